@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * neuron.ko user ABI: ioctl commands on /dev/neuron<N>.
+ *
+ * Rules every struct here follows (Documentation/process/botching-up-ioctls.rst):
+ *  - fixed-width types only, natural alignment, size a multiple of 8;
+ *  - a leading @size the caller sets to sizeof(struct) it was built with;
+ *    the kernel refuses any other value with -EINVAL;
+ *  - @flags: unknown bits -> -EINVAL; every reserved/pad member must be zero
+ *    on input (-EINVAL otherwise) and is zeroed on output;
+ *  - unknown commands -> -ENOTTY.
+ *
+ * The command numbers start at 0xC0 so they never collide with the numbers
+ * the vendor driver uses on the same 'N' magic (1..133): a vendor runtime
+ * talking to this driver gets -ENOTTY instead of a misread struct.
+ */
+#ifndef _UAPI_NEURON_IOCTL_H
+#define _UAPI_NEURON_IOCTL_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/ioctl.h>
+#else
+#include <linux/types.h>
+#include <sys/ioctl.h>
+#endif
+
+#define NEURON_IOCTL_MAGIC	'N'
+
+/* Bumped on any incompatible change; additions are signalled by caps. */
+#define NEURON_ABI_VERSION	1
+
+#define NEURON_DRIVER_VERSION_LEN	32
+
+/* Backend kinds reported by GET_INFO. */
+#define NEURON_BACKEND_SIM	1	/* simulated device (sim_devices=N) */
+#define NEURON_BACKEND_PCI	2	/* real Neuron PCI function */
+
+/* Capability bits reported by GET_INFO. */
+#define NEURON_CAP_NDS		(1ULL << 0)	/* NDS slabs: NDS_ACQUIRE, mmap */
+#define NEURON_CAP_NQ		(1ULL << 1)	/* notification queues */
+#define NEURON_CAP_SIM_EXEC	(1ULL << 2)	/* simulated NeuronCore jobs */
+#define NEURON_CAP_FWIO		(1ULL << 3)	/* FW-IO mailbox + metrics post */
+#define NEURON_CAP_GENL		(1ULL << 4)	/* generic netlink family */
+
+/**
+ * struct neuron_info - NEURON_IOCTL_GET_INFO argument
+ * @size:		in: sizeof(struct neuron_info)
+ * @flags:		in: must be 0
+ * @abi_version:	out: NEURON_ABI_VERSION
+ * @device_index:	out: N of /dev/neuron<N>
+ * @nc_count:		out: NeuronCores on this device
+ * @backend:		out: NEURON_BACKEND_*
+ * @capabilities:	out: NEURON_CAP_* mask
+ * @driver_version:	out: NUL-terminated driver version string
+ * @reserved:		in: must be zero; out: zero
+ */
+struct neuron_info {
+	__u32 size;
+	__u32 flags;
+	__u32 abi_version;
+	__u32 device_index;
+	__u32 nc_count;
+	__u32 backend;
+	__u64 capabilities;
+	__u8 driver_version[NEURON_DRIVER_VERSION_LEN];
+	__u64 reserved[4];
+};
+
+/* ---- command table ------------------------------------------------------ */
+#define NEURON_IOCTL_GET_INFO	_IOWR(NEURON_IOCTL_MAGIC, 0xC0, struct neuron_info)
+
+#endif /* _UAPI_NEURON_IOCTL_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types for the pure-logic files in kmod/lib/: they build into the module
+ * and, unchanged, into a host library for unit tests and fuzzers, so they
+ * include nothing kernel-only and nothing libc-only beyond these types.
+ */
+#ifndef NEURON_PURE_H
+#define NEURON_PURE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/errno.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
+#else
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
+typedef int64_t s64;
+#endif
+
+#endif /* NEURON_PURE_H */

@@ -1,0 +1,6 @@
+// Symbol visibility for the C ABI. The library builds with
+// -fvisibility=hidden; only functions marked NRT_EXPORT (and matched by
+// libnrt.map) are visible in libnrt.so.1.
+#pragma once
+
+#define NRT_EXPORT extern "C" __attribute__((visibility("default")))

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install the system packages the build, the tests and the demo need.
+# Idempotent: only missing packages are installed, after one `apt-get update`.
+# Prints what it installed (or that nothing was missing).
+set -euo pipefail
+
+PKGS=(
+	build-essential cmake pkg-config
+	linux-headers-amd64 linux-image-amd64
+	qemu-system-x86 busybox-static cpio kmod
+	libnl-3-dev libnl-genl-3-dev libcmocka-dev
+	sparse dkms
+	python3
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$st" in
+	"install ok installed") ;;
+	*) missing+=("$p") ;;
+	esac
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+fi
+
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: installed ${missing[*]}"
