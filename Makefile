@@ -1,0 +1,50 @@
+# Top-level build: the kernel module (kbuild) and libnrt + tools + tests
+# (CMake, out of tree under build/).
+#
+#   make            build everything
+#   make check      host unit tests + the QEMU guest suites; ends "N passed, N failed"
+#   make demo       boot the guest with two simulated devices and show them
+#   make bench      benchmarks (host and guest), printing ratios
+#   make install    libnrt, headers, tools, libnrt.pc (PREFIX, DESTDIR)
+#   make clean
+#
+# KVER=<version> picks the kernel to build for and boot (default: the newest
+# version with both /boot/vmlinuz-V and /lib/modules/V/build).
+
+BUILD ?= build
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_BUILD_TYPE ?= RelWithDebInfo
+KVER_ARG := $(if $(KVER),KVER=$(KVER))
+
+all: deps kmod lib
+
+deps:
+	@scripts/deps.sh
+
+kmod: deps
+	$(MAKE) -C kmod $(KVER_ARG)
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+lib: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+check: all
+	BUILD_DIR=$(BUILD) scripts/check.sh $(KVER_ARG)
+
+demo: all
+	BUILD_DIR=$(BUILD) scripts/vm.sh --mode demo $(if $(KVER),--kver $(KVER))
+
+bench: all
+	BUILD_DIR=$(BUILD) scripts/bench.sh $(if $(KVER),--kver $(KVER))
+
+install: lib
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	$(MAKE) -C kmod clean
+	rm -rf $(BUILD)
+
+.PHONY: all deps kmod lib check demo bench install clean

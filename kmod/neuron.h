@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * neuron.ko: structures shared across the module's files.
+ *
+ * A struct neuron_device is one /dev/neuron<N>. Everything above the
+ * backend ops table is backend-agnostic: the simulated device (sim/) and the
+ * PCI device (neuron_pci.c) differ only in the ops they install.
+ */
+#ifndef NEURON_H
+#define NEURON_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+
+#include <neuron/neuron_ioctl.h>
+
+#define NEURON_MAX_DEVICES	64	/* minors reserved, like the vendor driver */
+#define NEURON_MAX_NC		8	/* NeuronCores per device */
+
+struct neuron_device;
+struct dentry;
+
+/**
+ * struct neuron_backend_ops - what a device backend provides
+ * @name:	backend name for logs ("sim", "pci")
+ * @kind:	NEURON_BACKEND_* reported by GET_INFO
+ * @misc_read:	read the 32-bit MiscRAM word at byte offset @off
+ * @misc_write:	write the 32-bit MiscRAM word at byte offset @off
+ *
+ * MiscRAM offsets are those of the FW-IO register map; a backend returns
+ * 0xDEADBEEF for an offset it cannot read, as the hardware does.
+ */
+struct neuron_backend_ops {
+	const char *name;
+	u32 kind;
+	u32 (*misc_read)(struct neuron_device *nd, u32 off);
+	void (*misc_write)(struct neuron_device *nd, u32 off, u32 val);
+};
+
+/**
+ * struct neuron_device - one Neuron device (/dev/neuron<N>)
+ * @dev:	the class device; its release frees this struct, so the
+ *		struct lives until the last open file drops its reference
+ * @cdev:	char device, added and removed together with @dev
+ * @index:	N of /dev/neuron<N>
+ * @nc_count:	NeuronCores on this device
+ * @ops:	backend operations
+ * @backend:	backend private data, owned by the backend
+ * @debugfs:	/sys/kernel/debug/neuron/neuron<N>/ (NULL without debugfs)
+ */
+struct neuron_device {
+	struct device dev;
+	struct cdev cdev;
+	u32 index;
+	u32 nc_count;
+	const struct neuron_backend_ops *ops;
+	void *backend;
+	struct dentry *debugfs;
+};
+
+static inline struct neuron_device *to_neuron_device(struct device *dev)
+{
+	return container_of(dev, struct neuron_device, dev);
+}
+
+/**
+ * struct neuron_file - per-open state of /dev/neuron<N>
+ * @nd:		the device; the file holds a reference on nd->dev
+ * @tgid:	process that opened the file
+ */
+struct neuron_file {
+	struct neuron_device *nd;
+	pid_t tgid;
+};
+
+/* neuron_main.c */
+extern struct class *neuron_class;
+extern struct dentry *neuron_debugfs_root;
+
+/* neuron_device.c */
+int neuron_device_class_init(void);
+void neuron_device_class_exit(void);
+struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
+					   void *backend, u32 nc_count);
+void neuron_device_destroy(struct neuron_device *nd);
+
+/* neuron_cdev.c */
+extern const struct file_operations neuron_cdev_fops;
+
+/* neuron_pci.c */
+int neuron_pci_init(void);
+void neuron_pci_exit(void);
+
+/* sim/neuron_sim.c */
+int neuron_sim_init(unsigned int devices, unsigned int nc_per_device);
+void neuron_sim_exit(void);
+
+#endif /* NEURON_H */

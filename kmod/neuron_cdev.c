@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/neuron<N>: open, release and the ioctl dispatcher.
+ *
+ * Every command is listed once in neuron_ioctls[]. The dispatcher checks the
+ * magic and number (unknown -> -ENOTTY), then that the full command value
+ * matches (wrong size or direction encoding -> -EINVAL), then calls the
+ * handler, which validates the struct's own size, flags and reserved fields.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "neuron.h"
+#include "neuron_abi.h"
+
+static int neuron_cdev_open(struct inode *inode, struct file *filp)
+{
+	struct neuron_device *nd = container_of(inode->i_cdev, struct neuron_device, cdev);
+	struct neuron_file *nf;
+
+	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
+	if (!nf)
+		return -ENOMEM;
+	get_device(&nd->dev);
+	nf->nd = nd;
+	nf->tgid = task_tgid_nr(current);
+	filp->private_data = nf;
+	return 0;
+}
+
+static int neuron_cdev_release(struct inode *inode, struct file *filp)
+{
+	struct neuron_file *nf = filp->private_data;
+	struct neuron_device *nd = nf->nd;
+
+	kfree(nf);
+	put_device(&nd->dev);
+	return 0;
+}
+
+static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_info info;
+	int ret;
+
+	if (copy_from_user(&info, uarg, sizeof(info)))
+		return -EFAULT;
+	ret = neuron_abi_check_header(info.size, sizeof(info), info.flags, 0);
+	if (ret)
+		return ret;
+	if (!neuron_abi_all_zero(info.reserved, sizeof(info.reserved)))
+		return -EINVAL;
+
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.abi_version = NEURON_ABI_VERSION;
+	info.device_index = nd->index;
+	info.nc_count = nd->nc_count;
+	info.backend = nd->ops->kind;
+	info.capabilities = 0;
+	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
+
+	if (copy_to_user(uarg, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+struct neuron_ioctl_desc {
+	unsigned int cmd;
+	long (*fn)(struct neuron_file *nf, void __user *uarg);
+};
+
+static const struct neuron_ioctl_desc neuron_ioctls[] = {
+	{ NEURON_IOCTL_GET_INFO, neuron_ioctl_get_info },
+};
+
+static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct neuron_file *nf = filp->private_data;
+	size_t i;
+
+	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC)
+		return -ENOTTY;
+	for (i = 0; i < ARRAY_SIZE(neuron_ioctls); i++) {
+		if (_IOC_NR(neuron_ioctls[i].cmd) != _IOC_NR(cmd))
+			continue;
+		if (neuron_ioctls[i].cmd != cmd)
+			return -EINVAL;
+		return neuron_ioctls[i].fn(nf, (void __user *)arg);
+	}
+	return -ENOTTY;
+}
+
+const struct file_operations neuron_cdev_fops = {
+	.owner = THIS_MODULE,
+	.open = neuron_cdev_open,
+	.release = neuron_cdev_release,
+	.unlocked_ioctl = neuron_cdev_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = noop_llseek,
+};

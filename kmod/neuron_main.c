@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * neuron.ko: module entry points and parameters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "neuron.h"
+
+struct dentry *neuron_debugfs_root;
+
+/*
+ * A uint module parameter with an inclusive range; a value outside it fails
+ * the load with a dmesg line naming the range. @value stays first because
+ * param_get_uint reads kp->arg as an unsigned int.
+ */
+struct neuron_uint_param {
+	unsigned int value;
+	unsigned int min;
+	unsigned int max;
+};
+
+static int neuron_param_set(const char *val, const struct kernel_param *kp)
+{
+	struct neuron_uint_param *p = kp->arg;
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
+		pr_err("%s=%s is invalid: expected an integer in %u..%u\n",
+		       kp->name, val, p->min, p->max);
+		return -EINVAL;
+	}
+	p->value = v;
+	return 0;
+}
+
+static const struct kernel_param_ops neuron_uint_range_ops = {
+	.set = neuron_param_set,
+	.get = param_get_uint,
+};
+
+static struct neuron_uint_param sim_devices = { .value = 0, .min = 0, .max = 16 };
+static struct neuron_uint_param sim_nc_per_device = {
+	.value = 2, .min = 1, .max = NEURON_MAX_NC,
+};
+
+module_param_cb(sim_devices, &neuron_uint_range_ops, &sim_devices, 0444);
+MODULE_PARM_DESC(sim_devices,
+		 "Number of simulated Neuron devices to create (count, 0..16, default 0)");
+module_param_cb(sim_nc_per_device, &neuron_uint_range_ops, &sim_nc_per_device, 0444);
+MODULE_PARM_DESC(sim_nc_per_device,
+		 "NeuronCores per simulated device (count, 1..8, default 2)");
+
+static int __init neuron_init(void)
+{
+	int ret;
+
+	neuron_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+
+	ret = neuron_device_class_init();
+	if (ret)
+		goto err_debugfs;
+
+	ret = neuron_pci_init();
+	if (ret)
+		goto err_class;
+
+	ret = neuron_sim_init(sim_devices.value, sim_nc_per_device.value);
+	if (ret)
+		goto err_pci;
+
+	pr_info("version %s loaded (%u simulated device%s, %u NeuronCores each)\n",
+		NEURON_DRIVER_VERSION, sim_devices.value,
+		sim_devices.value == 1 ? "" : "s", sim_nc_per_device.value);
+	return 0;
+
+err_pci:
+	neuron_pci_exit();
+err_class:
+	neuron_device_class_exit();
+err_debugfs:
+	debugfs_remove_recursive(neuron_debugfs_root);
+	return ret;
+}
+
+static void __exit neuron_exit(void)
+{
+	neuron_sim_exit();
+	neuron_pci_exit();
+	neuron_device_class_exit();
+	debugfs_remove_recursive(neuron_debugfs_root);
+	pr_info("unloaded\n");
+}
+
+module_init(neuron_init);
+module_exit(neuron_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Neuron device driver: error and telemetry path (clean-room)");
+MODULE_VERSION(NEURON_DRIVER_VERSION);

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Run every test suite and print one totals line:
+#   N passed, N failed
+# Suites: each host CMocka program (build/unit_test_*, TAP output), then the
+# QEMU guest suites (scripts/vm.sh). Exit status is non-zero when anything
+# failed or the guest did not report.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+kver_arg=()
+for a in "$@"; do
+	case "$a" in
+	KVER=*) kver_arg=(--kver "${a#KVER=}") ;;
+	-h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	esac
+done
+
+total_pass=0
+total_fail=0
+
+shopt -s nullglob
+units=("$build"/unit_test_*)
+if [ ${#units[@]} -eq 0 ]; then
+	echo "check: no unit test programs under $build (run make)" >&2
+	total_fail=$((total_fail + 1))
+fi
+for t in "${units[@]}"; do
+	name=$(basename "$t")
+	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
+	rc=$?
+	p=$(grep -c '^ok ' <<<"$out")
+	f=$(grep -c '^not ok ' <<<"$out")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1	# crashed or failed outside a test case
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "check: $name ran no test" >&2
+		f=1
+	fi
+	if [ "$f" -gt 0 ]; then
+		echo "$out" | grep -E '^(not ok|#)' | head -n 20
+	fi
+	printf 'unit %-28s %4d passed, %d failed\n' "$name" "$p" "$f"
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+done
+
+vm_out=$(mktemp)
+BUILD_DIR=$build "$top/scripts/vm.sh" --mode check "${kver_arg[@]}" | tee "$vm_out" | grep -E '^(VMTEST FAIL|vm:)'
+line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed' "$vm_out" | tail -n 1)
+rm -f "$vm_out"
+if [ -n "$line" ]; then
+	vp=$(sed -E 's/^vm: ([0-9]+) passed.*/\1/' <<<"$line")
+	vf=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+else
+	echo "check: the VM suite did not report" >&2
+	vp=0
+	vf=1
+fi
+total_pass=$((total_pass + vp))
+total_fail=$((total_fail + vf))
+
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Boot the distro kernel under QEMU with neuron.ko and the guest tests.
+#
+#   scripts/vm.sh [--mode check|demo|bench] [--module PATH] [--kver V]
+#                 [--timeout SECONDS] [--log FILE] [--only SUITE] [--help]
+#
+# Builds a busybox initramfs (the module, build/vm/* programs, tests/vm/*.sh
+# suites and every shared library they need), boots
+# qemu-system-x86_64 -nographic -no-reboot (TCG; there is no KVM), streams the
+# guest console, keeps it in the log file, and exits with the verdict:
+#   0  the guest ran its suites and every test passed
+#   1  a test failed, or dmesg shows BUG/WARNING/Oops/...
+#   2  the guest never reported (did not boot, hung, crashed) or bad usage
+# In check mode it prints "vm: N passed, N failed" as its last line.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+mode=check
+module=
+kver=
+timeout_s=${VM_TIMEOUT:-900}
+log=
+only=
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--mode) mode=$2; shift 2 ;;
+	--module) module=$2; shift 2 ;;
+	--kver) kver=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "vm.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+case "$mode" in check|demo|bench) ;; *) echo "vm.sh: --mode must be check, demo or bench" >&2; exit 2 ;; esac
+
+[ -n "$kver" ] || kver=$(make -s -C "$top/kmod" print-kver)
+[ -n "$module" ] || module=$top/kmod/neuron.ko
+kernel=/boot/vmlinuz-$kver
+[ -n "$log" ] || log=$build/vm-$mode.log
+for f in "$kernel" "$module" /bin/busybox; do
+	[ -r "$f" ] || { echo "vm.sh: missing $f (run make, scripts/deps.sh)" >&2; exit 2; }
+done
+modver=$(modinfo -F vermagic "$module" | cut -d' ' -f1)
+if [ "$modver" != "$kver" ]; then
+	echo "vm.sh: $module is built for $modver but the guest boots $kver" >&2
+	exit 2
+fi
+
+work=$build/vm-root
+rm -rf "$work"
+mkdir -p "$work"/{bin,sbin,dev,proc,sys,tmp,etc,tests,lib,lib64,usr/lib}
+
+cp /bin/busybox "$work/bin/busybox"
+cp "$module" "$work/neuron.ko"
+cp "$top/tests/vm/init.sh" "$work/init"
+chmod 755 "$work/init"
+cp "$top"/tests/vm/*.sh "$work/tests/"
+printf '%s\n' "$mode" > "$work/etc/vm-mode"
+printf '%s\n' "$only" > "$work/etc/vm-only"
+printf '%s\n' "$kver" > "$work/etc/vm-kver"
+echo "root:x:0:0:root:/:/bin/sh" > "$work/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$work/etc/passwd"
+echo "root:x:0:" > "$work/etc/group"
+echo "nogroup:x:65534:" >> "$work/etc/group"
+
+# Guest programs and the shared libraries they load (libnrt.so.1 from the
+# build tree goes to the standard library path).
+bins=()
+if [ -d "$build/vm" ]; then
+	for b in "$build"/vm/*; do
+		[ -x "$b" ] && [ -f "$b" ] && bins+=("$b")
+	done
+fi
+for src in "$top"/tools/*.cpp; do
+	t=$(basename "$src" .cpp)
+	[ -x "$build/$t" ] && bins+=("$build/$t")
+done
+for b in "${bins[@]}"; do
+	cp "$b" "$work/tests/"
+done
+copy_lib() {
+	local src=$1 dst
+	dst="$work$src"
+	[ -e "$dst" ] && return 0
+	mkdir -p "$(dirname "$dst")"
+	cp -L "$src" "$dst"
+}
+if [ ${#bins[@]} -gt 0 ]; then
+	while read -r lib; do
+		case "$lib" in
+		*libnrt.so*) cp -L "$lib" "$work/lib/$(basename "$lib")" ;;
+		/*) copy_lib "$lib" ;;
+		esac
+	done < <(LD_LIBRARY_PATH="$build" ldd "${bins[@]}" 2>/dev/null |
+		 awk '/=>/ { print $3; next } $1 ~ /^\// { print $1 }' | sort -u)
+fi
+
+initrd=$build/vm-initrd.cpio.gz
+(cd "$work" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) > "$initrd"
+
+append="console=ttyS0 panic=-1 oops=panic slub_debug=FZPU loglevel=3 rdinit=/init"
+[ "$mode" = bench ] && append=${append/slub_debug=FZPU /}
+
+mkdir -p "$(dirname "$log")"
+echo "vm: booting $kver ($mode), log in $log"
+set +e
+timeout --foreground -k 10 "$timeout_s" \
+	qemu-system-x86_64 -nographic -no-reboot -m 1024 -smp 2 \
+	-cpu max -accel tcg \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+	-serial mon:stdio -display none < /dev/null 2>&1 |
+	tr -d '\r' | tee "$log" |
+	if [ "$mode" = check ]; then grep -E --line-buffered '^(VMTEST|vm-guest:)' ; else awk '/vm-guest: up/ { p = 1; sub(/.*vm-guest: up/, "vm-guest: up") } /^VMTEST DMESG-BEGIN/ { p = 0 } /^VMTEST DMESG-END/ { p = 1; next } p && !/^\[ *[0-9]+\.[0-9]+\] / { print; fflush() }' ; fi
+rc=${PIPESTATUS[0]}
+set -e
+
+# isa-debug-exit turns the guest's verdict v into exit status (v << 1) | 1.
+case "$rc" in
+1) verdict=pass ;;
+3) verdict=fail ;;
+124|137) echo "vm: guest timed out after ${timeout_s}s" >&2; verdict=none ;;
+*) verdict=none ;;
+esac
+
+pass=$(grep -c '^VMTEST PASS ' "$log" || true)
+fail=$(grep -c '^VMTEST FAIL ' "$log" || true)
+
+# dmesg of the whole run, dumped by the guest between two markers.
+if grep -q '^VMTEST DMESG-BEGIN' "$log" && grep -q '^VMTEST DMESG-END' "$log"; then
+	bad=$(sed -n '/^VMTEST DMESG-BEGIN/,/^VMTEST DMESG-END/p' "$log" |
+	      grep -E 'BUG|WARNING|Oops|refcount_t|list_add corruption|list_del corruption|general protection|KASAN|UBSAN|kernel NULL pointer' || true)
+	if [ -n "$bad" ]; then
+		echo "VMTEST FAIL vm/dmesg-clean: kernel log shows:"
+		echo "$bad" | head -n 20
+		fail=$((fail + 1))
+	else
+		[ "$mode" = check ] && echo "VMTEST PASS vm/dmesg-clean"
+		pass=$((pass + 1))
+	fi
+else
+	echo "VMTEST FAIL vm/dmesg-clean: the guest never dumped its kernel log"
+	fail=$((fail + 1))
+fi
+
+if [ "$verdict" = none ]; then
+	echo "vm: the guest never reported a verdict (exit $rc); last lines of $log:" >&2
+	tail -n 30 "$log" >&2
+	fail=$((fail + 1))
+fi
+if [ "$verdict" = pass ] && [ "$fail" -gt 0 ]; then
+	verdict=fail
+fi
+if [ "$verdict" = fail ] && [ "$fail" -eq 0 ]; then
+	echo "VMTEST FAIL vm/guest-verdict: the guest reported failure without a failing test line (see $log)"
+	fail=1
+fi
+if [ "$mode" = check ] && [ "$pass" -eq 0 ]; then
+	echo "vm: no guest test ran" >&2
+	fail=$((fail + 1))
+fi
+
+if [ "$mode" = check ]; then
+	echo "vm: $pass passed, $fail failed"
+elif [ "$fail" -eq 0 ]; then
+	echo "vm: $mode finished, kernel log clean"
+else
+	echo "vm: $mode failed ($fail problem(s), see $log)"
+fi
+[ "$verdict" = pass ] && [ "$fail" -eq 0 ] && exit 0
+[ "$verdict" = none ] && exit 2
+exit 1

@@ -1,0 +1,68 @@
+# Guest suite: module parameters, device nodes, class entries, GET_INFO,
+# ioctl validation, unload with an fd open, load/unload cycles.
+SUITE=module
+. /tests/lib.sh
+
+# Out-of-range parameters are refused at load, naming the range.
+for arg in sim_devices=17 sim_devices=-1 sim_devices=abc sim_nc_per_device=0 sim_nc_per_device=9; do
+	dmesg -c >/dev/null
+	if load $arg 2>/dev/null; then
+		fail "refuses-$arg" "load with $arg succeeded"
+		unload
+	else
+		case $arg in
+		sim_devices=*) range="0..16" ;;
+		*) range="1..8" ;;
+		esac
+		if dmesg | grep -q "${arg%%=*}=.*expected an integer in $range"; then
+			pass "refuses-$arg"
+		else
+			fail "refuses-$arg" "no dmesg line naming $range: $(dmesg | tail -n 2)"
+		fi
+	fi
+done
+check_eq no-node-after-refusal "" "$(ls /dev | grep '^neuron')"
+
+# Default load: no simulated device, the PCI driver registered (binds nothing).
+check default-load load
+check_eq default-no-devices "" "$(ls /dev | grep '^neuron')"
+check pci-driver-registered test -d /sys/bus/pci/drivers/neuron-driver
+check default-unload unload
+check pci-driver-unregistered test ! -e /sys/bus/pci/drivers/neuron-driver
+
+check load-2x4 load sim_devices=2 sim_nc_per_device=4
+check_eq two-nodes "neuron0 neuron1" "$(ls /dev | grep '^neuron' | tr '\n' ' ' | sed 's/ $//')"
+check_eq two-class-links "neuron0 neuron1" "$(ls /sys/class/neuron_device | tr '\n' ' ' | sed 's/ $//')"
+check virtual-dir test -d /sys/devices/virtual/neuron_device/neuron1
+check_eq core-count 4 "$(cat /sys/devices/virtual/neuron_device/neuron0/core_count)"
+check_eq char-dev "c" "$(ls -l /dev/neuron0 | cut -c1)"
+check_eq params "2 4" "$(cat /sys/module/neuron/parameters/sim_devices) $(cat /sys/module/neuron/parameters/sim_nc_per_device)"
+check debugfs-dir test -d /sys/kernel/debug/neuron/neuron0
+
+run_prog /tests/vm_basic
+
+# Unload with an fd open is refused (the file pins the module), and the
+# device keeps working; after close it unloads.
+exec 3</dev/neuron0
+check_fails unload-refused-while-open unload
+check still-loaded grep -q '^neuron ' /proc/modules
+check still-node test -c /dev/neuron0
+exec 3<&-
+check unload-after-close unload
+check_eq nodes-gone "" "$(ls /dev | grep '^neuron')"
+check class-gone test ! -e /sys/class/neuron_device
+
+# 20 load/unload cycles with an fd held and released in between.
+ok=1
+i=0
+while [ $i -lt 20 ]; do
+	if ! load sim_devices=2 sim_nc_per_device=4; then ok=0; echo "cycle $i: load failed"; break; fi
+	exec 3<>/dev/neuron1 || { ok=0; echo "cycle $i: open failed"; }
+	if rmmod neuron 2>/dev/null; then ok=0; echo "cycle $i: unloaded with fd open"; break; fi
+	exec 3<&-
+	if ! unload; then ok=0; echo "cycle $i: unload failed"; break; fi
+	i=$((i + 1))
+done
+if [ $ok = 1 ]; then pass load-unload-20-cycles; else fail load-unload-20-cycles "stopped at cycle $i"; fi
+
+finish

@@ -1,0 +1,56 @@
+#!/bin/busybox sh
+# /init of the test guest: mount the pseudo filesystems, run the suites for
+# the mode the host asked for, dump the kernel log, report the verdict
+# through isa-debug-exit (port 0xf4) and power off.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/tests
+export LD_LIBRARY_PATH=/lib
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+ln -sf /proc/self/fd /dev/fd 2>/dev/null
+
+mode=$(cat /etc/vm-mode)
+only=$(cat /etc/vm-only)
+export NEURON_KO=/neuron.ko
+echo "vm-guest: up, mode $mode, kernel $(uname -r)"
+
+verdict=0
+case "$mode" in
+check)
+	for s in /tests/[0-9][0-9]_*.sh; do
+		name=$(basename "$s" .sh)
+		if [ -n "$only" ] && [ "${name#*_}" != "$only" ] && [ "$name" != "$only" ]; then
+			continue
+		fi
+		echo "vm-guest: suite $name"
+		sh "$s" || verdict=1
+		# Every suite leaves the module unloaded; enforce it so one
+		# failing suite does not cascade into the next.
+		if grep -q '^neuron ' /proc/modules; then
+			echo "VMTEST FAIL $name/leaves-module-unloaded: neuron still loaded"
+			rmmod neuron 2>/dev/null
+			verdict=1
+		fi
+	done
+	;;
+demo)
+	sh /tests/demo.sh || verdict=1
+	;;
+bench)
+	sh /tests/bench.sh || verdict=1
+	;;
+esac
+
+echo "VMTEST DMESG-BEGIN"
+dmesg
+echo "VMTEST DMESG-END"
+echo "vm-guest: done, verdict $verdict"
+if [ "$verdict" = 0 ]; then
+	printf '\000' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+else
+	printf '\001' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+fi
+poweroff -f
