@@ -65,6 +65,17 @@ _Static_assert(sizeof(NRT_STATUS) == 4, "NRT_STATUS is 4 bytes");
  */
 const char *nrt_get_status_as_str(NRT_STATUS status);
 
+/*
+ * Severity rank 0..3 of @status, used to pick one status when several race
+ * (3 wins). The vendor runtime's value gates, reproduced verbatim and
+ * defined for every 32-bit value (compared unsigned):
+ *   0 -> 0; 5, 6 -> 2; 1004 -> 3; 1200..1203, 1205 -> 3; 1204, 1206 -> 2;
+ *   everything else (other codes, gaps, unknown values) -> 1.
+ * The rank is not monotonic in the value: 1004 (3) outranks 1206 (2).
+ * See nrt_status_fold() in <nrt/nrt_error_model.h>.
+ */
+int nrt_get_status_priority(NRT_STATUS status);
+
 #ifdef __cplusplus
 }
 #endif

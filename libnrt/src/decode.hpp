@@ -1,0 +1,171 @@
+// Error-notification decode: TPB error type (L3) -> INFER_ERROR_SUBTYPE
+// (L2) -> NRT_STATUS (L1). Pure and constexpr; the ring itself is drained
+// elsewhere, this only decodes and accumulates entries.
+#pragma once
+
+#include <nrt/nrt_error_model.h>
+#include <neuron/neuron_nq.h>
+
+#include <array>
+#include <cstdint>
+
+#include "status.hpp"
+#include "status_text.hpp"
+
+namespace nrt::decode {
+
+// sunda_error_subtypes: indexed by TPB error type. 12 entries, one more
+// than there are TPB types; the last maps to NONE.
+inline constexpr std::array<uint8_t, NRT_TPB_REMAP_COUNT> tpb_subtype = {
+	0, 1, 0, 0, 3, 4, 5, 6, 7, 2, 8, 0,
+};
+
+static_assert(NEURON_TPB_ERROR_COUNT == 11 && NEURON_TPB_ERROR_COUNT < NRT_TPB_REMAP_COUNT);
+static_assert(tpb_subtype[NEURON_TPB_ERROR_FP_NAN] == NRT_INFER_ERROR_SUBTYPE_NUMERICAL);
+static_assert(tpb_subtype[NEURON_TPB_ERROR_FP_INF] == NRT_INFER_ERROR_SUBTYPE_NONE);
+static_assert(tpb_subtype[NEURON_TPB_ERROR_MEMORY_ERROR] == NRT_INFER_ERROR_SUBTYPE_MEMORY_ERROR);
+static_assert(tpb_subtype[NEURON_TPB_ERROR_SEQUENCER_NONFATAL] == NRT_INFER_ERROR_SUBTYPE_TRANSIENT);
+static_assert(tpb_subtype[NEURON_TPB_ERROR_SEQUENCER_FATAL] ==
+	      NRT_INFER_ERROR_SUBTYPE_SW_SEQUENCER_ERROR);
+
+// enum neuron_nq_hw_error -> status; slot 0 is no fault.
+inline constexpr std::array<NRT_STATUS, NRT_HW_FAULT_SLOTS> hw_status = {
+	NRT_SUCCESS,
+	NRT_EXEC_HW_ERR_COLLECTIVES,
+	NRT_EXEC_HW_ERR_HBM_UE,
+	NRT_EXEC_HW_ERR_NC_UE,
+	NRT_EXEC_HW_ERR_DMA_ABORT,
+	NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE,
+};
+
+static_assert(NEURON_NQ_HW_COUNT == NRT_HW_FAULT_SLOTS);
+static_assert(hw_status[NEURON_NQ_HW_REPAIRABLE_HBM_UE] == NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE);
+static_assert(sizeof(nrt_infer_errors_t) == 24, "C ABI layout");
+static_assert(sizeof(struct neuron_nq_entry) == NEURON_NQ_ENTRY_SIZE);
+
+constexpr bool tpb_type_valid(uint32_t t)
+{
+	return t < NEURON_TPB_ERROR_COUNT;
+}
+
+constexpr bool hw_error_valid(uint32_t h)
+{
+	return h >= NEURON_NQ_HW_COLLECTIVES && h < NEURON_NQ_HW_COUNT;
+}
+
+// Subtypes that fail an execution with NRT_EXEC_COMPLETED_WITH_ERR.
+constexpr bool subtype_fails(uint32_t sub)
+{
+	return sub >= NRT_INFER_ERROR_SUBTYPE_MEMORY_ERROR &&
+	       sub <= NRT_INFER_ERROR_SUBTYPE_SW_SEQUENCER_ERROR;
+}
+
+constexpr void bump(uint32_t &n)
+{
+	if (n != UINT32_MAX)
+		n++;
+}
+
+constexpr int add_tpb(nrt_infer_errors_t &e, uint32_t tpb_type)
+{
+	if (!tpb_type_valid(tpb_type)) {
+		bump(e.malformed);
+		return -1;
+	}
+	e.infer_error_flags[tpb_subtype[tpb_type]] = 1;
+	bump(e.entries);
+	return 0;
+}
+
+constexpr int add_hw(nrt_infer_errors_t &e, uint32_t hw_error)
+{
+	if (!hw_error_valid(hw_error)) {
+		bump(e.malformed);
+		return -1;
+	}
+	e.hw_error_flags[hw_error] = 1;
+	bump(e.entries);
+	return 0;
+}
+
+// One entry given by its header and error_id bytes.
+constexpr int add_entry(nrt_infer_errors_t &e, uint8_t header, uint8_t error_id)
+{
+	int ret;
+	switch (header & NEURON_NQ_HDR_TYPE_MASK) {
+	case NEURON_NQ_NOTIFIC_TPB_ERROR:
+		ret = add_tpb(e, error_id);
+		break;
+	case NEURON_NQ_NOTIFIC_ERROR:
+		ret = add_hw(e, error_id);
+		break;
+	default:
+		bump(e.malformed);
+		return -1;
+	}
+	if (ret == 0 && (header & NEURON_NQ_HDR_SW_OVERFLOW))
+		e.nq_overflow = 1;
+	return ret;
+}
+
+constexpr NRT_STATUS collapse(const nrt_infer_errors_t &e, bool numerical_armed)
+{
+	std::array<NRT_STATUS, NRT_HW_FAULT_SLOTS + 3> cand{};
+	size_t n = 0;
+	for (uint32_t h = NEURON_NQ_HW_COLLECTIVES; h < NEURON_NQ_HW_COUNT; h++)
+		if (e.hw_error_flags[h])
+			cand[n++] = hw_status[h];
+	bool fails = false;
+	for (uint32_t s = 0; s < NRT_INFER_ERROR_SUBTYPE_MAX; s++)
+		fails |= e.infer_error_flags[s] && subtype_fails(s);
+	if (fails)
+		cand[n++] = NRT_EXEC_COMPLETED_WITH_ERR;
+	if (e.nq_overflow)
+		cand[n++] = NRT_EXEC_SW_NQ_OVERFLOW;
+	if (numerical_armed && e.infer_error_flags[NRT_INFER_ERROR_SUBTYPE_NUMERICAL])
+		cand[n++] = NRT_EXEC_COMPLETED_WITH_NUM_ERR;
+	return status::fold(cand.data(), n);
+}
+
+// A decimal integer other than zero: optional sign, then digits only.
+constexpr bool nonzero_integer(const char *s)
+{
+	if (!s)
+		return false;
+	if (*s == '+' || *s == '-')
+		s++;
+	if (!*s)
+		return false;
+	bool nonzero = false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		nonzero |= *s != '0';
+	}
+	return nonzero;
+}
+
+constexpr bool numerical_armed(const char *fail_on_nan, const char *verbosity)
+{
+	return nonzero_integer(fail_on_nan) && !(verbosity && text::ieq(verbosity, "none"));
+}
+
+// ---- compile-time checks ----------------------------------------------
+
+constexpr NRT_STATUS collapse_of_tpb(uint32_t tpb, bool armed)
+{
+	nrt_infer_errors_t e{};
+	add_tpb(e, tpb);
+	return collapse(e, armed);
+}
+
+static_assert(collapse_of_tpb(NEURON_TPB_ERROR_FP_NAN, true) == NRT_EXEC_COMPLETED_WITH_NUM_ERR);
+static_assert(collapse_of_tpb(NEURON_TPB_ERROR_FP_NAN, false) == NRT_SUCCESS);
+static_assert(collapse_of_tpb(NEURON_TPB_ERROR_SEQUENCER_NONFATAL, true) == NRT_SUCCESS);
+static_assert(collapse_of_tpb(NEURON_TPB_ERROR_PSUM_COLLISION, false) == NRT_EXEC_COMPLETED_WITH_ERR);
+static_assert(numerical_armed("1", nullptr) && numerical_armed("-7", "error"));
+static_assert(!numerical_armed("1", "NONE") && !numerical_armed("0", nullptr) &&
+	      !numerical_armed(nullptr, nullptr) && !numerical_armed("1x", nullptr) &&
+	      !numerical_armed("", nullptr) && !numerical_armed("+", nullptr));
+
+} // namespace nrt::decode
