@@ -11,7 +11,9 @@
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/types.h>
 
 #include <neuron/neuron_ioctl.h>
@@ -21,6 +23,12 @@
 
 struct neuron_device;
 struct dentry;
+struct neuron_nds;
+struct neuron_fwio;
+struct neuron_metrics;
+struct neuron_sysfs;
+struct neuron_nq_dev;
+struct vm_area_struct;
 
 /**
  * struct neuron_backend_ops - what a device backend provides
@@ -28,6 +36,9 @@ struct dentry;
  * @kind:	NEURON_BACKEND_* reported by GET_INFO
  * @misc_read:	read the 32-bit MiscRAM word at byte offset @off
  * @misc_write:	write the 32-bit MiscRAM word at byte offset @off
+ * @fw_doorbell: optional; called after the driver rings the FW-IO doorbell
+ *		(MiscRAM TRIGGER); the simulated firmware uses it to queue the
+ *		request. May be called in process context only.
  *
  * MiscRAM offsets are those of the FW-IO register map; a backend returns
  * 0xDEADBEEF for an offset it cannot read, as the hardware does.
@@ -37,6 +48,7 @@ struct neuron_backend_ops {
 	u32 kind;
 	u32 (*misc_read)(struct neuron_device *nd, u32 off);
 	void (*misc_write)(struct neuron_device *nd, u32 off, u32 val);
+	void (*fw_doorbell)(struct neuron_device *nd);
 };
 
 /**
@@ -49,6 +61,16 @@ struct neuron_backend_ops {
  * @ops:	backend operations
  * @backend:	backend private data, owned by the backend
  * @debugfs:	/sys/kernel/debug/neuron/neuron<N>/ (NULL without debugfs)
+ * @gone_sem:	protects @gone; file operations hold it for read while they
+ *		touch backend state, removal takes it for write
+ * @gone:	the backend is removed; open files only get -ENODEV
+ * @procs_lock:	protects @procs
+ * @procs:	processes with the device open (struct neuron_proc)
+ * @nds:	NDS slabs and totals (neuron_nds.c)
+ * @fwio:	FW-IO mailbox state (neuron_fwio.c)
+ * @metrics:	metrics post worker (neuron_metrics.c)
+ * @sysfs:	the metrics sysfs tree (neuron_sysfs.c)
+ * @nq:		notification queues and simulated cores (neuron_nq.c)
  */
 struct neuron_device {
 	struct device dev;
@@ -58,6 +80,28 @@ struct neuron_device {
 	const struct neuron_backend_ops *ops;
 	void *backend;
 	struct dentry *debugfs;
+	struct rw_semaphore gone_sem;
+	bool gone;
+	struct mutex procs_lock;
+	struct list_head procs;
+	struct neuron_nds *nds;
+	struct neuron_fwio *fwio;
+	struct neuron_metrics *metrics;
+	struct neuron_sysfs *sysfs;
+	struct neuron_nq_dev *nq;
+};
+
+/**
+ * struct neuron_proc - a process with the device open
+ * @node:	in neuron_device.procs
+ * @tgid:	the process
+ * @files:	its open files on this device; at 0 everything it held is
+ *		released (slab folded, queues and cores freed)
+ */
+struct neuron_proc {
+	struct list_head node;
+	pid_t tgid;
+	unsigned int files;
 };
 
 static inline struct neuron_device *to_neuron_device(struct device *dev)
@@ -85,6 +129,17 @@ void neuron_device_class_exit(void);
 struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 					   void *backend, u32 nc_count);
 void neuron_device_destroy(struct neuron_device *nd);
+int neuron_device_proc_attach(struct neuron_device *nd, pid_t tgid);
+void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid);
+
+/* neuron_nq.c: notification queues and the simulated NeuronCores */
+int neuron_nq_init(struct neuron_device *nd);
+void neuron_nq_exit(struct neuron_device *nd);
+void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid);
+
+/* neuron_sysfs.c */
+int neuron_sysfs_init(struct neuron_device *nd);
+void neuron_sysfs_exit(struct neuron_device *nd);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_cdev_fops;

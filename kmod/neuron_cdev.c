@@ -17,20 +17,37 @@
 
 #include "neuron.h"
 #include "neuron_abi.h"
+#include "neuron_nds.h"
 
 static int neuron_cdev_open(struct inode *inode, struct file *filp)
 {
 	struct neuron_device *nd = container_of(inode->i_cdev, struct neuron_device, cdev);
 	struct neuron_file *nf;
+	int ret;
 
 	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
 	if (!nf)
 		return -ENOMEM;
-	get_device(&nd->dev);
 	nf->nd = nd;
 	nf->tgid = task_tgid_nr(current);
+
+	down_read(&nd->gone_sem);
+	if (nd->gone) {
+		ret = -ENODEV;
+		goto err;
+	}
+	ret = neuron_device_proc_attach(nd, nf->tgid);
+	if (ret)
+		goto err;
+	get_device(&nd->dev);
+	up_read(&nd->gone_sem);
 	filp->private_data = nf;
 	return 0;
+
+err:
+	up_read(&nd->gone_sem);
+	kfree(nf);
+	return ret;
 }
 
 static int neuron_cdev_release(struct inode *inode, struct file *filp)
@@ -38,6 +55,7 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 	struct neuron_file *nf = filp->private_data;
 	struct neuron_device *nd = nf->nd;
 
+	neuron_device_proc_detach(nd, nf->tgid);
 	kfree(nf);
 	put_device(&nd->dev);
 	return 0;
@@ -83,6 +101,8 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct neuron_file *nf = filp->private_data;
+	struct neuron_device *nd = nf->nd;
+	long ret;
 	size_t i;
 
 	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC)
@@ -92,9 +112,31 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 			continue;
 		if (neuron_ioctls[i].cmd != cmd)
 			return -EINVAL;
-		return neuron_ioctls[i].fn(nf, (void __user *)arg);
+		down_read(&nd->gone_sem);
+		ret = nd->gone ? -ENODEV : neuron_ioctls[i].fn(nf, (void __user *)arg);
+		up_read(&nd->gone_sem);
+		return ret;
 	}
 	return -ENOTTY;
+}
+
+/*
+ * mmap offsets are cookies handed out by the ioctls that create the
+ * objects (NDS slabs, NQ rings); each subsystem recognises its own range.
+ */
+static int neuron_cdev_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct neuron_file *nf = filp->private_data;
+	struct neuron_device *nd = nf->nd;
+	int ret;
+
+	down_read(&nd->gone_sem);
+	if (nd->gone)
+		ret = -ENODEV;
+	else
+		ret = neuron_nds_mmap(nf, vma);
+	up_read(&nd->gone_sem);
+	return ret;
 }
 
 const struct file_operations neuron_cdev_fops = {
@@ -102,6 +144,7 @@ const struct file_operations neuron_cdev_fops = {
 	.open = neuron_cdev_open,
 	.release = neuron_cdev_release,
 	.unlocked_ioctl = neuron_cdev_ioctl,
+	.mmap = neuron_cdev_mmap,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };

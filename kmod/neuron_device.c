@@ -18,6 +18,8 @@
 #include <linux/version.h>
 
 #include "neuron.h"
+#include "neuron_fwio.h"
+#include "neuron_nds.h"
 
 struct class *neuron_class;
 static dev_t neuron_devt;
@@ -40,8 +42,64 @@ static void neuron_device_release(struct device *dev)
 {
 	struct neuron_device *nd = to_neuron_device(dev);
 
+	/* the last open file is gone: no process holds anything any more */
+	WARN_ON(!list_empty(&nd->procs));
+	neuron_nds_exit(nd);
 	ida_free(&neuron_ida, nd->index);
 	kfree(nd);
+}
+
+/*
+ * Track the processes holding the device open. A process's last file
+ * release frees what it held: its NDS slab is folded into the totals first,
+ * so nothing it counted is lost, whether it closed, exited or was killed.
+ */
+int neuron_device_proc_attach(struct neuron_device *nd, pid_t tgid)
+{
+	struct neuron_proc *p;
+
+	mutex_lock(&nd->procs_lock);
+	list_for_each_entry(p, &nd->procs, node) {
+		if (p->tgid == tgid) {
+			p->files++;
+			mutex_unlock(&nd->procs_lock);
+			return 0;
+		}
+	}
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p) {
+		mutex_unlock(&nd->procs_lock);
+		return -ENOMEM;
+	}
+	p->tgid = tgid;
+	p->files = 1;
+	list_add_tail(&p->node, &nd->procs);
+	mutex_unlock(&nd->procs_lock);
+	return 0;
+}
+
+void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid)
+{
+	struct neuron_proc *p, *found = NULL;
+
+	mutex_lock(&nd->procs_lock);
+	list_for_each_entry(p, &nd->procs, node) {
+		if (p->tgid == tgid) {
+			found = p;
+			break;
+		}
+	}
+	if (found && --found->files == 0)
+		list_del(&found->node);
+	else
+		found = NULL;
+	mutex_unlock(&nd->procs_lock);
+
+	if (!found)
+		return;
+	neuron_nq_release_tgid(nd, tgid);
+	neuron_nds_release_tgid(nd, tgid);
+	kfree(found);
 }
 
 struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
@@ -66,6 +124,9 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	nd->nc_count = nc_count;
 	nd->ops = ops;
 	nd->backend = backend;
+	init_rwsem(&nd->gone_sem);
+	mutex_init(&nd->procs_lock);
+	INIT_LIST_HEAD(&nd->procs);
 
 	device_initialize(&nd->dev);
 	nd->dev.class = neuron_class;
@@ -76,27 +137,70 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	if (ret)
 		goto err_put;
 
+	/* debugfs first: subsystems add their knobs under it */
+	nd->debugfs = debugfs_create_dir(dev_name(&nd->dev), neuron_debugfs_root);
+
+	ret = neuron_nds_init(nd);
+	if (ret)
+		goto err_debugfs;
+	ret = neuron_nq_init(nd);
+	if (ret)
+		goto err_debugfs;
+	ret = neuron_fwio_init(nd);
+	if (ret)
+		goto err_nq;
+
 	cdev_init(&nd->cdev, &neuron_cdev_fops);
 	nd->cdev.owner = THIS_MODULE;
 	ret = cdev_device_add(&nd->cdev, &nd->dev);
 	if (ret)
-		goto err_put;
+		goto err_fwio;
 
-	nd->debugfs = debugfs_create_dir(dev_name(&nd->dev), neuron_debugfs_root);
+	ret = neuron_sysfs_init(nd);
+	if (ret)
+		goto err_cdev;
+
+	ret = neuron_metrics_start(nd);
+	if (ret)
+		goto err_sysfs;
+
 	dev_info(&nd->dev, "%s backend, %u NeuronCores\n", ops->name, nc_count);
 	return nd;
 
+err_sysfs:
+	neuron_sysfs_exit(nd);
+err_cdev:
+	cdev_device_del(&nd->cdev, &nd->dev);
+err_fwio:
+	neuron_fwio_exit(nd);
+err_nq:
+	neuron_nq_exit(nd);
+err_debugfs:
+	debugfs_remove_recursive(nd->debugfs);
+	nd->debugfs = NULL;
 err_put:
-	/* the release callback frees the index and the struct */
+	/* the release callback frees the NDS state, the index and the struct */
 	put_device(&nd->dev);
 	return ERR_PTR(ret);
 }
 
+/*
+ * Remove a device: from here on open files get -ENODEV. Backend-facing
+ * state goes now; what open files may still reference (NDS slabs, the
+ * struct itself) goes with the last reference.
+ */
 void neuron_device_destroy(struct neuron_device *nd)
 {
+	neuron_metrics_stop(nd);
+	down_write(&nd->gone_sem);
+	nd->gone = true;
+	up_write(&nd->gone_sem);
+	neuron_sysfs_exit(nd);
+	cdev_device_del(&nd->cdev, &nd->dev);
 	debugfs_remove_recursive(nd->debugfs);
 	nd->debugfs = NULL;
-	cdev_device_del(&nd->cdev, &nd->dev);
+	neuron_fwio_exit(nd);
+	neuron_nq_exit(nd);
 	put_device(&nd->dev);
 }
 

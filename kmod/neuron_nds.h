@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * NDS: per-process counter slabs (16 x 256 KiB per device) and the
+ * device-level totals they fold into.
+ *
+ * Locking: nds->lock (a mutex) protects the slot table, the totals and the
+ * per-slab shadows. Lock order: nds->lock before any sysfs/kernfs lock is
+ * never needed (sysfs show callbacks take nds->lock, nothing under
+ * nds->lock takes a sysfs lock).
+ */
+#ifndef NEURON_NDS_H
+#define NEURON_NDS_H
+
+#include <linux/types.h>
+
+#include <neuron/neuron_nds.h>
+
+struct neuron_device;
+struct neuron_file;
+struct vm_area_struct;
+
+int neuron_nds_init(struct neuron_device *nd);
+void neuron_nds_exit(struct neuron_device *nd);
+
+/* ioctl handlers (neuron_cdev.c table) */
+long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg);
+long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg);
+/* mmap of a slab by its cookie offset; -ENOENT when @vma is not a slab */
+int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
+/* the last fd of @tgid on the device is going away: fold and free its slab */
+void neuron_nds_release_tgid(struct neuron_device *nd, pid_t tgid);
+
+/*
+ * Status counters for sysfs. @id is an NC counter id (0..94). Reads fold
+ * the live slabs first (delta against a per-slab shadow), so running
+ * processes are visible.
+ */
+u64 neuron_nds_total(struct neuron_device *nd, u32 nc, u32 id);
+u64 neuron_nds_present(struct neuron_device *nd, u32 nc, u32 id);
+void neuron_nds_clear_total(struct neuron_device *nd, u32 nc, u32 id);
+void neuron_nds_clear_present(struct neuron_device *nd, u32 nc, u32 id);
+
+/**
+ * struct neuron_nds_snapshot - what the metrics post reads
+ * @nc_total:	per NC counter id, the monotonic count summed over every
+ *		NeuronCore: exited processes plus live slabs. Unaffected by
+ *		sysfs write-to-clear, so deltas between two snapshots are
+ *		exactly the work done in between.
+ * @feature_bitmap: OR of ND counter FEATURE_BITMAP over live and exited slabs
+ * @cluster_id:	last non-zero ND DEVICE_CLUSTER_ID seen
+ */
+struct neuron_nds_snapshot {
+	u64 nc_total[NEURON_NDS_ID_COUNT];
+	u64 feature_bitmap;
+	u64 cluster_id;
+};
+
+void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *s);
+
+#endif /* NEURON_NDS_H */
