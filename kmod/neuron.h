@@ -29,6 +29,7 @@ struct neuron_metrics;
 struct neuron_sysfs;
 struct neuron_nq_dev;
 struct vm_area_struct;
+struct neuron_file;
 
 /**
  * struct neuron_backend_ops - what a device backend provides
@@ -52,6 +53,24 @@ struct neuron_backend_ops {
 };
 
 /**
+ * struct neuron_arch_desc - what info/architecture/ reports
+ * @arch_type:		device architecture ("NDv2", "NDsim")
+ * @nc_arch_type:	NeuronCore architecture ("NCv2")
+ * @instance_type:	instance family ("Trn1", "sim")
+ * @device_name:	product name ("Trainium1")
+ * @hbm_channels:	HBM ECC words in MiscRAM (0x44 + 4 * ch)
+ * @has_repair_state:	MiscRAM 0x64 carries the HBM repair state (v3+)
+ */
+struct neuron_arch_desc {
+	const char *arch_type;
+	const char *nc_arch_type;
+	const char *instance_type;
+	const char *device_name;
+	u32 hbm_channels;
+	bool has_repair_state;
+};
+
+/**
  * struct neuron_device - one Neuron device (/dev/neuron<N>)
  * @dev:	the class device; its release frees this struct, so the
  *		struct lives until the last open file drops its reference
@@ -59,6 +78,7 @@ struct neuron_backend_ops {
  * @index:	N of /dev/neuron<N>
  * @nc_count:	NeuronCores on this device
  * @ops:	backend operations
+ * @arch:	architecture strings and MiscRAM layout facts
  * @backend:	backend private data, owned by the backend
  * @debugfs:	/sys/kernel/debug/neuron/neuron<N>/ (NULL without debugfs)
  * @gone_sem:	protects @gone; file operations hold it for read while they
@@ -78,6 +98,7 @@ struct neuron_device {
 	u32 index;
 	u32 nc_count;
 	const struct neuron_backend_ops *ops;
+	const struct neuron_arch_desc *arch;
 	void *backend;
 	struct dentry *debugfs;
 	struct rw_semaphore gone_sem;
@@ -119,6 +140,9 @@ struct neuron_file {
 	pid_t tgid;
 };
 
+/* returned by a subsystem's mmap handler for an offset outside its range */
+#define NEURON_MMAP_NOT_MINE	1
+
 /* neuron_main.c */
 extern struct class *neuron_class;
 extern struct dentry *neuron_debugfs_root;
@@ -127,6 +151,7 @@ extern struct dentry *neuron_debugfs_root;
 int neuron_device_class_init(void);
 void neuron_device_class_exit(void);
 struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
+					   const struct neuron_arch_desc *arch,
 					   void *backend, u32 nc_count);
 void neuron_device_destroy(struct neuron_device *nd);
 int neuron_device_proc_attach(struct neuron_device *nd, pid_t tgid);
@@ -136,10 +161,13 @@ void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid);
 int neuron_nq_init(struct neuron_device *nd);
 void neuron_nq_exit(struct neuron_device *nd);
 void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid);
+int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 
 /* neuron_sysfs.c */
 int neuron_sysfs_init(struct neuron_device *nd);
 void neuron_sysfs_exit(struct neuron_device *nd);
+/* counters folded outside a sysfs read changed: notify pollers if enabled */
+void neuron_sysfs_counters_changed(struct neuron_device *nd);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_cdev_fops;

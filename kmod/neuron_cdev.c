@@ -81,7 +81,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 	info.device_index = nd->index;
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
-	info.capabilities = 0;
+	info.capabilities = NEURON_CAP_NDS;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
 	if (copy_to_user(uarg, &info, sizeof(info)))
@@ -96,6 +96,8 @@ struct neuron_ioctl_desc {
 
 static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_GET_INFO, neuron_ioctl_get_info },
+	{ NEURON_IOCTL_NDS_ACQUIRE, neuron_nds_ioctl_acquire },
+	{ NEURON_IOCTL_NDS_COUNTER_ADD, neuron_nds_ioctl_counter_add },
 };
 
 static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -131,10 +133,15 @@ static int neuron_cdev_mmap(struct file *filp, struct vm_area_struct *vma)
 	int ret;
 
 	down_read(&nd->gone_sem);
-	if (nd->gone)
+	if (nd->gone) {
 		ret = -ENODEV;
-	else
+	} else {
 		ret = neuron_nds_mmap(nf, vma);
+		if (ret == NEURON_MMAP_NOT_MINE)
+			ret = neuron_nq_mmap(nf, vma);
+		if (ret == NEURON_MMAP_NOT_MINE)
+			ret = -EINVAL;
+	}
 	up_read(&nd->gone_sem);
 	return ret;
 }

@@ -103,6 +103,7 @@ void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid)
 }
 
 struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
+					   const struct neuron_arch_desc *arch,
 					   void *backend, u32 nc_count)
 {
 	struct neuron_device *nd;
@@ -123,6 +124,7 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	nd->index = index;
 	nd->nc_count = nc_count;
 	nd->ops = ops;
+	nd->arch = arch;
 	nd->backend = backend;
 	init_rwsem(&nd->gone_sem);
 	mutex_init(&nd->procs_lock);

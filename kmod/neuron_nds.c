@@ -1,24 +1,473 @@
 // SPDX-License-Identifier: GPL-2.0
-/* NDS slabs: placeholder. */
-#include <linux/errno.h>
+/*
+ * NDS: per-process counter slabs and the device totals they fold into.
+ *
+ * Each device has NEURON_NDS_PER_DEVICE slots. A process claims one with
+ * NDS_ACQUIRE (pid 0) and maps it read-write; the runtime then counts with
+ * plain atomic adds on the mapping, no syscall per update. Monitors look a
+ * slab up by pid and may only map it read-only.
+ *
+ * Folding: every (NeuronCore, counter id) has a cell {total, present}. A
+ * slot keeps a shadow of the values already folded; folding adds
+ * (current - shadow) to the cell. Sysfs reads fold the live slabs first, so
+ * running processes are visible, and the owner's last close folds the slab
+ * one final time before it is zeroed and freed. Nothing counted is lost:
+ * not on exit, not on SIGKILL, not on the last close of the device.
+ *
+ * Memory: a slot's 256 KiB (vmalloc_user) is allocated on its first claim
+ * and kept until the device is released; a monitor's mapping of a reused
+ * slot then shows the new owner's (zeroed, then live) counters.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": nds: " fmt
+
+#include <linux/atomic.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/version.h>
 
 #include "neuron.h"
+#include "neuron_abi.h"
 #include "neuron_nds.h"
+
+/* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */
+#define NEURON_NDS_MMAP_BASE	0x10000000ULL
+
+/**
+ * struct neuron_nds_slot - one slab
+ * @owner:	tgid of the owning process, 0 when free
+ * @mem:	the slab, NEURON_NDS_SIZE bytes, NULL until first claimed
+ * @shadow:	[nc_count][NEURON_NDS_ID_COUNT] values already folded
+ * @clear_tick:	when the slot was last freed; free slots are reused least
+ *		recently cleared first, so a monitor's stale view lasts longest
+ */
+struct neuron_nds_slot {
+	pid_t owner;
+	void *mem;
+	u64 *shadow;
+	u64 clear_tick;
+};
+
+struct neuron_nds_cell {
+	u64 total;	/* since load, or since the last write-to-clear */
+	u64 present;	/* the last non-zero change */
+};
+
+/**
+ * struct neuron_nds - NDS state of one device
+ * @lock:	protects everything in this struct and the slab contents'
+ *		zeroing (the runtime's own updates are lock-free atomics)
+ * @nc_count:	NeuronCores folded (the device's count)
+ * @slots:	the slabs
+ * @cells:	[nc_count][NEURON_NDS_ID_COUNT] sysfs values
+ * @mono:	[NEURON_NDS_ID_COUNT] monotonic sums over all NeuronCores,
+ *		never cleared, for the metrics post
+ * @exited_bitmap: ND FEATURE_BITMAP ORed from every released slab
+ * @cluster_id:	last non-zero ND DEVICE_CLUSTER_ID seen
+ * @tick:	source of clear_tick values
+ */
+struct neuron_nds {
+	struct mutex lock;
+	u32 nc_count;
+	struct neuron_nds_slot slots[NEURON_NDS_PER_DEVICE];
+	struct neuron_nds_cell *cells;
+	u64 mono[NEURON_NDS_ID_COUNT];
+	u64 exited_bitmap;
+	u64 cluster_id;
+	u64 tick;
+};
+
+static inline u64 *nds_slab_u64(void *mem, s64 off)
+{
+	return (u64 *)((u8 *)mem + off);
+}
+
+static struct neuron_nds_cell *nds_cell(struct neuron_nds *nds, u32 nc, u32 id)
+{
+	return &nds->cells[nc * NEURON_NDS_ID_COUNT + id];
+}
+
+/* Fold one (nc, id) of one live slot into its cell. Caller holds the lock. */
+static void nds_fold_one(struct neuron_nds *nds, struct neuron_nds_slot *slot,
+			 u32 nc, u32 id)
+{
+	s64 off = neuron_nds_nc_offset(nc, id);
+	u64 *shadow = &slot->shadow[nc * NEURON_NDS_ID_COUNT + id];
+	u64 cur, delta;
+	struct neuron_nds_cell *cell;
+
+	if (off < 0)
+		return;
+	cur = READ_ONCE(*nds_slab_u64(slot->mem, off));
+	delta = cur - *shadow;
+	if (!delta)
+		return;
+	*shadow = cur;
+	cell = nds_cell(nds, nc, id);
+	cell->total += delta;
+	/* a decrement (memory-style counters) shows as its magnitude */
+	cell->present = (s64)delta < 0 ? -delta : delta;
+	nds->mono[id] += delta;
+}
+
+static void nds_fold_cell(struct neuron_nds *nds, u32 nc, u32 id)
+{
+	unsigned int s;
+
+	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++)
+		if (nds->slots[s].owner)
+			nds_fold_one(nds, &nds->slots[s], nc, id);
+}
+
+static void nds_fold_slot(struct neuron_nds *nds, struct neuron_nds_slot *slot)
+{
+	u32 nc, id;
+	u64 v;
+
+	for (nc = 0; nc < nds->nc_count; nc++)
+		for (id = 0; id < NEURON_NDS_ID_COUNT; id++)
+			nds_fold_one(nds, slot, nc, id);
+	v = READ_ONCE(*nds_slab_u64(slot->mem, neuron_nds_nd_offset(NDS_ND_COUNTER_DEVICE_CLUSTER_ID)));
+	if (v)
+		nds->cluster_id = v;
+}
+
+static u64 nds_slot_bitmap(struct neuron_nds_slot *slot)
+{
+	return READ_ONCE(*nds_slab_u64(slot->mem,
+				       neuron_nds_nd_offset(NDS_ND_COUNTER_FEATURE_BITMAP)));
+}
+
+static bool nds_valid_cell(struct neuron_device *nd, u32 nc, u32 id)
+{
+	return nd->nds && nc < nd->nds->nc_count && id < NEURON_NDS_ID_COUNT;
+}
+
+u64 neuron_nds_total(struct neuron_device *nd, u32 nc, u32 id)
+{
+	struct neuron_nds *nds = nd->nds;
+	u64 v;
+
+	if (!nds_valid_cell(nd, nc, id))
+		return 0;
+	mutex_lock(&nds->lock);
+	nds_fold_cell(nds, nc, id);
+	v = nds_cell(nds, nc, id)->total;
+	mutex_unlock(&nds->lock);
+	return v;
+}
+
+u64 neuron_nds_present(struct neuron_device *nd, u32 nc, u32 id)
+{
+	struct neuron_nds *nds = nd->nds;
+	u64 v;
+
+	if (!nds_valid_cell(nd, nc, id))
+		return 0;
+	mutex_lock(&nds->lock);
+	nds_fold_cell(nds, nc, id);
+	v = nds_cell(nds, nc, id)->present;
+	mutex_unlock(&nds->lock);
+	return v;
+}
+
+void neuron_nds_clear_total(struct neuron_device *nd, u32 nc, u32 id)
+{
+	struct neuron_nds *nds = nd->nds;
+
+	if (!nds_valid_cell(nd, nc, id))
+		return;
+	mutex_lock(&nds->lock);
+	/* fold first: counts made before the clear must not reappear after it */
+	nds_fold_cell(nds, nc, id);
+	nds_cell(nds, nc, id)->total = 0;
+	mutex_unlock(&nds->lock);
+}
+
+void neuron_nds_clear_present(struct neuron_device *nd, u32 nc, u32 id)
+{
+	struct neuron_nds *nds = nd->nds;
+
+	if (!nds_valid_cell(nd, nc, id))
+		return;
+	mutex_lock(&nds->lock);
+	nds_fold_cell(nds, nc, id);
+	nds_cell(nds, nc, id)->present = 0;
+	mutex_unlock(&nds->lock);
+}
+
+void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *snap)
+{
+	struct neuron_nds *nds = nd->nds;
+	unsigned int s;
+
+	memset(snap, 0, sizeof(*snap));
+	if (!nds)
+		return;
+	mutex_lock(&nds->lock);
+	snap->feature_bitmap = nds->exited_bitmap;
+	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
+		struct neuron_nds_slot *slot = &nds->slots[s];
+
+		if (!slot->owner)
+			continue;
+		nds_fold_slot(nds, slot);
+		snap->feature_bitmap |= nds_slot_bitmap(slot);
+	}
+	memcpy(snap->nc_total, nds->mono, sizeof(snap->nc_total));
+	snap->cluster_id = nds->cluster_id;
+	mutex_unlock(&nds->lock);
+}
+
+static int nds_slot_by_owner(struct neuron_nds *nds, pid_t tgid)
+{
+	unsigned int s;
+
+	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++)
+		if (nds->slots[s].owner == tgid)
+			return s;
+	return -ENOENT;
+}
+
+/* Claim a free slot for @tgid: never-used first, else least recently cleared. */
+static int nds_claim(struct neuron_nds *nds, pid_t tgid)
+{
+	struct neuron_nds_slot *slot;
+	int s, best = -1;
+
+	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
+		if (nds->slots[s].owner)
+			continue;
+		if (!nds->slots[s].mem) {
+			best = s;
+			break;
+		}
+		if (best < 0 || nds->slots[s].clear_tick < nds->slots[best].clear_tick)
+			best = s;
+	}
+	if (best < 0)
+		return -ENOSPC;
+
+	slot = &nds->slots[best];
+	if (!slot->mem) {
+		slot->mem = vmalloc_user(NEURON_NDS_SIZE);
+		if (!slot->mem)
+			return -ENOMEM;
+		slot->shadow = kvcalloc((size_t)nds->nc_count * NEURON_NDS_ID_COUNT,
+					sizeof(u64), GFP_KERNEL);
+		if (!slot->shadow) {
+			vfree(slot->mem);
+			slot->mem = NULL;
+			return -ENOMEM;
+		}
+	}
+	slot->owner = tgid;
+	return best;
+}
+
+long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg)
+{
+	struct neuron_nds *nds = nf->nd->nds;
+	struct neuron_nds_acquire arg;
+	u32 access;
+	int ret, s;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	if (ret)
+		return ret;
+	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	if (arg.pid < 0)
+		return -EINVAL;
+
+	mutex_lock(&nds->lock);
+	if (arg.pid == 0) {
+		/*
+		 * Only the process that opened this file may own a slab
+		 * through it: its last close is what frees the slab.
+		 */
+		if (task_tgid_nr(current) != nf->tgid) {
+			ret = -EACCES;
+			goto out_unlock;
+		}
+		s = nds_slot_by_owner(nds, nf->tgid);
+		if (s < 0)
+			s = nds_claim(nds, nf->tgid);
+		access = NEURON_NDS_ACCESS_RW;
+	} else {
+		s = nds_slot_by_owner(nds, arg.pid);
+		access = arg.pid == task_tgid_nr(current) ?
+			 NEURON_NDS_ACCESS_RW : NEURON_NDS_ACCESS_RO;
+	}
+	if (s < 0) {
+		ret = s;
+		goto out_unlock;
+	}
+	mutex_unlock(&nds->lock);
+
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.slot = s;
+	arg.mmap_offset = NEURON_NDS_MMAP_BASE + (u64)s * NEURON_NDS_SIZE;
+	arg.mmap_size = NEURON_NDS_SIZE;
+	arg.access = access;
+	if (copy_to_user(uarg, &arg, sizeof(arg)))
+		return -EFAULT;
+	return 0;
+
+out_unlock:
+	mutex_unlock(&nds->lock);
+	return ret;
+}
+
+long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nds *nds = nd->nds;
+	struct neuron_nds_counter_add arg;
+	s64 off;
+	int ret, s;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, NEURON_NDS_ADD_ND);
+	if (ret)
+		return ret;
+	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	if (arg.flags & NEURON_NDS_ADD_ND) {
+		if (arg.nc)
+			return -EINVAL;
+		off = neuron_nds_nd_offset(arg.id);
+	} else {
+		if (arg.nc >= nd->nc_count)
+			return -EINVAL;
+		off = neuron_nds_nc_offset(arg.nc, arg.id);
+	}
+	if (off < 0)
+		return -EINVAL;
+
+	mutex_lock(&nds->lock);
+	s = nds_slot_by_owner(nds, nf->tgid);
+	if (s < 0 || task_tgid_nr(current) != nf->tgid) {
+		mutex_unlock(&nds->lock);
+		return s < 0 ? -ENOENT : -EACCES;
+	}
+	/* the runtime updates the same word with atomics through its mapping */
+	atomic64_add(arg.delta, (atomic64_t *)nds_slab_u64(nds->slots[s].mem, off));
+	mutex_unlock(&nds->lock);
+	return 0;
+}
+
+int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
+{
+	struct neuron_nds *nds = nf->nd->nds;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	struct neuron_nds_slot *slot;
+	pid_t tgid = task_tgid_nr(current);
+	u64 s;
+	int ret;
+
+	if (off < NEURON_NDS_MMAP_BASE ||
+	    off >= NEURON_NDS_MMAP_BASE + (u64)NEURON_NDS_PER_DEVICE * NEURON_NDS_SIZE)
+		return NEURON_MMAP_NOT_MINE;
+	s = off - NEURON_NDS_MMAP_BASE;
+	if (s % NEURON_NDS_SIZE || len != NEURON_NDS_SIZE)
+		return -EINVAL;
+	s /= NEURON_NDS_SIZE;
+
+	mutex_lock(&nds->lock);
+	slot = &nds->slots[s];
+	if (!slot->owner || !slot->mem) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (slot->owner != tgid) {
+		/* someone else's slab: read-only, and it cannot become writable */
+		if (vma->vm_flags & VM_WRITE) {
+			ret = -EACCES;
+			goto out;
+		}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+		vm_flags_clear(vma, VM_MAYWRITE);
+#else
+		vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+#else
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+#endif
+	ret = remap_vmalloc_range(vma, slot->mem, 0);
+out:
+	mutex_unlock(&nds->lock);
+	return ret;
+}
+
+void neuron_nds_release_tgid(struct neuron_device *nd, pid_t tgid)
+{
+	struct neuron_nds *nds = nd->nds;
+	struct neuron_nds_slot *slot;
+	int s;
+
+	if (!nds)
+		return;
+	mutex_lock(&nds->lock);
+	s = nds_slot_by_owner(nds, tgid);
+	if (s >= 0) {
+		slot = &nds->slots[s];
+		nds_fold_slot(nds, slot);
+		nds->exited_bitmap |= nds_slot_bitmap(slot);
+		memset(slot->mem, 0, NEURON_NDS_SIZE);
+		memset(slot->shadow, 0,
+		       (size_t)nds->nc_count * NEURON_NDS_ID_COUNT * sizeof(u64));
+		slot->owner = 0;
+		slot->clear_tick = ++nds->tick;
+	}
+	mutex_unlock(&nds->lock);
+	if (s >= 0)
+		neuron_sysfs_counters_changed(nd);
+}
 
 int neuron_nds_init(struct neuron_device *nd)
 {
+	struct neuron_nds *nds;
+
+	nds = kzalloc(sizeof(*nds), GFP_KERNEL);
+	if (!nds)
+		return -ENOMEM;
+	mutex_init(&nds->lock);
+	nds->nc_count = nd->nc_count;
+	nds->cells = kvcalloc((size_t)nd->nc_count * NEURON_NDS_ID_COUNT,
+			      sizeof(*nds->cells), GFP_KERNEL);
+	if (!nds->cells) {
+		kfree(nds);
+		return -ENOMEM;
+	}
+	nd->nds = nds;
 	return 0;
 }
 
 void neuron_nds_exit(struct neuron_device *nd)
 {
-}
+	struct neuron_nds *nds = nd->nds;
+	unsigned int s;
 
-void neuron_nds_release_tgid(struct neuron_device *nd, pid_t tgid)
-{
-}
-
-int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
-{
-	return -EINVAL;
+	if (!nds)
+		return;
+	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
+		vfree(nds->slots[s].mem);
+		kvfree(nds->slots[s].shadow);
+	}
+	kvfree(nds->cells);
+	mutex_destroy(&nds->lock);
+	kfree(nds);
+	nd->nds = NULL;
 }

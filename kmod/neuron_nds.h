@@ -25,7 +25,7 @@ void neuron_nds_exit(struct neuron_device *nd);
 /* ioctl handlers (neuron_cdev.c table) */
 long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg);
 long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg);
-/* mmap of a slab by its cookie offset; -ENOENT when @vma is not a slab */
+/* mmap of a slab by its cookie offset; NEURON_MMAP_NOT_MINE outside the slab range */
 int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 /* the last fd of @tgid on the device is going away: fold and free its slab */
 void neuron_nds_release_tgid(struct neuron_device *nd, pid_t tgid);

@@ -23,18 +23,28 @@ struct neuron_pci_arch {
 	const char *name;
 	u32 miscram_off;
 	u32 nc_count;
+	struct neuron_arch_desc desc;
 };
 
-static const struct neuron_pci_arch neuron_arch_v2 = { "v2", 0x30FA0000, 2 };
-static const struct neuron_pci_arch neuron_arch_v3 = { "v3", 0x06C84000, 8 };
-static const struct neuron_pci_arch neuron_arch_v4 = { "v4", 0x06C84000, 8 };
+static const struct neuron_pci_arch neuron_arch_trn1 = {
+	"v2", 0x30FA0000, 2, { "NDv2", "NCv2", "Trn1", "Trainium1", 2, false },
+};
+static const struct neuron_pci_arch neuron_arch_inf2 = {
+	"v2", 0x30FA0000, 2, { "NDv3", "NCv2", "Inf2", "Inferentia2", 2, false },
+};
+static const struct neuron_pci_arch neuron_arch_trn2 = {
+	"v3", 0x06C84000, 8, { "NDv3", "NCv3", "Trn2", "Trainium2", 4, true },
+};
+static const struct neuron_pci_arch neuron_arch_trn3 = {
+	"v4", 0x06C84000, 8, { "NDv4", "NCv4", "Trn3", "Trainium3", 4, true },
+};
 
 static const struct pci_device_id neuron_pci_ids[] = {
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7164), .driver_data = (kernel_ulong_t)&neuron_arch_v2 }, /* Trn1 */
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7264), .driver_data = (kernel_ulong_t)&neuron_arch_v2 }, /* Inf2 */
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7364), .driver_data = (kernel_ulong_t)&neuron_arch_v3 }, /* Trn2 */
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7564), .driver_data = (kernel_ulong_t)&neuron_arch_v4 }, /* Trn3 */
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7565), .driver_data = (kernel_ulong_t)&neuron_arch_v4 }, /* Trn3 */
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7164), .driver_data = (kernel_ulong_t)&neuron_arch_trn1 },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7264), .driver_data = (kernel_ulong_t)&neuron_arch_inf2 },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7364), .driver_data = (kernel_ulong_t)&neuron_arch_trn2 },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7564), .driver_data = (kernel_ulong_t)&neuron_arch_trn3 },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7565), .driver_data = (kernel_ulong_t)&neuron_arch_trn3 },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
@@ -114,7 +124,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (pci_resource_len(pdev, 4))
 		pd->bar4 = pci_iomap_wc(pdev, 4, 0);
 
-	nd = neuron_device_create(&neuron_pci_ops, pd, pd->arch->nc_count);
+	nd = neuron_device_create(&neuron_pci_ops, &pd->arch->desc, pd, pd->arch->nc_count);
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
 		goto err_unmap;

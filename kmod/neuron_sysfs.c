@@ -1,12 +1,510 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The metrics sysfs tree: placeholder. */
+/*
+ * The metrics sysfs tree under /sys/devices/virtual/neuron_device/neuron<N>/,
+ * with the vendor driver's names and paths:
+ *
+ *   info/{notify_delay,serial_number,fw_api_version}
+ *   info/architecture/{arch_type,instance_type,device_name}
+ *   stats/hardware/{sram_ecc_uncorrected,mem_ecc_uncorrected,
+ *                   mem_ecc_repairable_uncorrected,sram_ecc_corrected,mem_ecc_corrected}
+ *   stats/fw_io/{err_count,timeout_count}
+ *   neuron_core<K>/info/architecture/arch_type
+ *   neuron_core<K>/stats/status/<24 counters>/{total,present}
+ *   neuron_core<K>/stats/other_info/<6 counters>/{total,present}
+ *
+ * One ASCII value per file. Counter files are 0644: reading folds the live
+ * NDS slabs first; writing anything (root only, by mode) clears that one
+ * field. Every other file is read-only except info/notify_delay.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": sysfs: " fmt
+
+#include <linux/kernfs.h>
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
 #include "neuron.h"
+#include "neuron_counters.h"
+#include "neuron_fwio.h"
+#include "neuron_nds.h"
+
+/* MiscRAM words the hardware files read (FW-IO register map). */
+#define MISC_SRAM_ECC		0x040
+#define MISC_HBM_ECC(ch)	(0x044 + 4 * (ch))
+#define MISC_HBM_REPAIR_STATE	0x064
+#define MISC_INVALID		0xDEADBEEF
+
+#define HBM_REPAIR_NONE		0
+#define HBM_REPAIR_PENDING	1
+#define HBM_REPAIR_FAILED	2
+
+/**
+ * struct neuron_sysfs_node - one directory of the tree
+ * @kobj:	the directory
+ * @nd:		its device
+ * @nc:		NeuronCore of a counter directory, -1 at device level
+ * @id:		NDS counter id of a status counter directory
+ * @other:	the other_info entry of an other_info counter directory
+ * @kn_total:	the "total" file, for sysfs_notify (counter directories)
+ * @kn_present:	the "present" file
+ * @link:	in neuron_sysfs.nodes, creation order
+ */
+struct neuron_sysfs_node {
+	struct kobject kobj;
+	struct neuron_device *nd;
+	s32 nc;
+	u32 id;
+	const struct neuron_other_attr *other;
+	struct kernfs_node *kn_total;
+	struct kernfs_node *kn_present;
+	struct list_head link;
+};
+
+/**
+ * struct neuron_sysfs - the tree of one device
+ * @nodes:	every directory, parents before children; torn down in reverse
+ * @notify:	info/notify_delay is 0: counter changes are sysfs_notify'd
+ */
+struct neuron_sysfs {
+	struct list_head nodes;
+	bool notify;
+};
+
+static inline struct neuron_sysfs_node *to_node(struct kobject *kobj)
+{
+	return container_of(kobj, struct neuron_sysfs_node, kobj);
+}
+
+static void neuron_sysfs_node_release(struct kobject *kobj)
+{
+	kfree(to_node(kobj));
+}
+
+/* ---- counter directories: total, present -------------------------------- */
+
+static u64 counter_value(struct neuron_sysfs_node *n, bool total)
+{
+	u64 (*get)(struct neuron_device *nd, u32 nc, u32 id) =
+		total ? neuron_nds_total : neuron_nds_present;
+
+	if (!n->other)
+		return get(n->nd, n->nc, n->id);
+	if (n->other->counter == NEURON_COUNTER_DRIVER)
+		return 0;	/* reset counters: the simulated device never resets */
+	return (u64)n->other->scale * get(n->nd, n->nc, n->other->counter);
+}
+
+static ssize_t total_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", counter_value(to_node(kobj), true));
+}
+
+static ssize_t total_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	struct neuron_sysfs_node *n = to_node(kobj);
+
+	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER)
+		return count;
+	neuron_nds_clear_total(n->nd, n->nc, n->other ? n->other->counter : n->id);
+	return count;
+}
+
+static ssize_t present_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", counter_value(to_node(kobj), false));
+}
+
+static ssize_t present_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct neuron_sysfs_node *n = to_node(kobj);
+
+	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER)
+		return count;
+	neuron_nds_clear_present(n->nd, n->nc, n->other ? n->other->counter : n->id);
+	return count;
+}
+
+static struct kobj_attribute attr_total = __ATTR(total, 0644, total_show, total_store);
+static struct kobj_attribute attr_present = __ATTR(present, 0644, present_show, present_store);
+
+static struct attribute *counter_attrs[] = {
+	&attr_total.attr,
+	&attr_present.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(counter);
+
+static const struct kobj_type counter_ktype = {
+	.release = neuron_sysfs_node_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+	.default_groups = counter_groups,
+};
+
+static const struct kobj_type dir_ktype = {
+	.release = neuron_sysfs_node_release,
+	.sysfs_ops = &kobj_sysfs_ops,
+};
+
+/* ---- device-level files -------------------------------------------------- */
+
+static ssize_t notify_delay_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", to_node(kobj)->nd->sysfs->notify ? 0 : -1);
+}
+
+static ssize_t notify_delay_store(struct kobject *kobj, struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	struct neuron_device *nd = to_node(kobj)->nd;
+	int v;
+
+	if (kstrtoint(buf, 10, &v) || (v != 0 && v != -1)) {
+		dev_err(&nd->dev, "notify_delay: expected 0 (notify) or -1 (off)\n");
+		return -EINVAL;
+	}
+	WRITE_ONCE(nd->sysfs->notify, v == 0);
+	return count;
+}
+
+static ssize_t serial_number_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u64 serial;
+
+	/* an unreadable or unset serial is an empty line, as documented */
+	if (neuron_fwio_serial_number(to_node(kobj)->nd, &serial) || !serial)
+		return sysfs_emit(buf, "\n");
+	return sysfs_emit(buf, "%016llx\n", serial);
+}
+
+static ssize_t fw_api_version_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	u32 v;
+
+	if (neuron_fwio_api_version(to_node(kobj)->nd, &v))
+		return sysfs_emit(buf, "\n");
+	return sysfs_emit(buf, "%u\n", v);
+}
+
+static struct kobj_attribute attr_notify_delay = __ATTR_RW_MODE(notify_delay, 0644);
+static struct kobj_attribute attr_serial_number = __ATTR_RO(serial_number);
+static struct kobj_attribute attr_fw_api_version = __ATTR_RO(fw_api_version);
+
+static struct attribute *info_attrs[] = {
+	&attr_notify_delay.attr,
+	&attr_serial_number.attr,
+	&attr_fw_api_version.attr,
+	NULL,
+};
+static const struct attribute_group info_group = { .attrs = info_attrs };
+
+static ssize_t arch_type_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct neuron_sysfs_node *n = to_node(kobj);
+
+	return sysfs_emit(buf, "%s\n", n->nc < 0 ? n->nd->arch->arch_type :
+				       n->nd->arch->nc_arch_type);
+}
+
+static ssize_t instance_type_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_node(kobj)->nd->arch->instance_type);
+}
+
+static ssize_t device_name_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_node(kobj)->nd->arch->device_name);
+}
+
+static struct kobj_attribute attr_arch_type = __ATTR_RO(arch_type);
+static struct kobj_attribute attr_instance_type = __ATTR_RO(instance_type);
+static struct kobj_attribute attr_device_name = __ATTR_RO(device_name);
+
+static struct attribute *arch_attrs[] = {
+	&attr_arch_type.attr,
+	&attr_instance_type.attr,
+	&attr_device_name.attr,
+	NULL,
+};
+static const struct attribute_group arch_group = { .attrs = arch_attrs };
+
+static struct attribute *nc_arch_attrs[] = {
+	&attr_arch_type.attr,
+	NULL,
+};
+static const struct attribute_group nc_arch_group = { .attrs = nc_arch_attrs };
+
+/* 0xDEADBEEF (firmware not ready) reads as "nothing counted". */
+static u32 misc_word(struct neuron_device *nd, u32 off)
+{
+	u32 v = nd->ops->misc_read(nd, off);
+
+	return v == MISC_INVALID ? 0 : v;
+}
+
+static u64 hbm_ecc_sum(struct neuron_device *nd, bool corrected)
+{
+	u64 sum = 0;
+	u32 ch;
+
+	for (ch = 0; ch < nd->arch->hbm_channels; ch++) {
+		u32 w = misc_word(nd, MISC_HBM_ECC(ch));
+
+		sum += corrected ? w >> 16 : w & 0xffff;
+	}
+	return sum;
+}
+
+static u32 hbm_repair_state(struct neuron_device *nd)
+{
+	return nd->arch->has_repair_state ? misc_word(nd, MISC_HBM_REPAIR_STATE) & 3 :
+					    HBM_REPAIR_NONE;
+}
+
+static ssize_t sram_ecc_uncorrected_show(struct kobject *kobj, struct kobj_attribute *attr,
+					 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", misc_word(to_node(kobj)->nd, MISC_SRAM_ECC) & 0xffff);
+}
+
+static ssize_t sram_ecc_corrected_show(struct kobject *kobj, struct kobj_attribute *attr,
+				       char *buf)
+{
+	return sysfs_emit(buf, "%u\n", misc_word(to_node(kobj)->nd, MISC_SRAM_ECC) >> 16);
+}
+
+/*
+ * Uncorrected HBM errors that cannot be repaired: all of them when no
+ * repair is pending (state 0, also legacy firmware) or the repair failed;
+ * none while a repair is pending (they show as repairable instead).
+ */
+static ssize_t mem_ecc_uncorrected_show(struct kobject *kobj, struct kobj_attribute *attr,
+					char *buf)
+{
+	struct neuron_device *nd = to_node(kobj)->nd;
+	u32 state = hbm_repair_state(nd);
+	u64 sum = hbm_ecc_sum(nd, false);
+
+	return sysfs_emit(buf, "%llu\n", state == HBM_REPAIR_PENDING ? 0 : sum);
+}
+
+static ssize_t mem_ecc_repairable_uncorrected_show(struct kobject *kobj,
+						   struct kobj_attribute *attr, char *buf)
+{
+	struct neuron_device *nd = to_node(kobj)->nd;
+
+	return sysfs_emit(buf, "%llu\n", hbm_repair_state(nd) == HBM_REPAIR_PENDING ?
+					 hbm_ecc_sum(nd, false) : 0);
+}
+
+static ssize_t mem_ecc_corrected_show(struct kobject *kobj, struct kobj_attribute *attr,
+				      char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", hbm_ecc_sum(to_node(kobj)->nd, true));
+}
+
+static struct kobj_attribute attr_sram_ecc_uncorrected = __ATTR_RO(sram_ecc_uncorrected);
+static struct kobj_attribute attr_sram_ecc_corrected = __ATTR_RO(sram_ecc_corrected);
+static struct kobj_attribute attr_mem_ecc_uncorrected = __ATTR_RO(mem_ecc_uncorrected);
+static struct kobj_attribute attr_mem_ecc_repairable_uncorrected =
+	__ATTR_RO(mem_ecc_repairable_uncorrected);
+static struct kobj_attribute attr_mem_ecc_corrected = __ATTR_RO(mem_ecc_corrected);
+
+static struct attribute *hardware_attrs[] = {
+	&attr_sram_ecc_uncorrected.attr,
+	&attr_mem_ecc_uncorrected.attr,
+	&attr_mem_ecc_repairable_uncorrected.attr,
+	&attr_sram_ecc_corrected.attr,
+	&attr_mem_ecc_corrected.attr,
+	NULL,
+};
+static const struct attribute_group hardware_group = { .attrs = hardware_attrs };
+
+static ssize_t err_count_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", neuron_fwio_err_count(to_node(kobj)->nd));
+}
+
+static ssize_t timeout_count_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", neuron_fwio_timeout_count(to_node(kobj)->nd));
+}
+
+static struct kobj_attribute attr_err_count = __ATTR_RO(err_count);
+static struct kobj_attribute attr_timeout_count = __ATTR_RO(timeout_count);
+
+static struct attribute *fw_io_attrs[] = {
+	&attr_err_count.attr,
+	&attr_timeout_count.attr,
+	NULL,
+};
+static const struct attribute_group fw_io_group = { .attrs = fw_io_attrs };
+
+/* ---- construction -------------------------------------------------------- */
+
+static struct neuron_sysfs_node *
+nsys_add(struct neuron_device *nd, struct kobject *parent, const char *name, s32 nc,
+	 const struct kobj_type *ktype, const struct attribute_group *group)
+{
+	struct neuron_sysfs_node *n;
+	int ret;
+
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return ERR_PTR(-ENOMEM);
+	n->nd = nd;
+	n->nc = nc;
+	ret = kobject_init_and_add(&n->kobj, ktype, parent, "%s", name);
+	if (ret) {
+		kobject_put(&n->kobj);
+		return ERR_PTR(ret);
+	}
+	list_add_tail(&n->link, &nd->sysfs->nodes);
+	if (group) {
+		ret = sysfs_create_group(&n->kobj, group);
+		if (ret)
+			return ERR_PTR(ret);	/* the node is on the list: torn down by the caller */
+	}
+	return n;
+}
+
+static int nsys_add_counter(struct neuron_device *nd, struct kobject *parent, u32 nc,
+			    const char *name, u32 id, const struct neuron_other_attr *other)
+{
+	struct neuron_sysfs_node *n;
+
+	n = nsys_add(nd, parent, name, nc, &counter_ktype, NULL);
+	if (IS_ERR(n))
+		return PTR_ERR(n);
+	n->id = id;
+	n->other = other;
+	n->kn_total = sysfs_get_dirent(n->kobj.sd, "total");
+	n->kn_present = sysfs_get_dirent(n->kobj.sd, "present");
+	return 0;
+}
+
+static int nsys_add_core(struct neuron_device *nd, u32 nc)
+{
+	struct neuron_sysfs_node *core, *info, *stats, *status, *other, *n;
+	char name[32];
+	u32 i;
+	int ret;
+
+	snprintf(name, sizeof(name), "neuron_core%u", nc);
+	core = nsys_add(nd, &nd->dev.kobj, name, nc, &dir_ktype, NULL);
+	if (IS_ERR(core))
+		return PTR_ERR(core);
+	info = nsys_add(nd, &core->kobj, "info", nc, &dir_ktype, NULL);
+	if (IS_ERR(info))
+		return PTR_ERR(info);
+	n = nsys_add(nd, &info->kobj, "architecture", nc, &dir_ktype, &nc_arch_group);
+	if (IS_ERR(n))
+		return PTR_ERR(n);
+	stats = nsys_add(nd, &core->kobj, "stats", nc, &dir_ktype, NULL);
+	if (IS_ERR(stats))
+		return PTR_ERR(stats);
+	status = nsys_add(nd, &stats->kobj, "status", nc, &dir_ktype, NULL);
+	if (IS_ERR(status))
+		return PTR_ERR(status);
+	for (i = 0; i < neuron_status_attr_count(); i++) {
+		ret = nsys_add_counter(nd, &status->kobj, nc, neuron_status_attrs[i].name,
+				       neuron_status_attrs[i].counter, NULL);
+		if (ret)
+			return ret;
+	}
+	other = nsys_add(nd, &stats->kobj, "other_info", nc, &dir_ktype, NULL);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	for (i = 0; i < neuron_other_attr_count(); i++) {
+		ret = nsys_add_counter(nd, &other->kobj, nc, neuron_other_attrs[i].name, 0,
+				       &neuron_other_attrs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
 
 int neuron_sysfs_init(struct neuron_device *nd)
 {
+	struct neuron_sysfs_node *info, *stats, *n;
+	u32 nc;
+	int ret;
+
+	nd->sysfs = kzalloc(sizeof(*nd->sysfs), GFP_KERNEL);
+	if (!nd->sysfs)
+		return -ENOMEM;
+	INIT_LIST_HEAD(&nd->sysfs->nodes);
+
+	info = nsys_add(nd, &nd->dev.kobj, "info", -1, &dir_ktype, &info_group);
+	ret = PTR_ERR_OR_ZERO(info);
+	if (ret)
+		goto err;
+	n = nsys_add(nd, &info->kobj, "architecture", -1, &dir_ktype, &arch_group);
+	ret = PTR_ERR_OR_ZERO(n);
+	if (ret)
+		goto err;
+	stats = nsys_add(nd, &nd->dev.kobj, "stats", -1, &dir_ktype, NULL);
+	ret = PTR_ERR_OR_ZERO(stats);
+	if (ret)
+		goto err;
+	n = nsys_add(nd, &stats->kobj, "hardware", -1, &dir_ktype, &hardware_group);
+	ret = PTR_ERR_OR_ZERO(n);
+	if (ret)
+		goto err;
+	n = nsys_add(nd, &stats->kobj, "fw_io", -1, &dir_ktype, &fw_io_group);
+	ret = PTR_ERR_OR_ZERO(n);
+	if (ret)
+		goto err;
+	for (nc = 0; nc < nd->nc_count; nc++) {
+		ret = nsys_add_core(nd, nc);
+		if (ret)
+			goto err;
+	}
 	return 0;
+
+err:
+	dev_err(&nd->dev, "cannot create the sysfs tree: %d\n", ret);
+	neuron_sysfs_exit(nd);
+	return ret;
 }
 
 void neuron_sysfs_exit(struct neuron_device *nd)
 {
+	struct neuron_sysfs_node *n, *tmp;
+
+	if (!nd->sysfs)
+		return;
+	/* children were added after their parents: remove in reverse */
+	list_for_each_entry_safe_reverse(n, tmp, &nd->sysfs->nodes, link) {
+		list_del(&n->link);
+		sysfs_put(n->kn_total);
+		sysfs_put(n->kn_present);
+		kobject_del(&n->kobj);
+		kobject_put(&n->kobj);
+	}
+	kfree(nd->sysfs);
+	nd->sysfs = NULL;
+}
+
+void neuron_sysfs_counters_changed(struct neuron_device *nd)
+{
+	struct neuron_sysfs_node *n;
+
+	/* the tree goes away after @gone is set (neuron_device_destroy) */
+	down_read(&nd->gone_sem);
+	if (nd->gone || !nd->sysfs || !READ_ONCE(nd->sysfs->notify))
+		goto out;
+	/*
+	 * kernfs_notify is safe in any context and takes no lock a show
+	 * callback holds, so this never deadlocks with a reader.
+	 */
+	list_for_each_entry(n, &nd->sysfs->nodes, link) {
+		if (n->kn_total)
+			kernfs_notify(n->kn_total);
+		if (n->kn_present)
+			kernfs_notify(n->kn_present);
+	}
+out:
+	up_read(&nd->gone_sem);
 }

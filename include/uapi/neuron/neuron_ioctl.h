@@ -67,7 +67,68 @@ struct neuron_info {
 	__u64 reserved[4];
 };
 
-/* ---- command table ------------------------------------------------------ */
-#define NEURON_IOCTL_GET_INFO	_IOWR(NEURON_IOCTL_MAGIC, 0xC0, struct neuron_info)
+/* NDS slab access modes (neuron_nds_acquire.access). */
+#define NEURON_NDS_ACCESS_RW	1	/* the caller owns the slab */
+#define NEURON_NDS_ACCESS_RO	2	/* another process's slab: read-only */
+
+/**
+ * struct neuron_nds_acquire - NEURON_IOCTL_NDS_ACQUIRE argument
+ * @size:	in: sizeof(struct neuron_nds_acquire)
+ * @flags:	in: must be 0
+ * @pid:	in: 0 = the caller's process: its slab, created on first use,
+ *		mappable read-write; > 0 = look up that process's slab,
+ *		read-only (-ENOENT if it has none); < 0 -> -EINVAL
+ * @slot:	out: slab index on the device, 0..NEURON_NDS_PER_DEVICE-1
+ * @mmap_offset: out: pass to mmap() on this fd; a cookie, not an address
+ * @mmap_size:	out: NEURON_NDS_SIZE; mmap must cover exactly this
+ * @access:	out: NEURON_NDS_ACCESS_RW or NEURON_NDS_ACCESS_RO
+ * @reserved0:	in: must be zero
+ * @reserved:	in: must be zero
+ *
+ * No free slab (NEURON_NDS_PER_DEVICE processes already hold one) -> -ENOSPC.
+ */
+struct neuron_nds_acquire {
+	__u32 size;
+	__u32 flags;
+	__s32 pid;
+	__u32 slot;
+	__u64 mmap_offset;
+	__u64 mmap_size;
+	__u32 access;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* neuron_nds_counter_add.flags */
+#define NEURON_NDS_ADD_ND	(1U << 0)	/* @id is an ND counter; @nc must be 0 */
+
+/**
+ * struct neuron_nds_counter_add - NEURON_IOCTL_NDS_COUNTER_ADD argument
+ * @size:	in: sizeof(struct neuron_nds_counter_add)
+ * @flags:	in: 0 or NEURON_NDS_ADD_ND
+ * @nc:		in: NeuronCore index, < the device's NeuronCore count
+ * @id:		in: NC counter id 0..94 (ND: 0..30)
+ * @delta:	in: added (modulo 2^64) to the caller's own slab
+ * @reserved:	in: must be zero
+ *
+ * For clients that cannot map their slab; the caller must hold one
+ * (NDS_ACQUIRE with pid 0), else -ENOENT.
+ */
+struct neuron_nds_counter_add {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 id;
+	__u64 delta;
+	__u64 reserved[2];
+};
+
+/* ---- command table ------------------------------------------------------
+ * 0xC0..0xC7 device and NDS, 0xC8..0xCF notification queues and simulated
+ * cores, 0xD0..0xD7 FW-IO. Numbers are never reused.
+ */
+#define NEURON_IOCTL_GET_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xC0, struct neuron_info)
+#define NEURON_IOCTL_NDS_ACQUIRE	_IOWR(NEURON_IOCTL_MAGIC, 0xC1, struct neuron_nds_acquire)
+#define NEURON_IOCTL_NDS_COUNTER_ADD	_IOW(NEURON_IOCTL_MAGIC, 0xC2, struct neuron_nds_counter_add)
 
 #endif /* _UAPI_NEURON_IOCTL_H */
