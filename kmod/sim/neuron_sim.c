@@ -47,6 +47,16 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.misc_write = neuron_sim_misc_write,
 };
 
+/* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
+static const struct neuron_arch_desc neuron_sim_arch = {
+	.arch_type = "NDsim",
+	.nc_arch_type = "NCsim",
+	.instance_type = "sim",
+	.device_name = "SimulatedNeuron",
+	.hbm_channels = 4,
+	.has_repair_state = true,
+};
+
 static void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 {
 	neuron_device_destroy(sd->nd);
@@ -71,7 +81,7 @@ int neuron_sim_init(unsigned int devices, unsigned int nc_per_device)
 			goto err_unwind;
 		}
 		spin_lock_init(&sd->lock);
-		nd = neuron_device_create(&neuron_sim_ops, sd, nc_per_device);
+		nd = neuron_device_create(&neuron_sim_ops, &neuron_sim_arch, sd, nc_per_device);
 		if (IS_ERR(nd)) {
 			ret = PTR_ERR(nd);
 			kfree(sd);
