@@ -1,0 +1,77 @@
+// The runtime -> kernel counter bridge wired to a real slab: the pure maps
+// of bridge.cpp decide which counters move; this file moves them.
+#include <nrt/kmetric.h>
+#include <nrt/nrt_error_model.h>
+
+#include <neuron/neuron_nds.h>
+
+#include <cerrno>
+
+#include "export.hpp"
+#include "nds_internal.hpp"
+
+using namespace nrt;
+
+NRT_EXPORT int kmetric_update_nds_generic_status(nds_instance_t *inst, int nc, NRT_STATUS status)
+{
+	if (!inst)
+		return -EINVAL;
+	int id = nrt_bridge_generic_status_counter(status);
+	if (id < 0)
+		return 0;	// the map skips this status
+	return nds::nc_add(inst, nc, static_cast<uint32_t>(id), 1);
+}
+
+NRT_EXPORT int kmetric_update_nds_error_stats(nds_instance_t *inst, int nc,
+					      const nrt_infer_errors_t *errs,
+					      const nrt_exec_times_t *times)
+{
+	if (!inst || (!errs && !times))
+		return -EINVAL;
+	if (errs) {
+		uint32_t ids[NRT_INFER_ERROR_SUBTYPE_MAX];
+		int n = nrt_bridge_error_stats_counters(errs, ids, NRT_INFER_ERROR_SUBTYPE_MAX);
+		for (int i = 0; i < n; i++) {
+			int ret = nds::nc_add(inst, nc, ids[i], 1);
+			if (ret)
+				return ret;
+		}
+	}
+	if (times) {
+		nrt_counter_add_t adds[NRT_BRIDGE_TIME_COUNTERS];
+		size_t n = nrt_bridge_time_counters(times, adds, NRT_BRIDGE_TIME_COUNTERS);
+		for (size_t i = 0; i < n; i++) {
+			int ret = nds::nc_add(inst, nc, adds[i].id, adds[i].value);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS final_status,
+					const nrt_infer_errors_t *errs,
+					const nrt_exec_times_t *times)
+{
+	if (!inst)
+		return -EINVAL;
+	uint32_t ids[NRT_BRIDGE_MAX_EXEC_COUNTERS];
+	size_t n = nrt_bridge_counters_for_execution(final_status, errs, ids,
+						     NRT_BRIDGE_MAX_EXEC_COUNTERS);
+	// validate once so a bad @nc writes nothing at all
+	uint64_t probe;
+	if (nds_get_nc_counter(inst, nc, 0, &probe) != 0)
+		return -EINVAL;
+	if (!nds_is_writable(inst))
+		return -EPERM;
+	for (size_t i = 0; i < n && i < NRT_BRIDGE_MAX_EXEC_COUNTERS; i++)
+		nds::nc_add(inst, nc, ids[i], 1);
+	nds::nc_add(inst, nc, NDS_NC_COUNTER_INFERENCE_COUNT, 1);
+	if (times) {
+		nrt_counter_add_t adds[NRT_BRIDGE_TIME_COUNTERS];
+		size_t m = nrt_bridge_time_counters(times, adds, NRT_BRIDGE_TIME_COUNTERS);
+		for (size_t i = 0; i < m; i++)
+			nds::nc_add(inst, nc, adds[i].id, adds[i].value);
+	}
+	return 0;
+}

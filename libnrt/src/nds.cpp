@@ -1,0 +1,254 @@
+// NDS: the caller's counter slab, mapped from the driver, updated with
+// 64-bit atomics (no syscall per update).
+#include <nrt/nds/neuron_ds.h>
+#include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nds.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include "export.hpp"
+#include "nds_internal.hpp"
+#include "ndl_internal.hpp"
+
+namespace nrt::nds {
+
+namespace {
+
+constexpr uint32_t kFormatVersion = 1;
+
+std::atomic_ref<uint64_t> cell(void *base, int64_t off)
+{
+	return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t *>(
+		static_cast<uint8_t *>(base) + off));
+}
+
+// The NC/EXT counter's offset, or -1 when out of range for this instance.
+int64_t nc_offset(const nds_instance *inst, int nc, uint32_t id)
+{
+	if (nc < 0 || static_cast<uint32_t>(nc) >= inst->nc_count)
+		return -1;
+	return neuron_nds_nc_offset(static_cast<uint32_t>(nc), id);
+}
+
+void write_header(void *base)
+{
+	auto *h = static_cast<uint8_t *>(base);
+	if (h[0] == 'n' && h[1] == 'd' && h[2] == 's' && h[3] == 0)
+		return;
+	std::memcpy(h, NEURON_NDS_SIGNATURE, 4);
+	std::memcpy(h + 4, &kFormatVersion, sizeof(kFormatVersion));
+}
+
+} // namespace
+
+int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
+{
+	if (!inst)
+		return -EINVAL;
+	int64_t off = nc_offset(inst, nc, id);
+	if (off < 0)
+		return -EINVAL;
+	if (!inst->writable)
+		return -EPERM;
+	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
+	return 0;
+}
+
+} // namespace nrt::nds
+
+using namespace nrt;
+using nrt::nds::cell;
+
+NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
+{
+	if (!inst)
+		return -EINVAL;
+	*inst = nullptr;
+	if (!device || pid < 0)
+		return -EINVAL;
+
+	int fd = ndl_device_fd(device);
+	neuron_nds_acquire arg{};
+	arg.size = sizeof(arg);
+	arg.pid = pid;
+	if (::ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &arg) != 0)
+		return -errno;
+
+	bool rw = arg.access == NEURON_NDS_ACCESS_RW && pid == 0;
+	void *map = ::mmap(nullptr, arg.mmap_size, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,
+			   fd, static_cast<off_t>(arg.mmap_offset));
+	if (map == MAP_FAILED)
+		return -errno;
+
+	auto *n = new (std::nothrow) nds_instance();
+	if (!n) {
+		::munmap(map, arg.mmap_size);
+		return -ENOMEM;
+	}
+	n->base = map;
+	n->size = arg.mmap_size;
+	n->mapped = true;
+	n->writable = rw;
+	n->nc_count = device->nc_count;
+	n->slot = static_cast<int>(arg.slot);
+	if (rw)
+		nds::write_header(map);
+	*inst = n;
+	return 0;
+}
+
+NRT_EXPORT int nds_open_memory(void *mem, uint32_t nc_count, bool writable, nds_instance_t **inst)
+{
+	if (!inst)
+		return -EINVAL;
+	*inst = nullptr;
+	if (!mem || (reinterpret_cast<uintptr_t>(mem) & 7) || nc_count == 0 ||
+	    nc_count > NEURON_NDS_MAX_NC)
+		return -EINVAL;
+	auto *n = new (std::nothrow) nds_instance();
+	if (!n)
+		return -ENOMEM;
+	n->base = mem;
+	n->size = NEURON_NDS_SIZE;
+	n->writable = writable;
+	n->nc_count = nc_count;
+	n->slot = -1;
+	*inst = n;
+	return 0;
+}
+
+NRT_EXPORT int nds_close(nds_instance_t *inst)
+{
+	if (!inst)
+		return -EINVAL;
+	int ret = 0;
+	if (inst->mapped && ::munmap(inst->base, inst->size) != 0)
+		ret = -errno;
+	delete inst;
+	return ret;
+}
+
+NRT_EXPORT int nds_increment_nc_counter(nds_instance_t *inst, int pnc_index, uint32_t counter_index,
+					uint64_t increment)
+{
+	return nds::nc_add(inst, pnc_index, counter_index, increment);
+}
+
+NRT_EXPORT int nds_decrement_nc_counter(nds_instance_t *inst, int pnc_index, uint32_t counter_index,
+					uint64_t decrement)
+{
+	return nds::nc_add(inst, pnc_index, counter_index, uint64_t{0} - decrement);
+}
+
+NRT_EXPORT int nds_get_nc_counter(nds_instance_t *inst, int pnc_index, uint32_t counter_index,
+				  uint64_t *value)
+{
+	if (!inst || !value)
+		return -EINVAL;
+	int64_t off = nds::nc_offset(inst, pnc_index, counter_index);
+	if (off < 0)
+		return -EINVAL;
+	*value = cell(inst->base, off).load(std::memory_order_relaxed);
+	return 0;
+}
+
+NRT_EXPORT int nds_set_nc_counter(nds_instance_t *inst, int pnc_index, uint32_t counter_index,
+				  uint64_t *value)
+{
+	if (!inst || !value)
+		return -EINVAL;
+	int64_t off = nds::nc_offset(inst, pnc_index, counter_index);
+	if (off < 0)
+		return -EINVAL;
+	if (!inst->writable)
+		return -EPERM;
+	cell(inst->base, off).store(*value, std::memory_order_relaxed);
+	return 0;
+}
+
+namespace {
+
+int nd_cell(nds_instance_t *inst, uint32_t id, bool write, int64_t *off)
+{
+	if (!inst)
+		return -EINVAL;
+	*off = neuron_nds_nd_offset(id);
+	if (*off < 0)
+		return -EINVAL;
+	if (write && !inst->writable)
+		return -EPERM;
+	return 0;
+}
+
+} // namespace
+
+NRT_EXPORT int nds_increment_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t increment)
+{
+	int64_t off;
+	int ret = nd_cell(inst, counter_index, true, &off);
+	if (!ret)
+		cell(inst->base, off).fetch_add(increment, std::memory_order_relaxed);
+	return ret;
+}
+
+NRT_EXPORT int nds_decrement_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t decrement)
+{
+	int64_t off;
+	int ret = nd_cell(inst, counter_index, true, &off);
+	if (!ret)
+		cell(inst->base, off).fetch_sub(decrement, std::memory_order_relaxed);
+	return ret;
+}
+
+NRT_EXPORT int nds_or_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t bit_index)
+{
+	if (bit_index >= 64)
+		return -EINVAL;
+	int64_t off;
+	int ret = nd_cell(inst, counter_index, true, &off);
+	if (!ret)
+		cell(inst->base, off).fetch_or(uint64_t{1} << bit_index, std::memory_order_relaxed);
+	return ret;
+}
+
+NRT_EXPORT int nds_get_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t *value)
+{
+	if (!value)
+		return -EINVAL;
+	int64_t off;
+	int ret = nd_cell(inst, counter_index, false, &off);
+	if (!ret)
+		*value = cell(inst->base, off).load(std::memory_order_relaxed);
+	return ret;
+}
+
+NRT_EXPORT int nds_set_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t *value)
+{
+	if (!value)
+		return -EINVAL;
+	int64_t off;
+	int ret = nd_cell(inst, counter_index, true, &off);
+	if (!ret)
+		cell(inst->base, off).store(*value, std::memory_order_relaxed);
+	return ret;
+}
+
+NRT_EXPORT bool nds_is_writable(const nds_instance_t *inst)
+{
+	return inst && inst->writable;
+}
+
+NRT_EXPORT const void *nds_raw_slab(const nds_instance_t *inst)
+{
+	return inst ? inst->base : nullptr;
+}
+
+NRT_EXPORT int nds_slot(const nds_instance_t *inst)
+{
+	return inst ? inst->slot : -EINVAL;
+}
