@@ -1,7 +1,8 @@
 // ns/call of nrt_get_status_as_str / nrt_get_status_priority against a
 // plain switch written here, over the same pseudo-random input stream.
-// Both sides are out-of-line calls (the library through libnrt.a without
-// LTO, the switch through noinline), so the ratio compares the lookups.
+// Both sides are indirect calls through volatile function pointers on
+// inputs hidden behind an empty asm, so the compiler can neither inline,
+// hoist nor drop either one, and the ratio compares the lookups themselves.
 // The checksums defeat dead-code elimination and double as an agreement
 // check: library and switch must produce the same sums.
 #include <nrt/nrt_status.h>
@@ -115,9 +116,15 @@ result run(const std::vector<NRT_STATUS> &in, int passes, F fn)
 	for (int rep = 0; rep < 5; rep++) {
 		uint64_t s = 0;
 		auto t0 = clk::now();
-		for (int p = 0; p < passes; p++)
-			for (NRT_STATUS v : in)
+		for (int p = 0; p < passes; p++) {
+			for (NRT_STATUS v : in) {
+				// Opaque to the optimiser, so a pure callee cannot be
+				// hoisted out of the pass loop or folded.
+				asm volatile("" : "+r"(v) : : "memory");
 				s += fn(v);
+			}
+		}
+		asm volatile("" : : "r"(s) : "memory");	// every pass's sum is used
 		auto t1 = clk::now();
 		double ns = std::chrono::duration<double, std::nano>(t1 - t0).count() /
 			    (static_cast<double>(in.size()) * passes);
@@ -134,17 +141,28 @@ int main()
 	const auto in = make_stream(1 << 16);
 	const int passes = 150;	// ~10M calls per repetition
 
-	auto str_lib = run(in, passes, [](NRT_STATUS s) {
-		return static_cast<uint64_t>(static_cast<unsigned char>(nrt_get_status_as_str(s)[4]));
+	// Through volatile function pointers on both sides: the compiler can
+	// neither inline nor reason about either callee.
+	static const char *(*volatile lib_str)(NRT_STATUS) = nrt_get_status_as_str;
+	static const char *(*volatile sw_str)(NRT_STATUS) = switch_as_str;
+	static int (*volatile lib_prio)(NRT_STATUS) = nrt_get_status_priority;
+	static int (*volatile sw_prio)(NRT_STATUS) = switch_priority;
+	const auto f_lib_str = lib_str;
+	const auto f_sw_str = sw_str;
+	const auto f_lib_prio = lib_prio;
+	const auto f_sw_prio = sw_prio;
+
+	auto str_lib = run(in, passes, [f_lib_str](NRT_STATUS s) {
+		return static_cast<uint64_t>(static_cast<unsigned char>(f_lib_str(s)[4]));
 	});
-	auto str_sw = run(in, passes, [](NRT_STATUS s) {
-		return static_cast<uint64_t>(static_cast<unsigned char>(switch_as_str(s)[4]));
+	auto str_sw = run(in, passes, [f_sw_str](NRT_STATUS s) {
+		return static_cast<uint64_t>(static_cast<unsigned char>(f_sw_str(s)[4]));
 	});
-	auto prio_lib = run(in, passes, [](NRT_STATUS s) {
-		return static_cast<uint64_t>(nrt_get_status_priority(s));
+	auto prio_lib = run(in, passes, [f_lib_prio](NRT_STATUS s) {
+		return static_cast<uint64_t>(f_lib_prio(s));
 	});
-	auto prio_sw = run(in, passes, [](NRT_STATUS s) {
-		return static_cast<uint64_t>(switch_priority(s));
+	auto prio_sw = run(in, passes, [f_sw_prio](NRT_STATUS s) {
+		return static_cast<uint64_t>(f_sw_prio(s));
 	});
 
 	std::printf("bench_status: %zu inputs x %d passes, best of 5\n", in.size(), passes);
