@@ -6,6 +6,9 @@
 #   make demo       boot the guest with two simulated devices and show them
 #   make bench      benchmarks (host and guest), printing ratios
 #   make install    libnrt, headers, tools, libnrt.pc (PREFIX, DESTDIR)
+#   make dkms-install    neuron.ko through DKMS (package neuron-oss), udev rule,
+#                        modules-load entry; root (docs/INSTALL.md)
+#   make dkms-uninstall  remove all of that again
 #   make clean
 #
 # KVER=<version> picks the kernel to build for and boot (default: the newest
@@ -40,11 +43,19 @@ demo: all
 bench: all
 	BUILD_DIR=$(BUILD) scripts/bench.sh $(if $(KVER),--kver $(KVER))
 
+# PREFIX is where the files claim to live (libnrt.pc's prefix), DESTDIR a
+# staging root prepended to every path written.
 install: lib
-	cmake --install $(BUILD) --prefix $(PREFIX)
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix $(PREFIX)
+
+dkms-install:
+	scripts/dkms-install.sh $(if $(KVER),--kver $(KVER))
+
+dkms-uninstall:
+	scripts/dkms-uninstall.sh
 
 clean:
 	$(MAKE) -C kmod clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps kmod lib check demo bench install clean
+.PHONY: all deps kmod lib check demo bench install dkms-install dkms-uninstall clean
