@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * FW-IO mailbox framing: the MiscRAM register map, request/response
+ * headers, the sequence-number step, a software CRC-32C, the per-attempt
+ * classification of a response and the per-call-site collapse of an
+ * exchange's outcome. Pure logic: built into neuron.ko and into the host
+ * test library (tests/unit/test_fwio.c).
+ *
+ * The protocol is the register-only mailbox ("new framework", firmware API
+ * >= 7): the payload travels in the MiscRAM DATA window, the request header
+ * in two MiscRAM words, the response header is read back from the first of
+ * them, and the firmware clears TRIGGER when the response is in place.
+ * Nothing lives in host memory. docs/fwio.md has the full description.
+ */
+#ifndef NEURON_FWIO_FRAME_H
+#define NEURON_FWIO_FRAME_H
+
+#include "neuron_pure.h"
+
+/*
+ * -ENOTSUPP is the kernel-internal 524: it is what the reference driver's
+ * call sites return for "firmware API too old", and what ours return
+ * internally. It never reaches userspace (see neuron_fwio_outcome_errno).
+ */
+#ifndef ENOTSUPP
+#define ENOTSUPP	524
+#endif
+
+/* ---- MiscRAM register map (byte offsets; FW = firmware writes) -------- */
+#define NEURON_FWIO_REG_API_VERSION	0x000	/* FW: firmware API version */
+#define NEURON_FWIO_REG_DEVICE_ID	0x024	/* FW: routing id */
+#define NEURON_FWIO_REG_SERIAL_LO	0x038	/* FW: serial number bits 31..0 */
+#define NEURON_FWIO_REG_SERIAL_HI	0x03C	/* FW: serial number bits 63..32 */
+#define NEURON_FWIO_REG_SRAM_ECC	0x040	/* FW: [31:16] corrected, [15:0] uncorrected */
+#define NEURON_FWIO_REG_HBM_ECC(n)	(0x044 + 4 * (n))	/* FW: n = 0..3, same split */
+#define NEURON_FWIO_REG_POWER(d)	(0x054 + 4 * (d))	/* FW: die d: [15:0] util, [31:16] sample */
+#define NEURON_FWIO_REG_REPAIR_STATE	0x064	/* FW: [1:0] HBM repair state */
+#define NEURON_FWIO_REG_ACK		0x0F0	/* driver: 1 before every doorbell */
+#define NEURON_FWIO_REG_DATA		0x100	/* both: payload window */
+#define NEURON_FWIO_DATA_SIZE		128	/* bytes in the window */
+#define NEURON_FWIO_REG_HDR0		0x1F0	/* driver: request dw0; FW: response dw0 */
+#define NEURON_FWIO_REG_HDR1		0x1F4	/* driver: request dw1 (CRC-32C) */
+#define NEURON_FWIO_REG_RESP_HI		0x1F8	/* driver: 0 (legacy response address) */
+#define NEURON_FWIO_REG_RESP_LO		0x1FC	/* driver: 0 */
+#define NEURON_FWIO_REG_TRIGGER		0x800	/* driver: 1 = request posted; FW: 0 = done */
+
+/* A register a backend could not read reads as this (as on the hardware). */
+#define NEURON_FWIO_BAD_READ		0xDEADBEEFu
+
+/* Lowest API_VERSION whose firmware speaks the register-only mailbox. */
+#define NEURON_FWIO_MIN_API_VERSION	7
+
+/* ---- messages ----------------------------------------------------------- */
+#define NEURON_FWIO_REQ_HDR_SIZE	8
+#define NEURON_FWIO_RESP_HDR_SIZE	4
+#define NEURON_FWIO_MAX_PAYLOAD		NEURON_FWIO_DATA_SIZE
+
+enum neuron_fwio_cmd {
+	NEURON_FWIO_CMD_READ = 1,		/* N x u64 address -> N x u32 value */
+	NEURON_FWIO_CMD_POST_TO_CW = 2,		/* metric blob, <= 128 bytes */
+	NEURON_FWIO_CMD_SET_POWER_PROFILE = 3,	/* 8-byte payload, no response data */
+	NEURON_FWIO_CMD_MAX = 4,
+};
+
+/* READ: a request holds at most this many addresses (8 bytes each). */
+#define NEURON_FWIO_READ_MAX		(NEURON_FWIO_DATA_SIZE / 8)
+/* SET_POWER_PROFILE payload size. */
+#define NEURON_FWIO_POWER_PAYLOAD	8
+
+/* Response error_code byte. */
+enum neuron_fwio_code {
+	NEURON_FWIO_SUCCESS = 0,
+	NEURON_FWIO_FAIL = 1,
+	NEURON_FWIO_UNKNOWN_COMMAND = 2,
+};
+
+/* Request header dw0: seq [7:0], command [15:8], size [31:16]. */
+static inline u32 neuron_fwio_req_dw0(u8 seq, u8 cmd, u16 size)
+{
+	return (u32)seq | (u32)cmd << 8 | (u32)size << 16;
+}
+
+/* Response header dw0: seq [7:0], error_code [15:8], size [31:16]. */
+static inline u32 neuron_fwio_resp_dw0(u8 seq, u8 code, u16 size)
+{
+	return (u32)seq | (u32)code << 8 | (u32)size << 16;
+}
+
+static inline u8 neuron_fwio_dw0_seq(u32 dw0)
+{
+	return dw0 & 0xff;
+}
+
+/* Command of a request dw0, error_code of a response dw0. */
+static inline u8 neuron_fwio_dw0_code(u32 dw0)
+{
+	return (dw0 >> 8) & 0xff;
+}
+
+static inline u16 neuron_fwio_dw0_size(u32 dw0)
+{
+	return dw0 >> 16;
+}
+
+/* The 8 header bytes as the CRC sees them (crc field 0), little-endian. */
+void neuron_fwio_hdr_bytes(u32 dw0, u8 out[NEURON_FWIO_REQ_HDR_SIZE]);
+
+/*
+ * Sequence numbers: u8, one counter per device, advanced before every
+ * attempt (retries included). 0 is never used: it would be
+ * indistinguishable from a cleared response.
+ */
+static inline u8 neuron_fwio_seq_next(u8 seq)
+{
+	seq++;
+	return seq ? seq : 1;
+}
+
+/*
+ * Software CRC-32C (Castagnoli, reflected, polynomial 0x82F63B78).
+ * neuron_crc32c_update() works on the raw register (no pre/post inversion),
+ * like the kernel's __crc32c_le(); neuron_crc32c() is the standard check
+ * value: ~update(~0, p, len). "123456789" -> 0xE3069283.
+ */
+u32 neuron_crc32c_update(u32 crc, const void *p, size_t len);
+u32 neuron_crc32c(const void *p, size_t len);
+
+/* CRC of a request: over the header with the crc field 0, then the payload. */
+u32 neuron_fwio_req_crc_sw(u32 dw0, const void *payload, size_t len);
+
+/*
+ * Payload <-> DATA window words, little-endian; the last word is
+ * zero-padded. Returns the number of words (ceil(len / 4)).
+ */
+u32 neuron_fwio_pack_words(const void *p, size_t len, u32 *words);
+void neuron_fwio_unpack_words(const u32 *words, size_t len, void *p);
+
+/* ---- one attempt -------------------------------------------------------- */
+
+/* What a single attempt came to, as the transport sees it. */
+enum neuron_fwio_attempt {
+	NEURON_FWIO_ATT_OK = 0,		/* SUCCESS, expected size */
+	NEURON_FWIO_ATT_FW_FAIL,	/* error_code FAIL (or any code >= 3) */
+	NEURON_FWIO_ATT_FW_UNKNOWN,	/* error_code UNKNOWN_COMMAND */
+	NEURON_FWIO_ATT_TIMEOUT,	/* TRIGGER still set at the deadline */
+	NEURON_FWIO_ATT_BAD_SEQ,	/* response for another sequence number */
+	NEURON_FWIO_ATT_BAD_SIZE,	/* SUCCESS with a size we did not ask for */
+};
+
+/*
+ * Classify the response of an attempt. @done: TRIGGER read 0 before the
+ * deadline; @seq: the request's sequence number; @dw0: the response
+ * header; @expect: the exact response payload size the command implies.
+ */
+enum neuron_fwio_attempt neuron_fwio_classify(bool done, u8 seq, u32 dw0, u16 expect);
+
+/* Per attempt: what to count and whether to try again. */
+struct neuron_fwio_step {
+	bool retry;		/* another attempt may fix it */
+	bool err_count;		/* fw_io_err_count++ (firmware said error) */
+	bool timeout_count;	/* fw_io_timeout_count++ (no usable answer) */
+};
+
+struct neuron_fwio_step neuron_fwio_attempt_step(enum neuron_fwio_attempt a);
+
+/* ---- a whole exchange --------------------------------------------------- */
+
+/* Why an exchange ended; the collapse and the errno derive from it. */
+enum neuron_fwio_outcome {
+	NEURON_FWIO_OUT_OK = 0,
+	NEURON_FWIO_OUT_FW_FAIL,	/* last attempt: FAIL */
+	NEURON_FWIO_OUT_FW_UNKNOWN,	/* UNKNOWN_COMMAND (never retried) */
+	NEURON_FWIO_OUT_TIMEOUT,	/* last attempt: timeout or wrong seq */
+	NEURON_FWIO_OUT_BAD_SIZE,	/* response of the wrong size (not retried) */
+	NEURON_FWIO_OUT_OLD_API,	/* API_VERSION < 7 or unreadable */
+	NEURON_FWIO_OUT_TOO_BIG,	/* request larger than the window */
+	NEURON_FWIO_OUT_INTR,		/* caller killed / device going away */
+};
+
+/* The outcome of an exchange whose last attempt ended with @a. */
+enum neuron_fwio_outcome neuron_fwio_attempt_outcome(enum neuron_fwio_attempt a);
+
+/*
+ * The value the reference driver's call sites see: 0, -1 (every firmware
+ * or transport failure, including exhausted retries, never 0), -ENOTSUPP
+ * (API too old), -E2BIG (request too big), -EINTR.
+ */
+int neuron_fwio_outcome_collapse(enum neuron_fwio_outcome o);
+
+/*
+ * The errno at the ioctl/sysfs/debugfs edge: 0, -EIO (firmware failed or
+ * answered wrongly), -ETIMEDOUT, -EOPNOTSUPP (unknown command, API too
+ * old), -E2BIG, -EINTR. Never -1 and never -ENOTSUPP.
+ */
+int neuron_fwio_outcome_errno(enum neuron_fwio_outcome o);
+
+#endif /* NEURON_FWIO_FRAME_H */

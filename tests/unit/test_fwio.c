@@ -1,0 +1,751 @@
+/*
+ * kmod/lib/neuron_fwio_frame.c and neuron_metrics_pack.c: FW-IO framing,
+ * CRC-32C, sequence numbers, the per-attempt rules and the call-site
+ * collapse; metric records, blob packing and the delta arithmetic.
+ *
+ * Expected values come from the protocol description (facts sheet), not
+ * from the code: the CRC is recomputed bit by bit here, the CloudWatch ids
+ * are the reference's definition table written out again.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "neuron_fwio_frame.h"
+#include "neuron_metrics_pack.h"
+
+/* Bit-at-a-time reflected CRC-32C: the independent model. */
+static uint32_t crc32c_bitwise(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint32_t crc = 0xFFFFFFFFu;
+	size_t i;
+	int k;
+
+	for (i = 0; i < len; i++) {
+		crc ^= b[i];
+		for (k = 0; k < 8; k++)
+			crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+	}
+	return ~crc;
+}
+
+/* ---- CRC ------------------------------------------------------------------- */
+
+static void crc_check_value(void **state)
+{
+	(void)state;
+	assert_int_equal(neuron_crc32c("123456789", 9), 0xE3069283u);
+	assert_int_equal(crc32c_bitwise("123456789", 9), 0xE3069283u);
+	assert_int_equal(neuron_crc32c("", 0), 0);
+	/* RFC 3720 B.4: 32 bytes of zeros, of 0xFF, and 0..31 ascending */
+	{
+		uint8_t z[32] = { 0 }, f[32], inc[32];
+		int i;
+
+		for (i = 0; i < 32; i++) {
+			f[i] = 0xFF;
+			inc[i] = (uint8_t)i;
+		}
+		assert_int_equal(neuron_crc32c(z, 32), 0x8A9136AAu);
+		assert_int_equal(neuron_crc32c(f, 32), 0x62A8AB43u);
+		assert_int_equal(neuron_crc32c(inc, 32), 0x46DD794Eu);
+	}
+}
+
+static void crc_matches_bitwise_model(void **state)
+{
+	uint8_t buf[300];
+	size_t len, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 131 + 7);
+	for (len = 0; len <= sizeof(buf); len++)
+		assert_int_equal(neuron_crc32c(buf, len), crc32c_bitwise(buf, len));
+	/* every single byte value (checks the whole table) */
+	for (i = 0; i < 256; i++) {
+		uint8_t b = (uint8_t)i;
+
+		assert_int_equal(neuron_crc32c(&b, 1), crc32c_bitwise(&b, 1));
+	}
+}
+
+static void crc_chains(void **state)
+{
+	uint8_t buf[136];
+	size_t split, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(0xA5 ^ i);
+	for (split = 0; split <= sizeof(buf); split++) {
+		uint32_t c = neuron_crc32c_update(~0u, buf, split);
+
+		c = neuron_crc32c_update(c, buf + split, sizeof(buf) - split);
+		assert_int_equal(~c, neuron_crc32c(buf, sizeof(buf)));
+	}
+}
+
+/* ---- headers ------------------------------------------------------------- */
+
+static void header_layout(void **state)
+{
+	uint8_t hdr[8];
+	uint32_t dw0;
+
+	(void)state;
+	dw0 = neuron_fwio_req_dw0(0x12, NEURON_FWIO_CMD_POST_TO_CW, 0x0088);
+	assert_int_equal(dw0, 0x00880212u);
+	assert_int_equal(neuron_fwio_dw0_seq(dw0), 0x12);
+	assert_int_equal(neuron_fwio_dw0_code(dw0), 2);
+	assert_int_equal(neuron_fwio_dw0_size(dw0), 0x88);
+	neuron_fwio_hdr_bytes(dw0, hdr);
+	assert_int_equal(hdr[0], 0x12);
+	assert_int_equal(hdr[1], 0x02);
+	assert_int_equal(hdr[2], 0x88);
+	assert_int_equal(hdr[3], 0x00);
+	assert_int_equal(hdr[4] | hdr[5] | hdr[6] | hdr[7], 0);
+
+	dw0 = neuron_fwio_resp_dw0(0xFE, NEURON_FWIO_UNKNOWN_COMMAND, 4);
+	assert_int_equal(dw0, 0x000402FEu);
+	assert_int_equal(neuron_fwio_dw0_seq(dw0), 0xFE);
+	assert_int_equal(neuron_fwio_dw0_code(dw0), 2);
+	assert_int_equal(neuron_fwio_dw0_size(dw0), 4);
+	/* the largest request: 8 + 128 */
+	dw0 = neuron_fwio_req_dw0(255, 3, 136);
+	assert_int_equal(neuron_fwio_dw0_size(dw0), 136);
+}
+
+static void request_crc(void **state)
+{
+	uint8_t payload[16] = { 0x38, 0, 0, 0, 0, 0, 0, 0, 0x3C, 0, 0, 0, 0, 0, 0, 0 };
+	uint8_t whole[8 + 16];
+	uint32_t dw0 = neuron_fwio_req_dw0(2, NEURON_FWIO_CMD_READ, 24);
+
+	(void)state;
+	/* over the header with crc = 0, then the payload */
+	whole[0] = 2;
+	whole[1] = 1;
+	whole[2] = 24;
+	whole[3] = 0;
+	memset(whole + 4, 0, 4);
+	memcpy(whole + 8, payload, sizeof(payload));
+	assert_int_equal(neuron_fwio_req_crc_sw(dw0, payload, sizeof(payload)),
+			 crc32c_bitwise(whole, sizeof(whole)));
+	/* header only (no payload) */
+	assert_int_equal(neuron_fwio_req_crc_sw(dw0, NULL, 0), crc32c_bitwise(whole, 8));
+	/* any change to seq changes the CRC */
+	assert_int_not_equal(neuron_fwio_req_crc_sw(neuron_fwio_req_dw0(3, 1, 24), payload, 16),
+			     neuron_fwio_req_crc_sw(dw0, payload, 16));
+}
+
+static void sequence_step(void **state)
+{
+	unsigned int seen[256] = { 0 };
+	uint8_t s = 1;
+	int i;
+
+	(void)state;
+	assert_int_equal(neuron_fwio_seq_next(1), 2);	/* first request uses 2 */
+	assert_int_equal(neuron_fwio_seq_next(254), 255);
+	assert_int_equal(neuron_fwio_seq_next(255), 1);	/* 0 is skipped */
+	assert_int_equal(neuron_fwio_seq_next(0), 1);
+	for (i = 0; i < 255 * 4; i++) {
+		s = neuron_fwio_seq_next(s);
+		assert_int_not_equal(s, 0);
+		seen[s]++;
+	}
+	/* a period of 255: every non-zero value equally often */
+	assert_int_equal(seen[0], 0);
+	for (i = 1; i < 256; i++)
+		assert_int_equal(seen[i], 4);
+}
+
+static void data_words(void **state)
+{
+	uint8_t in[128], out[128];
+	uint32_t words[32];
+	size_t len, i;
+
+	(void)state;
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i + 1);
+	for (len = 0; len <= 128; len++) {
+		uint32_t n;
+
+		memset(words, 0xEE, sizeof(words));
+		n = neuron_fwio_pack_words(in, len, words);
+		assert_int_equal(n, (len + 3) / 4);
+		if (len % 4) {
+			/* the tail is zero-padded */
+			uint32_t last = words[n - 1];
+
+			assert_int_equal(last >> (8 * (len % 4)), 0);
+		}
+		memset(out, 0, sizeof(out));
+		neuron_fwio_unpack_words(words, len, out);
+		assert_memory_equal(in, out, len);
+	}
+	/* little-endian */
+	neuron_fwio_pack_words("\x01\x02\x03\x04\x05", 5, words);
+	assert_int_equal(words[0], 0x04030201u);
+	assert_int_equal(words[1], 0x00000005u);
+}
+
+/* ---- attempts, outcomes, collapse ------------------------------------------ */
+
+static void classify_attempts(void **state)
+{
+	(void)state;
+	assert_int_equal(neuron_fwio_classify(false, 5, 0, 0), NEURON_FWIO_ATT_TIMEOUT);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 0, 4), 0),
+			 NEURON_FWIO_ATT_OK);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 0, 12), 8),
+			 NEURON_FWIO_ATT_OK);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(6, 0, 4), 0),
+			 NEURON_FWIO_ATT_BAD_SEQ);
+	/* the "cleared" response (seq 0) is a mismatch too */
+	assert_int_equal(neuron_fwio_classify(true, 5, 0, 0), NEURON_FWIO_ATT_BAD_SEQ);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 1, 4), 0),
+			 NEURON_FWIO_ATT_FW_FAIL);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 2, 4), 0),
+			 NEURON_FWIO_ATT_FW_UNKNOWN);
+	/* codes the driver does not know are failures */
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 3, 4), 0),
+			 NEURON_FWIO_ATT_FW_FAIL);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 0xFF, 4), 0),
+			 NEURON_FWIO_ATT_FW_FAIL);
+	/* oversize and short responses */
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 0, 8), 0),
+			 NEURON_FWIO_ATT_BAD_SIZE);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 0, 16), 8),
+			 NEURON_FWIO_ATT_BAD_SIZE);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 0, 8), 8),
+			 NEURON_FWIO_ATT_BAD_SIZE);
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 0, 0), 0),
+			 NEURON_FWIO_ATT_BAD_SIZE);
+	/* an error response's size does not matter */
+	assert_int_equal(neuron_fwio_classify(true, 5, neuron_fwio_resp_dw0(5, 1, 100), 0),
+			 NEURON_FWIO_ATT_FW_FAIL);
+}
+
+static void attempt_rules(void **state)
+{
+	static const struct {
+		enum neuron_fwio_attempt a;
+		bool retry, err, tmo;
+		enum neuron_fwio_outcome out;
+	} rows[] = {
+		{ NEURON_FWIO_ATT_OK, false, false, false, NEURON_FWIO_OUT_OK },
+		/* the reference: FAIL counts and retries, UNKNOWN counts and stops */
+		{ NEURON_FWIO_ATT_FW_FAIL, true, true, false, NEURON_FWIO_OUT_FW_FAIL },
+		{ NEURON_FWIO_ATT_FW_UNKNOWN, false, true, false, NEURON_FWIO_OUT_FW_UNKNOWN },
+		/* ours: no answer counts in timeout_count, never in err_count */
+		{ NEURON_FWIO_ATT_TIMEOUT, true, false, true, NEURON_FWIO_OUT_TIMEOUT },
+		{ NEURON_FWIO_ATT_BAD_SEQ, true, false, true, NEURON_FWIO_OUT_TIMEOUT },
+		{ NEURON_FWIO_ATT_BAD_SIZE, false, false, true, NEURON_FWIO_OUT_BAD_SIZE },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct neuron_fwio_step s = neuron_fwio_attempt_step(rows[i].a);
+
+		assert_int_equal(s.retry, rows[i].retry);
+		assert_int_equal(s.err_count, rows[i].err);
+		assert_int_equal(s.timeout_count, rows[i].tmo);
+		assert_int_equal(neuron_fwio_attempt_outcome(rows[i].a), rows[i].out);
+	}
+}
+
+static void collapse_and_errno(void **state)
+{
+	static const struct {
+		enum neuron_fwio_outcome o;
+		int site, err;
+	} rows[] = {
+		{ NEURON_FWIO_OUT_OK, 0, 0 },
+		{ NEURON_FWIO_OUT_FW_FAIL, -1, -EIO },
+		{ NEURON_FWIO_OUT_FW_UNKNOWN, -1, -EOPNOTSUPP },
+		/* exhausted retries never collapse to 0 (the reference's new-framework bug) */
+		{ NEURON_FWIO_OUT_TIMEOUT, -1, -ETIMEDOUT },
+		{ NEURON_FWIO_OUT_BAD_SIZE, -1, -EIO },
+		{ NEURON_FWIO_OUT_OLD_API, -524, -EOPNOTSUPP },
+		{ NEURON_FWIO_OUT_TOO_BIG, -E2BIG, -E2BIG },
+		{ NEURON_FWIO_OUT_INTR, -EINTR, -EINTR },
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ENOTSUPP, 524);
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int e = neuron_fwio_outcome_errno(rows[i].o);
+
+		assert_int_equal(neuron_fwio_outcome_collapse(rows[i].o), rows[i].site);
+		assert_int_equal(e, rows[i].err);
+		/* never -1 (reads as EPERM) nor -ENOTSUPP at the edge */
+		assert_int_not_equal(e, -1);
+		assert_int_not_equal(e, -ENOTSUPP);
+		assert_true(e <= 0 && e > -200);
+	}
+}
+
+/*
+ * A whole exchange, driven by the pure rules: the sequence of attempt
+ * results a scripted firmware produces -> counts and final value, as the
+ * transport loop in neuron_fwio.c computes them.
+ */
+struct run_result {
+	int site;
+	unsigned int attempts, err, tmo;
+};
+
+static struct run_result run_script(const enum neuron_fwio_attempt *script, unsigned int n,
+				    unsigned int max_attempts)
+{
+	enum neuron_fwio_outcome out = NEURON_FWIO_OUT_TIMEOUT;
+	struct run_result r = { 0, 0, 0, 0 };
+	unsigned int i;
+
+	for (i = 0; i < max_attempts; i++) {
+		enum neuron_fwio_attempt a = i < n ? script[i] : NEURON_FWIO_ATT_OK;
+		struct neuron_fwio_step s = neuron_fwio_attempt_step(a);
+
+		r.attempts++;
+		r.err += s.err_count;
+		r.tmo += s.timeout_count;
+		out = neuron_fwio_attempt_outcome(a);
+		if (!s.retry)
+			break;
+	}
+	r.site = neuron_fwio_outcome_collapse(out);
+	return r;
+}
+
+static void exchange_scripts(void **state)
+{
+	const enum neuron_fwio_attempt fail3[] = {
+		NEURON_FWIO_ATT_FW_FAIL, NEURON_FWIO_ATT_FW_FAIL, NEURON_FWIO_ATT_FW_FAIL };
+	const enum neuron_fwio_attempt fail1[] = { NEURON_FWIO_ATT_FW_FAIL };
+	const enum neuron_fwio_attempt unk[] = { NEURON_FWIO_ATT_FW_UNKNOWN };
+	const enum neuron_fwio_attempt tmo3[] = {
+		NEURON_FWIO_ATT_TIMEOUT, NEURON_FWIO_ATT_TIMEOUT, NEURON_FWIO_ATT_TIMEOUT };
+	const enum neuron_fwio_attempt mixed[] = {
+		NEURON_FWIO_ATT_BAD_SEQ, NEURON_FWIO_ATT_FW_FAIL, NEURON_FWIO_ATT_TIMEOUT };
+	const enum neuron_fwio_attempt big[] = { NEURON_FWIO_ATT_BAD_SIZE };
+	struct run_result r;
+
+	(void)state;
+	r = run_script(fail3, 3, 3);
+	assert_int_equal(r.site, -1);
+	assert_int_equal(r.attempts, 3);
+	assert_int_equal(r.err, 3);
+	assert_int_equal(r.tmo, 0);
+
+	r = run_script(fail1, 1, 3);	/* recovers on the retry */
+	assert_int_equal(r.site, 0);
+	assert_int_equal(r.attempts, 2);
+	assert_int_equal(r.err, 1);
+
+	r = run_script(unk, 1, 3);
+	assert_int_equal(r.site, -1);
+	assert_int_equal(r.attempts, 1);
+	assert_int_equal(r.err, 1);
+
+	r = run_script(tmo3, 3, 3);
+	assert_int_equal(r.site, -1);
+	assert_int_equal(r.attempts, 3);
+	assert_int_equal(r.err, 0);
+	assert_int_equal(r.tmo, 3);
+
+	r = run_script(mixed, 3, 3);
+	assert_int_equal(r.site, -1);
+	assert_int_equal(r.err, 1);
+	assert_int_equal(r.tmo, 2);
+
+	r = run_script(big, 1, 3);
+	assert_int_equal(r.site, -1);
+	assert_int_equal(r.attempts, 1);
+	assert_int_equal(r.tmo, 1);
+}
+
+/* ---- metric records and blobs ------------------------------------------- */
+
+static const uint8_t expected_counter_cw[NEURON_METRIC_COUNTERS] = {
+	200, 201, 205, 212, 215, 216, 217, 206, 218, 214, 213, 219, 204, 208, 207, 202, 209,
+	220, 221, 222, 223, 224, 253, 225, 226, 227, 228, 229,
+};
+static const uint8_t expected_counter_nc[NEURON_METRIC_COUNTERS] = {
+	1, 16, 4, 5, 8, 9, 10, 11, 12, 2, 3, 7, 17, 18, 6, 19, 20,
+	30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+};
+
+static void def_table(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < NEURON_METRIC_COUNTERS; i++) {
+		assert_int_equal(neuron_metric_counter_ids[i], expected_counter_nc[i]);
+		assert_int_equal(neuron_metric_counter_cw_id(i), expected_counter_cw[i]);
+	}
+	assert_int_equal(neuron_metric_counter_cw_id(NEURON_METRIC_COUNTERS), 0);
+}
+
+static void record_format(void **state)
+{
+	struct neuron_metric_rec r;
+	char long_str[100];
+
+	(void)state;
+	neuron_metric_rec_u64(&r, 200, 0);
+	assert_int_equal(r.len, 1);
+	assert_memory_equal(r.text, "0", 1);
+	neuron_metric_rec_u64(&r, 200, 7);
+	assert_memory_equal(r.text, "7", 1);
+	neuron_metric_rec_u64(&r, 201, 1234567890ULL);
+	assert_int_equal(r.len, 10);
+	assert_memory_equal(r.text, "1234567890", 10);
+	neuron_metric_rec_u64(&r, 11, UINT64_MAX);
+	assert_int_equal(r.id, 11);
+	assert_int_equal(r.len, 20);
+	assert_memory_equal(r.text, "18446744073709551615", 20);
+	assert_int_equal(r.slot, NEURON_METRIC_SLOT_NONE);
+
+	neuron_metric_rec_str(&r, 13, "2.0.1");
+	assert_int_equal(r.len, 5);
+	assert_memory_equal(r.text, "2.0.1", 5);
+	memset(long_str, 'x', sizeof(long_str) - 1);
+	long_str[sizeof(long_str) - 1] = '\0';
+	neuron_metric_rec_str(&r, 12, long_str);
+	assert_int_equal(r.len, 63);
+	neuron_metric_rec_str(&r, 12, "");
+	assert_int_equal(r.len, 1);
+	assert_memory_equal(r.text, "0", 1);
+	neuron_metric_rec_str(&r, 12, NULL);
+	assert_int_equal(r.len, 1);
+}
+
+/* Pack everything, decode every blob, check order, bounds and content. */
+static void check_packing(const struct neuron_metric_rec *recs, uint32_t n,
+			  uint32_t *blobs_out)
+{
+	uint8_t blob[NEURON_METRIC_BLOB_MAX + 16];
+	uint32_t pos = 0, seen = 0, blobs = 0;
+
+	while (pos < n) {
+		uint32_t before = pos, off = 0, len;
+		const uint8_t *val;
+		uint8_t id, vlen;
+		int r;
+
+		memset(blob, 0xCC, sizeof(blob));
+		len = neuron_metric_pack(recs, n, &pos, blob, NEURON_METRIC_BLOB_MAX);
+		assert_true(len > 0);
+		assert_true(len <= NEURON_METRIC_BLOB_MAX);
+		assert_true(pos > before);
+		/* nothing written past the blob */
+		assert_int_equal(blob[NEURON_METRIC_BLOB_MAX], 0xCC);
+		/* the next record would not have fitted: blobs are packed greedily */
+		if (pos < n)
+			assert_true(len + 2u + recs[pos].len > NEURON_METRIC_BLOB_MAX);
+		while ((r = neuron_metric_next(blob, len, &off, &id, &val, &vlen)) > 0) {
+			assert_true(seen < n);
+			assert_int_not_equal(id, 0);
+			assert_int_equal(id, recs[seen].id);
+			assert_int_equal(vlen, recs[seen].len);
+			assert_memory_equal(val, recs[seen].text, vlen);
+			seen++;
+		}
+		assert_int_equal(r, 0);
+		assert_int_equal(off, len);
+		blobs++;
+	}
+	/* every record delivered, none dropped */
+	assert_int_equal(seen, n);
+	*blobs_out = blobs;
+}
+
+static void pack_all_ids_split(void **state)
+{
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_state st;
+	uint64_t totals[95];
+	struct neuron_metric_input in = {
+		.nc_total = totals,
+		.nc_ids = 95,
+		.feature_bitmap = UINT64_MAX,
+		.cluster_id = UINT64_MAX - 1,
+		.fw_io_err = UINT64_MAX,
+		.instance_id = "i-0123456789abcdef0-with-a-long-asset-tag-to-fill-the-63-bytes",
+		.driver_version = "2.99.1234567",
+	};
+	uint32_t n, blobs, i, total = 0;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	for (i = 0; i < 95; i++)
+		totals[i] = UINT64_MAX;
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	/* 12, 13, 28 counters, 11, 250, 252: every id non-zero and present */
+	assert_int_equal(n, NEURON_METRIC_MAX_RECS);
+	for (i = 0; i < n; i++) {
+		assert_int_not_equal(recs[i].id, 0);
+		total += 2u + recs[i].len;
+	}
+	assert_true(total > 4 * NEURON_METRIC_BLOB_MAX);
+	check_packing(recs, n, &blobs);
+	assert_true(blobs >= (total + NEURON_METRIC_BLOB_MAX - 1) / NEURON_METRIC_BLOB_MAX);
+}
+
+static void pack_bounds(void **state)
+{
+	struct neuron_metric_rec recs[5];
+	uint8_t blob[NEURON_METRIC_BLOB_MAX];
+	uint32_t pos = 0, len, blobs;
+	int i;
+
+	(void)state;
+	/* two records of 63 + 2 = 65 bytes cannot share a blob (130 > 128) */
+	for (i = 0; i < 2; i++) {
+		memset(recs[i].text, 'a' + i, sizeof(recs[i].text));
+		recs[i].id = (uint8_t)(20 + i);
+		recs[i].len = 63;
+		recs[i].slot = NEURON_METRIC_SLOT_NONE;
+	}
+	check_packing(recs, 2, &blobs);
+	assert_int_equal(blobs, 2);
+
+	/* exactly 128: 64 + 64 */
+	recs[0].len = 62;
+	recs[1].len = 62;
+	len = neuron_metric_pack(recs, 2, &pos, blob, sizeof(blob));
+	assert_int_equal(len, 128);
+	assert_int_equal(pos, 2);
+
+	/* a smaller capacity is honoured; a record that never fits is skipped */
+	pos = 0;
+	len = neuron_metric_pack(recs, 2, &pos, blob, 10);
+	assert_int_equal(len, 0);
+	assert_int_equal(pos, 2);
+
+	/* nothing to pack */
+	pos = 0;
+	assert_int_equal(neuron_metric_pack(recs, 0, &pos, blob, sizeof(blob)), 0);
+}
+
+static void unpack_rejects(void **state)
+{
+	const uint8_t good[] = { 200, 1, '5', 13, 3, '1', '.', '2' };
+	const uint8_t zero_id[] = { 0, 1, '5' };
+	const uint8_t zero_len[] = { 200, 0 };
+	const uint8_t truncated[] = { 200, 3, '1', '2' };
+	const uint8_t half_hdr[] = { 200, 1, '5', 13 };
+	uint8_t big[NEURON_METRIC_BLOB_MAX + 1];
+	const uint8_t *val;
+	uint32_t off = 0;
+	uint8_t id, vlen;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(neuron_metric_next(good, sizeof(good), &off, &id, &val, &vlen), 1);
+	assert_int_equal(id, 200);
+	assert_int_equal(neuron_metric_parse_u64(val, vlen, &v), 0);
+	assert_int_equal(v, 5);
+	assert_int_equal(neuron_metric_next(good, sizeof(good), &off, &id, &val, &vlen), 1);
+	assert_int_equal(id, 13);
+	assert_int_equal(neuron_metric_parse_u64(val, vlen, &v), -EINVAL);
+	assert_int_equal(neuron_metric_next(good, sizeof(good), &off, &id, &val, &vlen), 0);
+
+	off = 0;
+	assert_int_equal(neuron_metric_next(zero_id, sizeof(zero_id), &off, &id, &val, &vlen),
+			 -EINVAL);
+	off = 0;
+	assert_int_equal(neuron_metric_next(zero_len, sizeof(zero_len), &off, &id, &val, &vlen),
+			 -EINVAL);
+	off = 0;
+	assert_int_equal(neuron_metric_next(truncated, sizeof(truncated), &off, &id, &val, &vlen),
+			 -EINVAL);
+	off = 0;
+	assert_int_equal(neuron_metric_next(half_hdr, sizeof(half_hdr), &off, &id, &val, &vlen),
+			 1);
+	assert_int_equal(neuron_metric_next(half_hdr, sizeof(half_hdr), &off, &id, &val, &vlen),
+			 -EINVAL);
+	memset(big, '1', sizeof(big));
+	big[0] = 200;
+	big[1] = 126;
+	off = 0;
+	assert_int_equal(neuron_metric_next(big, sizeof(big), &off, &id, &val, &vlen), -EINVAL);
+
+	assert_int_equal(neuron_metric_parse_u64((const uint8_t *)"18446744073709551615", 20, &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(neuron_metric_parse_u64((const uint8_t *)"18446744073709551616", 20, &v),
+			 -EINVAL);
+	assert_int_equal(neuron_metric_parse_u64((const uint8_t *)"", 0, &v), -EINVAL);
+}
+
+/* ---- aggregation ------------------------------------------------------------ */
+
+static int find_rec(const struct neuron_metric_rec *recs, uint32_t n, uint8_t id, uint64_t *v)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (recs[i].id == id)
+			return neuron_metric_parse_u64((const uint8_t *)recs[i].text, recs[i].len, v) ? -2 : (int)i;
+	return -1;
+}
+
+static void commit_all(struct neuron_metric_state *st, const struct neuron_metric_rec *recs,
+		       uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		neuron_metric_commit(st, &recs[i]);
+}
+
+static void aggregation_deltas(void **state)
+{
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_state st;
+	uint64_t totals[95] = { 0 };
+	struct neuron_metric_input in = {
+		.nc_total = totals, .nc_ids = 95,
+		.instance_id = "sim", .driver_version = "1.2.3",
+	};
+	uint64_t v;
+	uint32_t n, i;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+
+	/* nothing happened: only the constants */
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	assert_int_equal(n, 2);
+	assert_int_equal(recs[0].id, 12);
+	assert_memory_equal(recs[0].text, "sim", 3);
+	assert_int_equal(recs[1].id, 13);
+	assert_memory_equal(recs[1].text, "1.2.3", 5);
+
+	/* counter k gets k + 1 events; each posts exactly its delta */
+	for (i = 0; i < NEURON_METRIC_COUNTERS; i++)
+		totals[expected_counter_nc[i]] = i + 1;
+	totals[0] = 999;	/* TIME_IN_USE: not a posted counter */
+	totals[13] = 999;	/* LATENCY_DEVICE: idem */
+	in.fw_io_err = 4;
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	assert_int_equal(n, 2 + NEURON_METRIC_COUNTERS + 1);
+	for (i = 0; i < NEURON_METRIC_COUNTERS; i++) {
+		assert_true(find_rec(recs, n, expected_counter_cw[i], &v) >= 0);
+		assert_int_equal(v, i + 1);
+	}
+	/* 11 after the first 17 counters, before OOB (220) */
+	assert_int_equal(find_rec(recs, n, 11, &v), 2 + 17);
+	assert_int_equal(v, 4);
+	assert_int_equal(recs[2].id, 200);
+	assert_int_equal(recs[2 + 18].id, 220);
+	commit_all(&st, recs, n);
+
+	/* a second post with no new events: constants only */
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	assert_int_equal(n, 2);
+
+	/* new events on two counters and the FW-IO errors */
+	totals[2] += 10;	/* -> 214 */
+	totals[36] += 3;	/* -> 225 */
+	in.fw_io_err = 6;
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	assert_int_equal(n, 5);
+	assert_true(find_rec(recs, n, 214, &v) >= 0);
+	assert_int_equal(v, 10);
+	assert_true(find_rec(recs, n, 225, &v) >= 0);
+	assert_int_equal(v, 3);
+	assert_true(find_rec(recs, n, 11, &v) >= 0);
+	assert_int_equal(v, 2);
+
+	/* delivery failed for everything but 214: the rest carries over, summed */
+	neuron_metric_commit(&st, &recs[find_rec(recs, n, 214, &v)]);
+	totals[36] += 1;
+	in.fw_io_err = 7;
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	assert_int_equal(n, 4);
+	assert_int_equal(find_rec(recs, n, 214, &v), -1);
+	assert_true(find_rec(recs, n, 225, &v) >= 0);
+	assert_int_equal(v, 4);
+	assert_true(find_rec(recs, n, 11, &v) >= 0);
+	assert_int_equal(v, 3);
+	commit_all(&st, recs, n);
+
+	/* a total that goes backwards is not reported (no wrap to 2^64 - x) */
+	totals[1] -= 1;
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	assert_int_equal(n, 2);
+	assert_int_equal(neuron_metric_delta(5, 7), 0);
+	assert_int_equal(neuron_metric_delta(7, 5), 2);
+	assert_true(neuron_metric_delta(UINT64_MAX, 0) == UINT64_MAX);
+
+	/* bitmap and cluster id: posted when non-zero, as values */
+	in.feature_bitmap = 0x15;
+	in.cluster_id = 77;
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	assert_int_equal(n, 4);
+	assert_int_equal(recs[2].id, 250);
+	assert_memory_equal(recs[2].text, "21", 2);
+	assert_int_equal(recs[3].id, 252);
+	assert_memory_equal(recs[3].text, "77", 2);
+}
+
+static void build_respects_max(void **state)
+{
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_state st;
+	uint64_t totals[95];
+	struct neuron_metric_input in = {
+		.nc_total = totals, .nc_ids = 95, .fw_io_err = 1,
+		.feature_bitmap = 1, .cluster_id = 1,
+		.instance_id = "sim", .driver_version = "1",
+	};
+	uint32_t m;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	for (m = 0; m < 95; m++)
+		totals[m] = 5;
+	for (m = 0; m <= NEURON_METRIC_MAX_RECS; m++)
+		assert_int_equal(neuron_metric_build(&in, &st, recs, m), m);
+	/* short totals array: ids past it read as 0 */
+	in.nc_ids = 31;
+	assert_int_equal(neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS),
+			 2 + 18 + 1 + 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(crc_check_value),
+		cmocka_unit_test(crc_matches_bitwise_model),
+		cmocka_unit_test(crc_chains),
+		cmocka_unit_test(header_layout),
+		cmocka_unit_test(request_crc),
+		cmocka_unit_test(sequence_step),
+		cmocka_unit_test(data_words),
+		cmocka_unit_test(classify_attempts),
+		cmocka_unit_test(attempt_rules),
+		cmocka_unit_test(collapse_and_errno),
+		cmocka_unit_test(exchange_scripts),
+		cmocka_unit_test(def_table),
+		cmocka_unit_test(record_format),
+		cmocka_unit_test(pack_all_ids_split),
+		cmocka_unit_test(pack_bounds),
+		cmocka_unit_test(unpack_rejects),
+		cmocka_unit_test(aggregation_deltas),
+		cmocka_unit_test(build_respects_max),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
