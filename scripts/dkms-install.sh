@@ -59,7 +59,9 @@ fi
 [ -d "/lib/modules/$kver/build" ] || die "no headers for kernel $kver (/lib/modules/$kver/build); install linux-headers-$kver"
 
 # Serialise concurrent installs/uninstalls.
-exec 9>"/run/lock/$name-dkms.lock" 2>/dev/null || exec 9>"/tmp/$name-dkms.lock"
+lock=/run/lock/$name-dkms.lock
+[ -d /run/lock ] || lock=/tmp/$name-dkms.lock
+exec 9>"$lock"
 flock 9
 
 # 1. Another provider of neuron.ko: refuse before changing anything.
@@ -150,18 +152,29 @@ if ! getent group "$group" >/dev/null; then
 	: > "$state/group-created"
 	say "created system group '$group' (add users with: usermod -aG $group USER)"
 fi
-install_file() { # SRC DEST
-	if ! cmp -s "$1" "$2"; then
-		install -D -m 0644 "$1" "$2"
-		say "installed $2"
+# update FILE: replace FILE with the content on stdin, only if it differs.
+update() {
+	local tmp
+	tmp=$(mktemp "$1.XXXXXX")
+	cat > "$tmp"
+	if cmp -s "$tmp" "$1"; then
+		rm -f "$tmp"
+		return 1
 	fi
-	grep -vF "  $2" "$state/manifest" 2>/dev/null > "$state/manifest.new" || true
-	sha256sum "$2" >> "$state/manifest.new"
-	mv "$state/manifest.new" "$state/manifest"
+	chmod 0644 "$tmp"
+	mv -f "$tmp" "$1"
+}
+install_file() { # SRC DEST
+	mkdir -p "$(dirname "$2")"
+	update "$2" < "$1" && say "installed $2"
+	{
+		grep -vF "  $2" "$state/manifest" 2>/dev/null || true
+		sha256sum "$2"
+	} | sort -k 2 | update "$state/manifest" || true
 }
 install_file "$top/packaging/60-neuron.rules" "$udev_rule"
 install_file "$top/packaging/neuron-modules-load.conf" "$modload"
-printf '%s\n' "$ver" > "$state/version"
+printf '%s\n' "$ver" | update "$state/version" || true
 
 # 5. Only for the running kernel, and only where udevd runs (containers,
 # chroots and image builds have neither).

@@ -31,7 +31,9 @@ case "${1:-}" in
 esac
 [ "$(id -u)" -eq 0 ] || { echo "dkms-uninstall: run as root" >&2; exit 1; }
 
-exec 9>"/run/lock/$name-dkms.lock" 2>/dev/null || exec 9>"/tmp/$name-dkms.lock"
+lock=/run/lock/$name-dkms.lock
+[ -d /run/lock ] || lock=/tmp/$name-dkms.lock
+exec 9>"$lock"
 flock 9
 
 removed=0
