@@ -2,6 +2,7 @@
 # Run every test suite and print one totals line:
 #   N passed, N failed
 # Suites: each host CMocka program (build/unit_test_*, TAP output), then the
+# packaging test (scripts/test-packaging.sh, root: DKMS, make install), then the
 # QEMU guest suites (scripts/vm.sh). Exit status is non-zero when anything
 # failed or the guest did not report.
 set -uo pipefail
@@ -45,6 +46,21 @@ for t in "${units[@]}"; do
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 done
+
+# Packaging (DKMS on this host, make install, the pkg-config client). Before
+# the guest run: it builds $build/vm/vm_pkgconfig_client for 90_pkgconfig.
+pkg_out=$(mktemp)
+BUILD_DIR=$build "$top/scripts/test-packaging.sh" --no-client-boot "${kver_arg[@]}" |
+	tee "$pkg_out" | grep -E '^(PKGTEST FAIL|    |packaging:)'
+line=$(grep -E '^packaging: [0-9]+ passed, [0-9]+ failed' "$pkg_out" | tail -n 1)
+rm -f "$pkg_out"
+if [ -n "$line" ]; then
+	total_pass=$((total_pass + $(sed -E 's/^packaging: ([0-9]+) passed.*/\1/' <<<"$line")))
+	total_fail=$((total_fail + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+else
+	echo "check: the packaging test did not report" >&2
+	total_fail=$((total_fail + 1))
+fi
 
 vm_out=$(mktemp)
 BUILD_DIR=$build "$top/scripts/vm.sh" --mode check "${kver_arg[@]}" | tee "$vm_out" | grep -E '^(VMTEST FAIL|vm:)'
