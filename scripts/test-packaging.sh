@@ -75,6 +75,12 @@ check version-file "VERSION must be one line x.y.z" \
 	bash -c '[ "$(wc -l < "$1")" -eq 1 ] && grep -Eqx "[0-9]+\.[0-9]+\.[0-9]+" "$1"' _ "$top/VERSION"
 check_eq dkms-conf-version "$name $ver" \
 	"$(bash -c '. "$1" >/dev/null 2>&1; echo "$PACKAGE_NAME $PACKAGE_VERSION"' _ "$top/dkms.conf")"
+# dkms.conf's guard: 5.10 and later only.
+guard=$(bash -c '. "$1" >/dev/null 2>&1
+	for k in 4.19.0-27-amd64 5.4.0-150-generic 5.9.16 5.10.0-28-amd64 5.15.0-1051-aws 6.1.0-57-amd64 6.8.0-45-generic 10.0.1; do
+		[[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]] && printf "%s " "$k"
+	done' _ "$top/dkms.conf")
+check_eq dkms-conf-kernel-guard "5.10.0-28-amd64 5.15.0-1051-aws 6.1.0-57-amd64 6.8.0-45-generic 10.0.1 " "$guard"
 # A copy of the version in a source file (comments aside) would go stale.
 hard=$(cd "$top" && grep -rnIwF "$ver" --include='*.[ch]' --include='*.[ch]pp' --include=Kbuild \
 	--include=Makefile --include='*.in' --include='*.map' --include='*.txt' --include=dkms.conf \
@@ -367,6 +373,27 @@ check_eq modules-load "neuron" "$(grep -v '^#' "$modload" 2>&1)"
 check group-neuron "group neuron missing" getent group neuron
 check pre-install-accepts-ours "dkms-pre-install flags our own installed module" \
 	"$srcdir/packaging/dkms-pre-install" "$kver"
+
+# DKMS itself runs the check (PRE_INSTALL), so AUTOINSTALL on a kernel
+# upgrade cannot overwrite another provider's module either.
+dkms uninstall -m "$name" -v "$ver" -k "$kver" > "$logs/dkms-hook.log" 2>&1
+mkdir -p "$fake_ko_dir"
+echo "not a module" > "$fake_ko_dir/neuron.ko"
+out=$(dkms install -m "$name" -v "$ver" -k "$kver" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q "refusing to install" <<<"$out" && [ ! -e "$modpath" ] &&
+   [ "$(cat "$fake_ko_dir/neuron.ko")" = "not a module" ]; then
+	pass dkms-pre-install-hook-refuses
+else
+	fail dkms-pre-install-hook-refuses "dkms install exited $rc with a foreign neuron.ko present" "$out"
+fi
+rm -rf "$fake_ko_dir"
+rmdir "/lib/modules/$kver/extra" 2>/dev/null
+if dkms install -m "$name" -v "$ver" -k "$kver" >> "$logs/dkms-hook.log" 2>&1 && cmp -s "$modpath" "$built"; then
+	pass dkms-reinstall-after-refusal
+else
+	fail dkms-reinstall-after-refusal "dkms install failed once the foreign module was gone" "$(cat "$logs/dkms-hook.log")"
+fi
 
 # The installed module is what the guest loads. vm.sh runs from the top with
 # BUILD_DIR relative to it: with an absolute BUILD_DIR its ldd parsing takes
