@@ -180,10 +180,19 @@ libnrt_test() {
 			fail "tool-$t" "$prefix/bin/$t not installed"
 			continue
 		fi
-		if out=$(LD_LIBRARY_PATH=$libdir "$D/bin/$t" --help 2>&1) && grep -qi usage <<<"$out"; then
+		if ! out=$(LD_LIBRARY_PATH=$libdir "$D/bin/$t" --help 2>&1) || ! grep -qi usage <<<"$out"; then
+			fail "tool-$t" "$t --help failed or printed no usage" "$out"
+			continue
+		fi
+		# Every long option the source compares against is in --help.
+		local opt undoc=
+		for opt in $(grep -vE '^[[:space:]]*(//|/?\*)' "$src" | grep -oE '"--[a-z][a-z0-9-]*' | tr -d '"' | sort -u); do
+			grep -qe "$opt" <<<"$out" || undoc+=" $opt"
+		done
+		if [ -z "$undoc" ]; then
 			pass "tool-$t"
 		else
-			fail "tool-$t" "$t --help failed or printed no usage" "$out"
+			fail "tool-$t" "--help does not mention:$undoc"
 		fi
 	done
 
