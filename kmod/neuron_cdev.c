@@ -17,6 +17,7 @@
 
 #include "neuron.h"
 #include "neuron_abi.h"
+#include "neuron_fwio.h"
 #include "neuron_nds.h"
 
 static int neuron_cdev_open(struct inode *inode, struct file *filp)
@@ -81,7 +82,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 	info.device_index = nd->index;
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
-	info.capabilities = NEURON_CAP_NDS;
+	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_FWIO;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
 	if (copy_to_user(uarg, &info, sizeof(info)))
@@ -98,6 +99,8 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_GET_INFO, neuron_ioctl_get_info },
 	{ NEURON_IOCTL_NDS_ACQUIRE, neuron_nds_ioctl_acquire },
 	{ NEURON_IOCTL_NDS_COUNTER_ADD, neuron_nds_ioctl_counter_add },
+	{ NEURON_IOCTL_FW_READ, neuron_fwio_ioctl_read },
+	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile },
 };
 
 static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)

@@ -10,6 +10,7 @@
 #include <linux/moduleparam.h>
 
 #include "neuron.h"
+#include "neuron_fwio.h"
 
 struct dentry *neuron_debugfs_root;
 
@@ -54,6 +55,43 @@ MODULE_PARM_DESC(sim_devices,
 module_param_cb(sim_nc_per_device, &neuron_uint_range_ops, &sim_nc_per_device, 0444);
 MODULE_PARM_DESC(sim_nc_per_device,
 		 "NeuronCores per simulated device (count, 1..8, default 2)");
+
+/*
+ * FW-IO and metrics (neuron_fwio.c, neuron_metrics.c). Writable at run
+ * time; read at the start of every exchange / when the next post is
+ * scheduled. A fully hung firmware blocks a caller for at most
+ * fwio_timeout_ms x fwio_retries (3 s by default).
+ */
+static struct neuron_uint_param fwio_timeout_ms = { .value = 1000, .min = 1, .max = 60000 };
+static struct neuron_uint_param fwio_retries = { .value = 3, .min = 1, .max = 30 };
+static struct neuron_uint_param nmetric_post_delay_ms = {
+	.value = 150000, .min = 100, .max = 86400000,
+};
+
+module_param_cb(fwio_timeout_ms, &neuron_uint_range_ops, &fwio_timeout_ms, 0644);
+MODULE_PARM_DESC(fwio_timeout_ms,
+		 "FW-IO: wait for one firmware answer (milliseconds, 1..60000, default 1000)");
+module_param_cb(fwio_retries, &neuron_uint_range_ops, &fwio_retries, 0644);
+MODULE_PARM_DESC(fwio_retries,
+		 "FW-IO: attempts per exchange, the first included (count, 1..30, default 3)");
+module_param_cb(nmetric_post_delay_ms, &neuron_uint_range_ops, &nmetric_post_delay_ms, 0644);
+MODULE_PARM_DESC(nmetric_post_delay_ms,
+		 "Metrics post period (milliseconds, 100..86400000, default 150000)");
+
+unsigned int neuron_param_fwio_timeout_ms(void)
+{
+	return READ_ONCE(fwio_timeout_ms.value);
+}
+
+unsigned int neuron_param_fwio_retries(void)
+{
+	return READ_ONCE(fwio_retries.value);
+}
+
+unsigned int neuron_param_nmetric_post_delay_ms(void)
+{
+	return READ_ONCE(nmetric_post_delay_ms.value);
+}
 
 static int __init neuron_init(void)
 {

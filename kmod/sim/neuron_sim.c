@@ -10,6 +10,7 @@
 
 #include "../neuron.h"
 #include "neuron_sim.h"
+#include "neuron_sim_fw.h"
 
 static struct neuron_sim_dev *neuron_sim_devs[16];
 static unsigned int neuron_sim_count;
@@ -45,6 +46,7 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.kind = NEURON_BACKEND_SIM,
 	.misc_read = neuron_sim_misc_read,
 	.misc_write = neuron_sim_misc_write,
+	.fw_doorbell = neuron_sim_fw_doorbell,
 };
 
 /* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
@@ -60,6 +62,7 @@ static const struct neuron_arch_desc neuron_sim_arch = {
 static void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 {
 	neuron_device_destroy(sd->nd);
+	neuron_sim_fw_destroy(sd->fw);
 	kfree(sd);
 }
 
@@ -81,13 +84,22 @@ int neuron_sim_init(unsigned int devices, unsigned int nc_per_device)
 			goto err_unwind;
 		}
 		spin_lock_init(&sd->lock);
+		/* firmware first: the device's FW-IO users may talk to it at once */
+		sd->fw = neuron_sim_fw_create(sd, i);
+		if (!sd->fw) {
+			ret = -ENOMEM;
+			kfree(sd);
+			goto err_unwind;
+		}
 		nd = neuron_device_create(&neuron_sim_ops, &neuron_sim_arch, sd, nc_per_device);
 		if (IS_ERR(nd)) {
 			ret = PTR_ERR(nd);
+			neuron_sim_fw_destroy(sd->fw);
 			kfree(sd);
 			goto err_unwind;
 		}
 		sd->nd = nd;
+		neuron_sim_fw_debugfs(sd->fw, nd);
 		neuron_sim_devs[i] = sd;
 		neuron_sim_count = i + 1;
 	}

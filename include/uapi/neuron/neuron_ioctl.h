@@ -123,6 +123,58 @@ struct neuron_nds_counter_add {
 	__u64 reserved[2];
 };
 
+/* Addresses per NEURON_IOCTL_FW_READ (the 128-byte FW-IO window / 8). */
+#define NEURON_FW_READ_MAX	16
+
+/**
+ * struct neuron_fw_read - NEURON_IOCTL_FW_READ argument: register reads
+ * performed by the device firmware through the FW-IO mailbox (READ command)
+ * @size:	in: sizeof(struct neuron_fw_read)
+ * @flags:	in: must be 0
+ * @count:	in: entries of @addr to read, 1..NEURON_FW_READ_MAX
+ *		(0 -> -EINVAL, more -> -E2BIG)
+ * @reserved0:	in: must be zero
+ * @addr:	in: device addresses (simulated device: MiscRAM byte
+ *		offsets); entries at and past @count must be zero
+ * @value:	out: the 32-bit value at each address; an address the
+ *		firmware cannot read gives 0xDEADBEEF
+ * @reserved:	in: must be zero; out: zero
+ *
+ * Needs CAP_SYS_ADMIN (-EPERM). Firmware errors: -EIO (FW_IO_FAIL on every
+ * attempt, or a malformed response), -ETIMEDOUT (no answer within
+ * fwio_timeout_ms on the last attempt), -EOPNOTSUPP (firmware does not
+ * know the command, or its API version is below 7), -EINTR (killed).
+ */
+struct neuron_fw_read {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 reserved0;
+	__u64 addr[NEURON_FW_READ_MAX];
+	__u32 value[NEURON_FW_READ_MAX];
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_fw_power_profile - NEURON_IOCTL_FW_POWER_PROFILE argument:
+ * ask firmware to switch the device's power profile (SET_POWER_PROFILE)
+ * @size:	in: sizeof(struct neuron_fw_power_profile)
+ * @flags:	in: must be 0 (reading the profile back is not supported)
+ * @profile:	in: profile number, 0..255 (-EINVAL otherwise); which
+ *		numbers a firmware accepts is its business (-EIO if not)
+ * @reserved0:	in: must be zero
+ * @reserved:	in: must be zero
+ *
+ * Needs CAP_SYS_ADMIN (-EPERM). Errors as for NEURON_IOCTL_FW_READ.
+ */
+struct neuron_fw_power_profile {
+	__u32 size;
+	__u32 flags;
+	__u32 profile;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
 /* ---- command table ------------------------------------------------------
  * 0xC0..0xC7 device and NDS, 0xC8..0xCF notification queues and simulated
  * cores, 0xD0..0xD7 FW-IO. Numbers are never reused.
@@ -130,5 +182,7 @@ struct neuron_nds_counter_add {
 #define NEURON_IOCTL_GET_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xC0, struct neuron_info)
 #define NEURON_IOCTL_NDS_ACQUIRE	_IOWR(NEURON_IOCTL_MAGIC, 0xC1, struct neuron_nds_acquire)
 #define NEURON_IOCTL_NDS_COUNTER_ADD	_IOW(NEURON_IOCTL_MAGIC, 0xC2, struct neuron_nds_counter_add)
+#define NEURON_IOCTL_FW_READ		_IOWR(NEURON_IOCTL_MAGIC, 0xD0, struct neuron_fw_read)
+#define NEURON_IOCTL_FW_POWER_PROFILE	_IOW(NEURON_IOCTL_MAGIC, 0xD1, struct neuron_fw_power_profile)
 
 #endif /* _UAPI_NEURON_IOCTL_H */

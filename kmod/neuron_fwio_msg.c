@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FW-IO typed messages on top of the transport (neuron_fwio.c): READ,
+ * POST_TO_CW, SET_POWER_PROFILE, and the ioctls that expose READ and
+ * SET_POWER_PROFILE.
+ *
+ * Two layers of return values, on purpose (docs/fwio.md has the table):
+ *  - the call sites (neuron_fwio_read/_post_metric/_set_power_profile)
+ *    return what the reference driver's do: 0, -1 for any firmware or
+ *    transport failure (never 0 after exhausted retries), -ENOTSUPP when
+ *    the firmware API is too old, -E2BIG for an oversized argument;
+ *  - the edge (ioctl, debugfs) converts the outcome behind that value into
+ *    an errno userspace knows: -EIO, -ETIMEDOUT, -EOPNOTSUPP, -E2BIG.
+ *    Neither -1 (it would read as -EPERM) nor -ENOTSUPP (524) leaves the
+ *    module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "neuron.h"
+#include "neuron_abi.h"
+#include "neuron_fwio.h"
+
+static_assert(sizeof(struct neuron_fw_read) == 224);
+static_assert(sizeof(struct neuron_fw_power_profile) == 32);
+static_assert(NEURON_FW_READ_MAX == NEURON_FWIO_READ_MAX);
+
+static int neuron_fwio_early(enum neuron_fwio_outcome o, enum neuron_fwio_outcome *why)
+{
+	if (why)
+		*why = o;
+	return neuron_fwio_outcome_collapse(o);
+}
+
+int neuron_fwio_read(struct neuron_device *nd, const u64 *addr, u32 n, u32 *val,
+		     enum neuron_fwio_outcome *why)
+{
+	__le64 req[NEURON_FWIO_READ_MAX];
+	__le32 resp[NEURON_FWIO_READ_MAX];
+	struct neuron_fwio_xfer x = {
+		.cmd = NEURON_FWIO_CMD_READ,
+		.req = req,
+		.req_len = n * sizeof(req[0]),
+		.resp = resp,
+		.resp_len = n * sizeof(resp[0]),
+	};
+	u32 i;
+	int ret;
+
+	if (!n || n > NEURON_FWIO_READ_MAX)
+		return neuron_fwio_early(NEURON_FWIO_OUT_TOO_BIG, why);
+	for (i = 0; i < n; i++)
+		req[i] = cpu_to_le64(addr[i]);
+	ret = neuron_fwio_exchange(nd, &x);
+	if (why)
+		*why = x.outcome;
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		val[i] = le32_to_cpu(resp[i]);
+	return 0;
+}
+
+int neuron_fwio_post_metric(struct neuron_device *nd, const void *blob, u32 len,
+			    const bool *abort, enum neuron_fwio_outcome *why)
+{
+	struct neuron_fwio_xfer x = {
+		.cmd = NEURON_FWIO_CMD_POST_TO_CW,
+		.req = blob,
+		.req_len = len,
+		.abort = abort,
+	};
+	int ret;
+
+	if (!len || len > NEURON_FWIO_DATA_SIZE)
+		return neuron_fwio_early(NEURON_FWIO_OUT_TOO_BIG, why);
+	ret = neuron_fwio_exchange(nd, &x);
+	if (why)
+		*why = x.outcome;
+	return ret;
+}
+
+int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile,
+				  enum neuron_fwio_outcome *why)
+{
+	/* u32 reserved, u8 profile, u8 voltage margin, u8 frequency, u8 OCW: all 0 but profile */
+	u8 req[NEURON_FWIO_POWER_PAYLOAD] = { 0, 0, 0, 0, profile, 0, 0, 0 };
+	struct neuron_fwio_xfer x = {
+		.cmd = NEURON_FWIO_CMD_SET_POWER_PROFILE,
+		.req = req,
+		.req_len = sizeof(req),
+	};
+	int ret;
+
+	ret = neuron_fwio_exchange(nd, &x);
+	if (why)
+		*why = x.outcome;
+	return ret;
+}
+
+/* ---- ioctls ---------------------------------------------------------------- */
+
+long neuron_fwio_ioctl_read(struct neuron_file *nf, void __user *uarg)
+{
+	struct neuron_fw_read *arg;
+	enum neuron_fwio_outcome why;
+	long ret;
+	u32 i;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	arg = memdup_user(uarg, sizeof(*arg));
+	if (IS_ERR(arg))
+		return PTR_ERR(arg);
+
+	ret = neuron_abi_check_header(arg->size, sizeof(*arg), arg->flags, 0);
+	if (ret)
+		goto out;
+	ret = -EINVAL;
+	if (arg->reserved0 || !neuron_abi_all_zero(arg->reserved, sizeof(arg->reserved)) ||
+	    !arg->count)
+		goto out;
+	ret = -E2BIG;
+	if (arg->count > NEURON_FW_READ_MAX)
+		goto out;
+	ret = -EINVAL;
+	for (i = arg->count; i < NEURON_FW_READ_MAX; i++)
+		if (arg->addr[i])
+			goto out;
+
+	memset(arg->value, 0, sizeof(arg->value));
+	if (neuron_fwio_read(nf->nd, arg->addr, arg->count, arg->value, &why)) {
+		ret = neuron_fwio_outcome_errno(why);
+		goto out;
+	}
+	ret = copy_to_user(uarg, arg, sizeof(*arg)) ? -EFAULT : 0;
+out:
+	kfree(arg);
+	return ret;
+}
+
+long neuron_fwio_ioctl_power_profile(struct neuron_file *nf, void __user *uarg)
+{
+	struct neuron_fw_power_profile arg;
+	enum neuron_fwio_outcome why;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	if (ret)
+		return ret;
+	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)) ||
+	    arg.profile > 255)
+		return -EINVAL;
+	if (neuron_fwio_set_power_profile(nf->nd, arg.profile, &why))
+		return neuron_fwio_outcome_errno(why);
+	return 0;
+}

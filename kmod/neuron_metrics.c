@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The metrics post: every nmetric_post_delay_ms a per-device delayed work
+ * samples the NDS totals (neuron_nds_snapshot) and the FW-IO error count,
+ * turns them into CloudWatch records (deltas since the last delivered post,
+ * lib/neuron_metrics_pack.c) and sends them to firmware in POST_TO_CW blobs
+ * of at most 128 bytes. debugfs fw/post_now posts at once.
+ *
+ * A record's baseline moves only when the blob carrying it was delivered,
+ * so a failed post loses nothing: the next one carries the sum.
+ *
+ * Locking: m->lock (mutex) serializes posts (worker and post_now) and
+ * protects the baselines and the scratch buffers. Order: m->lock -> NDS
+ * lock (inside neuron_nds_snapshot, released before posting) and m->lock ->
+ * FW-IO mailbox lock. neuron_metrics_stop() never waits longer than one
+ * poll step of an exchange: it sets m->stopping, which aborts an exchange
+ * in progress.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/dmi.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "neuron.h"
+#include "neuron_fwio.h"
+#include "neuron_metrics_pack.h"
+#include "neuron_nds.h"
+
+/**
+ * struct neuron_metrics - metrics post state of one device
+ * @nd:		the device
+ * @work:	the periodic post
+ * @lock:	serializes posts; protects everything below it
+ * @stopping:	set once by neuron_metrics_stop(); read locklessly by the
+ *		exchange in progress (abort) and the worker (no requeue)
+ * @state:	per-slot baselines (value at the last delivered post)
+ * @snap:	scratch: the NDS sample
+ * @recs:	scratch: this post's records
+ * @instance_id: metric 12
+ * @post_now:	debugfs fw/post_now
+ */
+struct neuron_metrics {
+	struct neuron_device *nd;
+	struct delayed_work work;
+	struct mutex lock;
+	bool stopping;
+	struct neuron_metric_state state;
+	struct neuron_nds_snapshot snap;
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	char instance_id[NEURON_METRIC_TEXT_MAX + 1];
+	struct dentry *post_now;
+};
+
+/*
+ * Metric 12: the simulated device says "sim"; a real one reports the
+ * instance's DMI board asset tag (the EC2 instance id) with trailing
+ * whitespace removed, or "0" when there is none.
+ */
+static void neuron_metrics_instance_id(struct neuron_metrics *m)
+{
+	const char *tag = NULL;
+	size_t n;
+
+	if (m->nd->ops->kind == NEURON_BACKEND_SIM) {
+		strscpy(m->instance_id, "sim", sizeof(m->instance_id));
+		return;
+	}
+	tag = dmi_get_system_info(DMI_BOARD_ASSET_TAG);
+	strscpy(m->instance_id, tag && *tag ? tag : "0", sizeof(m->instance_id));
+	n = strlen(m->instance_id);
+	while (n > 1 && isspace(m->instance_id[n - 1]))
+		m->instance_id[--n] = '\0';
+}
+
+/* One post, m->lock held. 0 or an edge errno of the first failed blob. */
+static int neuron_metrics_post(struct neuron_metrics *m)
+{
+	struct neuron_device *nd = m->nd;
+	struct neuron_metric_input in;
+	u8 blob[NEURON_METRIC_BLOB_MAX];
+	enum neuron_fwio_outcome why;
+	u32 n, pos = 0, i;
+
+	neuron_nds_snapshot(nd, &m->snap);
+	in = (struct neuron_metric_input) {
+		.nc_total = m->snap.nc_total,
+		.nc_ids = ARRAY_SIZE(m->snap.nc_total),
+		.feature_bitmap = m->snap.feature_bitmap,
+		.cluster_id = m->snap.cluster_id,
+		.fw_io_err = neuron_fwio_err_count(nd),
+		.instance_id = m->instance_id,
+		.driver_version = NEURON_DRIVER_VERSION,
+	};
+	n = neuron_metric_build(&in, &m->state, m->recs, ARRAY_SIZE(m->recs));
+
+	while (pos < n) {
+		u32 start = pos;
+		u32 len = neuron_metric_pack(m->recs, n, &pos, blob, sizeof(blob));
+
+		if (!len)
+			continue;
+		if (neuron_fwio_post_metric(nd, blob, len, &m->stopping, &why))
+			return neuron_fwio_outcome_errno(why);
+		for (i = start; i < pos; i++)
+			neuron_metric_commit(&m->state, &m->recs[i]);
+	}
+	return 0;
+}
+
+static void neuron_metrics_work(struct work_struct *work)
+{
+	struct neuron_metrics *m = container_of(to_delayed_work(work),
+						struct neuron_metrics, work);
+	int ret = 0;
+
+	mutex_lock(&m->lock);
+	if (!READ_ONCE(m->stopping))
+		ret = neuron_metrics_post(m);
+	mutex_unlock(&m->lock);
+	if (ret && ret != -EINTR)
+		dev_dbg(&m->nd->dev, "metrics post failed: %d\n", ret);
+
+	if (!READ_ONCE(m->stopping))
+		queue_delayed_work(system_long_wq, &m->work,
+				   msecs_to_jiffies(neuron_param_nmetric_post_delay_ms()));
+}
+
+int neuron_metrics_post_now(struct neuron_device *nd)
+{
+	struct neuron_metrics *m = nd->metrics;
+	int ret;
+
+	if (!m)
+		return -ENODEV;
+	if (mutex_lock_killable(&m->lock))
+		return -EINTR;
+	ret = READ_ONCE(m->stopping) ? -ESHUTDOWN : neuron_metrics_post(m);
+	mutex_unlock(&m->lock);
+	return ret;
+}
+
+/* fw/post_now: any write posts at once; the write fails with the post's errno. */
+static ssize_t neuron_metrics_post_now_write(struct file *file, const char __user *buf,
+					     size_t count, loff_t *ppos)
+{
+	struct neuron_metrics *m = file->private_data;
+	int ret = neuron_metrics_post_now(m->nd);
+
+	return ret ? ret : count;
+}
+
+static const struct file_operations neuron_metrics_post_now_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = neuron_metrics_post_now_write,
+	.llseek = noop_llseek,
+};
+
+int neuron_metrics_start(struct neuron_device *nd)
+{
+	struct neuron_metrics *m;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->nd = nd;
+	mutex_init(&m->lock);
+	INIT_DELAYED_WORK(&m->work, neuron_metrics_work);
+	neuron_metrics_instance_id(m);
+	nd->metrics = m;
+
+	m->post_now = debugfs_create_file("post_now", 0200, neuron_fwio_debugfs_dir(nd), m,
+					  &neuron_metrics_post_now_fops);
+	/* the first post is one full period after start, as on the reference */
+	queue_delayed_work(system_long_wq, &m->work,
+			   msecs_to_jiffies(neuron_param_nmetric_post_delay_ms()));
+	return 0;
+}
+
+void neuron_metrics_stop(struct neuron_device *nd)
+{
+	struct neuron_metrics *m = nd->metrics;
+
+	if (!m)
+		return;
+	WRITE_ONCE(m->stopping, true);
+	/* waits for a post_now writer, whose exchange aborts on m->stopping */
+	debugfs_remove(m->post_now);
+	/* likewise for a post in progress; the worker does not requeue */
+	cancel_delayed_work_sync(&m->work);
+	nd->metrics = NULL;
+	mutex_destroy(&m->lock);
+	kfree(m);
+}

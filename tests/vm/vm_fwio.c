@@ -1,0 +1,945 @@
+/*
+ * Guest: the FW-IO mailbox and the metrics post, end to end on the
+ * simulated device. Expects the module loaded with sim_devices=2 and a
+ * short FW-IO timeout (30_fwio.sh: fwio_timeout_ms=50 fwio_retries=3); the
+ * time budgets are derived from the parameters actually loaded.
+ *
+ * Faults are armed through debugfs fw/fault; everything is asserted
+ * through the public interfaces: ioctl return values and errnos, sysfs
+ * stats/fw_io/ files, the simulated firmware's fw/posted record, wall time.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nds.h>
+
+#include "vmtest.h"
+
+#define DBG "/sys/kernel/debug/neuron/neuron%d/fw/%s"
+#define SYS "/sys/devices/virtual/neuron_device/neuron%d/%s"
+#define PARAM "/sys/module/neuron/parameters/%s"
+
+static unsigned int T_MS;	/* fwio_timeout_ms */
+static unsigned int ATTEMPTS;	/* fwio_retries */
+/* scheduling slack on top of the protocol's own worst case (TCG guest) */
+#define SLACK_MS 300
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int open_dev(int index)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/neuron%d", index);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int read_path(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n, off = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf + off, len - 1 - (size_t)off)) > 0)
+		off += n;
+	close(fd);
+	buf[off] = '\0';
+	return n < 0 ? -errno : 0;
+}
+
+/* write @s to @path; 0 or -errno of the write */
+static int write_path(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int dbg_write(int dev, const char *name, const char *s)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DBG, dev, name);
+	return write_path(path, s);
+}
+
+static int dbg_read(int dev, const char *name, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DBG, dev, name);
+	return read_path(path, buf, len);
+}
+
+/* "key value" lines of a debugfs file; UINT64_MAX if missing */
+static uint64_t dbg_kv(int dev, const char *name, const char *key)
+{
+	char buf[1024], *p;
+	size_t kl = strlen(key);
+
+	if (dbg_read(dev, name, buf, sizeof(buf)))
+		return UINT64_MAX;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtoull(p + kl + 1, NULL, 10);
+	return UINT64_MAX;
+}
+
+static uint64_t sys_u64(int dev, const char *rel)
+{
+	char path[160], buf[64];
+
+	snprintf(path, sizeof(path), SYS, dev, rel);
+	if (read_path(path, buf, sizeof(buf)))
+		return UINT64_MAX;
+	return strtoull(buf, NULL, 10);
+}
+
+static unsigned int param(const char *name)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAM, name);
+	if (read_path(path, buf, sizeof(buf)))
+		return 0;
+	return (unsigned int)strtoul(buf, NULL, 10);
+}
+
+static int set_param(const char *name, unsigned int v)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAM, name);
+	snprintf(buf, sizeof(buf), "%u", v);
+	return write_path(path, buf);
+}
+
+/* counters as sysfs shows them, and the firmware's own view */
+struct counts {
+	uint64_t err, tmo, requests, crc, dropped, zero_seq, gaps;
+};
+
+static struct counts counts(int dev)
+{
+	struct counts c = {
+		.err = sys_u64(dev, "stats/fw_io/err_count"),
+		.tmo = sys_u64(dev, "stats/fw_io/timeout_count"),
+		.requests = dbg_kv(dev, "sim_stats", "requests"),
+		.crc = dbg_kv(dev, "sim_stats", "crc_errors"),
+		.dropped = dbg_kv(dev, "sim_stats", "dropped"),
+		.zero_seq = dbg_kv(dev, "sim_stats", "zero_seq"),
+		.gaps = dbg_kv(dev, "sim_stats", "seq_gaps"),
+	};
+	return c;
+}
+
+static int fw_read(int fd, const uint64_t *addr, unsigned int n, uint32_t *val)
+{
+	struct neuron_fw_read r;
+	unsigned int i;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.count = n;
+	for (i = 0; i < n && i < NEURON_FW_READ_MAX; i++)
+		r.addr[i] = addr[i];
+	if (ioctl(fd, NEURON_IOCTL_FW_READ, &r))
+		return -errno;
+	for (i = 0; i < n; i++)
+		val[i] = r.value[i];
+	return 0;
+}
+
+static int fw_read1(int fd, uint64_t addr, uint32_t *val)
+{
+	return fw_read(fd, &addr, 1, val);
+}
+
+static int power(int fd, unsigned int profile)
+{
+	struct neuron_fw_power_profile p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.profile = profile;
+	return ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p) ? -errno : 0;
+}
+
+static int post_now(int dev)
+{
+	return dbg_write(dev, "post_now", "1");
+}
+
+static const char *err_name(int e)
+{
+	return e ? strerror(-e) : "success";
+}
+
+/* ---- mailbox basics --------------------------------------------------------- */
+
+static int read_misc_words(void)
+{
+	uint64_t addr[3] = { 0x000, 0x038, 0x03C };
+	struct neuron_info info;
+	char buf[64], want[64];
+	uint32_t v[3];
+	int fd = open_dev(0), ret;
+
+	VT_ASSERT(fd >= 0, "open");
+	ret = fw_read(fd, addr, 3, v);
+	VT_ASSERT(ret == 0, "FW_READ: %s", err_name(ret));
+	VT_ASSERT(v[0] == 7, "API version %u, expected 7", v[0]);
+	VT_ASSERT(v[2] == 0x4e53494d, "serial hi %#x", v[2]);
+	/* the same words as sysfs reads directly */
+	snprintf(want, sizeof(want), "%08x%08x\n", v[2], v[1]);
+	snprintf(buf, sizeof(buf), SYS, 0, "info/serial_number");
+	VT_ASSERT(read_path(buf, buf, sizeof(buf)) == 0 && !strcmp(buf, want),
+		  "serial_number '%s' vs mailbox '%s'", buf, want);
+	VT_ASSERT(sys_u64(0, "info/fw_api_version") == 7, "fw_api_version");
+	/* the second device has its own serial */
+	close(fd);
+	fd = open_dev(1);
+	VT_ASSERT(fd >= 0, "open 1");
+	VT_ASSERT(fw_read1(fd, 0x038, &v[0]) == 0 && v[0] != v[1], "device 1 serial lo %#x", v[0]);
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_GET_INFO, &info) == 0, "GET_INFO");
+	VT_ASSERT(info.capabilities & NEURON_CAP_FWIO, "NEURON_CAP_FWIO not reported");
+	close(fd);
+	return 0;
+}
+
+static int read_sixteen_and_bad_addresses(void)
+{
+	uint64_t addr[NEURON_FW_READ_MAX];
+	uint32_t v[NEURON_FW_READ_MAX];
+	unsigned int i;
+	int fd = open_dev(0), ret;
+
+	VT_ASSERT(fd >= 0, "open");
+	for (i = 0; i < NEURON_FW_READ_MAX; i++)
+		addr[i] = 4 * i;
+	ret = fw_read(fd, addr, NEURON_FW_READ_MAX, v);
+	VT_ASSERT(ret == 0, "16 words: %s", err_name(ret));
+	VT_ASSERT(v[0] == 7 && v[9] == 0 /* 0x24: device id 0 */, "words %u %u", v[0], v[9]);
+	/* what the firmware cannot read reads 0xDEADBEEF, the call succeeds */
+	addr[0] = 0x100000;
+	addr[1] = 0x3;
+	addr[2] = UINT64_MAX;
+	ret = fw_read(fd, addr, 3, v);
+	VT_ASSERT(ret == 0, "bad addresses: %s", err_name(ret));
+	VT_ASSERT(v[0] == 0xDEADBEEF && v[1] == 0xDEADBEEF && v[2] == 0xDEADBEEF,
+		  "%#x %#x %#x", v[0], v[1], v[2]);
+	close(fd);
+	return 0;
+}
+
+static int ioctl_validation(void)
+{
+	struct neuron_fw_read r;
+	struct neuron_fw_power_profile p;
+	struct counts a, b;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	a = counts(0);
+#define R_INIT() do { memset(&r, 0, sizeof(r)); r.size = sizeof(r); r.count = 1; } while (0)
+	R_INIT();
+	r.size -= 8;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, &r), EINVAL);
+	R_INIT();
+	r.flags = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, &r), EINVAL);
+	R_INIT();
+	r.count = 0;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, &r), EINVAL);
+	R_INIT();
+	r.count = NEURON_FW_READ_MAX + 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, &r), E2BIG);
+	R_INIT();
+	r.reserved0 = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, &r), EINVAL);
+	R_INIT();
+	r.reserved[1] = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, &r), EINVAL);
+	R_INIT();
+	r.addr[1] = 4;	/* past count */
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, &r), EINVAL);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_READ, NULL), EFAULT);
+	VT_ASSERT_ERRNO(ioctl(fd, _IOWR(NEURON_IOCTL_MAGIC, 0xD0, uint64_t), &r), EINVAL);
+	/* unused numbers of the FW-IO range */
+	VT_ASSERT_ERRNO(ioctl(fd, _IOWR(NEURON_IOCTL_MAGIC, 0xD7, struct neuron_fw_read), &r), ENOTTY);
+#undef R_INIT
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.profile = 256;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p), EINVAL);
+	p.profile = 1;
+	p.flags = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p), EINVAL);
+	p.flags = 0;
+	p.reserved[0] = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p), EINVAL);
+	p.reserved[0] = 0;
+	p.size = 24;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p), EINVAL);
+	/* none of that reached the firmware */
+	b = counts(0);
+	VT_ASSERT(b.requests == a.requests, "requests %" PRIu64 " -> %" PRIu64, a.requests,
+		  b.requests);
+	close(fd);
+	return 0;
+}
+
+static int power_profile(void)
+{
+	struct counts a, b;
+	int fd = open_dev(0), ret;
+
+	VT_ASSERT(fd >= 0, "open");
+	a = counts(0);
+	ret = power(fd, 2);
+	VT_ASSERT(ret == 0, "profile 2: %s", err_name(ret));
+	VT_ASSERT(dbg_kv(0, "sim_stats", "power_profile") == 2, "firmware did not apply it");
+	ret = power(fd, 0);
+	VT_ASSERT(ret == 0 && dbg_kv(0, "sim_stats", "power_profile") == 0, "profile 0");
+	/* a profile the firmware refuses: FW_IO_FAIL on every attempt */
+	ret = power(fd, 9);
+	VT_ASSERT(ret == -EIO, "profile 9: %s, expected EIO", err_name(ret));
+	b = counts(0);
+	VT_ASSERT(b.err == a.err + ATTEMPTS, "err_count %" PRIu64 " -> %" PRIu64, a.err, b.err);
+	VT_ASSERT(b.tmo == a.tmo, "timeout_count moved");
+	VT_ASSERT(b.requests == a.requests + 2 + ATTEMPTS, "requests");
+	close(fd);
+	return 0;
+}
+
+/* ---- every fault mode at both call sites ------------------------------------ */
+
+struct fault_case {
+	const char *fault;	/* written to fw/fault; count 0 = until cleared */
+	unsigned int slow_ms;	/* fw/slow_ms for "slow" (0: not used) */
+	int expect;		/* call-site result at the edge */
+	int d_err;		/* exact err_count increment */
+	int d_tmo;		/* exact timeout_count increment */
+	int d_req;		/* exact requests that reached the firmware */
+	unsigned int min_ms;	/* lower bound of the wall time */
+	unsigned int max_ms;	/* upper bound before slack */
+};
+
+static int fault_cases(int (*call)(int fd), const char *site)
+{
+	const unsigned int T = T_MS, N = ATTEMPTS;
+	const struct fault_case cases[] = {
+		{ "fail 0", 0, -EIO, N, 0, N, 0, 0 },
+		{ "fail 1", 0, 0, 1, 0, 2, 0, 0 },
+		{ "fail 2", 0, 0, 2, 0, 3, 0, 0 },
+		{ "unknown_command 0", 0, -EOPNOTSUPP, 1, 0, 1, 0, 0 },
+		{ "unknown_command", 0, -EOPNOTSUPP, 1, 0, 1, 0, 0 },
+		{ "timeout 0", 0, -ETIMEDOUT, 0, N, N, N * T, N * T },
+		{ "timeout 1", 0, 0, 0, 1, 2, T, T },
+		{ "bad_seq 0", 0, -ETIMEDOUT, 0, N, N, 0, 0 },
+		{ "bad_seq 2", 0, 0, 0, 2, 3, 0, 0 },
+		{ "bad_crc 0", 0, -EIO, N, 0, N, 0, 0 },
+		{ "bad_crc 1", 0, 0, 1, 0, 2, 0, 0 },
+		{ "slow 1", T / 2, 0, 0, 0, 1, T / 2, T },
+		{ "slow 1", 2 * T, 0, 0, 1, 2, T, 2 * T },
+		{ "slow 0", 2 * T, -ETIMEDOUT, 0, N, N, N * T, N * T },
+		{ "oversize 0", 0, -EIO, 0, 1, 1, 0, 0 },
+	};
+	size_t i;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	for (i = 0; i < VT_COUNT(cases); i++) {
+		const struct fault_case *c = &cases[i];
+		struct counts a, b, o0, o1;
+		char fbuf[64];
+		uint64_t t0, ms;
+		uint32_t v;
+		int ret;
+
+		if (c->slow_ms) {
+			snprintf(fbuf, sizeof(fbuf), "%u", c->slow_ms);
+			VT_ASSERT(dbg_write(0, "slow_ms", fbuf) == 0, "slow_ms");
+		}
+		o0 = counts(1);
+		a = counts(0);
+		VT_ASSERT(dbg_write(0, "fault", c->fault) == 0, "arm '%s'", c->fault);
+		t0 = now_ns();
+		ret = call(fd);
+		ms = (now_ns() - t0) / 1000000;
+		VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
+		if (!strncmp(c->fault, "slow", 4))
+			usleep(1000 * (c->slow_ms + 50));	/* let a late answer land */
+		b = counts(0);
+		o1 = counts(1);
+
+		VT_ASSERT(ret == c->expect, "%s '%s': %s, expected %s", site, c->fault,
+			  err_name(ret), err_name(c->expect));
+		VT_ASSERT(b.err - a.err == (uint64_t)c->d_err,
+			  "%s '%s': err_count +%" PRIu64 ", expected +%d", site, c->fault,
+			  b.err - a.err, c->d_err);
+		VT_ASSERT(b.tmo - a.tmo == (uint64_t)c->d_tmo,
+			  "%s '%s': timeout_count +%" PRIu64 ", expected +%d", site, c->fault,
+			  b.tmo - a.tmo, c->d_tmo);
+		VT_ASSERT(b.requests - a.requests == (uint64_t)c->d_req,
+			  "%s '%s': %" PRIu64 " requests, expected %d", site, c->fault,
+			  b.requests - a.requests, c->d_req);
+		VT_ASSERT(ms >= c->min_ms && ms <= c->max_ms + SLACK_MS,
+			  "%s '%s': took %" PRIu64 " ms, budget %u..%u (+%u)", site, c->fault, ms,
+			  c->min_ms, c->max_ms, SLACK_MS);
+		VT_ASSERT(b.zero_seq == 0 && b.gaps == a.gaps, "%s '%s': seq zero %" PRIu64
+			  " gaps +%" PRIu64, site, c->fault, b.zero_seq, b.gaps - a.gaps);
+		if (!strncmp(c->fault, "bad_crc", 7))
+			VT_ASSERT(b.crc - a.crc == (uint64_t)c->d_err, "crc_errors");
+		/* a late answer is never written over the next request */
+		if (c->slow_ms > T)
+			VT_ASSERT(b.dropped - a.dropped >= 1,
+				  "%s '%s': no late answer was dropped", site, c->fault);
+		else
+			VT_ASSERT(b.dropped == a.dropped, "%s '%s': answer dropped", site, c->fault);
+		/* the other device is untouched */
+		VT_ASSERT(o1.err == o0.err && o1.tmo == o0.tmo && o1.requests == o0.requests,
+			  "device 1 counters moved");
+		/* the fault is gone and the mailbox works again, counting nothing */
+		VT_ASSERT(dbg_read(0, "fault", fbuf, sizeof(fbuf)) == 0 && !strcmp(fbuf, "none 0\n"),
+			  "fault reads '%s'", fbuf);
+		a = counts(0);
+		ret = fw_read1(fd, 0x000, &v);
+		b = counts(0);
+		VT_ASSERT(ret == 0 && v == 7, "%s '%s': no recovery: %s", site, c->fault,
+			  err_name(ret));
+		VT_ASSERT(b.err == a.err && b.tmo == a.tmo, "recovery counted");
+	}
+	close(fd);
+	return 0;
+}
+
+static int call_read(int fd)
+{
+	uint32_t v = 0;
+	int ret = fw_read1(fd, 0x03C, &v);
+
+	if (!ret && v != 0x4e53494d)
+		return -ERANGE;	/* a "success" with the wrong data */
+	return ret;
+}
+
+static int call_power(int fd)
+{
+	return power(fd, 1);
+}
+
+static int faults_at_fw_read(void)
+{
+	return fault_cases(call_read, "FW_READ");
+}
+
+static int faults_at_power_profile(void)
+{
+	return fault_cases(call_power, "POWER_PROFILE");
+}
+
+static int fault_count_consumed(void)
+{
+	char buf[64];
+	int fd = open_dev(0), ret;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(ATTEMPTS == 3, "written for fwio_retries=3");
+	VT_ASSERT(dbg_write(0, "fault", "fail 5") == 0, "arm");
+	VT_ASSERT(dbg_read(0, "fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "fail 5\n"),
+		  "reads '%s'", buf);
+	ret = call_read(fd);
+	close(fd);
+	VT_ASSERT(ret == -EIO, "3 of 5 used: %s", err_name(ret));
+	VT_ASSERT(dbg_read(0, "fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "fail 2\n"),
+		  "reads '%s'", buf);
+	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "sticky");
+	VT_ASSERT(dbg_read(0, "fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "timeout 0\n"),
+		  "reads '%s'", buf);
+	VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
+	return 0;
+}
+
+static int api_too_old(void)
+{
+	struct counts a, b;
+	uint32_t v;
+	int fd = open_dev(0), ret;
+
+	VT_ASSERT(fd >= 0, "open");
+	a = counts(0);
+	VT_ASSERT(dbg_write(0, "api_version", "6") == 0, "api_version");
+	VT_ASSERT(sys_u64(0, "info/fw_api_version") == 6, "sysfs fw_api_version");
+	ret = fw_read1(fd, 0, &v);
+	VT_ASSERT(ret == -EOPNOTSUPP, "FW_READ: %s, expected EOPNOTSUPP", err_name(ret));
+	ret = power(fd, 1);
+	VT_ASSERT(ret == -EOPNOTSUPP, "POWER_PROFILE: %s", err_name(ret));
+	ret = post_now(0);
+	VT_ASSERT(ret == -EOPNOTSUPP, "post_now: %s", err_name(ret));
+	b = counts(0);
+	VT_ASSERT(b.requests == a.requests && b.err == a.err && b.tmo == a.tmo,
+		  "nothing may reach the firmware nor be counted");
+	VT_ASSERT(dbg_write(0, "api_version", "7") == 0, "restore");
+	ret = fw_read1(fd, 0, &v);
+	VT_ASSERT(ret == 0 && v == 7, "after restore: %s", err_name(ret));
+	close(fd);
+	return 0;
+}
+
+/* 600 exchanges: the 8-bit number wraps twice, never 0, never skips. */
+static int sequence_wraps(void)
+{
+	struct counts a, b;
+	uint64_t wraps0, wraps1, drv, fw;
+	unsigned int i;
+	uint32_t v;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	a = counts(0);
+	wraps0 = dbg_kv(0, "sim_stats", "seq_wraps");
+	for (i = 0; i < 600; i++)
+		VT_ASSERT(fw_read1(fd, 0, &v) == 0, "read %u", i);
+	b = counts(0);
+	wraps1 = dbg_kv(0, "sim_stats", "seq_wraps");
+	VT_ASSERT(b.requests - a.requests == 600, "requests %" PRIu64, b.requests - a.requests);
+	VT_ASSERT(wraps1 - wraps0 >= 2, "wrapped %" PRIu64 " times", wraps1 - wraps0);
+	VT_ASSERT(b.zero_seq == 0, "sequence number 0 arrived %" PRIu64 " times", b.zero_seq);
+	VT_ASSERT(b.gaps == a.gaps, "%" PRIu64 " gaps", b.gaps - a.gaps);
+	drv = dbg_kv(0, "stats", "last_seq");
+	fw = dbg_kv(0, "sim_stats", "last_seq");
+	VT_ASSERT(drv == fw && drv >= 1 && drv <= 255, "driver last_seq %" PRIu64 " firmware %"
+		  PRIu64, drv, fw);
+	close(fd);
+	return 0;
+}
+
+/* Two callers against a hung firmware: serialized, each bounded. */
+struct racer {
+	int ret;
+	uint64_t ms;
+};
+
+static void *race_read(void *arg)
+{
+	struct racer *r = arg;
+	int fd = open_dev(0);
+	uint64_t t0 = now_ns();
+	uint32_t v;
+
+	r->ret = fw_read1(fd, 0, &v);
+	r->ms = (now_ns() - t0) / 1000000;
+	close(fd);
+	return NULL;
+}
+
+static int hung_firmware_two_callers(void)
+{
+	struct racer r[2];
+	pthread_t t[2];
+	uint64_t t0, ms;
+	struct counts a, b;
+	int i;
+
+	a = counts(0);
+	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "arm");
+	t0 = now_ns();
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, race_read, &r[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	ms = (now_ns() - t0) / 1000000;
+	VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
+	b = counts(0);
+	for (i = 0; i < 2; i++)
+		VT_ASSERT(r[i].ret == -ETIMEDOUT, "caller %d: %s", i, err_name(r[i].ret));
+	/* one exchange at a time: together they take two full budgets */
+	VT_ASSERT(ms >= 2ull * ATTEMPTS * T_MS && ms <= 2ull * ATTEMPTS * T_MS + 2 * SLACK_MS,
+		  "took %" PRIu64 " ms", ms);
+	VT_ASSERT(b.tmo - a.tmo == 2ull * ATTEMPTS, "timeout_count +%" PRIu64, b.tmo - a.tmo);
+	return 0;
+}
+
+/* A caller stuck on a hung firmware dies at once when killed. */
+static int killed_caller_exits(void)
+{
+	unsigned int saved = param("fwio_timeout_ms");
+	uint64_t t0, ms;
+	pid_t pid;
+	int st;
+
+	VT_ASSERT(set_param("fwio_timeout_ms", 5000) == 0, "raise the timeout");
+	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "arm");
+	pid = fork();
+	if (pid == 0) {
+		uint32_t v;
+
+		fw_read1(open_dev(0), 0, &v);
+		_exit(0);
+	}
+	usleep(200 * 1000);
+	t0 = now_ns();
+	kill(pid, SIGKILL);
+	VT_ASSERT(waitpid(pid, &st, 0) == pid, "waitpid");
+	ms = (now_ns() - t0) / 1000000;
+	dbg_write(0, "fault", "none");
+	set_param("fwio_timeout_ms", saved);
+	VT_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "child status %#x", st);
+	VT_ASSERT(ms < 500, "exit took %" PRIu64 " ms with a 5 s firmware timeout", ms);
+	/* the withdrawn request does not poison the next one */
+	{
+		uint32_t v;
+		int fd = open_dev(0), ret = fw_read1(fd, 0, &v);
+
+		close(fd);
+		VT_ASSERT(ret == 0 && v == 7, "after the kill: %s", err_name(ret));
+	}
+	return 0;
+}
+
+/* ---- metrics --------------------------------------------------------------- */
+
+#define MAX_POSTED 512
+
+struct posted {
+	unsigned int n;
+	unsigned int id[MAX_POSTED];
+	char val[MAX_POSTED][72];
+};
+
+static int read_posted(int dev, struct posted *p)
+{
+	static char buf[64 * 1024];
+	char *line, *save = NULL;
+
+	p->n = 0;
+	if (dbg_read(dev, "posted", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp || p->n >= MAX_POSTED)
+			return -1;
+		*sp = '\0';
+		p->id[p->n] = (unsigned int)strtoul(line, NULL, 10);
+		snprintf(p->val[p->n], sizeof(p->val[0]), "%s", sp + 1);
+		p->n++;
+	}
+	return 0;
+}
+
+/* index of the only record with @id, -1 if none, -2 if several */
+static int find_id(const struct posted *p, unsigned int id)
+{
+	int found = -1;
+	unsigned int i;
+
+	for (i = 0; i < p->n; i++) {
+		if (p->id[i] != id)
+			continue;
+		if (found >= 0)
+			return -2;
+		found = (int)i;
+	}
+	return found;
+}
+
+/* Post, return the decoded records of exactly that post. */
+static int post_and_read(int dev, struct posted *p)
+{
+	int ret;
+
+	if (dbg_write(dev, "posted", "clear"))
+		return -1;
+	ret = post_now(dev);
+	if (ret)
+		return ret;
+	return read_posted(dev, p);
+}
+
+static int driver_version(char *buf, size_t len)
+{
+	if (read_path("/sys/module/neuron/version", buf, len))
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int metrics_constants_only(void)
+{
+	struct posted p;
+	char ver[64];
+	int ret;
+
+	VT_ASSERT(driver_version(ver, sizeof(ver)) == 0, "module version");
+	/* flush whatever earlier cases left, then a quiet post */
+	ret = post_now(0);
+	VT_ASSERT(ret == 0, "flush post: %s", err_name(ret));
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	VT_ASSERT(p.n == 2, "%u records, expected only 12 and 13", p.n);
+	VT_ASSERT(p.id[0] == 12 && !strcmp(p.val[0], "sim"), "12 '%s'", p.val[0]);
+	VT_ASSERT(p.id[1] == 13 && !strcmp(p.val[1], ver), "13 '%s' vs '%s'", p.val[1], ver);
+	return 0;
+}
+
+static int metrics_fw_io_errors(void)
+{
+	struct posted p;
+	uint64_t e0, e1;
+	int fd = open_dev(0), ret, i;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(post_now(0) == 0, "flush");
+	e0 = sys_u64(0, "stats/fw_io/err_count");
+	/* 3 error responses (FW_IO_FAIL on each attempt) + 1 (UNKNOWN_COMMAND) */
+	VT_ASSERT(power(fd, 9) == -EIO, "refused profile");
+	VT_ASSERT(dbg_write(0, "fault", "unknown_command 1") == 0, "arm");
+	VT_ASSERT(call_read(fd) == -EOPNOTSUPP, "unknown");
+	/* timeouts are not firmware error responses */
+	VT_ASSERT(dbg_write(0, "fault", "timeout 1") == 0, "arm");
+	VT_ASSERT(call_read(fd) == 0, "timeout then ok");
+	e1 = sys_u64(0, "stats/fw_io/err_count");
+	VT_ASSERT(e1 - e0 == ATTEMPTS + 1, "err_count +%" PRIu64, e1 - e0);
+
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	i = find_id(&p, 11);
+	VT_ASSERT(i >= 0, "no metric 11 (%u records)", p.n);
+	VT_ASSERT(strtoull(p.val[i], NULL, 10) == e1 - e0, "11 = %s, expected %" PRIu64,
+		  p.val[i], e1 - e0);
+	/* nothing new: no 11 */
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0 && find_id(&p, 11) == -1 && p.n == 2, "second post: %u records", p.n);
+	close(fd);
+	return 0;
+}
+
+static int nds_add(int fd, unsigned int flags, unsigned int nc, unsigned int id, uint64_t d)
+{
+	struct neuron_nds_counter_add a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	a.nc = nc;
+	a.id = id;
+	a.delta = d;
+	return ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a) ? -errno : 0;
+}
+
+static int nds_acquire(int fd)
+{
+	struct neuron_nds_acquire q;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	return ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) ? -errno : 0;
+}
+
+/* the reference table: NC counter id -> CloudWatch id */
+static const unsigned int nc_ids[28] = {
+	1, 16, 4, 5, 8, 9, 10, 11, 12, 2, 3, 7, 17, 18, 6, 19, 20,
+	30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40,
+};
+static const unsigned int cw_ids[28] = {
+	200, 201, 205, 212, 215, 216, 217, 206, 218, 214, 213, 219, 204, 208, 207, 202, 209,
+	220, 221, 222, 223, 224, 253, 225, 226, 227, 228, 229,
+};
+
+static int metrics_counter_deltas(void)
+{
+	struct posted p;
+	unsigned int i;
+	int fd = open_dev(0), ret, k;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
+	VT_ASSERT(post_now(0) == 0, "flush");
+	/* counter i gets i + 1 events, split over the two NeuronCores */
+	for (i = 0; i < 28; i++) {
+		VT_ASSERT(nds_add(fd, 0, 0, nc_ids[i], 1) == 0, "add nc0 id %u", nc_ids[i]);
+		if (i)
+			VT_ASSERT(nds_add(fd, 0, 1, nc_ids[i], i) == 0, "add nc1 id %u", nc_ids[i]);
+	}
+	/* counters that are never posted */
+	VT_ASSERT(nds_add(fd, 0, 0, 0, 12345) == 0 && nds_add(fd, 0, 0, 13, 5) == 0, "others");
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	VT_ASSERT(p.n == 2 + 28, "%u records, expected 30", p.n);
+	for (i = 0; i < 28; i++) {
+		k = find_id(&p, cw_ids[i]);
+		VT_ASSERT(k >= 0, "metric %u missing or repeated (%d)", cw_ids[i], k);
+		VT_ASSERT(strtoull(p.val[k], NULL, 10) == i + 1, "metric %u = %s, expected %u",
+			  cw_ids[i], p.val[k], i + 1);
+	}
+	/* in the reference order: 12, 13, 200, 201, 205, ... */
+	for (i = 0; i < 28; i++)
+		VT_ASSERT(p.id[2 + i] == cw_ids[i], "record %u is %u", 2 + i, p.id[2 + i]);
+
+	/* no new events: nothing but the constants */
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0 && p.n == 2, "second post: %u records", p.n);
+
+	/* clearing sysfs totals does not change what was done */
+	VT_ASSERT(write_path("/sys/devices/virtual/neuron_device/neuron0/neuron_core0/stats/status/success/total",
+			     "0") == 0, "clear sysfs total");
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0 && p.n == 2, "post after sysfs clear: %u records", p.n);
+
+	/* two counters move, then the process exits: each delta posted once */
+	VT_ASSERT(nds_add(fd, 0, 1, 3, 4) == 0 && nds_add(fd, 0, 0, 36, 6) == 0, "adds");
+	close(fd);
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0 && p.n == 4, "post after exit: %u records", p.n);
+	k = find_id(&p, 213);
+	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "4"), "213");
+	k = find_id(&p, 225);
+	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "6"), "225");
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0 && p.n == 2, "nothing twice: %u records", p.n);
+	return 0;
+}
+
+/* Everything non-zero and long: split across blobs of at most 128 bytes. */
+static int metrics_all_ids_split(void)
+{
+	char blobs[4096], *line, *save = NULL;
+	unsigned int nblobs = 0, nrec = 0, i;
+	const uint64_t big = 1000000000000000000ull;	/* 19 digits */
+	struct posted p;
+	uint64_t e0;
+	int fd = open_dev(0), ret, k;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
+	VT_ASSERT(post_now(0) == 0, "flush");
+	for (i = 0; i < 28; i++)
+		VT_ASSERT(nds_add(fd, 0, i % 2, nc_ids[i], big + i) == 0, "add %u", nc_ids[i]);
+	VT_ASSERT(nds_add(fd, NEURON_NDS_ADD_ND, 0, NDS_ND_COUNTER_FEATURE_BITMAP, 0x5) == 0,
+		  "bitmap");
+	e0 = sys_u64(0, "stats/fw_io/err_count");
+	VT_ASSERT(power(fd, 9) == -EIO, "fw errors");
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	for (i = 0; i < p.n; i++)
+		VT_ASSERT(p.id[i] != 0, "record %u has id 0", i);
+	for (i = 0; i < 28; i++) {
+		k = find_id(&p, cw_ids[i]);
+		VT_ASSERT(k >= 0 && strtoull(p.val[k], NULL, 10) == big + i, "metric %u", cw_ids[i]);
+	}
+	k = find_id(&p, 11);
+	VT_ASSERT(k >= 0 && strtoull(p.val[k], NULL, 10) ==
+		  sys_u64(0, "stats/fw_io/err_count") - e0, "metric 11");
+	k = find_id(&p, 250);
+	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "5"), "metric 250");
+	VT_ASSERT(find_id(&p, 12) >= 0 && find_id(&p, 13) >= 0, "constants");
+	VT_ASSERT(p.n == 2 + 28 + 1 + 1, "%u records", p.n);
+
+	VT_ASSERT(dbg_read(0, "posted_blobs", blobs, sizeof(blobs)) == 0, "posted_blobs");
+	for (line = strtok_r(blobs, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned int len, recs;
+
+		VT_ASSERT(sscanf(line, "%u %u", &len, &recs) == 2, "line '%s'", line);
+		VT_ASSERT(len > 0 && len <= 128, "blob of %u bytes", len);
+		nblobs++;
+		nrec += recs;
+	}
+	VT_ASSERT(nrec == p.n, "%u records in blobs, %u decoded", nrec, p.n);
+	VT_ASSERT(nblobs >= 5, "only %u blobs for > 600 bytes of records", nblobs);
+	close(fd);
+	return 0;
+}
+
+/* A failed post loses nothing: the next one carries the sum. */
+static int metrics_failed_post_carries_over(void)
+{
+	struct posted p;
+	uint64_t e0, e1;
+	int fd = open_dev(0), ret, k;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
+	VT_ASSERT(post_now(0) == 0, "flush");
+	VT_ASSERT(dbg_write(0, "posted", "clear") == 0, "clear");
+	VT_ASSERT(nds_add(fd, 0, 0, 1, 5) == 0, "add");
+	e0 = sys_u64(0, "stats/fw_io/err_count");
+
+	VT_ASSERT(dbg_write(0, "fault", "fail 0") == 0, "arm fail");
+	ret = post_now(0);
+	VT_ASSERT(ret == -EIO, "post with FW_IO_FAIL: %s, expected EIO", err_name(ret));
+	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "arm timeout");
+	ret = post_now(0);
+	VT_ASSERT(ret == -ETIMEDOUT, "post with a hung firmware: %s", err_name(ret));
+	VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
+	VT_ASSERT(read_posted(0, &p) == 0 && p.n == 0, "failed posts recorded %u records", p.n);
+	e1 = sys_u64(0, "stats/fw_io/err_count");
+	VT_ASSERT(e1 - e0 == ATTEMPTS, "err_count +%" PRIu64, e1 - e0);
+
+	VT_ASSERT(nds_add(fd, 0, 1, 1, 2) == 0, "add");
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	k = find_id(&p, 200);
+	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "7"), "200 = %s, expected 7", k >= 0 ? p.val[k] : "-");
+	k = find_id(&p, 11);
+	VT_ASSERT(k >= 0 && strtoull(p.val[k], NULL, 10) == ATTEMPTS, "11 = %s",
+		  k >= 0 ? p.val[k] : "-");
+	close(fd);
+	return 0;
+}
+
+int main(void)
+{
+	static const struct vt_case cases[] = {
+		VT_CASE(read_misc_words),
+		VT_CASE(read_sixteen_and_bad_addresses),
+		VT_CASE(ioctl_validation),
+		VT_CASE(power_profile),
+		VT_CASE(faults_at_fw_read),
+		VT_CASE(faults_at_power_profile),
+		VT_CASE(fault_count_consumed),
+		VT_CASE(api_too_old),
+		VT_CASE(sequence_wraps),
+		VT_CASE(hung_firmware_two_callers),
+		VT_CASE(killed_caller_exits),
+		VT_CASE(metrics_constants_only),
+		VT_CASE(metrics_fw_io_errors),
+		VT_CASE(metrics_counter_deltas),
+		VT_CASE(metrics_all_ids_split),
+		VT_CASE(metrics_failed_post_carries_over),
+	};
+
+	T_MS = param("fwio_timeout_ms");
+	ATTEMPTS = param("fwio_retries");
+	if (!T_MS || !ATTEMPTS) {
+		printf("VMTEST FAIL fwio/params: cannot read the FW-IO module parameters\n");
+		return 1;
+	}
+	return vt_run("fwio", cases, VT_COUNT(cases));
+}
