@@ -17,7 +17,7 @@
 #      /etc/udev/rules.d/60-neuron.rules (/dev/neuron* root:neuron 0660), the
 #      modules-load entry /etc/modules-load.d/neuron.conf, depmod -a V
 #   5. if V is the running kernel: udev reload, and load the module when it is
-#      not loaded yet
+#      not loaded yet (not with NEURON_DKMS_NO_LOAD=1 in the environment)
 # What it added is recorded under /var/lib/neuron-oss/ for
 # scripts/dkms-uninstall.sh (also copied to /usr/src/neuron-oss-<VERSION>/).
 set -euo pipefail
@@ -25,7 +25,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "dkms-install: $*" >&2; exit 1; }
 say() { echo "dkms-install: $*"; }
 
@@ -182,7 +182,7 @@ if [ -S /run/udev/control ] && command -v udevadm >/dev/null; then
 	udevadm control --reload-rules || true
 	udevadm trigger --action=change --subsystem-match=neuron_device || true
 fi
-if [ "$kver" = "$(uname -r)" ]; then
+if [ "$kver" = "$(uname -r)" ] && [ "${NEURON_DKMS_NO_LOAD:-0}" != 1 ]; then
 	if [ ! -d /sys/module/neuron ]; then
 		if modprobe neuron; then
 			say "loaded neuron $ver"
@@ -192,7 +192,7 @@ if [ "$kver" = "$(uname -r)" ]; then
 	elif [ "$(cat /sys/module/neuron/version 2>/dev/null)" != "$ver" ]; then
 		say "note: neuron $(cat /sys/module/neuron/version 2>/dev/null || echo '(unknown version)') is loaded; the new one loads at the next boot or after: rmmod neuron && modprobe neuron"
 	fi
-else
+elif [ "$kver" != "$(uname -r)" ]; then
 	say "kernel $kver is not the running one ($(uname -r)); the module loads when it boots"
 fi
 

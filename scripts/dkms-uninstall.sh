@@ -9,6 +9,7 @@
 #     which deletes the installed neuron.ko files and runs depmod), and its
 #     /usr/src/neuron-oss-<version> tree
 #   - the module from the running kernel, when it is ours and not in use
+#     (not with NEURON_DKMS_NO_LOAD=1 in the environment)
 #   - the udev rule and the modules-load entry (kept, with a warning, when
 #     edited since installation)
 #   - the group "neuron", only if the installer created it
@@ -22,7 +23,7 @@ dkms_tree=/var/lib/dkms
 state=/var/lib/$name
 group=neuron
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 say() { echo "dkms-uninstall: $*"; }
 case "${1:-}" in
 -h|--help) usage; exit 0 ;;
@@ -45,6 +46,12 @@ for d in "$dkms_tree/$name"/*/ /usr/src/"$name"-*/; do
 	[[ " ${versions[*]} " == *" $v "* ]] || versions+=("$v")
 done
 
+# Source hashes of the modules DKMS built for us, to recognise a loaded one.
+ours_srcversions=" "
+for m in "$dkms_tree/$name"/*/*/*/module/neuron.ko*; do
+	[ -f "$m" ] && ours_srcversions+="$(modinfo -F srcversion "$m" 2>/dev/null) "
+done
+
 for v in "${versions[@]}"; do
 	if [ -d "$dkms_tree/$name/$v" ]; then
 		if command -v dkms >/dev/null; then
@@ -63,11 +70,12 @@ for v in "${versions[@]}"; do
 done
 rmdir "$dkms_tree/$name" 2>/dev/null || true
 
-# The running kernel's module, if it is one of ours (its version is one we
-# just removed) and nothing holds it open.
-if [ -d /sys/module/neuron ]; then
+# The running kernel's module, if it is one DKMS built for us and nothing
+# holds it open.
+if [ -d /sys/module/neuron ] && [ "${NEURON_DKMS_NO_LOAD:-0}" != 1 ]; then
 	loaded=$(cat /sys/module/neuron/version 2>/dev/null || true)
-	if [ -n "$loaded" ] && [[ " ${versions[*]} " == *" $loaded "* ]]; then
+	src=$(cat /sys/module/neuron/srcversion 2>/dev/null || true)
+	if [ -n "$src" ] && [[ $ours_srcversions == *" $src "* ]]; then
 		if rmmod neuron 2>/dev/null; then
 			say "unloaded neuron $loaded"
 		else

@@ -255,8 +255,13 @@ if [ -z "$kver" ] || [ ! -d "/lib/modules/$kver/build" ] || ! command -v dkms >/
 fi
 
 # One packaging test at a time on a host (it installs system-wide).
-exec 8>"/run/lock/$name-pkgtest.lock"
+lock=/run/lock/$name-pkgtest.lock
+[ -d /run/lock ] || lock=/tmp/$name-pkgtest.lock
+exec 8>"$lock"
 flock 8
+# Install and remove only: load nothing into this host's kernel, even when it
+# runs the kernel under test.
+export NEURON_DKMS_NO_LOAD=1
 
 fake_aws=aws-neuronx
 fake_aws_ver=0.0.0pkgtest
