@@ -114,7 +114,7 @@ libnrt_test() {
 	fi
 	pass make-install
 	# Every file the install wrote is under DESTDIR, none under PREFIX itself.
-	local p missing= outside
+	local p missing='' outside
 	while read -r p; do
 		[ -e "$dest$p" ] || [ -L "$dest$p" ] || missing+=" $p"
 	done < "$build/install_manifest.txt"
@@ -279,7 +279,7 @@ cleanup() {
 	rmdir "/var/lib/dkms/$fake_aws" 2>/dev/null
 	rm -rf "/usr/src/$fake_aws-$fake_aws_ver" "$fake_ko_dir"
 	rmdir "/lib/modules/$kver/extra" 2>/dev/null
-	if [ "$installed_by_us" = 1 ] && [ -d "/var/lib/dkms/$name" -o -d /var/lib/$name ]; then
+	if [ "$installed_by_us" = 1 ] && { [ -d "/var/lib/dkms/$name" ] || [ -d "/var/lib/$name" ]; }; then
 		"$top/scripts/dkms-uninstall.sh" >> "$logs/cleanup.log" 2>&1
 	fi
 	# DKMS makes itself a module-signing key on first use; drop it if this
