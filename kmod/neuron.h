@@ -81,6 +81,7 @@ struct neuron_arch_desc {
  * @arch:	architecture strings and MiscRAM layout facts
  * @backend:	backend private data, owned by the backend
  * @debugfs:	/sys/kernel/debug/neuron/neuron<N>/ (NULL without debugfs)
+ * @inject:	its inject/ directory (fault injection knobs)
  * @gone_sem:	protects @gone; file operations hold it for read while they
  *		touch backend state, removal takes it for write
  * @gone:	the backend is removed; open files only get -ENODEV
@@ -101,6 +102,7 @@ struct neuron_device {
 	const struct neuron_arch_desc *arch;
 	void *backend;
 	struct dentry *debugfs;
+	struct dentry *inject;
 	struct rw_semaphore gone_sem;
 	bool gone;
 	struct mutex procs_lock;

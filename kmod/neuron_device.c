@@ -19,6 +19,7 @@
 
 #include "neuron.h"
 #include "neuron_fwio.h"
+#include "neuron_inject.h"
 #include "neuron_nds.h"
 
 struct class *neuron_class;
@@ -141,6 +142,7 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 
 	/* debugfs first: subsystems add their knobs under it */
 	nd->debugfs = debugfs_create_dir(dev_name(&nd->dev), neuron_debugfs_root);
+	nd->inject = neuron_inject_init(nd);
 
 	ret = neuron_nds_init(nd);
 	if (ret)

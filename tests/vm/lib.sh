@@ -25,9 +25,18 @@ check_eq() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
 }
 
-# Run a C test program; its own VMTEST lines count, its exit status is folded.
+# Run a C test program; its own VMTEST lines count. A missing program or a
+# non-zero exit (a crash, a case that failed) adds a failing line of its own,
+# so a program that dies early can never pass silently.
 run_prog() {
-	"$@" || FAILED=1
+	local prog=$1 rc
+	if [ ! -x "$prog" ]; then
+		fail "$(basename "$prog")" "program missing from the guest"
+		return
+	fi
+	"$@"
+	rc=$?
+	[ $rc -eq 0 ] || fail "$(basename "$prog")/exit" "exited with status $rc"
 }
 
 load() { insmod "$NEURON_KO" "$@"; }

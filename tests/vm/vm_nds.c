@@ -1,0 +1,862 @@
+/*
+ * Guest: NDS slabs, the counter bridge, and the sysfs counter tree.
+ * Expects the module loaded with sim_devices=2 sim_nc_per_device=8.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ndl/ndl.h>
+#include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nds.h>
+#include <neuron/neuron_nq.h>
+#include <nrt/kmetric.h>
+#include <nrt/nds/neuron_ds.h>
+#include <nrt/nrt_error_model.h>
+
+#include "vmtest.h"
+
+#define NC_COUNT 8
+#define SYSFS_DEV "/sys/devices/virtual/neuron_device/neuron%d"
+
+static int open_dev(int index)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/neuron%d", index);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* neuron<dev>/neuron_core<nc>/stats/<group>/<name>/<field> as a number; ~0 on error */
+static uint64_t counter_file(int dev, int nc, const char *group, const char *name,
+			     const char *field)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core%d/stats/%s/%s/%s", dev, nc,
+		 group, name, field);
+	if (read_text(path, buf, sizeof(buf)))
+		return UINT64_MAX;
+	return strtoull(buf, NULL, 10);
+}
+
+static uint64_t status_total(int dev, int nc, const char *name)
+{
+	return counter_file(dev, nc, "status", name, "total");
+}
+
+static int write_counter_file(int dev, int nc, const char *name, const char *field)
+{
+	char path[256];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core%d/stats/status/%s/%s", dev, nc,
+		 name, field);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, "1\n", 2) == 2 ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* A child process that runs @fn and reports through its exit status. */
+static pid_t spawn(int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg) ? 1 : 0);
+	return pid;
+}
+
+static int wait_ok(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return 0;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static ndl_device_t *open_ndl(int index)
+{
+	ndl_device_t *dev = NULL;
+
+	if (ndl_open_device(index, NULL, &dev))
+		return NULL;
+	return dev;
+}
+
+/* ---- validation ----------------------------------------------------------- */
+
+static void acq_init(struct neuron_nds_acquire *a, int pid)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->pid = pid;
+}
+
+static int acquire_validation(void)
+{
+	struct neuron_nds_acquire a;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	acq_init(&a, 0);
+	a.size -= 8;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &a), EINVAL);
+	acq_init(&a, 0);
+	a.flags = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &a), EINVAL);
+	acq_init(&a, 0);
+	a.reserved0 = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &a), EINVAL);
+	acq_init(&a, 0);
+	a.reserved[1] = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &a), EINVAL);
+	acq_init(&a, -1);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &a), EINVAL);
+	acq_init(&a, 999999);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &a), ENOENT);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, NULL), EFAULT);
+	close(fd);
+	return 0;
+}
+
+static int own_slab(void)
+{
+	ndl_device_t *dev = open_ndl(0);
+	nds_instance_t *a = NULL, *b = NULL;
+	const uint8_t *raw;
+
+	VT_ASSERT(dev, "ndl_open_device");
+	VT_ASSERT(nds_open(dev, 0, &a) == 0 && a, "nds_open");
+	VT_ASSERT(nds_is_writable(a), "own slab writable");
+	VT_ASSERT(nds_open(dev, 0, &b) == 0 && b, "second nds_open");
+	VT_ASSERT(nds_slot(a) == nds_slot(b), "same process, same slot: %d %d", nds_slot(a),
+		  nds_slot(b));
+	raw = nds_raw_slab(a);
+	VT_ASSERT(raw[0] == 'n' && raw[1] == 'd' && raw[2] == 's' && raw[3] == 0, "header");
+	VT_ASSERT(nds_increment_nc_counter(a, 2, NDS_NC_COUNTER_ERR_GENERIC, 5) == 0, "inc");
+	{
+		uint64_t v = 0;
+
+		VT_ASSERT(nds_get_nc_counter(b, 2, NDS_NC_COUNTER_ERR_GENERIC, &v) == 0 && v == 5,
+			  "shared mapping sees it: %llu", (unsigned long long)v);
+	}
+	nds_close(b);
+	nds_close(a);
+	ndl_close_device(dev);
+	return 0;
+}
+
+static int api_bounds_write_nothing(void)
+{
+	ndl_device_t *dev = open_ndl(0);
+	nds_instance_t *a = NULL;
+	static uint8_t before[NEURON_NDS_SIZE];
+	uint64_t v = 1;
+
+	VT_ASSERT(dev && nds_open(dev, 0, &a) == 0, "open");
+	memcpy(before, nds_raw_slab(a), NEURON_NDS_SIZE);
+	VT_ASSERT(nds_increment_nc_counter(a, NC_COUNT, 1, 1) == -EINVAL, "nc == count");
+	VT_ASSERT(nds_increment_nc_counter(a, -1, 1, 1) == -EINVAL, "nc -1");
+	VT_ASSERT(nds_increment_nc_counter(a, 0, NEURON_NDS_ID_COUNT, 1) == -EINVAL, "id 95");
+	VT_ASSERT(nds_set_nc_counter(a, 0, 200, &v) == -EINVAL, "set id 200");
+	VT_ASSERT(nds_decrement_nc_counter(a, 9, 0, 1) == -EINVAL, "dec nc 9");
+	VT_ASSERT(nds_increment_nd_counter(a, NEURON_NDS_ND_COUNT, 1) == -EINVAL, "nd 31");
+	VT_ASSERT(nds_or_nd_counter(a, 3, 64) == -EINVAL, "bit 64");
+	VT_ASSERT(nds_set_nd_counter(a, 40, &v) == -EINVAL, "nd set 40");
+	VT_ASSERT(nds_increment_nc_counter(NULL, 0, 1, 1) == -EINVAL, "NULL");
+	VT_ASSERT(kmetric_record_execution(a, NC_COUNT, NRT_SUCCESS, NULL, NULL) == -EINVAL,
+		  "kmetric bad nc");
+	VT_ASSERT(memcmp(before, nds_raw_slab(a), NEURON_NDS_SIZE) == 0, "slab changed");
+	nds_close(a);
+	ndl_close_device(dev);
+	return 0;
+}
+
+static void add_init(struct neuron_nds_counter_add *a, uint32_t nc, uint32_t id, uint64_t d)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->nc = nc;
+	a->id = id;
+	a->delta = d;
+}
+
+static int counter_add_child(void *unused)
+{
+	struct neuron_nds_counter_add a;
+	struct neuron_nds_acquire q;
+	const uint64_t *slab;
+	int fd = open_dev(1);
+
+	(void)unused;
+	VT_ASSERT(fd >= 0, "open");
+	add_init(&a, 0, 1, 1);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), ENOENT);
+	acq_init(&q, 0);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "acquire");
+	VT_ASSERT(q.access == NEURON_NDS_ACCESS_RW && q.mmap_size == NEURON_NDS_SIZE, "acq out");
+	add_init(&a, NC_COUNT, 1, 1);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), EINVAL);
+	add_init(&a, 0, NEURON_NDS_ID_COUNT, 1);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), EINVAL);
+	add_init(&a, 1, 3, 1);
+	a.flags = NEURON_NDS_ADD_ND;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), EINVAL);
+	add_init(&a, 0, NEURON_NDS_ND_COUNT, 1);
+	a.flags = NEURON_NDS_ADD_ND;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), EINVAL);
+	add_init(&a, 0, 1, 1);
+	a.flags = 2;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), EINVAL);
+	add_init(&a, 0, 1, 1);
+	a.reserved[0] = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), EINVAL);
+	add_init(&a, 0, 1, 1);
+	a.size = 8;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a), EINVAL);
+
+	slab = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(slab != MAP_FAILED, "mmap: %s", strerror(errno));
+	add_init(&a, 5, 40, 7);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a) == 0, "valid add");
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a) == 0, "valid add 2");
+	VT_ASSERT(slab[neuron_nds_nc_offset(5, 40) / 8] == 14, "mapping sees the add");
+	add_init(&a, 0, NDS_ND_COUNTER_FEATURE_BITMAP, 2);
+	a.flags = NEURON_NDS_ADD_ND;
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a) == 0, "nd add");
+	VT_ASSERT(slab[neuron_nds_nd_offset(3) / 8] == 2, "nd add visible");
+	munmap((void *)slab, NEURON_NDS_SIZE);
+	close(fd);
+	return 0;
+}
+
+static int counter_add_validation(void)
+{
+	VT_ASSERT(wait_ok(spawn(counter_add_child, NULL)), "child checks failed (see its exit)");
+	return 0;
+}
+
+static int mmap_validation(void)
+{
+	struct neuron_nds_acquire q;
+	void *p;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	acq_init(&q, 0);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "acquire");
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(p == MAP_FAILED && errno == EINVAL, "partial map: %p %s", p, strerror(errno));
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset + 4096);
+	VT_ASSERT(p == MAP_FAILED && errno == EINVAL, "unaligned cookie");
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	VT_ASSERT(p == MAP_FAILED && errno == EINVAL, "offset 0");
+	/* a free slot (the last one is unused at this point) */
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd,
+		 (off_t)(q.mmap_offset - (uint64_t)q.slot * NEURON_NDS_SIZE +
+			 (uint64_t)(NEURON_NDS_PER_DEVICE - 1) * NEURON_NDS_SIZE));
+	VT_ASSERT(p == MAP_FAILED && errno == ENOENT, "unowned slot: %s", strerror(errno));
+	VT_ASSERT(q.mmap_offset < (1ULL << 32), "cookie looks like an address: 0x%llx",
+		  (unsigned long long)q.mmap_offset);
+	close(fd);
+	return 0;
+}
+
+/* ---- exact totals under concurrency ---------------------------------------- */
+
+#define PROCS 16
+#define THREADS 4
+#define ITERS 5000
+
+struct worker {
+	nds_instance_t *inst;
+	int nc;
+	int t;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	int i;
+
+	for (i = 0; i < ITERS; i++) {
+		nds_increment_nc_counter(w->inst, w->nc, NDS_NC_COUNTER_INFER_COMPLETED, 1);
+		if (i % 20 == 0)
+			nds_increment_nc_counter(w->inst, w->nc,
+						 NDS_EXT_NC_COUNTER_ERR_SW_SEMAPHORE_ERROR,
+						 (uint64_t)w->t + 1);
+	}
+	return NULL;
+}
+
+struct proc_arg {
+	int index;
+	int done_fd;	/* write one byte when the increments are done */
+	int exit_fd;	/* read EOF: time to exit */
+};
+
+static int proc_fn(void *arg)
+{
+	struct proc_arg *p = arg;
+	ndl_device_t *dev = open_ndl(0);
+	nds_instance_t *inst = NULL;
+	pthread_t th[THREADS];
+	struct worker w[THREADS];
+	char c = 'd';
+	int t;
+
+	if (!dev || nds_open(dev, 0, &inst))
+		return 1;
+	for (t = 0; t < THREADS; t++) {
+		w[t] = (struct worker){ inst, p->index % NC_COUNT, t };
+		pthread_create(&th[t], NULL, worker_fn, &w[t]);
+	}
+	for (t = 0; t < THREADS; t++)
+		pthread_join(th[t], NULL);
+	if (write(p->done_fd, &c, 1) != 1)
+		return 1;
+	while (read(p->exit_fd, &c, 1) > 0)
+		;
+	nds_close(inst);
+	ndl_close_device(dev);
+	return 0;
+}
+
+static int reader_fn(void *arg)
+{
+	int stop_fd = *(int *)arg;
+	uint64_t last[NC_COUNT] = { 0 };
+	struct pollfd pfd = { .fd = stop_fd, .events = POLLIN };
+	int nc;
+
+	for (;;) {
+		for (nc = 0; nc < NC_COUNT; nc++) {
+			uint64_t v = status_total(0, nc, "success");
+
+			if (v == UINT64_MAX || v < last[nc])
+				return 1;	/* a total went backwards */
+			last[nc] = v;
+		}
+		if (poll(&pfd, 1, 0) > 0)
+			return 0;
+	}
+}
+
+static int concurrent_totals_exact(void)
+{
+	uint64_t base_ok[NC_COUNT], base_sem[NC_COUNT];
+	int done[2], ex[2], stop[2];
+	pid_t kids[PROCS], reader;
+	struct proc_arg pa[PROCS];
+	int i, nc;
+	char c;
+
+	for (nc = 0; nc < NC_COUNT; nc++) {
+		base_ok[nc] = status_total(0, nc, "success");
+		base_sem[nc] = status_total(0, nc, "execute_sw_semaphore_error");
+	}
+	/* the reader must not inherit the children's pipes, or they never see EOF */
+	VT_ASSERT(pipe(stop) == 0, "pipe");
+	reader = spawn(reader_fn, &stop[0]);
+	VT_ASSERT(pipe(done) == 0 && pipe(ex) == 0, "pipe");
+	for (i = 0; i < PROCS; i++) {
+		pa[i] = (struct proc_arg){ i, done[1], ex[0] };
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			close(ex[1]);
+			_exit(proc_fn(&pa[i]));
+		}
+	}
+	close(ex[0]);
+	for (i = 0; i < PROCS; i++)
+		VT_ASSERT(read(done[0], &c, 1) == 1, "child %d died", i);
+
+	/* every process is still alive: the totals come from live slabs */
+	for (nc = 0; nc < NC_COUNT; nc++) {
+		uint64_t ok = status_total(0, nc, "success") - base_ok[nc];
+		uint64_t sem = status_total(0, nc, "execute_sw_semaphore_error") - base_sem[nc];
+		uint64_t procs = PROCS / NC_COUNT;
+
+		VT_ASSERT(ok == procs * THREADS * ITERS, "live nc%d success %llu", nc,
+			  (unsigned long long)ok);
+		VT_ASSERT(sem == procs * (ITERS / 20) * (1 + 2 + 3 + 4), "live nc%d sem %llu", nc,
+			  (unsigned long long)sem);
+	}
+	close(ex[1]);
+	for (i = 0; i < PROCS; i++)
+		VT_ASSERT(wait_ok(kids[i]), "child %d failed", i);
+	VT_ASSERT(write(stop[1], "s", 1) == 1, "stop reader");
+	VT_ASSERT(wait_ok(reader), "a sysfs total went backwards under concurrent updates");
+
+	/* after exit: folded exactly once */
+	for (nc = 0; nc < NC_COUNT; nc++) {
+		uint64_t ok = status_total(0, nc, "success") - base_ok[nc];
+
+		VT_ASSERT(ok == (PROCS / NC_COUNT) * THREADS * ITERS, "exited nc%d success %llu",
+			  nc, (unsigned long long)ok);
+		/* live reads fold partial deltas: present is the last one, never more
+		 * than one process's work (exact values are checked where no reader runs) */
+		{
+			uint64_t pr = counter_file(0, nc, "status", "success", "present");
+
+			VT_ASSERT(pr > 0 && pr <= THREADS * ITERS, "present %llu",
+				  (unsigned long long)pr);
+		}
+	}
+	close(done[0]);
+	close(done[1]);
+	close(stop[0]);
+	close(stop[1]);
+	return 0;
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+static int killed_child(void *arg)
+{
+	int ready_fd = *(int *)arg;
+	ndl_device_t *dev = open_ndl(0);
+	nds_instance_t *inst = NULL;
+	int i;
+
+	if (!dev || nds_open(dev, 0, &inst))
+		return 1;
+	for (i = 0; i < 12345; i++)
+		nds_increment_nc_counter(inst, 3, NDS_EXT_NC_COUNTER_HW_ERR_HBM_UE, 1);
+	if (write(ready_fd, "r", 1) != 1)
+		return 1;
+	for (;;)
+		pause();
+}
+
+static int sigkill_keeps_counts(void)
+{
+	uint64_t base = status_total(0, 3, "hw_hbm_ue_error");
+	int ready[2];
+	pid_t pid;
+	char c;
+	int st;
+
+	VT_ASSERT(pipe(ready) == 0, "pipe");
+	pid = spawn(killed_child, &ready[1]);
+	VT_ASSERT(read(ready[0], &c, 1) == 1, "child never got ready");
+	VT_ASSERT(kill(pid, SIGKILL) == 0, "kill");
+	VT_ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "not killed");
+	VT_ASSERT(status_total(0, 3, "hw_hbm_ue_error") - base == 12345, "after SIGKILL: %llu",
+		  (unsigned long long)(status_total(0, 3, "hw_hbm_ue_error") - base));
+	close(ready[0]);
+	close(ready[1]);
+	return 0;
+}
+
+static int holder_fn(void *arg)
+{
+	int *fds = arg;
+	ndl_device_t *dev = open_ndl(1);
+	nds_instance_t *inst = NULL;
+	char c = 'h';
+
+	if (!dev || nds_open(dev, 0, &inst))
+		return 1;
+	if (write(fds[0], &c, 1) != 1)
+		return 1;
+	while (read(fds[1], &c, 1) > 0)
+		;
+	return 0;
+}
+
+static int seventeenth_gets_resource(void)
+{
+	int held[2], ex[2], fds[2], i, ret;
+	pid_t kids[NEURON_NDS_PER_DEVICE];
+	ndl_device_t *dev = open_ndl(1);
+	nds_instance_t *inst = NULL;
+	char c;
+
+	VT_ASSERT(dev, "open");
+	VT_ASSERT(pipe(held) == 0 && pipe(ex) == 0, "pipe");
+	fds[0] = held[1];
+	fds[1] = ex[0];
+	for (i = 0; i < NEURON_NDS_PER_DEVICE; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			close(ex[1]);
+			_exit(holder_fn(fds));
+		}
+	}
+	close(ex[0]);
+	for (i = 0; i < NEURON_NDS_PER_DEVICE; i++)
+		VT_ASSERT(read(held[0], &c, 1) == 1, "holder %d failed", i);
+	ret = nds_open(dev, 0, &inst);
+	VT_ASSERT(ret == -ENOSPC, "17th nds_open: %d", ret);
+	VT_ASSERT(inst == NULL, "no instance");
+	VT_ASSERT(nrt_status_from_errno(NRT_SITE_NDS_ACQUIRE, ret) == NRT_RESOURCE,
+		  "maps to %u", nrt_status_from_errno(NRT_SITE_NDS_ACQUIRE, ret));
+	close(ex[1]);
+	for (i = 0; i < NEURON_NDS_PER_DEVICE; i++)
+		VT_ASSERT(wait_ok(kids[i]), "holder %d", i);
+	VT_ASSERT(nds_open(dev, 0, &inst) == 0, "a slot is free again");
+	nds_close(inst);
+	ndl_close_device(dev);
+	close(held[0]);
+	close(held[1]);
+	return 0;
+}
+
+static int owner_fn(void *arg)
+{
+	int *fds = arg;
+	ndl_device_t *dev = open_ndl(0);
+	nds_instance_t *inst = NULL;
+	uint64_t v = 4242;
+	char c = 'o';
+
+	if (!dev || nds_open(dev, 0, &inst))
+		return 1;
+	nds_set_nc_counter(inst, 1, NDS_NC_COUNTER_ERR_HW, &v);
+	if (write(fds[0], &c, 1) != 1)
+		return 1;
+	while (read(fds[1], &c, 1) > 0)
+		;
+	v = 0;
+	/* the monitor's attempts must not have changed it */
+	nds_get_nc_counter(inst, 1, NDS_NC_COUNTER_ERR_HW, &v);
+	return v == 4242 ? 0 : 1;
+}
+
+static int monitor_reads_not_writes(void)
+{
+	int ready[2], ex[2], fds[2], fd;
+	ndl_device_t *dev = open_ndl(0);
+	nds_instance_t *mon = NULL;
+	struct neuron_nds_acquire q;
+	uint64_t v = 0, one = 1;
+	void *p;
+	pid_t pid;
+	char c;
+
+	VT_ASSERT(dev && pipe(ready) == 0 && pipe(ex) == 0, "setup");
+	fds[0] = ready[1];
+	fds[1] = ex[0];
+	pid = fork();
+	if (pid == 0) {
+		close(ex[1]);
+		_exit(owner_fn(fds));
+	}
+	close(ex[0]);
+	VT_ASSERT(read(ready[0], &c, 1) == 1, "owner failed");
+
+	VT_ASSERT(nds_open(dev, pid, &mon) == 0, "monitor open");
+	VT_ASSERT(!nds_is_writable(mon), "monitor instance is read-only");
+	VT_ASSERT(nds_get_nc_counter(mon, 1, NDS_NC_COUNTER_ERR_HW, &v) == 0 && v == 4242,
+		  "monitor reads %llu", (unsigned long long)v);
+	VT_ASSERT(nds_set_nc_counter(mon, 1, NDS_NC_COUNTER_ERR_HW, &one) == -EPERM, "set");
+	VT_ASSERT(nds_increment_nc_counter(mon, 1, NDS_NC_COUNTER_ERR_HW, 1) == -EPERM, "inc");
+	VT_ASSERT(nds_or_nd_counter(mon, 3, 1) == -EPERM, "or");
+
+	/* and the kernel enforces it for raw mappings */
+	fd = open_dev(0);
+	acq_init(&q, pid);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "lookup");
+	VT_ASSERT(q.access == NEURON_NDS_ACCESS_RO, "access %u", q.access);
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(p == MAP_FAILED && errno == EACCES, "writable map of another's slab: %s",
+		  strerror(errno));
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(p != MAP_FAILED, "read-only map: %s", strerror(errno));
+	VT_ASSERT(mprotect(p, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE) == -1 && errno == EACCES,
+		  "mprotect to writable");
+	munmap(p, NEURON_NDS_SIZE);
+	close(fd);
+
+	nds_close(mon);
+	close(ex[1]);
+	VT_ASSERT(wait_ok(pid), "owner saw its counter change");
+	ndl_close_device(dev);
+	close(ready[0]);
+	close(ready[1]);
+	return 0;
+}
+
+/* value written to (nc, id) by the layout test */
+static uint64_t pattern(uint32_t nc, uint32_t id)
+{
+	return 0x0102030405060000ULL ^ ((uint64_t)nc << 8) ^ (id + 1) ^ ((uint64_t)id << 40);
+}
+
+static int layout_writer(void *arg)
+{
+	int *fds = arg;
+	struct neuron_nds_counter_add a;
+	struct neuron_nds_acquire q;
+	uint32_t nc, id;
+	int fd = open_dev(0);
+	char c = 'w';
+
+	acq_init(&q, 0);
+	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
+		return 1;
+	/* the header is the runtime's: write it the way libnrt does */
+	{
+		uint8_t *m = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				  (off_t)q.mmap_offset);
+		if (m == MAP_FAILED)
+			return 1;
+		memcpy(m, "nds", 4);
+		m[4] = 1;
+		munmap(m, NEURON_NDS_SIZE);
+	}
+	for (id = 0; id < NEURON_NDS_ND_COUNT; id++) {
+		add_init(&a, 0, id, 0xAB00000000000000ULL | id);
+		a.flags = NEURON_NDS_ADD_ND;
+		if (ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a))
+			return 1;
+	}
+	for (nc = 0; nc < NC_COUNT; nc++)
+		for (id = 0; id < NEURON_NDS_ID_COUNT; id++) {
+			add_init(&a, nc, id, pattern(nc, id));
+			if (ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a))
+				return 1;
+		}
+	if (write(fds[0], &c, 1) != 1)
+		return 1;
+	while (read(fds[1], &c, 1) > 0)
+		;
+	return 0;
+}
+
+static uint64_t le64_at(const uint8_t *p, size_t off)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[off + (size_t)i];
+	return v;
+}
+
+static int raw_layout_bytes(void)
+{
+	int ready[2], ex[2], fds[2], fd;
+	struct neuron_nds_acquire q;
+	const uint8_t *m;
+	uint32_t nc, id;
+	size_t off;
+	pid_t pid;
+	char c;
+
+	VT_ASSERT(pipe(ready) == 0 && pipe(ex) == 0, "pipe");
+	fds[0] = ready[1];
+	fds[1] = ex[0];
+	pid = fork();
+	if (pid == 0) {
+		close(ex[1]);
+		_exit(layout_writer(fds));
+	}
+	close(ex[0]);
+	VT_ASSERT(read(ready[0], &c, 1) == 1, "writer failed");
+	fd = open_dev(0);
+	acq_init(&q, pid);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "lookup");
+	m = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(m != MAP_FAILED, "map");
+
+	VT_ASSERT(m[0] == 'n' && m[1] == 'd' && m[2] == 's' && m[3] == 0 && m[4] == 1, "header");
+	/* offsets computed here independently of neuron_nds.h's helpers */
+	for (id = 0; id < 31; id++)
+		VT_ASSERT(le64_at(m, 8 + 8 * id) == (0xAB00000000000000ULL | id), "ND %u", id);
+	for (nc = 0; nc < 4; nc++) {
+		for (id = 0; id < 31; id++) {
+			off = 256 + 248 * nc + 8 * id;
+			VT_ASSERT(le64_at(m, off) == pattern(nc, id), "NC%u id%u at %zu", nc, id, off);
+		}
+		for (id = 31; id < 95; id++) {
+			off = 55936 + 512 * nc + 8 * (id - 31);
+			VT_ASSERT(le64_at(m, off) == pattern(nc, id), "NC%u ext%u at %zu", nc, id, off);
+		}
+	}
+	for (nc = 4; nc < NC_COUNT; nc++) {
+		for (id = 0; id < 95; id++) {
+			off = 57984 + 768 * (nc - 4) + 8 * id;
+			VT_ASSERT(le64_at(m, off) == pattern(nc, id), "NC%u id%u at %zu", nc, id, off);
+		}
+		VT_ASSERT(le64_at(m, 57984 + 768 * (nc - 4) + 8 * 95) == 0, "pad slot NC%u", nc);
+	}
+	/* the runtime-private and legacy areas stay untouched */
+	for (off = 1248; off < 55936; off++)
+		VT_ASSERT(m[off] == 0, "byte %zu", off);
+	for (off = 57984 + 768 * (NC_COUNT - 4); off < NEURON_NDS_SIZE; off++)
+		VT_ASSERT(m[off] == 0, "tail byte %zu", off);
+	munmap((void *)m, NEURON_NDS_SIZE);
+	close(fd);
+	close(ex[1]);
+	VT_ASSERT(wait_ok(pid), "writer");
+	close(ready[0]);
+	close(ready[1]);
+	return 0;
+}
+
+static int bridge_child(void *unused)
+{
+	ndl_device_t *dev = open_ndl(0);
+	nds_instance_t *inst = NULL;
+	nrt_infer_errors_t errs;
+	nrt_exec_times_t times = { 1500000, 2000000, 1000000, 0 };
+
+	(void)unused;
+	if (!dev || nds_open(dev, 0, &inst))
+		return 1;
+	nrt_infer_errors_clear(&errs);
+	nrt_infer_errors_add_tpb(&errs, NEURON_TPB_ERROR_SEMAPHORE_ERROR);
+	if (kmetric_record_execution(inst, 6, nrt_infer_errors_status(&errs, NULL), &errs, &times))
+		return 1;
+	if (kmetric_update_nds_generic_status(inst, 6, NRT_INVALID))
+		return 1;
+	return 0;
+}
+
+static int bridge_moves_sysfs(void)
+{
+	uint64_t err0 = status_total(0, 6, "execute_completed_with_error");
+	uint64_t sem0 = status_total(0, 6, "execute_sw_semaphore_error");
+	uint64_t inv0 = status_total(0, 6, "invalid_error");
+	uint64_t inf0 = counter_file(0, 6, "other_info", "inference_count", "total");
+
+	VT_ASSERT(wait_ok(spawn(bridge_child, NULL)), "child");
+	VT_ASSERT(status_total(0, 6, "execute_completed_with_error") - err0 == 1, "1004 outcome");
+	VT_ASSERT(status_total(0, 6, "execute_sw_semaphore_error") - sem0 == 1, "semaphore");
+	VT_ASSERT(status_total(0, 6, "invalid_error") - inv0 == 1, "CSWTCH 2->19");
+	VT_ASSERT(counter_file(0, 6, "other_info", "inference_count", "total") - inf0 == 1,
+		  "inference_count");
+	return 0;
+}
+
+static int survivor_fn(void *unused)
+{
+	ndl_device_t *dev = open_ndl(1);
+	nds_instance_t *inst = NULL;
+
+	(void)unused;
+	if (!dev || nds_open(dev, 0, &inst))
+		return 1;
+	nds_increment_nc_counter(inst, 7, NDS_NC_COUNTER_OOB, 77);
+	return 0;	/* exit closes the last fd of neuron1 */
+}
+
+static int counts_survive_last_close(void)
+{
+	uint64_t base = status_total(1, 7, "oob_error");
+
+	VT_ASSERT(wait_ok(spawn(survivor_fn, NULL)), "child");
+	VT_ASSERT(status_total(1, 7, "oob_error") - base == 77, "oob after last close: %llu",
+		  (unsigned long long)(status_total(1, 7, "oob_error") - base));
+	return 0;
+}
+
+static int unpriv_write(void *unused)
+{
+	char path[256];
+
+	(void)unused;
+	if (setgid(65534) || setuid(65534))
+		return 2;
+	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core%d/stats/status/%s/total", 1, 7,
+		 "oob_error");
+	if (open(path, O_WRONLY) >= 0 || errno != EACCES)
+		return 1;
+	/* reading stays allowed */
+	return open(path, O_RDONLY) >= 0 ? 0 : 3;
+}
+
+static int write_to_clear(void)
+{
+	uint64_t before = status_total(1, 7, "oob_error");
+
+	VT_ASSERT(before > 0, "nothing to clear (run after counts_survive_last_close)");
+	VT_ASSERT(wait_ok(spawn(unpriv_write, NULL)), "unprivileged write not refused");
+	VT_ASSERT(status_total(1, 7, "oob_error") == before, "value changed");
+	VT_ASSERT(write_counter_file(1, 7, "oob_error", "total") == 0, "root write");
+	VT_ASSERT(status_total(1, 7, "oob_error") == 0, "total cleared");
+	VT_ASSERT(counter_file(1, 7, "status", "oob_error", "present") == 77, "present kept");
+	VT_ASSERT(write_counter_file(1, 7, "oob_error", "present") == 0, "root write present");
+	VT_ASSERT(counter_file(1, 7, "status", "oob_error", "present") == 0, "present cleared");
+	return 0;
+}
+
+static int notify_wakes_poll(void)
+{
+	char path[256], buf[32];
+	struct pollfd pfd;
+	int fd, nfd, ret;
+
+	snprintf(path, sizeof(path), SYSFS_DEV "/info/notify_delay", 1);
+	VT_ASSERT(read_text(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1, "default off");
+	nfd = open(path, O_WRONLY);
+	VT_ASSERT(nfd >= 0 && write(nfd, "5", 1) == -1 && errno == EINVAL, "5 refused");
+	VT_ASSERT(write(nfd, "0", 1) == 1, "enable");
+	close(nfd);
+
+	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core7/stats/status/oob_error/total", 1);
+	fd = open(path, O_RDONLY);
+	VT_ASSERT(fd >= 0 && read(fd, buf, sizeof(buf)) > 0, "prime read");
+	VT_ASSERT(wait_ok(spawn(survivor_fn, NULL)), "child");
+	pfd = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
+	ret = poll(&pfd, 1, 10000);
+	VT_ASSERT(ret == 1 && (pfd.revents & (POLLPRI | POLLERR)), "poll: %d revents %x", ret,
+		  pfd.revents);
+	close(fd);
+	snprintf(path, sizeof(path), SYSFS_DEV "/info/notify_delay", 1);
+	nfd = open(path, O_WRONLY);
+	VT_ASSERT(nfd >= 0 && write(nfd, "-1", 2) == 2, "disable");
+	close(nfd);
+	return 0;
+}
+
+int main(void)
+{
+	static const struct vt_case cases[] = {
+		VT_CASE(acquire_validation),
+		VT_CASE(own_slab),
+		VT_CASE(api_bounds_write_nothing),
+		VT_CASE(counter_add_validation),
+		VT_CASE(mmap_validation),
+		VT_CASE(concurrent_totals_exact),
+		VT_CASE(sigkill_keeps_counts),
+		VT_CASE(seventeenth_gets_resource),
+		VT_CASE(monitor_reads_not_writes),
+		VT_CASE(raw_layout_bytes),
+		VT_CASE(bridge_moves_sysfs),
+		VT_CASE(counts_survive_last_close),
+		VT_CASE(write_to_clear),
+		VT_CASE(notify_wakes_poll),
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return vt_run("nds", cases, VT_COUNT(cases));
+}
