@@ -131,15 +131,18 @@ if [ -L "$dkms_tree/$name/kernel-$kver-$arch" ] &&
    [ "$(readlink "$dkms_tree/$name/kernel-$kver-$arch")" = "$ver/$kver/$arch" ]; then
 	say "$name/$ver is already installed for $kver"
 else
-	set +e
-	dkms install -m "$name" -v "$ver" -k "$kver"
-	rc=$?
-	set -e
-	case "$rc" in
-	0) ;;
-	77) die "kernel $kver ($arch) is not supported: dkms.conf's BUILD_EXCLUSIVE_* needs Linux >= 5.10 on x86_64 or aarch64 with CONFIG_PCI" ;;
-	*) die "dkms install failed (exit $rc); the build log is $dkms_tree/$name/$ver/build/make.log" ;;
-	esac
+	if [ ! -d "$dkms_tree/$name/$ver/$kver/$arch/module" ]; then
+		rc=0
+		dkms build -m "$name" -v "$ver" -k "$kver" || rc=$?
+		case "$rc" in
+		0) ;;
+		77) die "kernel $kver ($arch) is not supported: dkms.conf's BUILD_EXCLUSIVE_* needs Linux >= 5.10 on x86_64 or aarch64 with CONFIG_PCI" ;;
+		*) die "dkms build failed (exit $rc); the log is $dkms_tree/$name/$ver/build/make.log" ;;
+		esac
+	fi
+	rc=0
+	dkms install -m "$name" -v "$ver" -k "$kver" || rc=$?
+	[ "$rc" -eq 0 ] || die "dkms install failed (exit $rc)"
 fi
 depmod -a "$kver"
 
