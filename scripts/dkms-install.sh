@@ -12,7 +12,7 @@
 #   1. refuse if another neuron.ko provider is present (packaging/dkms-pre-install)
 #   2. remove older neuron-oss versions (an upgrade)
 #   3. copy dkms.conf, VERSION, kmod/, include/uapi/, packaging/ to
-#      /usr/src/neuron-oss-<VERSION>; dkms add, dkms install -k V (builds)
+#      /usr/src/neuron-oss-<VERSION>; dkms add, dkms build -k V, dkms install -k V
 #   4. group "neuron" (created when missing, and then recorded), the udev rule
 #      /etc/udev/rules.d/60-neuron.rules (/dev/neuron* root:neuron 0660), the
 #      modules-load entry /etc/modules-load.d/neuron.conf, depmod -a V
