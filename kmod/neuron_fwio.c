@@ -105,15 +105,25 @@ static bool neuron_fwio_should_abort(const struct neuron_fwio_xfer *x)
 
 /*
  * Wait for firmware to clear TRIGGER: 1 done, 0 deadline passed, -EINTR.
- * Sleeps from a few microseconds doubling up to 1 ms, so a quick firmware
- * answers fast and a hung one costs about 1000 wake-ups per second.
+ * For the first 100 us poll with cond_resched() (a firmware answers in
+ * tens of microseconds; the simulated one runs as a work item on this CPU
+ * and gets it at the reschedule point), then sleep from a few microseconds
+ * doubling up to 1 ms, so a hung firmware costs about 1000 wake-ups per
+ * second and nothing else.
  */
 static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfer *x,
 			    unsigned int timeout_ms)
 {
 	ktime_t deadline = ktime_add_ms(ktime_get(), timeout_ms);
+	ktime_t spin_end = ktime_add_us(ktime_get(), 100);
 	unsigned int us = 4;
 
+	while (ktime_before(ktime_get(), spin_end)) {
+		if (!fw_rd(fw, NEURON_FWIO_REG_TRIGGER))
+			return 1;
+		cond_resched();
+		cpu_relax();
+	}
 	for (;;) {
 		bool late = ktime_after(ktime_get(), deadline);
 

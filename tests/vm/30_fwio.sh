@@ -29,7 +29,7 @@ check_fails param-runtime-range sh -c "echo 0 > $P/fwio_retries"
 check_eq param-unchanged 3 "$(cat $P/fwio_retries)"
 check unload-defaults unload
 
-check load load sim_devices=2 fwio_timeout_ms=50 fwio_retries=3
+check load load sim_devices=2 fwio_timeout_ms=100 fwio_retries=3
 D=/sys/kernel/debug/neuron/neuron0/fw
 S=/sys/devices/virtual/neuron_device/neuron0
 check_eq debugfs-files "api_version fault last_seq post_now posted posted_blobs sim_stats slow_ms stats" \
@@ -86,6 +86,14 @@ else
 fi
 echo none > $D/fault
 check post-now-ok sh -c "echo 1 > $D/post_now"
+
+# The mailbox benchmark runs (make bench runs it at full size).
+if out=$(/tests/vm_bench_fwio 300 2>&1) && echo "$out" | grep -q '^ratio FW_READ / GET_INFO'; then
+	pass bench-smoke
+else
+	fail bench-smoke "$(echo "$out" | tail -n 2 | tr '\n' ' ')"
+fi
+echo "$out"
 check unload unload
 
 # The periodic post on a 100 ms cadence, without post_now.

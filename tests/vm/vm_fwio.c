@@ -1,8 +1,8 @@
 /*
  * Guest: the FW-IO mailbox and the metrics post, end to end on the
  * simulated device. Expects the module loaded with sim_devices=2 and a
- * short FW-IO timeout (30_fwio.sh: fwio_timeout_ms=50 fwio_retries=3); the
- * time budgets are derived from the parameters actually loaded.
+ * short FW-IO timeout (30_fwio.sh: fwio_timeout_ms=100 fwio_retries=3);
+ * the time budgets are derived from the parameters actually loaded.
  *
  * Faults are armed through debugfs fw/fault; everything is asserted
  * through the public interfaces: ioctl return values and errnos, sysfs
@@ -528,10 +528,17 @@ static int sequence_wraps(void)
 		VT_ASSERT(fw_read1(fd, 0, &v) == 0, "read %u", i);
 	b = counts(0);
 	wraps1 = dbg_kv(0, "sim_stats", "seq_wraps");
-	VT_ASSERT(b.requests - a.requests == 600, "requests %" PRIu64, b.requests - a.requests);
 	VT_ASSERT(wraps1 - wraps0 >= 2, "wrapped %" PRIu64 " times", wraps1 - wraps0);
 	VT_ASSERT(b.zero_seq == 0, "sequence number 0 arrived %" PRIu64 " times", b.zero_seq);
-	VT_ASSERT(b.gaps == a.gaps, "%" PRIu64 " gaps", b.gaps - a.gaps);
+	/*
+	 * Every attempt takes the next number: the firmware sees them all in
+	 * order, except one the driver withdrew after a timeout before the
+	 * firmware ran (a stalled guest), which is also counted as a timeout.
+	 */
+	VT_ASSERT(b.gaps - a.gaps <= b.tmo - a.tmo, "%" PRIu64 " gaps, %" PRIu64 " timeouts",
+		  b.gaps - a.gaps, b.tmo - a.tmo);
+	VT_ASSERT(b.requests - a.requests + (b.gaps - a.gaps) == 600 + (b.tmo - a.tmo),
+		  "attempts and requests disagree");
 	drv = dbg_kv(0, "stats", "last_seq");
 	fw = dbg_kv(0, "sim_stats", "last_seq");
 	VT_ASSERT(drv == fw && drv >= 1 && drv <= 255, "driver last_seq %" PRIu64 " firmware %"
