@@ -162,6 +162,7 @@ void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid);
 /* neuron_nq.c: notification queues and the simulated NeuronCores */
 int neuron_nq_init(struct neuron_device *nd);
 void neuron_nq_exit(struct neuron_device *nd);
+void neuron_nq_free(struct neuron_device *nd);
 void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid);
 int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 

@@ -19,6 +19,7 @@
 #include "neuron_abi.h"
 #include "neuron_fwio.h"
 #include "neuron_nds.h"
+#include "neuron_nq.h"
 
 static int neuron_cdev_open(struct inode *inode, struct file *filp)
 {
@@ -82,7 +83,9 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 	info.device_index = nd->index;
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
-	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_FWIO;
+	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO;
+	if (nd->ops->kind == NEURON_BACKEND_SIM)
+		info.capabilities |= NEURON_CAP_SIM_EXEC;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
 	if (copy_to_user(uarg, &info, sizeof(info)))
@@ -99,6 +102,11 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_GET_INFO, neuron_ioctl_get_info },
 	{ NEURON_IOCTL_NDS_ACQUIRE, neuron_nds_ioctl_acquire },
 	{ NEURON_IOCTL_NDS_COUNTER_ADD, neuron_nds_ioctl_counter_add },
+	{ NEURON_IOCTL_NQ_INIT, neuron_nq_ioctl_init },
+	{ NEURON_IOCTL_NQ_RELEASE, neuron_nq_ioctl_release },
+	{ NEURON_IOCTL_CORE_RESERVE, neuron_core_ioctl_reserve },
+	{ NEURON_IOCTL_CORE_RELEASE, neuron_core_ioctl_release },
+	{ NEURON_IOCTL_SIM_EXEC, neuron_sim_ioctl_exec },
 	{ NEURON_IOCTL_FW_READ, neuron_fwio_ioctl_read },
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile },
 };

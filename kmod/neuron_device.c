@@ -45,6 +45,7 @@ static void neuron_device_release(struct device *dev)
 
 	/* the last open file is gone: no process holds anything any more */
 	WARN_ON(!list_empty(&nd->procs));
+	neuron_nq_free(nd);
 	neuron_nds_exit(nd);
 	ida_free(&neuron_ida, nd->index);
 	kfree(nd);

@@ -1,21 +1,345 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Notification queues and simulated NeuronCores: placeholder until that issue lands. */
-#include "neuron.h"
+/*
+ * Notification queues: host-memory rings the device writes entries into and
+ * the owning process drains through a mapping; and the NeuronCore
+ * reservations jobs run under. The kernel never classifies entries.
+ *
+ * Everything a process holds (rings, reservations) is released with its
+ * last file on the device: close, exit or SIGKILL.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": nq: " fmt
 
-int neuron_nq_init(struct neuron_device *nd)
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/version.h>
+#include <linux/vmalloc.h>
+
+#include "neuron.h"
+#include "neuron_abi.h"
+#include "neuron_nq.h"
+
+/* mmap cookie space of the rings: one 2 MiB window per (nc, type, engine) */
+#define NEURON_NQ_MMAP_BASE	0x40000000ULL
+#define NEURON_NQ_MMAP_STRIDE	0x200000ULL
+
+static u32 nq_index(u32 type, u32 engine)
 {
+	return type * NEURON_NQ_MAX_ENGINE + engine;
+}
+
+static u64 nq_cookie(u32 nc, u32 type, u32 engine)
+{
+	return NEURON_NQ_MMAP_BASE +
+	       (u64)(nc * NEURON_NQ_PER_NC + nq_index(type, engine)) * NEURON_NQ_MMAP_STRIDE;
+}
+
+static void nq_free(struct neuron_nq *q)
+{
+	if (!q)
+		return;
+	/* pages still mapped somewhere keep their own references */
+	vfree(q->mem);
+	kfree(q);
+}
+
+static int nq_check_key(struct neuron_device *nd, u32 nc, u32 type, u32 engine)
+{
+	if (nc >= nd->nc_count || type >= NEURON_NQ_TYPE_MAX || engine >= NEURON_NQ_MAX_ENGINE)
+		return -EINVAL;
 	return 0;
 }
 
-void neuron_nq_exit(struct neuron_device *nd)
+long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
 {
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_nq_init arg;
+	struct neuron_nq **slot, *q;
+	pid_t tgid = task_tgid_nr(current);
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	if (ret)
+		return ret;
+	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	ret = nq_check_key(nd, arg.nc, arg.nq_type, arg.engine);
+	if (ret)
+		return ret;
+	if (!neuron_nq_size_valid(arg.ring_size))
+		return -EINVAL;
+	/* the ring dies with the opener's last close: only the opener may own one */
+	if (tgid != nf->tgid)
+		return -EACCES;
+
+	mutex_lock(&nqd->lock);
+	slot = &nqd->rings[arg.nc][nq_index(arg.nq_type, arg.engine)];
+	q = *slot;
+	if (q) {
+		if (q->owner != tgid || q->ring_size != arg.ring_size) {
+			ret = -EBUSY;
+			goto out;
+		}
+	} else {
+		q = kzalloc(sizeof(*q), GFP_KERNEL);
+		if (!q) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		q->owner = tgid;
+		q->ring_size = arg.ring_size;
+		q->map_size = PAGE_ALIGN(NEURON_NQ_RING_OFFSET + arg.ring_size);
+		q->mem = vmalloc_user(q->map_size);
+		if (!q->mem) {
+			kfree(q);
+			ret = -ENOMEM;
+			goto out;
+		}
+		neuron_nq_producer_init(&q->prod, q->mem, arg.ring_size / NEURON_NQ_ENTRY_SIZE);
+		*slot = q;
+	}
+	mutex_unlock(&nqd->lock);
+
+	arg.mmap_offset = nq_cookie(arg.nc, arg.nq_type, arg.engine);
+	arg.mmap_size = NEURON_NQ_RING_OFFSET + arg.ring_size;
+	memset(arg.reserved, 0, sizeof(arg.reserved));
+	if (copy_to_user(uarg, &arg, sizeof(arg)))
+		return -EFAULT;
+	return 0;
+out:
+	mutex_unlock(&nqd->lock);
+	return ret;
 }
 
-void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid)
+long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg)
 {
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_nq_release arg;
+	struct neuron_nq **slot, *q = NULL;
+	int ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	if (ret)
+		return ret;
+	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	ret = nq_check_key(nd, arg.nc, arg.nq_type, arg.engine);
+	if (ret)
+		return ret;
+
+	mutex_lock(&nqd->lock);
+	slot = &nqd->rings[arg.nc][nq_index(arg.nq_type, arg.engine)];
+	if (*slot && (*slot)->owner == task_tgid_nr(current)) {
+		q = *slot;
+		*slot = NULL;
+	}
+	mutex_unlock(&nqd->lock);
+	if (!q)
+		return -ENOENT;
+	nq_free(q);
+	return 0;
+}
+
+int neuron_nq_emit_locked(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
+			  const struct neuron_nq_entry *e)
+{
+	struct neuron_nq *q = nd->nq->rings[nc][nq_index(type, engine)];
+
+	lockdep_assert_held(&nd->nq->lock);
+	if (!q)
+		return -ENOENT;
+	return neuron_nq_produce(&q->prod, q->mem,
+				 (struct neuron_nq_entry *)((u8 *)q->mem + NEURON_NQ_RING_OFFSET), e);
 }
 
 int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 {
-	return NEURON_MMAP_NOT_MINE;
+	struct neuron_nq_dev *nqd = nf->nd->nq;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	u64 rel, idx;
+	struct neuron_nq *q;
+	int ret;
+
+	if (off < NEURON_NQ_MMAP_BASE ||
+	    off >= NEURON_NQ_MMAP_BASE + (u64)NEURON_MAX_NC * NEURON_NQ_PER_NC * NEURON_NQ_MMAP_STRIDE)
+		return NEURON_MMAP_NOT_MINE;
+	rel = off - NEURON_NQ_MMAP_BASE;
+	if (rel % NEURON_NQ_MMAP_STRIDE)
+		return -EINVAL;
+	idx = rel / NEURON_NQ_MMAP_STRIDE;
+
+	mutex_lock(&nqd->lock);
+	q = idx / NEURON_NQ_PER_NC < nf->nd->nc_count ?
+	    nqd->rings[idx / NEURON_NQ_PER_NC][idx % NEURON_NQ_PER_NC] : NULL;
+	if (!q) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (len != q->map_size) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (q->owner != task_tgid_nr(current)) {
+		if (vma->vm_flags & VM_WRITE) {
+			ret = -EACCES;
+			goto out;
+		}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+		vm_flags_clear(vma, VM_MAYWRITE);
+#else
+		vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+#else
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+#endif
+	ret = remap_vmalloc_range(vma, q->mem, 0);
+out:
+	mutex_unlock(&nqd->lock);
+	return ret;
+}
+
+/* ---- NeuronCore reservations ------------------------------------------ */
+
+int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, pid_t tgid)
+{
+	struct neuron_core *core = &nd->nq->cores[nc];
+
+	lockdep_assert_held(&nd->nq->lock);
+	if (core->owner && core->owner != tgid)
+		return -EBUSY;
+	core->owner = tgid;
+	return 0;
+}
+
+static int core_arg(struct neuron_file *nf, void __user *uarg, struct neuron_core_reserve *arg)
+{
+	int ret;
+
+	if (copy_from_user(arg, uarg, sizeof(*arg)))
+		return -EFAULT;
+	ret = neuron_abi_check_header(arg->size, sizeof(*arg), arg->flags, 0);
+	if (ret)
+		return ret;
+	if (arg->reserved0 || !neuron_abi_all_zero(arg->reserved, sizeof(arg->reserved)))
+		return -EINVAL;
+	if (arg->nc >= nf->nd->nc_count)
+		return -EINVAL;
+	/* a reservation ends with the opener's last close: opener only */
+	if (task_tgid_nr(current) != nf->tgid)
+		return -EACCES;
+	return 0;
+}
+
+long neuron_core_ioctl_reserve(struct neuron_file *nf, void __user *uarg)
+{
+	struct neuron_nq_dev *nqd = nf->nd->nq;
+	struct neuron_core_reserve arg;
+	int ret = core_arg(nf, uarg, &arg);
+
+	if (ret)
+		return ret;
+	mutex_lock(&nqd->lock);
+	ret = neuron_core_reserve_locked(nf->nd, arg.nc, nf->tgid);
+	mutex_unlock(&nqd->lock);
+	return ret;
+}
+
+long neuron_core_ioctl_release(struct neuron_file *nf, void __user *uarg)
+{
+	struct neuron_nq_dev *nqd = nf->nd->nq;
+	struct neuron_core_reserve arg;
+	int ret = core_arg(nf, uarg, &arg);
+
+	if (ret)
+		return ret;
+	mutex_lock(&nqd->lock);
+	if (nqd->cores[arg.nc].owner == nf->tgid)
+		nqd->cores[arg.nc].owner = 0;
+	else
+		ret = -ENOENT;
+	mutex_unlock(&nqd->lock);
+	return ret;
+}
+
+/* ---- lifetime ----------------------------------------------------------- */
+
+void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid)
+{
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
+	u32 nc, i, n;
+
+	if (!nqd)
+		return;
+	for (nc = 0; nc < nd->nc_count; nc++) {
+		n = 0;
+		mutex_lock(&nqd->lock);
+		if (nqd->cores[nc].owner == tgid)
+			nqd->cores[nc].owner = 0;
+		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
+			struct neuron_nq *q = nqd->rings[nc][i];
+
+			if (q && q->owner == tgid) {
+				doomed[n++] = q;
+				nqd->rings[nc][i] = NULL;
+			}
+		}
+		mutex_unlock(&nqd->lock);
+		for (i = 0; i < n; i++)
+			nq_free(doomed[i]);
+	}
+}
+
+int neuron_nq_init(struct neuron_device *nd)
+{
+	struct neuron_nq_dev *nqd;
+	u32 nc;
+
+	nqd = kzalloc(sizeof(*nqd), GFP_KERNEL);
+	if (!nqd)
+		return -ENOMEM;
+	mutex_init(&nqd->lock);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		mutex_init(&nqd->cores[nc].job_lock);
+	nd->nq = nqd;
+	if (nd->ops->kind == NEURON_BACKEND_SIM)
+		neuron_sim_core_debugfs(nd);
+	return 0;
+}
+
+/*
+ * Called at device removal. Open files may still release their rings
+ * later (neuron_nq_release_tgid), so the table itself stays until the
+ * device struct goes; here only nothing new may start.
+ */
+void neuron_nq_exit(struct neuron_device *nd)
+{
+}
+
+void neuron_nq_free(struct neuron_device *nd)
+{
+	struct neuron_nq_dev *nqd = nd->nq;
+	u32 nc, i;
+
+	if (!nqd)
+		return;
+	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
+		for (i = 0; i < NEURON_NQ_PER_NC; i++)
+			nq_free(nqd->rings[nc][i]);
+		mutex_destroy(&nqd->cores[nc].job_lock);
+	}
+	mutex_destroy(&nqd->lock);
+	kfree(nqd);
+	nd->nq = NULL;
 }

@@ -28,4 +28,20 @@ typedef int32_t s32;
 typedef int64_t s64;
 #endif
 
+/*
+ * Memory ordering for structures shared with another agent (userspace, a
+ * device): acquire loads and release stores of naturally aligned words.
+ */
+#ifdef __KERNEL__
+#include <asm/barrier.h>
+#include <linux/compiler.h>
+#define neuron_load_acquire(p)		smp_load_acquire(p)
+#define neuron_store_release(p, v)	smp_store_release(p, v)
+#define neuron_write_once(p, v)		WRITE_ONCE(*(p), v)
+#else
+#define neuron_load_acquire(p)		__atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define neuron_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define neuron_write_once(p, v)		__atomic_store_n(p, v, __ATOMIC_RELAXED)
+#endif
+
 #endif /* NEURON_PURE_H */

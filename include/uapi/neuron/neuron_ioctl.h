@@ -175,6 +175,109 @@ struct neuron_fw_power_profile {
 	__u64 reserved[2];
 };
 
+/**
+ * struct neuron_nq_init - NEURON_IOCTL_NQ_INIT argument
+ * @size:	in: sizeof(struct neuron_nq_init)
+ * @flags:	in: must be 0
+ * @nc:		in: NeuronCore, < the device's NeuronCore count
+ * @nq_type:	in: enum neuron_nq_type, < NEURON_NQ_TYPE_MAX
+ * @engine:	in: engine index, < NEURON_NQ_MAX_ENGINE
+ * @ring_size:	in: ring bytes, a power of two in
+ *		NEURON_NQ_MIN_SIZE..NEURON_NQ_MAX_SIZE
+ * @mmap_offset: out: cookie for mmap() on this fd
+ * @mmap_size:	out: NEURON_NQ_RING_OFFSET + @ring_size; map exactly this
+ * @reserved:	in: must be zero
+ *
+ * The caller's process owns the ring until NQ_RELEASE or its last close.
+ * Re-init of a ring the caller owns with the same size returns the same
+ * ring (its contents untouched); another size -> -EBUSY (release first);
+ * a ring another process owns -> -EBUSY. Only the owner may map it
+ * writable (to publish its head); others map it read-only.
+ */
+struct neuron_nq_init {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 nq_type;
+	__u32 engine;
+	__u32 ring_size;
+	__u64 mmap_offset;
+	__u64 mmap_size;
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_nq_release - NEURON_IOCTL_NQ_RELEASE argument
+ * @size, @flags, @nc, @nq_type, @engine: as for NQ_INIT
+ * @reserved0, @reserved: in: must be zero
+ *
+ * -ENOENT when the caller owns no such ring.
+ */
+struct neuron_nq_release {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 nq_type;
+	__u32 engine;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/**
+ * struct neuron_core_reserve - NEURON_IOCTL_CORE_RESERVE / _RELEASE argument
+ * @size:	in: sizeof(struct neuron_core_reserve)
+ * @flags:	in: must be 0
+ * @nc:		in: NeuronCore
+ * @reserved0, @reserved: in: must be zero
+ *
+ * RESERVE: the NeuronCore becomes the caller's process's until RELEASE or
+ * its last close; -EBUSY when another process holds it; reserving again is
+ * a no-op. RELEASE: -ENOENT when the caller does not hold it.
+ */
+struct neuron_core_reserve {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+#define NEURON_EXEC_MAX_DURATION_US	10000000ULL	/* 10 s */
+#define NEURON_EXEC_MAX_TIMEOUT_US	60000000ULL	/* 60 s */
+#define NEURON_EXEC_DEFAULT_TIMEOUT_US	2000000ULL	/* when @timeout_us is 0 */
+
+/**
+ * struct neuron_sim_exec - NEURON_IOCTL_SIM_EXEC argument (simulated device)
+ * @size:	in: sizeof(struct neuron_sim_exec)
+ * @flags:	in: must be 0
+ * @nc:		in: NeuronCore; reserved for the caller on first use,
+ *		-EBUSY when another process holds it or a job of the caller
+ *		already runs on it
+ * @reserved0:	in: must be zero
+ * @duration_us: in: how long the job runs, <= NEURON_EXEC_MAX_DURATION_US
+ * @timeout_us:	in: how long to wait for completion, 0 = default,
+ *		<= NEURON_EXEC_MAX_TIMEOUT_US; a hung job fails with -ETIMEDOUT
+ * @entries:	out: error entries the job wrote to the NeuronCore's ERROR
+ *		ring (engine 0)
+ * @dropped:	out: error entries dropped (full ring, or no ring)
+ * @reserved:	in: must be zero
+ *
+ * The job runs synchronously: it sleeps @duration_us (interruptible:
+ * -EINTR), emits every fault armed on the NeuronCore into its ERROR ring,
+ * and completes. -EOPNOTSUPP on a device that is not simulated.
+ */
+struct neuron_sim_exec {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 reserved0;
+	__u64 duration_us;
+	__u64 timeout_us;
+	__u32 entries;
+	__u32 dropped;
+	__u64 reserved[2];
+};
+
 /* ---- command table ------------------------------------------------------
  * 0xC0..0xC7 device and NDS, 0xC8..0xCF notification queues and simulated
  * cores, 0xD0..0xD7 FW-IO. Numbers are never reused.
@@ -182,6 +285,11 @@ struct neuron_fw_power_profile {
 #define NEURON_IOCTL_GET_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xC0, struct neuron_info)
 #define NEURON_IOCTL_NDS_ACQUIRE	_IOWR(NEURON_IOCTL_MAGIC, 0xC1, struct neuron_nds_acquire)
 #define NEURON_IOCTL_NDS_COUNTER_ADD	_IOW(NEURON_IOCTL_MAGIC, 0xC2, struct neuron_nds_counter_add)
+#define NEURON_IOCTL_NQ_INIT		_IOWR(NEURON_IOCTL_MAGIC, 0xC8, struct neuron_nq_init)
+#define NEURON_IOCTL_NQ_RELEASE		_IOW(NEURON_IOCTL_MAGIC, 0xC9, struct neuron_nq_release)
+#define NEURON_IOCTL_CORE_RESERVE	_IOW(NEURON_IOCTL_MAGIC, 0xCA, struct neuron_core_reserve)
+#define NEURON_IOCTL_CORE_RELEASE	_IOW(NEURON_IOCTL_MAGIC, 0xCB, struct neuron_core_reserve)
+#define NEURON_IOCTL_SIM_EXEC		_IOWR(NEURON_IOCTL_MAGIC, 0xCC, struct neuron_sim_exec)
 #define NEURON_IOCTL_FW_READ		_IOWR(NEURON_IOCTL_MAGIC, 0xD0, struct neuron_fw_read)
 #define NEURON_IOCTL_FW_POWER_PROFILE	_IOW(NEURON_IOCTL_MAGIC, 0xD1, struct neuron_fw_power_profile)
 

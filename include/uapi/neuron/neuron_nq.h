@@ -80,4 +80,40 @@ enum neuron_nq_hw_error {
 	NEURON_NQ_HW_COUNT = 6,
 };
 
+/*
+ * A ring as mapped by NEURON_IOCTL_NQ_INIT's mmap_offset: this control
+ * area at offset 0 of the mapping, the entries at NEURON_NQ_RING_OFFSET.
+ *
+ * Indexes are free-running u32 entry counts (wrap modulo 2^32); the slot of
+ * index i is i & (entries - 1). Entry i carries phase bit
+ * (((i / entries) + 1) & 1): 1 on the first lap, so a zeroed ring reads as
+ * empty, and flipping on every wrap. A consumer reads the entry at its head
+ * while its phase bit is the one expected for the head's lap, then
+ * publishes the new head. Entries become visible header last.
+ *
+ * When the ring is full (tail - head >= entries, or a head that is not
+ * within the last lap) the producer drops the entry, counts it in @dropped
+ * and sets NEURON_NQ_HDR_SW_OVERFLOW on the next entry it writes.
+ */
+struct neuron_nq_ctrl {
+	__u32 head;		/* consumer index; written by userspace only */
+	__u32 pad0;		/* zero */
+	__u32 tail;		/* producer index; written by the device only */
+	__u32 entries;		/* ring capacity in entries; constant */
+	__u64 dropped;		/* entries dropped on a full ring; device */
+	__u64 written;		/* entries written since init; device */
+	__u64 reserved[4];	/* zero */
+};
+
+/* The phase bit entry @index carries in a ring of @entries (a power of two). */
+static inline __u8 neuron_nq_phase(__u32 index, __u32 entries)
+{
+	return ((index / entries) + 1) & 1 ? NEURON_NQ_HDR_PHASE : 0;
+}
+
+#define NEURON_NQ_RING_OFFSET	4096	/* entries start one page into the map */
+#define NEURON_NQ_MIN_SIZE	256	/* ring bytes: 16 entries */
+#define NEURON_NQ_MAX_SIZE	(1U << 20)	/* ring bytes: 65536 entries */
+#define NEURON_NQ_MAX_ENGINE	16	/* engine index 0..15 */
+
 #endif /* _UAPI_NEURON_NQ_H */
