@@ -98,7 +98,7 @@ if [ ${#bins[@]} -gt 0 ]; then
 		/*) copy_lib "$lib" ;;
 		esac
 	done < <(LD_LIBRARY_PATH="$build" ldd "${bins[@]}" 2>/dev/null |
-		 awk '/=>/ { print $3; next } $1 ~ /^\// { print $1 }' | sort -u)
+		 awk '/:$/ { next } /=>/ { print $3; next } $1 ~ /^\// { print $1 }' | sort -u)
 fi
 
 initrd=$build/vm-initrd.cpio.gz

@@ -34,7 +34,8 @@ run_prog() {
 		fail "$(basename "$prog")" "program missing from the guest"
 		return
 	fi
-	"$@"
+	# a hung program must not eat the whole guest budget
+	timeout -s KILL "${PROG_TIMEOUT:-300}" "$@"
 	rc=$?
 	[ $rc -eq 0 ] || fail "$(basename "$prog")/exit" "exited with status $rc"
 }

@@ -1,0 +1,337 @@
+// The runtime: nrt_init/nrt_close lifecycle, NeuronCore counts, and the
+// simulated execute path that ties the error chain together.
+#include <nrt/kmetric.h>
+#include <nrt/nds/neuron_ds.h>
+#include <nrt/nrt.h>
+#include <nrt/nrt_nq.h>
+#include <ndl/ndl.h>
+#include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nds.h>
+#include <neuron/neuron_nq.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sys/ioctl.h>
+#include <vector>
+
+#include "export.hpp"
+
+namespace nrt::rt {
+
+constexpr uint32_t kErrorRingBytes = 1024 * NEURON_NQ_ENTRY_SIZE;	// 1024 entries
+constexpr uint64_t kDefaultTimeoutUs = 2000000;
+
+enum class state { uninitialized, initialized, closed };
+
+struct core_ctx {
+	std::mutex lock;	// one execute at a time on this core, in this process
+	nrt_nq_t *error_ring = nullptr;
+};
+
+struct device_ctx {
+	ndl_device_t *dev = nullptr;
+	nds_instance_t *nds = nullptr;
+	std::array<core_ctx, MAX_NC_PER_DEVICE> cores;
+
+	~device_ctx()
+	{
+		for (size_t i = 0; i < cores.size(); i++) {
+			if (!cores[i].error_ring)
+				continue;
+			nrt_nq_close(cores[i].error_ring);
+			// executing reserved the core: give it back (ENOENT if it never was)
+			neuron_core_reserve rel{};
+			rel.size = sizeof(rel);
+			rel.nc = static_cast<uint32_t>(i);
+			::ioctl(ndl_device_fd(dev), NEURON_IOCTL_CORE_RELEASE, &rel);
+		}
+		if (nds)
+			nds_close(nds);
+		if (dev)
+			ndl_close_device(dev);
+	}
+};
+
+struct runtime {
+	std::mutex lock;	// protects everything below
+	state st = state::uninitialized;
+	std::vector<std::unique_ptr<device_ctx>> devices;	// by device index
+	nrt_decode_config_t cfg{};
+	uint64_t timeout_us = kDefaultTimeoutUs;
+};
+
+runtime &rt()
+{
+	static runtime r;
+	return r;
+}
+
+NRT_STATUS guard(const runtime &r)
+{
+	switch (r.st) {
+	case state::uninitialized:
+		return NRT_UNINITIALIZED;
+	case state::closed:
+		return NRT_CLOSED;
+	default:
+		return NRT_SUCCESS;
+	}
+}
+
+// "major.minor.build" -> the NDS version encoding (build 0-31, minor 32-39,
+// major 40-47, framework type in 48-63). false on a malformed string.
+bool encode_version(const char *s, uint64_t type, uint64_t *out)
+{
+	*out = type << 48;	// a missing version still records the framework type
+	if (!s || !*s)
+		return true;
+	unsigned long v[3] = { 0, 0, 0 };
+	const char *p = s;
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		errno = 0;
+		v[i] = std::strtoul(p, &end, 10);
+		if (end == p || errno)
+			return false;
+		p = end;
+		if (i < 2) {
+			if (*p == '\0')
+				break;
+			if (*p != '.')
+				return false;
+			p++;
+		}
+	}
+	if (*p != '\0' || v[0] > 0xff || v[1] > 0xff || v[2] > 0xffffffffUL)
+		return false;
+	*out = (type << 48) | (uint64_t{v[0]} << 40) | (uint64_t{v[1]} << 32) | v[2];
+	return true;
+}
+
+uint64_t timeout_from_env()
+{
+	const char *s = std::getenv("NEURON_RT_EXEC_TIMEOUT");
+	if (!s || !*s)
+		return kDefaultTimeoutUs;
+	char *end;
+	unsigned long sec = std::strtoul(s, &end, 10);
+	if (*end || sec == 0 || sec > NEURON_EXEC_MAX_TIMEOUT_US / 1000000)
+		return kDefaultTimeoutUs;
+	return uint64_t{sec} * 1000000;
+}
+
+// NEURON_RT_VISIBLE_CORES: "n", "a-b" or "a,b,c" -> how many of [0, total) it names.
+uint32_t visible_from_env(uint32_t total)
+{
+	const char *s = std::getenv("NEURON_RT_VISIBLE_CORES");
+	if (!s || !*s)
+		return total;
+	std::vector<bool> seen(total, false);
+	const char *p = s;
+	while (*p) {
+		char *end;
+		unsigned long a = std::strtoul(p, &end, 10), b;
+		if (end == p)
+			return total;	// malformed: ignore the variable
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = std::strtoul(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return total;
+			p = end;
+		}
+		for (unsigned long i = a; i <= b && i < total; i++)
+			seen[i] = true;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return total;
+	}
+	uint32_t n = 0;
+	for (bool v : seen)
+		n += v;
+	return n;
+}
+
+} // namespace nrt::rt
+
+using namespace nrt::rt;
+
+NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version,
+			       const char *fal_version)
+{
+	runtime &r = rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	if (r.st == state::initialized)
+		return NRT_INVALID;
+	if (framework < NRT_FRAMEWORK_TYPE_INVALID || framework > NRT_FRAMEWORK_TYPE_MXNET)
+		return NRT_INVALID;
+	uint64_t rt_ver, fw_ver, fal_ver;
+	if (!encode_version(NRT_VERSION_STRING, 0, &rt_ver) ||
+	    !encode_version(fw_version, static_cast<uint64_t>(framework), &fw_ver) ||
+	    !encode_version(fal_version, 0, &fal_ver))
+		return NRT_INVALID;
+
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	if (n <= 0)
+		return NRT_RESOURCE;
+
+	std::vector<std::unique_ptr<device_ctx>> devs;
+	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
+		auto d = std::make_unique<device_ctx>();
+		int ret = ndl_open_device(idx[i], nullptr, &d->dev);
+		if (ret)
+			return nrt_status_from_errno(NRT_SITE_OPEN, ret);
+		ret = nds_open(d->dev, 0, &d->nds);
+		if (ret)
+			return nrt_status_from_errno(NRT_SITE_NDS_ACQUIRE, ret);
+		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_RUNTIME_VERSION, &rt_ver);
+		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_FRAMEWORK_VERSION, &fw_ver);
+		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_FAL_VERSION, &fal_ver);
+		nds_or_nd_counter(d->nds, NDS_ND_COUNTER_FEATURE_BITMAP, 0);
+		if (devs.size() <= static_cast<size_t>(idx[i]))
+			devs.resize(static_cast<size_t>(idx[i]) + 1);
+		devs[static_cast<size_t>(idx[i])] = std::move(d);
+	}
+	r.devices = std::move(devs);
+	r.cfg = nrt_decode_config_from_env();
+	r.timeout_us = timeout_from_env();
+	r.st = state::initialized;
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT void nrt_close(void)
+{
+	runtime &r = rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	if (r.st != state::initialized)
+		return;
+	r.devices.clear();
+	r.st = state::closed;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count)
+{
+	if (!nc_count)
+		return NRT_INVALID;
+	*nc_count = 0;
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
+		ndl_device_t *d = nullptr;
+		int ret = ndl_open_device(idx[i], nullptr, &d);
+		if (ret)
+			return nrt_status_from_errno(NRT_SITE_OPEN, ret);
+		*nc_count += d->nc_count;
+		ndl_close_device(d);
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
+{
+	runtime &r = rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	NRT_STATUS st = guard(r);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (!nc_count)
+		return NRT_INVALID;
+	uint32_t total = 0;
+	for (const auto &d : r.devices)
+		if (d)
+			total += d->dev->nc_count;
+	*nc_count = visible_from_env(total);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_index,
+					 const nrt_sim_exec_opts_t *opts,
+					 nrt_sim_exec_result_t *result)
+{
+	nrt_sim_exec_opts_t o{};
+	o.account = 1;
+	if (opts)
+		o = *opts;
+	nrt_sim_exec_result_t res{};
+	nrt_infer_errors_clear(&res.errors);
+	if (result)
+		*result = res;
+
+	runtime &r = rt();
+	device_ctx *d;
+	nrt_decode_config_t cfg;
+	uint64_t timeout;
+	{
+		std::lock_guard<std::mutex> g(r.lock);
+		NRT_STATUS st = guard(r);
+		if (st != NRT_SUCCESS)
+			return st;
+		if (device_index >= r.devices.size() || !r.devices[device_index])
+			return NRT_INVALID;
+		d = r.devices[device_index].get();
+		cfg = r.cfg;
+		timeout = o.timeout_us ? o.timeout_us : r.timeout_us;
+	}
+	if (nc_index >= d->dev->nc_count || o.reserved || o.account > 1)
+		return NRT_INVALID;
+
+	// nrt_close() concurrent with an execute is a caller bug, as in the SDK.
+	core_ctx &c = d->cores[nc_index];
+	std::lock_guard<std::mutex> cg(c.lock);
+	if (!c.error_ring) {
+		int ret = nrt_nq_open(d->dev, nc_index, NEURON_NQ_TYPE_ERROR, 0, kErrorRingBytes,
+				      &c.error_ring);
+		if (ret)
+			return nrt_status_from_errno(NRT_SITE_NQ_INIT, ret);
+	}
+
+	neuron_sim_exec arg{};
+	arg.size = sizeof(arg);
+	arg.nc = nc_index;
+	arg.duration_us = o.duration_us;
+	arg.timeout_us = timeout;
+	auto t0 = std::chrono::steady_clock::now();
+	if (::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_SIM_EXEC, &arg) != 0)
+		res.exec_errno = errno;
+	auto t1 = std::chrono::steady_clock::now();
+	res.exec_status = res.exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, res.exec_errno)
+					 : NRT_SUCCESS;
+
+	int drained = nrt_nq_drain(c.error_ring, &res.errors, &res.dropped);
+	res.entries = drained > 0 ? static_cast<uint32_t>(drained) : 0;
+
+	NRT_STATUS st[2] = { res.exec_status, nrt_infer_errors_status(&res.errors, &cfg) };
+	res.status = nrt_status_fold(st, 2);
+
+	// An execution that never started (busy, invalid) records its status only.
+	if (o.account) {
+		nrt_exec_times_t times{};
+		times.total_ns = static_cast<uint64_t>(
+			std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+		if (!res.exec_errno) {
+			times.device_ns = o.duration_us * 1000;
+			times.nc_ns = o.duration_us * 1000;
+		}
+		kmetric_record_execution(d->nds, static_cast<int>(nc_index), res.status,
+					 &res.errors, &times);
+	}
+	if (result)
+		*result = res;
+	return res.status;
+}
+
+NRT_EXPORT NRT_STATUS nrt_sim_execute(uint32_t device_index, uint32_t nc_index, uint64_t duration_us)
+{
+	nrt_sim_exec_opts_t o{};
+	o.duration_us = duration_us;
+	o.account = 1;
+	return nrt_sim_execute_ex(device_index, nc_index, &o, nullptr);
+}
