@@ -1,0 +1,13 @@
+# Guest benchmarks (make bench). No slub_debug in this mode.
+insmod "$NEURON_KO" sim_devices=2 || exit 1
+rc=0
+echo "== NDS: mapped update vs counter-add ioctl; sysfs read with 16 vs 1 live slabs"
+/tests/vm_bench_nds || rc=1
+echo
+echo "== simulated jobs: error accounting on vs off"
+/tests/vm_bench_exec || rc=1
+echo
+echo "== FW-IO: mailbox round trip vs GET_INFO"
+/tests/vm_bench_fwio || rc=1
+rmmod neuron || rc=1
+exit $rc
