@@ -49,8 +49,10 @@ int nrt_nq_drain_entries(nrt_nq_t *q, struct neuron_nq_entry *out, uint32_t max)
 
 /*
  * Consume every available entry and decode it into @errs (not cleared
- * first). Entries the producer dropped since the last drain (its dropped
- * counter, or an entry's SW-overflow bit) mark @errs as overflowed. Returns
+ * first). Entries the producer dropped since the last drain (the control
+ * area's dropped counter) mark @errs as overflowed, once; the SW-overflow
+ * bit of the first entry written after drops reports the same drops and is
+ * not counted again (nrt_nq_drain_entries() returns it untouched). Returns
  * the count consumed; *@dropped (may be NULL) gets the new drops.
  */
 int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped);

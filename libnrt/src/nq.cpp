@@ -177,6 +177,10 @@ NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dro
 	uint32_t n = 0;
 	neuron_nq_entry e;
 	while (take_one(q, &e)) {
+		// The control area's drop counter is authoritative: the SW-overflow
+		// bit on the first entry after drops reports drops that counter
+		// already showed, so honouring both would count one overflow twice.
+		e.header &= static_cast<uint8_t>(~NEURON_NQ_HDR_SW_OVERFLOW);
 		nrt_decode_nq_entry(errs, &e);
 		n++;
 		// publish as we go so the producer never sees a full ring we are draining
