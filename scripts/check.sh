@@ -47,35 +47,34 @@ for t in "${units[@]}"; do
 	total_fail=$((total_fail + f))
 done
 
+# Run a suite that ends with "<label>: N passed, N failed", show its failing
+# lines and its totals line, and add the totals. A suite that does not
+# report counts as one failure.
+run_suite() {
+	local label=$1 show=$2 out line
+	shift 2
+	out=$(mktemp)
+	"$@" | tee "$out" | grep -E "^($show|$label:)"
+	line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1)
+	rm -f "$out"
+	if [ -z "$line" ]; then
+		echo "check: $label did not report" >&2
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	total_pass=$((total_pass + $(sed -E "s/^$label: ([0-9]+) passed.*/\1/" <<<"$line")))
+	total_fail=$((total_fail + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+}
+
+# The user ABI is the same for 32- and 64-bit processes.
+run_suite uapi-layout 'UAPI FAIL' "$top/scripts/uapi-layout.sh"
+
 # Packaging (DKMS on this host, make install, the pkg-config client). Before
 # the guest run: it builds $build/vm/vm_pkgconfig_client for 90_pkgconfig.
-pkg_out=$(mktemp)
-BUILD_DIR=$build "$top/scripts/test-packaging.sh" --no-client-boot "${kver_arg[@]}" |
-	tee "$pkg_out" | grep -E '^(PKGTEST FAIL|    |packaging:)'
-line=$(grep -E '^packaging: [0-9]+ passed, [0-9]+ failed' "$pkg_out" | tail -n 1)
-rm -f "$pkg_out"
-if [ -n "$line" ]; then
-	total_pass=$((total_pass + $(sed -E 's/^packaging: ([0-9]+) passed.*/\1/' <<<"$line")))
-	total_fail=$((total_fail + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
-else
-	echo "check: the packaging test did not report" >&2
-	total_fail=$((total_fail + 1))
-fi
+run_suite packaging 'PKGTEST FAIL|    ' env BUILD_DIR="$build" \
+	"$top/scripts/test-packaging.sh" --no-client-boot "${kver_arg[@]}"
 
-vm_out=$(mktemp)
-BUILD_DIR=$build "$top/scripts/vm.sh" --mode check "${kver_arg[@]}" | tee "$vm_out" | grep -E '^(VMTEST FAIL|vm:)'
-line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed' "$vm_out" | tail -n 1)
-rm -f "$vm_out"
-if [ -n "$line" ]; then
-	vp=$(sed -E 's/^vm: ([0-9]+) passed.*/\1/' <<<"$line")
-	vf=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
-else
-	echo "check: the VM suite did not report" >&2
-	vp=0
-	vf=1
-fi
-total_pass=$((total_pass + vp))
-total_fail=$((total_fail + vf))
+run_suite vm 'VMTEST FAIL' env BUILD_DIR="$build" "$top/scripts/vm.sh" --mode check "${kver_arg[@]}"
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -9,7 +9,7 @@ PKGS=(
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static cpio kmod
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev
-	sparse dkms
+	sparse dkms gcc-multilib
 	python3
 )
 

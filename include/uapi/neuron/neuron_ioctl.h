@@ -3,7 +3,9 @@
  * neuron.ko user ABI: ioctl commands on /dev/neuron<N>.
  *
  * Rules every struct here follows (Documentation/process/botching-up-ioctls.rst):
- *  - fixed-width types only, natural alignment, size a multiple of 8;
+ *  - fixed-width types only, natural alignment, size a multiple of 8; 64-bit
+ *    members are __aligned_u64 so 32-bit processes see the same layout
+ *    (scripts/uapi-layout.sh compares -m32 and -m64 builds);
  *  - a leading @size the caller sets to sizeof(struct) it was built with;
  *    the kernel refuses any other value with -EINVAL;
  *  - @flags: unknown bits -> -EINVAL; every reserved/pad member must be zero
@@ -62,9 +64,9 @@ struct neuron_info {
 	__u32 device_index;
 	__u32 nc_count;
 	__u32 backend;
-	__u64 capabilities;
+	__aligned_u64 capabilities;
 	__u8 driver_version[NEURON_DRIVER_VERSION_LEN];
-	__u64 reserved[4];
+	__aligned_u64 reserved[4];
 };
 
 /* NDS slab access modes (neuron_nds_acquire.access). */
@@ -92,11 +94,11 @@ struct neuron_nds_acquire {
 	__u32 flags;
 	__s32 pid;
 	__u32 slot;
-	__u64 mmap_offset;
-	__u64 mmap_size;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
 	__u32 access;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__aligned_u64 reserved[2];
 };
 
 /* neuron_nds_counter_add.flags */
@@ -119,8 +121,8 @@ struct neuron_nds_counter_add {
 	__u32 flags;
 	__u32 nc;
 	__u32 id;
-	__u64 delta;
-	__u64 reserved[2];
+	__aligned_u64 delta;
+	__aligned_u64 reserved[2];
 };
 
 /* Addresses per NEURON_IOCTL_FW_READ (the 128-byte FW-IO window / 8). */
@@ -150,9 +152,9 @@ struct neuron_fw_read {
 	__u32 flags;
 	__u32 count;
 	__u32 reserved0;
-	__u64 addr[NEURON_FW_READ_MAX];
+	__aligned_u64 addr[NEURON_FW_READ_MAX];
 	__u32 value[NEURON_FW_READ_MAX];
-	__u64 reserved[2];
+	__aligned_u64 reserved[2];
 };
 
 /**
@@ -172,7 +174,7 @@ struct neuron_fw_power_profile {
 	__u32 flags;
 	__u32 profile;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__aligned_u64 reserved[2];
 };
 
 /**
@@ -201,9 +203,9 @@ struct neuron_nq_init {
 	__u32 nq_type;
 	__u32 engine;
 	__u32 ring_size;
-	__u64 mmap_offset;
-	__u64 mmap_size;
-	__u64 reserved[2];
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_size;
+	__aligned_u64 reserved[2];
 };
 
 /**
@@ -220,7 +222,7 @@ struct neuron_nq_release {
 	__u32 nq_type;
 	__u32 engine;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__aligned_u64 reserved[2];
 };
 
 /**
@@ -239,7 +241,7 @@ struct neuron_core_reserve {
 	__u32 flags;
 	__u32 nc;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__aligned_u64 reserved[2];
 };
 
 #define NEURON_EXEC_MAX_DURATION_US	10000000ULL	/* 10 s */
@@ -271,11 +273,11 @@ struct neuron_sim_exec {
 	__u32 flags;
 	__u32 nc;
 	__u32 reserved0;
-	__u64 duration_us;
-	__u64 timeout_us;
+	__aligned_u64 duration_us;
+	__aligned_u64 timeout_us;
 	__u32 entries;
 	__u32 dropped;
-	__u64 reserved[2];
+	__aligned_u64 reserved[2];
 };
 
 /* ---- command table ------------------------------------------------------

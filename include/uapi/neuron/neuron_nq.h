@@ -36,7 +36,7 @@ struct neuron_nq_entry {
 	__u8 metadata_lo[2];
 	__u8 header;
 	__u32 metadata_hi;
-	__u64 timestamp_ps;
+	__aligned_u64 timestamp_ps;
 };
 
 #define NEURON_NQ_ENTRY_SIZE		16
@@ -100,9 +100,9 @@ struct neuron_nq_ctrl {
 	__u32 pad0;		/* zero */
 	__u32 tail;		/* producer index; written by the device only */
 	__u32 entries;		/* ring capacity in entries; constant */
-	__u64 dropped;		/* entries dropped on a full ring; device */
-	__u64 written;		/* entries written since init; device */
-	__u64 reserved[4];	/* zero */
+	__aligned_u64 dropped;		/* entries dropped on a full ring; device */
+	__aligned_u64 written;		/* entries written since init; device */
+	__aligned_u64 reserved[4];	/* zero */
 };
 
 /* The phase bit entry @index carries in a ring of @entries (a power of two). */
