@@ -92,6 +92,7 @@ struct neuron_arch_desc {
  * @metrics:	metrics post worker (neuron_metrics.c)
  * @sysfs:	the metrics sysfs tree (neuron_sysfs.c)
  * @nq:		notification queues and simulated cores (neuron_nq.c)
+ * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
 struct neuron_device {
 	struct device dev;
@@ -112,6 +113,7 @@ struct neuron_device {
 	struct neuron_metrics *metrics;
 	struct neuron_sysfs *sysfs;
 	struct neuron_nq_dev *nq;
+	struct list_head node;
 };
 
 /**
@@ -156,6 +158,8 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 					   const struct neuron_arch_desc *arch,
 					   void *backend, u32 nc_count);
 void neuron_device_destroy(struct neuron_device *nd);
+struct neuron_device *neuron_device_get(u32 index);
+struct neuron_device *neuron_device_get_next(u32 index);
 int neuron_device_proc_attach(struct neuron_device *nd, pid_t tgid);
 void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid);
 

@@ -26,6 +26,14 @@ struct class *neuron_class;
 static dev_t neuron_devt;
 static DEFINE_IDA(neuron_ida);
 
+/*
+ * Live devices, for lookups by index (generic netlink). A device is on the
+ * list from the end of neuron_device_create() to the start of
+ * neuron_device_destroy().
+ */
+static DEFINE_MUTEX(neuron_devices_lock);	/* protects neuron_devices */
+static LIST_HEAD(neuron_devices);
+
 static ssize_t core_count_show(struct device *dev, struct device_attribute *attr,
 			       char *buf)
 {
@@ -169,6 +177,10 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	if (ret)
 		goto err_sysfs;
 
+	mutex_lock(&neuron_devices_lock);
+	list_add_tail(&nd->node, &neuron_devices);
+	mutex_unlock(&neuron_devices_lock);
+
 	dev_info(&nd->dev, "%s backend, %u NeuronCores\n", ops->name, nc_count);
 	return nd;
 
@@ -196,6 +208,10 @@ err_put:
  */
 void neuron_device_destroy(struct neuron_device *nd)
 {
+	mutex_lock(&neuron_devices_lock);
+	list_del(&nd->node);
+	mutex_unlock(&neuron_devices_lock);
+
 	neuron_metrics_stop(nd);
 	down_write(&nd->gone_sem);
 	nd->gone = true;
@@ -207,6 +223,36 @@ void neuron_device_destroy(struct neuron_device *nd)
 	neuron_fwio_exit(nd);
 	neuron_nq_exit(nd);
 	put_device(&nd->dev);
+}
+
+/*
+ * The live device with the lowest index >= @index, with a reference the
+ * caller drops with put_device(); NULL when there is none.
+ */
+struct neuron_device *neuron_device_get_next(u32 index)
+{
+	struct neuron_device *nd, *best = NULL;
+
+	mutex_lock(&neuron_devices_lock);
+	list_for_each_entry(nd, &neuron_devices, node)
+		if (nd->index >= index && (!best || nd->index < best->index))
+			best = nd;
+	if (best)
+		get_device(&best->dev);
+	mutex_unlock(&neuron_devices_lock);
+	return best;
+}
+
+/* The live device /dev/neuron<@index>, referenced; NULL when there is none. */
+struct neuron_device *neuron_device_get(u32 index)
+{
+	struct neuron_device *nd = neuron_device_get_next(index);
+
+	if (nd && nd->index != index) {
+		put_device(&nd->dev);
+		nd = NULL;
+	}
+	return nd;
 }
 
 int neuron_device_class_init(void)

@@ -11,6 +11,7 @@
 
 #include "neuron.h"
 #include "neuron_fwio.h"
+#include "neuron_genl.h"
 
 struct dentry *neuron_debugfs_root;
 
@@ -103,9 +104,13 @@ static int __init neuron_init(void)
 	if (ret)
 		goto err_debugfs;
 
-	ret = neuron_pci_init();
+	ret = neuron_genl_init();
 	if (ret)
 		goto err_class;
+
+	ret = neuron_pci_init();
+	if (ret)
+		goto err_genl;
 
 	ret = neuron_sim_init(sim_devices.value, sim_nc_per_device.value);
 	if (ret)
@@ -118,6 +123,8 @@ static int __init neuron_init(void)
 
 err_pci:
 	neuron_pci_exit();
+err_genl:
+	neuron_genl_exit();
 err_class:
 	neuron_device_class_exit();
 err_debugfs:
@@ -129,6 +136,7 @@ static void __exit neuron_exit(void)
 {
 	neuron_sim_exit();
 	neuron_pci_exit();
+	neuron_genl_exit();
 	neuron_device_class_exit();
 	debugfs_remove_recursive(neuron_debugfs_root);
 	pr_info("unloaded\n");

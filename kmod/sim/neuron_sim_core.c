@@ -32,8 +32,11 @@
 #include <linux/seq_file.h>
 #include <linux/uaccess.h>
 
+#include <neuron/neuron_genl.h>
+
 #include "../neuron.h"
 #include "neuron_abi.h"
+#include "../neuron_genl.h"
 #include "../neuron_nq.h"
 #include "neuron_parse.h"
 
@@ -111,6 +114,19 @@ static void sim_emit_faults(struct neuron_device *nd, u32 nc, struct neuron_core
 		}
 }
 
+/* One "errors" notification per fault kind the job wrote; no lock held. */
+static void sim_notify_faults(struct neuron_device *nd, u32 nc, const struct neuron_core *armed)
+{
+	u32 i;
+
+	neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_NQ_FLOOD,
+				NEURON_TPB_ERROR_FP_UNDERFLOW, armed->flood);
+	for (i = 0; i < NEURON_TPB_ERROR_COUNT; i++)
+		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_TPB_ERROR, i, armed->tpb[i]);
+	for (i = 1; i < NEURON_NQ_HW_COUNT; i++)
+		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_HW_ERROR, i, armed->hw[i]);
+}
+
 long neuron_sim_ioctl_exec(struct neuron_file *nf, void __user *uarg)
 {
 	struct neuron_device *nd = nf->nd;
@@ -160,6 +176,7 @@ long neuron_sim_ioctl_exec(struct neuron_file *nf, void __user *uarg)
 	core->hang = false;
 	sim_emit_faults(nd, arg.nc, &armed, &written, &dropped);
 	mutex_unlock(&nqd->lock);
+	sim_notify_faults(nd, arg.nc, &armed);
 
 	if (armed.hang) {
 		/* the job never completes: the caller gives up after its timeout */

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * The "neuron" generic netlink family: a counters dump and an error-event
+ * multicast group. Resolve the family id and the group id by name through
+ * the generic netlink controller. The family lives in the initial network
+ * namespace only.
+ *
+ * NEURON_GENL_CMD_COUNTERS_GET
+ *	request:  [NEURON_GENL_A_DEVICE] [NEURON_GENL_A_NC]
+ *	dump (NLM_F_DUMP): one reply per (device, NeuronCore), every device
+ *		or only NEURON_GENL_A_DEVICE's; restartable.
+ *	do: NEURON_GENL_A_DEVICE and NEURON_GENL_A_NC required; one reply.
+ *	reply: DEVICE, NC, then NEURON_GENL_A_COUNTER (nested) once per
+ *		status counter, in sysfs creation order: COUNTER_NAME (the
+ *		stats/status/<name> directory), COUNTER_ID (NDS NC/EXT id),
+ *		TOTAL (the live total, what <name>/total shows).
+ *	errors: ENODEV no such device, ENOENT no such NeuronCore, EINVAL a
+ *		required attribute is missing; each with an extack message.
+ *
+ * NEURON_GENL_CMD_ERROR_EVENT (multicast on NEURON_GENL_MCGRP_ERRORS)
+ *	DEVICE, NC, EVENT_KIND, ERROR_CODE, COUNT, TIMESTAMP_NS: a job on the
+ *	NeuronCore wrote COUNT error entries of one fault kind into its error
+ *	ring (entries dropped on a full ring included). One notification
+ *	per (job, kind, code).
+ */
+#ifndef _UAPI_NEURON_GENL_H
+#define _UAPI_NEURON_GENL_H
+
+#define NEURON_GENL_FAMILY_NAME		"neuron"
+#define NEURON_GENL_VERSION		1
+#define NEURON_GENL_MCGRP_ERRORS	"errors"
+
+enum neuron_genl_cmd {
+	NEURON_GENL_CMD_UNSPEC,
+	NEURON_GENL_CMD_COUNTERS_GET,	/* do or dump, unprivileged */
+	NEURON_GENL_CMD_ERROR_EVENT,	/* notification only */
+
+	__NEURON_GENL_CMD_MAX,
+	NEURON_GENL_CMD_MAX = __NEURON_GENL_CMD_MAX - 1
+};
+
+enum neuron_genl_attr {
+	NEURON_GENL_A_UNSPEC,
+	NEURON_GENL_A_PAD,		/* alignment of the u64 attributes */
+	NEURON_GENL_A_DEVICE,		/* u32: N of /dev/neuron<N> */
+	NEURON_GENL_A_NC,		/* u32: NeuronCore index on the device */
+	NEURON_GENL_A_COUNTER,		/* nested: COUNTER_NAME, COUNTER_ID, TOTAL */
+	NEURON_GENL_A_COUNTER_NAME,	/* string: "hw_hbm_ue_error", ... */
+	NEURON_GENL_A_COUNTER_ID,	/* u32: NDS NC (0..30) or EXT (31..40) id */
+	NEURON_GENL_A_TOTAL,		/* u64: live total */
+	NEURON_GENL_A_EVENT_KIND,	/* u32: enum neuron_genl_event_kind */
+	NEURON_GENL_A_ERROR_CODE,	/* u32: meaning set by EVENT_KIND */
+	NEURON_GENL_A_TIMESTAMP_NS,	/* u64: CLOCK_MONOTONIC, nanoseconds */
+	NEURON_GENL_A_COUNT,		/* u32: entries of this kind */
+
+	__NEURON_GENL_A_MAX,
+	NEURON_GENL_A_MAX = __NEURON_GENL_A_MAX - 1
+};
+
+/* NEURON_GENL_A_EVENT_KIND and what NEURON_GENL_A_ERROR_CODE then holds. */
+enum neuron_genl_event_kind {
+	NEURON_GENL_EVENT_UNSPEC,
+	/* code: enum neuron_tpb_error_type (<neuron/neuron_nq.h>), 0..10 */
+	NEURON_GENL_EVENT_TPB_ERROR,
+	/* code: enum neuron_nq_hw_error, 1..5 */
+	NEURON_GENL_EVENT_HW_ERROR,
+	/* an armed nq_flood: code is the TPB type its entries carry */
+	NEURON_GENL_EVENT_NQ_FLOOD,
+
+	__NEURON_GENL_EVENT_MAX,
+	NEURON_GENL_EVENT_MAX = __NEURON_GENL_EVENT_MAX - 1
+};
+
+#endif /* _UAPI_NEURON_GENL_H */

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The "neuron" generic netlink family (<neuron/neuron_genl.h>): counters
+ * dump and the "errors" multicast group.
+ */
+#ifndef NEURON_GENL_H
+#define NEURON_GENL_H
+
+#include <linux/types.h>
+
+struct neuron_device;
+
+int neuron_genl_init(void);
+void neuron_genl_exit(void);
+
+/*
+ * A job on @nc wrote @count error entries of one kind (enum
+ * neuron_genl_event_kind) and @code. Process context, no lock held; may
+ * sleep. A no-op when nobody listens; a failure to build or send the
+ * notification is silent: the job never sees it.
+ */
+void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 code,
+			     u32 count);
+
+#endif /* NEURON_GENL_H */
