@@ -119,13 +119,15 @@ struct neuron_device {
 /**
  * struct neuron_proc - a process with the device open
  * @node:	in neuron_device.procs
- * @tgid:	the process
+ * @tgid:	the process (a reference); every owner field of the
+ *		subsystems (slab, ring, core) points at one of these and is
+ *		cleared before the reference is dropped
  * @files:	its open files on this device; at 0 everything it held is
  *		released (slab folded, queues and cores freed)
  */
 struct neuron_proc {
 	struct list_head node;
-	pid_t tgid;
+	struct pid *tgid;
 	unsigned int files;
 };
 
@@ -137,11 +139,13 @@ static inline struct neuron_device *to_neuron_device(struct device *dev)
 /**
  * struct neuron_file - per-open state of /dev/neuron<N>
  * @nd:		the device; the file holds a reference on nd->dev
- * @tgid:	process that opened the file
+ * @tgid:	process that opened the file (a reference: processes are told
+ *		apart by struct pid, never by number, so a reused pid or another
+ *		pid namespace is never mistaken for the owner)
  */
 struct neuron_file {
 	struct neuron_device *nd;
-	pid_t tgid;
+	struct pid *tgid;
 };
 
 /* returned by a subsystem's mmap handler for an offset outside its range */
@@ -160,14 +164,14 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 void neuron_device_destroy(struct neuron_device *nd);
 struct neuron_device *neuron_device_get(u32 index);
 struct neuron_device *neuron_device_get_next(u32 index);
-int neuron_device_proc_attach(struct neuron_device *nd, pid_t tgid);
-void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid);
+int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
+void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid);
 
 /* neuron_nq.c: notification queues and the simulated NeuronCores */
 int neuron_nq_init(struct neuron_device *nd);
 void neuron_nq_exit(struct neuron_device *nd);
 void neuron_nq_free(struct neuron_device *nd);
-void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid);
+void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid);
 int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 
 /* neuron_sysfs.c */

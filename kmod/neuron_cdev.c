@@ -31,7 +31,7 @@ static int neuron_cdev_open(struct inode *inode, struct file *filp)
 	if (!nf)
 		return -ENOMEM;
 	nf->nd = nd;
-	nf->tgid = task_tgid_nr(current);
+	nf->tgid = get_pid(task_tgid(current));
 
 	down_read(&nd->gone_sem);
 	if (nd->gone) {
@@ -48,6 +48,7 @@ static int neuron_cdev_open(struct inode *inode, struct file *filp)
 
 err:
 	up_read(&nd->gone_sem);
+	put_pid(nf->tgid);
 	kfree(nf);
 	return ret;
 }
@@ -58,6 +59,7 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 	struct neuron_device *nd = nf->nd;
 
 	neuron_device_proc_detach(nd, nf->tgid);
+	put_pid(nf->tgid);
 	kfree(nf);
 	put_device(&nd->dev);
 	return 0;
@@ -143,17 +145,18 @@ static int neuron_cdev_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct neuron_device *nd = nf->nd;
 	int ret;
 
-	down_read(&nd->gone_sem);
-	if (nd->gone) {
-		ret = -ENODEV;
-	} else {
-		ret = neuron_nds_mmap(nf, vma);
-		if (ret == NEURON_MMAP_NOT_MINE)
-			ret = neuron_nq_mmap(nf, vma);
-		if (ret == NEURON_MMAP_NOT_MINE)
-			ret = -EINVAL;
-	}
-	up_read(&nd->gone_sem);
+	/*
+	 * No gone_sem here: mmap runs under mmap_lock, and ioctls fault under
+	 * gone_sem, so taking it would invert the two. The NDS and ring tables
+	 * live until the device's last reference, which this file holds.
+	 */
+	if (READ_ONCE(nd->gone))
+		return -ENODEV;
+	ret = neuron_nds_mmap(nf, vma);
+	if (ret == NEURON_MMAP_NOT_MINE)
+		ret = neuron_nq_mmap(nf, vma);
+	if (ret == NEURON_MMAP_NOT_MINE)
+		ret = -EINVAL;
 	return ret;
 }
 

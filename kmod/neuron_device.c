@@ -64,7 +64,7 @@ static void neuron_device_release(struct device *dev)
  * release frees what it held: its NDS slab is folded into the totals first,
  * so nothing it counted is lost, whether it closed, exited or was killed.
  */
-int neuron_device_proc_attach(struct neuron_device *nd, pid_t tgid)
+int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_proc *p;
 
@@ -81,16 +81,17 @@ int neuron_device_proc_attach(struct neuron_device *nd, pid_t tgid)
 		mutex_unlock(&nd->procs_lock);
 		return -ENOMEM;
 	}
-	p->tgid = tgid;
+	p->tgid = get_pid(tgid);
 	p->files = 1;
 	list_add_tail(&p->node, &nd->procs);
 	mutex_unlock(&nd->procs_lock);
 	return 0;
 }
 
-void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid)
+void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_proc *p, *found = NULL;
+	bool folded = false;
 
 	mutex_lock(&nd->procs_lock);
 	list_for_each_entry(p, &nd->procs, node) {
@@ -103,13 +104,23 @@ void neuron_device_proc_detach(struct neuron_device *nd, pid_t tgid)
 		list_del(&found->node);
 	else
 		found = NULL;
+	/*
+	 * Release under procs_lock: a new open by the same process (another
+	 * thread) must not attach, acquire and map the slab or ring this
+	 * release is about to free. Order: procs_lock -> nq->lock, nds->lock.
+	 */
+	if (found) {
+		neuron_nq_release_tgid(nd, tgid);
+		folded = neuron_nds_release_tgid(nd, tgid);
+	}
 	mutex_unlock(&nd->procs_lock);
 
-	if (!found)
-		return;
-	neuron_nq_release_tgid(nd, tgid);
-	neuron_nds_release_tgid(nd, tgid);
+	if (found)
+		put_pid(found->tgid);
 	kfree(found);
+	/* takes gone_sem, which orders before procs_lock: after the unlock */
+	if (folded)
+		neuron_sysfs_counters_changed(nd);
 }
 
 struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
@@ -175,7 +186,7 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 
 	ret = neuron_metrics_start(nd);
 	if (ret)
-		goto err_sysfs;
+		goto err_cdev;
 
 	mutex_lock(&neuron_devices_lock);
 	list_add_tail(&nd->node, &neuron_devices);
@@ -184,9 +195,12 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	dev_info(&nd->dev, "%s backend, %u NeuronCores\n", ops->name, nc_count);
 	return nd;
 
-err_sysfs:
-	neuron_sysfs_exit(nd);
 err_cdev:
+	/* the node was visible: a racing open may hold a file; fence it off */
+	down_write(&nd->gone_sem);
+	nd->gone = true;
+	up_write(&nd->gone_sem);
+	neuron_sysfs_exit(nd);	/* a no-op when its init failed and unwound */
 	cdev_device_del(&nd->cdev, &nd->dev);
 err_fwio:
 	neuron_fwio_exit(nd);

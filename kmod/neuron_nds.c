@@ -38,14 +38,14 @@
 
 /**
  * struct neuron_nds_slot - one slab
- * @owner:	tgid of the owning process, 0 when free
+ * @owner:	the owning process, NULL when free (the proc entry holds the ref)
  * @mem:	the slab, NEURON_NDS_SIZE bytes, NULL until first claimed
  * @shadow:	[nc_count][NEURON_NDS_ID_COUNT] values already folded
  * @clear_tick:	when the slot was last freed; free slots are reused least
  *		recently cleared first, so a monitor's stale view lasts longest
  */
 struct neuron_nds_slot {
-	pid_t owner;
+	struct pid *owner;
 	void *mem;
 	u64 *shadow;
 	u64 clear_tick;
@@ -222,7 +222,7 @@ void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *s
 	mutex_unlock(&nds->lock);
 }
 
-static int nds_slot_by_owner(struct neuron_nds *nds, pid_t tgid)
+static int nds_slot_by_owner(struct neuron_nds *nds, struct pid *tgid)
 {
 	unsigned int s;
 
@@ -233,7 +233,7 @@ static int nds_slot_by_owner(struct neuron_nds *nds, pid_t tgid)
 }
 
 /* Claim a free slot for @tgid: never-used first, else least recently cleared. */
-static int nds_claim(struct neuron_nds *nds, pid_t tgid)
+static int nds_claim(struct neuron_nds *nds, struct pid *tgid)
 {
 	struct neuron_nds_slot *slot;
 	int s, best = -1;
@@ -264,6 +264,9 @@ static int nds_claim(struct neuron_nds *nds, pid_t tgid)
 			return -ENOMEM;
 		}
 	}
+	/* zeroed at release already; again here so a slot never starts dirty */
+	memset(slot->mem, 0, NEURON_NDS_SIZE);
+	memset(slot->shadow, 0, (size_t)nds->nc_count * NEURON_NDS_ID_COUNT * sizeof(u64));
 	slot->owner = tgid;
 	return best;
 }
@@ -291,7 +294,7 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg)
 		 * Only the process that opened this file may own a slab
 		 * through it: its last close is what frees the slab.
 		 */
-		if (task_tgid_nr(current) != nf->tgid) {
+		if (task_tgid(current) != nf->tgid) {
 			ret = -EACCES;
 			goto out_unlock;
 		}
@@ -300,8 +303,14 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg)
 			s = nds_claim(nds, nf->tgid);
 		access = NEURON_NDS_ACCESS_RW;
 	} else {
-		s = nds_slot_by_owner(nds, arg.pid);
-		access = arg.pid == task_tgid_nr(current) ?
+		struct pid *target;
+
+		/* @pid is a number in the caller's pid namespace */
+		rcu_read_lock();
+		target = find_vpid(arg.pid);
+		s = target ? nds_slot_by_owner(nds, target) : -ENOENT;
+		rcu_read_unlock();
+		access = target == task_tgid(current) && target == nf->tgid ?
 			 NEURON_NDS_ACCESS_RW : NEURON_NDS_ACCESS_RO;
 	}
 	if (s < 0) {
@@ -354,7 +363,7 @@ long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg)
 
 	mutex_lock(&nds->lock);
 	s = nds_slot_by_owner(nds, nf->tgid);
-	if (s < 0 || task_tgid_nr(current) != nf->tgid) {
+	if (s < 0 || task_tgid(current) != nf->tgid) {
 		mutex_unlock(&nds->lock);
 		return s < 0 ? -ENOENT : -EACCES;
 	}
@@ -370,7 +379,7 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	unsigned long len = vma->vm_end - vma->vm_start;
 	struct neuron_nds_slot *slot;
-	pid_t tgid = task_tgid_nr(current);
+	struct pid *tgid = task_tgid(current);
 	u64 s;
 	int ret;
 
@@ -388,7 +397,12 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -ENOENT;
 		goto out;
 	}
-	if (slot->owner != tgid) {
+	/*
+	 * Writable only for the owner, through a file the owner opened: the
+	 * mapping then pins a file counted for the owner, so the slab cannot
+	 * be released (and handed to another process) while it exists.
+	 */
+	if (slot->owner != tgid || nf->tgid != tgid) {
 		/* someone else's slab: read-only, and it cannot become writable */
 		if (vma->vm_flags & VM_WRITE) {
 			ret = -EACCES;
@@ -411,14 +425,14 @@ out:
 	return ret;
 }
 
-void neuron_nds_release_tgid(struct neuron_device *nd, pid_t tgid)
+bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_nds *nds = nd->nds;
 	struct neuron_nds_slot *slot;
 	int s;
 
 	if (!nds)
-		return;
+		return false;
 	mutex_lock(&nds->lock);
 	s = nds_slot_by_owner(nds, tgid);
 	if (s >= 0) {
@@ -428,12 +442,11 @@ void neuron_nds_release_tgid(struct neuron_device *nd, pid_t tgid)
 		memset(slot->mem, 0, NEURON_NDS_SIZE);
 		memset(slot->shadow, 0,
 		       (size_t)nds->nc_count * NEURON_NDS_ID_COUNT * sizeof(u64));
-		slot->owner = 0;
+		slot->owner = NULL;
 		slot->clear_tick = ++nds->tick;
 	}
 	mutex_unlock(&nds->lock);
-	if (s >= 0)
-		neuron_sysfs_counters_changed(nd);
+	return s >= 0;
 }
 
 int neuron_nds_init(struct neuron_device *nd)

@@ -27,8 +27,11 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg);
 long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg);
 /* mmap of a slab by its cookie offset; NEURON_MMAP_NOT_MINE outside the slab range */
 int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
-/* the last fd of @tgid on the device is going away: fold and free its slab */
-void neuron_nds_release_tgid(struct neuron_device *nd, pid_t tgid);
+/*
+ * The last fd of @tgid on the device is going away: fold and free its
+ * slab. True when a slab was folded (the caller notifies sysfs pollers).
+ */
+bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid);
 
 /*
  * Status counters for sysfs. @id is an NC counter id (0..94). Reads fold

@@ -57,7 +57,7 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
 	struct neuron_nq_dev *nqd = nd->nq;
 	struct neuron_nq_init arg;
 	struct neuron_nq **slot, *q;
-	pid_t tgid = task_tgid_nr(current);
+	struct pid *tgid = task_tgid(current);
 	int ret;
 
 	if (copy_from_user(&arg, uarg, sizeof(arg)))
@@ -77,6 +77,10 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
 		return -EACCES;
 
 	mutex_lock(&nqd->lock);
+	/* a NeuronCore's rings belong to the process holding the core */
+	ret = neuron_core_reserve_locked(nd, arg.nc, tgid);
+	if (ret)
+		goto out;
 	slot = &nqd->rings[arg.nc][nq_index(arg.nq_type, arg.engine)];
 	q = *slot;
 	if (q) {
@@ -136,7 +140,7 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg)
 
 	mutex_lock(&nqd->lock);
 	slot = &nqd->rings[arg.nc][nq_index(arg.nq_type, arg.engine)];
-	if (*slot && (*slot)->owner == task_tgid_nr(current)) {
+	if (*slot && (*slot)->owner == task_tgid(current)) {
 		q = *slot;
 		*slot = NULL;
 	}
@@ -153,7 +157,8 @@ int neuron_nq_emit_locked(struct neuron_device *nd, u32 nc, u32 type, u32 engine
 	struct neuron_nq *q = nd->nq->rings[nc][nq_index(type, engine)];
 
 	lockdep_assert_held(&nd->nq->lock);
-	if (!q)
+	/* only the ring of the process that holds the core gets its entries */
+	if (!q || q->owner != nd->nq->cores[nc].owner)
 		return -ENOENT;
 	return neuron_nq_produce(&q->prod, q->mem,
 				 (struct neuron_nq_entry *)((u8 *)q->mem + NEURON_NQ_RING_OFFSET), e);
@@ -187,7 +192,7 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
-	if (q->owner != task_tgid_nr(current)) {
+	if (q->owner != task_tgid(current) || q->owner != nf->tgid) {
 		if (vma->vm_flags & VM_WRITE) {
 			ret = -EACCES;
 			goto out;
@@ -211,7 +216,7 @@ out:
 
 /* ---- NeuronCore reservations ------------------------------------------ */
 
-int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, pid_t tgid)
+int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, struct pid *tgid)
 {
 	struct neuron_core *core = &nd->nq->cores[nc];
 
@@ -236,7 +241,7 @@ static int core_arg(struct neuron_file *nf, void __user *uarg, struct neuron_cor
 	if (arg->nc >= nf->nd->nc_count)
 		return -EINVAL;
 	/* a reservation ends with the opener's last close: opener only */
-	if (task_tgid_nr(current) != nf->tgid)
+	if (task_tgid(current) != nf->tgid)
 		return -EACCES;
 	return 0;
 }
@@ -265,7 +270,7 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void __user *uarg)
 		return ret;
 	mutex_lock(&nqd->lock);
 	if (nqd->cores[arg.nc].owner == nf->tgid)
-		nqd->cores[arg.nc].owner = 0;
+		nqd->cores[arg.nc].owner = NULL;
 	else
 		ret = -ENOENT;
 	mutex_unlock(&nqd->lock);
@@ -274,7 +279,7 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void __user *uarg)
 
 /* ---- lifetime ----------------------------------------------------------- */
 
-void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid)
+void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_nq_dev *nqd = nd->nq;
 	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
@@ -286,7 +291,7 @@ void neuron_nq_release_tgid(struct neuron_device *nd, pid_t tgid)
 		n = 0;
 		mutex_lock(&nqd->lock);
 		if (nqd->cores[nc].owner == tgid)
-			nqd->cores[nc].owner = 0;
+			nqd->cores[nc].owner = NULL;
 		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
 			struct neuron_nq *q = nqd->rings[nc][i];
 

@@ -22,14 +22,14 @@
 
 /**
  * struct neuron_nq - one ring
- * @owner:	tgid of the process that created it
+ * @owner:	the process that created it (the proc entry holds the ref)
  * @ring_size:	bytes of entries
  * @map_size:	bytes of the mapping (control page + entries, page aligned)
  * @mem:	the mapping's memory (vmalloc_user)
  * @prod:	producer state (device side)
  */
 struct neuron_nq {
-	pid_t owner;
+	struct pid *owner;
 	u32 ring_size;
 	size_t map_size;
 	void *mem;
@@ -38,7 +38,7 @@ struct neuron_nq {
 
 /**
  * struct neuron_core - one NeuronCore's host-side state
- * @owner:	tgid holding the reservation, 0 when free
+ * @owner:	the process holding the reservation, NULL when free
  * @job_lock:	held while a job runs on the core
  * @tpb:	armed TPB errors per NEURON_ISA_TPB_ERROR_TYPE (counts)
  * @hw:		armed hardware faults per enum neuron_nq_hw_error (counts)
@@ -46,7 +46,7 @@ struct neuron_nq {
  * @hang:	the next job hangs
  */
 struct neuron_core {
-	pid_t owner;
+	struct pid *owner;
 	struct mutex job_lock;
 	u32 tpb[NEURON_TPB_ERROR_COUNT];
 	u32 hw[NEURON_NQ_HW_COUNT];
@@ -75,7 +75,7 @@ int neuron_nq_emit_locked(struct neuron_device *nd, u32 nc, u32 type, u32 engine
 			  const struct neuron_nq_entry *e);
 
 /* Reserve @nc for @tgid: 0, or -EBUSY when another process holds it. Locked. */
-int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, pid_t tgid);
+int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, struct pid *tgid);
 
 /* The simulated NeuronCore: fault knobs under inject/ (sim/neuron_sim_core.c). */
 void neuron_sim_core_debugfs(struct neuron_device *nd);

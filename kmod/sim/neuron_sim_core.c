@@ -150,7 +150,7 @@ long neuron_sim_ioctl_exec(struct neuron_file *nf, void __user *uarg)
 		return -EINVAL;
 	if (nd->ops->kind != NEURON_BACKEND_SIM)
 		return -EOPNOTSUPP;
-	if (task_tgid_nr(current) != nf->tgid)
+	if (task_tgid(current) != nf->tgid)
 		return -EACCES;
 	timeout = arg.timeout_us ? arg.timeout_us : NEURON_EXEC_DEFAULT_TIMEOUT_US;
 	core = &nqd->cores[arg.nc];
@@ -319,7 +319,8 @@ static int armed_show(struct seq_file *s, void *unused)
 	for (nc = 0; nc < nd->nc_count; nc++) {
 		struct neuron_core *c = &nd->nq->cores[nc];
 
-		seq_printf(s, "nc%u owner %d flood %u hang %u", nc, c->owner, c->flood, c->hang);
+		seq_printf(s, "nc%u owner %d flood %u hang %u", nc, pid_nr(c->owner), c->flood,
+			   c->hang);
 		for (i = 0; i < NEURON_TPB_ERROR_COUNT; i++)
 			if (c->tpb[i])
 				seq_printf(s, " %s:%u", tpb_names[i], c->tpb[i]);

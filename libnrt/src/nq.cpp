@@ -89,21 +89,32 @@ NRT_EXPORT int nrt_nq_open(ndl_device_t *device, uint32_t nc, uint32_t nq_type, 
 	arg.ring_size = ring_size;
 	if (::ioctl(fd, NEURON_IOCTL_NQ_INIT, &arg) != 0)
 		return -errno;
+	// from here on, a failure gives the ring back: it would otherwise stay
+	// owned (and block a re-open with another size) until the process exits
+	auto release = [&](int err) {
+		neuron_nq_release rel{};
+		rel.size = sizeof(rel);
+		rel.nc = nc;
+		rel.nq_type = nq_type;
+		rel.engine = engine;
+		::ioctl(fd, NEURON_IOCTL_NQ_RELEASE, &rel);
+		return err;
+	};
 	size_t len = arg.mmap_size;
 	void *map = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			   static_cast<off_t>(arg.mmap_offset));
 	if (map == MAP_FAILED)
-		return -errno;
+		return release(-errno);
 	auto *q = new (std::nothrow) nrt_nq();
 	if (!q) {
 		::munmap(map, len);
-		return -ENOMEM;
+		return release(-ENOMEM);
 	}
 	int ret = setup_view(q, map, len);
 	if (ret) {
 		::munmap(map, len);
 		delete q;
-		return ret;
+		return release(ret);
 	}
 	q->mapped = true;
 	q->fd = fd;

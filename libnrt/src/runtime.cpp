@@ -60,7 +60,9 @@ struct device_ctx {
 struct runtime {
 	std::mutex lock;	// protects everything below
 	state st = state::uninitialized;
-	std::vector<std::unique_ptr<device_ctx>> devices;	// by device index
+	// by device index; an execute holds its own reference, so nrt_close()
+	// never frees a device an execute is still using
+	std::vector<std::shared_ptr<device_ctx>> devices;
 	nrt_decode_config_t cfg{};
 	uint64_t timeout_us = kDefaultTimeoutUs;
 };
@@ -163,11 +165,11 @@ uint32_t visible_from_env(uint32_t total)
 
 using namespace nrt::rt;
 
-NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version,
-			       const char *fal_version)
+namespace {
+
+NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *fw_version,
+		       const char *fal_version)
 {
-	runtime &r = rt();
-	std::lock_guard<std::mutex> g(r.lock);
 	if (r.st == state::initialized)
 		return NRT_INVALID;
 	if (framework < NRT_FRAMEWORK_TYPE_INVALID || framework > NRT_FRAMEWORK_TYPE_MXNET)
@@ -183,9 +185,9 @@ NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_ve
 	if (n <= 0)
 		return NRT_RESOURCE;
 
-	std::vector<std::unique_ptr<device_ctx>> devs;
+	std::vector<std::shared_ptr<device_ctx>> devs;
 	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
-		auto d = std::make_unique<device_ctx>();
+		auto d = std::make_shared<device_ctx>();
 		int ret = ndl_open_device(idx[i], nullptr, &d->dev);
 		if (ret)
 			return nrt_status_from_errno(NRT_SITE_OPEN, ret);
@@ -205,6 +207,21 @@ NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_ve
 	r.timeout_us = timeout_from_env();
 	r.st = state::initialized;
 	return NRT_SUCCESS;
+}
+
+} // namespace
+
+// No exception crosses the C ABI: allocation failures become NRT_RESOURCE.
+NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version,
+			       const char *fal_version)
+{
+	runtime &r = rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	try {
+		return init_locked(r, framework, fw_version, fal_version);
+	} catch (...) {
+		return NRT_RESOURCE;
+	}
 }
 
 NRT_EXPORT void nrt_close(void)
@@ -248,7 +265,11 @@ NRT_EXPORT NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
 	for (const auto &d : r.devices)
 		if (d)
 			total += d->dev->nc_count;
-	*nc_count = visible_from_env(total);
+	try {
+		*nc_count = visible_from_env(total);
+	} catch (...) {
+		return NRT_RESOURCE;
+	}
 	return NRT_SUCCESS;
 }
 
@@ -266,7 +287,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 		*result = res;
 
 	runtime &r = rt();
-	device_ctx *d;
+	std::shared_ptr<device_ctx> d;	// keeps the device alive across nrt_close()
 	nrt_decode_config_t cfg;
 	uint64_t timeout;
 	{
@@ -276,7 +297,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 			return st;
 		if (device_index >= r.devices.size() || !r.devices[device_index])
 			return NRT_INVALID;
-		d = r.devices[device_index].get();
+		d = r.devices[device_index];
 		cfg = r.cfg;
 		timeout = o.timeout_us ? o.timeout_us : r.timeout_us;
 	}

@@ -500,6 +500,7 @@ static int ring_owner_only(void)
 		_exit(ring_owner_child(fds));
 	}
 	close(ex[0]);
+	close(ready[1]);	/* a child that fails early reads as EOF */
 	VT_ASSERT(read(ready[0], &c, 1) == 1, "owner failed");
 	fd = open_dev(0);
 	nqi(&a, 3, NEURON_NQ_TYPE_EVENT, 5, 4096);
@@ -520,7 +521,6 @@ static int ring_owner_only(void)
 	munmap(p, a.mmap_size);
 	close(fd);
 	close(ready[0]);
-	close(ready[1]);
 	return 0;
 }
 
@@ -540,6 +540,59 @@ static int ro_mapper(void *arg)
 		return 3;
 	if (mprotect(p, 4096, PROT_READ | PROT_WRITE) == 0)
 		return 4;
+	return 0;
+}
+
+/* A process that creates a NeuronCore's ring holds that core. */
+static int ring_holder(void *arg)
+{
+	int *fds = arg;
+	struct neuron_nq_init a;
+	int fd = open_dev(1);
+	char c = 'h';
+
+	nqi(&a, 0, NEURON_NQ_TYPE_ERROR, 0, 4096);
+	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NQ_INIT, &a))
+		return 1;
+	if (write(fds[0], &c, 1) != 1)
+		return 1;
+	while (read(fds[1], &c, 1) > 0)
+		;
+	return 0;
+}
+
+static int ring_init_reserves_core(void)
+{
+	int ready[2], ex[2], fds[2], fd;
+	struct neuron_sim_exec e;
+	struct neuron_nq_init a;
+	pid_t pid;
+	char c;
+
+	VT_ASSERT(pipe(ready) == 0 && pipe(ex) == 0, "pipe");
+	fds[0] = ready[1];
+	fds[1] = ex[0];
+	pid = fork();
+	if (pid == 0) {
+		close(ex[1]);
+		_exit(ring_holder(fds));
+	}
+	close(ex[0]);
+	close(ready[1]);	/* a child that fails early reads as EOF */
+	VT_ASSERT(read(ready[0], &c, 1) == 1, "holder failed");
+	fd = open_dev(1);
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	e.nc = 0;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e), EBUSY);
+	nqi(&a, 0, NEURON_NQ_TYPE_NOTIFY, 1, 4096);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NQ_INIT, &a), EBUSY);
+	close(ex[1]);
+	VT_ASSERT(wait_ok(pid), "holder");
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0, "free after the holder exited: %s",
+		  strerror(errno));
+	close(fd);
+	close(ready[0]);
 	return 0;
 }
 
@@ -664,6 +717,7 @@ int main(void)
 		VT_CASE(nq_init_validation),
 		VT_CASE(ring_owner_only),
 		VT_CASE(others_map_read_only),
+		VT_CASE(ring_init_reserves_core),
 		VT_CASE(exec_and_reserve_validation),
 		VT_CASE(ring_wraps_exact),
 	};

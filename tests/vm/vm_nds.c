@@ -394,6 +394,7 @@ static int concurrent_totals_exact(void)
 		}
 	}
 	close(ex[0]);
+	close(done[1]);	/* a child that dies early then reads as EOF, not a hang */
 	for (i = 0; i < PROCS; i++)
 		VT_ASSERT(read(done[0], &c, 1) == 1, "child %d died", i);
 
@@ -430,7 +431,6 @@ static int concurrent_totals_exact(void)
 		}
 	}
 	close(done[0]);
-	close(done[1]);
 	close(stop[0]);
 	close(stop[1]);
 	return 0;
@@ -465,13 +465,13 @@ static int sigkill_keeps_counts(void)
 
 	VT_ASSERT(pipe(ready) == 0, "pipe");
 	pid = spawn(killed_child, &ready[1]);
+	close(ready[1]);	/* a child that fails early reads as EOF */
 	VT_ASSERT(read(ready[0], &c, 1) == 1, "child never got ready");
 	VT_ASSERT(kill(pid, SIGKILL) == 0, "kill");
 	VT_ASSERT(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st), "not killed");
 	VT_ASSERT(status_total(0, 3, "hw_hbm_ue_error") - base == 12345, "after SIGKILL: %llu",
 		  (unsigned long long)(status_total(0, 3, "hw_hbm_ue_error") - base));
 	close(ready[0]);
-	close(ready[1]);
 	return 0;
 }
 
@@ -511,6 +511,7 @@ static int seventeenth_gets_resource(void)
 		}
 	}
 	close(ex[0]);
+	close(held[1]);	/* a holder that fails early reads as EOF */
 	for (i = 0; i < NEURON_NDS_PER_DEVICE; i++)
 		VT_ASSERT(read(held[0], &c, 1) == 1, "holder %d failed", i);
 	ret = nds_open(dev, 0, &inst);
@@ -525,7 +526,6 @@ static int seventeenth_gets_resource(void)
 	nds_close(inst);
 	ndl_close_device(dev);
 	close(held[0]);
-	close(held[1]);
 	return 0;
 }
 
@@ -570,6 +570,7 @@ static int monitor_reads_not_writes(void)
 		_exit(owner_fn(fds));
 	}
 	close(ex[0]);
+	close(ready[1]);	/* a child that fails early reads as EOF */
 	VT_ASSERT(read(ready[0], &c, 1) == 1, "owner failed");
 
 	VT_ASSERT(nds_open(dev, pid, &mon) == 0, "monitor open");
@@ -600,7 +601,6 @@ static int monitor_reads_not_writes(void)
 	VT_ASSERT(wait_ok(pid), "owner saw its counter change");
 	ndl_close_device(dev);
 	close(ready[0]);
-	close(ready[1]);
 	return 0;
 }
 
@@ -680,6 +680,7 @@ static int raw_layout_bytes(void)
 		_exit(layout_writer(fds));
 	}
 	close(ex[0]);
+	close(ready[1]);	/* a child that fails early reads as EOF */
 	VT_ASSERT(read(ready[0], &c, 1) == 1, "writer failed");
 	fd = open_dev(0);
 	acq_init(&q, pid);
@@ -718,7 +719,6 @@ static int raw_layout_bytes(void)
 	close(ex[1]);
 	VT_ASSERT(wait_ok(pid), "writer");
 	close(ready[0]);
-	close(ready[1]);
 	return 0;
 }
 
@@ -838,9 +838,60 @@ static int notify_wakes_poll(void)
 	return 0;
 }
 
+/*
+ * A child that inherited its parent's fd acquires a slab through its own fd
+ * and tries to map it writable through the inherited one: refused, since
+ * that mapping would pin a file counted for the parent, not for the owner,
+ * and outlive the slab's release.
+ */
+static int inherited_child(void *arg)
+{
+	int inherited = *(int *)arg;
+	struct neuron_nds_acquire q;
+	void *p;
+	int own = open_dev(0);
+
+	acq_init(&q, 0);
+	if (own < 0 || ioctl(own, NEURON_IOCTL_NDS_ACQUIRE, &q))
+		return 1;
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, inherited,
+		 (off_t)q.mmap_offset);
+	if (p != MAP_FAILED || errno != EACCES)
+		return 2;
+	/* acquiring through the inherited fd is refused too */
+	{
+		struct neuron_nds_acquire q2;
+
+		acq_init(&q2, 0);
+		if (ioctl(inherited, NEURON_IOCTL_NDS_ACQUIRE, &q2) != -1 || errno != EACCES)
+			return 3;
+	}
+	/* through its own fd it works */
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, own,
+		 (off_t)q.mmap_offset);
+	return p == MAP_FAILED ? 4 : 0;
+}
+
+static int inherited_fd_cannot_map_rw(void)
+{
+	int fd = open_dev(0);
+	pid_t pid;
+	int st;
+
+	VT_ASSERT(fd >= 0, "open");
+	pid = fork();
+	if (pid == 0)
+		_exit(inherited_child(&fd));
+	VT_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child died");
+	VT_ASSERT(WEXITSTATUS(st) == 0, "child step %d failed", WEXITSTATUS(st));
+	close(fd);
+	return 0;
+}
+
 int main(void)
 {
 	static const struct vt_case cases[] = {
+		VT_CASE(inherited_fd_cannot_map_rw),
 		VT_CASE(acquire_validation),
 		VT_CASE(own_slab),
 		VT_CASE(api_bounds_write_nothing),

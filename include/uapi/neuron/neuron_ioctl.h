@@ -190,6 +190,9 @@ struct neuron_fw_power_profile {
  * @mmap_size:	out: NEURON_NQ_RING_OFFSET + @ring_size; map exactly this
  * @reserved:	in: must be zero
  *
+ * A NeuronCore's rings belong to the process holding the core: NQ_INIT
+ * reserves the core for the caller (-EBUSY when another process holds it),
+ * and a job writes its entries only into rings of the core's holder.
  * The caller's process owns the ring until NQ_RELEASE or its last close.
  * Re-init of a ring the caller owns with the same size returns the same
  * ring (its contents untouched); another size -> -EBUSY (release first);
