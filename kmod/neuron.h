@@ -151,6 +151,14 @@ struct neuron_file {
 /* returned by a subsystem's mmap handler for an offset outside its range */
 #define NEURON_MMAP_NOT_MINE	1
 
+/*
+ * neuron_cdev.c: map @mem (vmalloc_user, exactly the vma's length) owned by
+ * @owner: writable for the owner through its own file, read-only (and never
+ * upgradable) for everyone else.
+ */
+int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
+		     struct pid *owner);
+
 /* neuron_main.c */
 extern struct class *neuron_class;
 extern struct dentry *neuron_debugfs_root;

@@ -14,6 +14,9 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/version.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
 
 #include "neuron.h"
 #include "neuron_abi.h"
@@ -133,6 +136,32 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 		return ret;
 	}
 	return -ENOTTY;
+}
+
+int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
+		     struct pid *owner)
+{
+	/*
+	 * Writable only for the owner, through a file the owner opened: the
+	 * mapping then pins a file counted for the owner, so the object cannot
+	 * be released (and handed to another process) while the mapping lives.
+	 */
+	if (owner != task_tgid(current) || owner != nf->tgid) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EACCES;
+		/* and it cannot become writable through mprotect */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+		vm_flags_clear(vma, VM_MAYWRITE);
+#else
+		vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+#else
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+#endif
+	return remap_vmalloc_range(vma, mem, 0);
 }
 
 /*

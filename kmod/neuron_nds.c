@@ -27,7 +27,6 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <linux/version.h>
 
 #include "neuron.h"
 #include "neuron_abi.h"
@@ -146,57 +145,46 @@ static bool nds_valid_cell(struct neuron_device *nd, u32 nc, u32 id)
 	return nd->nds && nc < nd->nds->nc_count && id < NEURON_NDS_ID_COUNT;
 }
 
-u64 neuron_nds_total(struct neuron_device *nd, u32 nc, u32 id)
+/*
+ * Fold the live slabs into cell (@nc, @id), then read one of its fields,
+ * clearing it when @clear. Folding first means counts made before a clear
+ * never reappear after it.
+ */
+static u64 nds_cell_access(struct neuron_device *nd, u32 nc, u32 id, bool total, bool clear)
 {
 	struct neuron_nds *nds = nd->nds;
-	u64 v;
+	u64 *field, v;
 
 	if (!nds_valid_cell(nd, nc, id))
 		return 0;
 	mutex_lock(&nds->lock);
 	nds_fold_cell(nds, nc, id);
-	v = nds_cell(nds, nc, id)->total;
+	field = total ? &nds_cell(nds, nc, id)->total : &nds_cell(nds, nc, id)->present;
+	v = *field;
+	if (clear)
+		*field = 0;
 	mutex_unlock(&nds->lock);
 	return v;
+}
+
+u64 neuron_nds_total(struct neuron_device *nd, u32 nc, u32 id)
+{
+	return nds_cell_access(nd, nc, id, true, false);
 }
 
 u64 neuron_nds_present(struct neuron_device *nd, u32 nc, u32 id)
 {
-	struct neuron_nds *nds = nd->nds;
-	u64 v;
-
-	if (!nds_valid_cell(nd, nc, id))
-		return 0;
-	mutex_lock(&nds->lock);
-	nds_fold_cell(nds, nc, id);
-	v = nds_cell(nds, nc, id)->present;
-	mutex_unlock(&nds->lock);
-	return v;
+	return nds_cell_access(nd, nc, id, false, false);
 }
 
 void neuron_nds_clear_total(struct neuron_device *nd, u32 nc, u32 id)
 {
-	struct neuron_nds *nds = nd->nds;
-
-	if (!nds_valid_cell(nd, nc, id))
-		return;
-	mutex_lock(&nds->lock);
-	/* fold first: counts made before the clear must not reappear after it */
-	nds_fold_cell(nds, nc, id);
-	nds_cell(nds, nc, id)->total = 0;
-	mutex_unlock(&nds->lock);
+	nds_cell_access(nd, nc, id, true, true);
 }
 
 void neuron_nds_clear_present(struct neuron_device *nd, u32 nc, u32 id)
 {
-	struct neuron_nds *nds = nd->nds;
-
-	if (!nds_valid_cell(nd, nc, id))
-		return;
-	mutex_lock(&nds->lock);
-	nds_fold_cell(nds, nc, id);
-	nds_cell(nds, nc, id)->present = 0;
-	mutex_unlock(&nds->lock);
+	nds_cell_access(nd, nc, id, false, true);
 }
 
 void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *snap)
@@ -379,7 +367,6 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 	unsigned long len = vma->vm_end - vma->vm_start;
 	struct neuron_nds_slot *slot;
-	struct pid *tgid = task_tgid(current);
 	u64 s;
 	int ret;
 
@@ -397,29 +384,7 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -ENOENT;
 		goto out;
 	}
-	/*
-	 * Writable only for the owner, through a file the owner opened: the
-	 * mapping then pins a file counted for the owner, so the slab cannot
-	 * be released (and handed to another process) while it exists.
-	 */
-	if (slot->owner != tgid || nf->tgid != tgid) {
-		/* someone else's slab: read-only, and it cannot become writable */
-		if (vma->vm_flags & VM_WRITE) {
-			ret = -EACCES;
-			goto out;
-		}
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-		vm_flags_clear(vma, VM_MAYWRITE);
-#else
-		vma->vm_flags &= ~VM_MAYWRITE;
-#endif
-	}
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-#else
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
-#endif
-	ret = remap_vmalloc_range(vma, slot->mem, 0);
+	ret = neuron_map_owned(nf, vma, slot->mem, slot->owner);
 out:
 	mutex_unlock(&nds->lock);
 	return ret;

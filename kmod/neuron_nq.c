@@ -13,7 +13,6 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <linux/vmalloc.h>
 
 #include "neuron.h"
@@ -192,23 +191,7 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
-	if (q->owner != task_tgid(current) || q->owner != nf->tgid) {
-		if (vma->vm_flags & VM_WRITE) {
-			ret = -EACCES;
-			goto out;
-		}
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-		vm_flags_clear(vma, VM_MAYWRITE);
-#else
-		vma->vm_flags &= ~VM_MAYWRITE;
-#endif
-	}
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-#else
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
-#endif
-	ret = remap_vmalloc_range(vma, q->mem, 0);
+	ret = neuron_map_owned(nf, vma, q->mem, q->owner);
 out:
 	mutex_unlock(&nqd->lock);
 	return ret;

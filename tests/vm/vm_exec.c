@@ -466,42 +466,28 @@ static int nq_init_validation(void)
 	return 0;
 }
 
-static int ring_owner_child(void *arg)
+static int ring_owner_child(struct vt_child *self, void *arg)
 {
-	int *fds = arg;
+	(void)arg;
 	struct neuron_nq_init a;
 	int fd = open_dev(0);
-	char c = 'o';
 
 	nqi(&a, 3, NEURON_NQ_TYPE_EVENT, 5, 4096);
 	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NQ_INIT, &a))
 		return 1;
-	if (write(fds[0], &c, 1) != 1)
+	if (vt_child_hold(self))
 		return 1;
-	while (read(fds[1], &c, 1) > 0)
-		;
 	return 0;
 }
 
 static int ring_owner_only(void)
 {
-	int ready[2], ex[2], fds[2], fd;
+	struct vt_child ch;
+	int fd;
 	struct neuron_nq_init a;
 	void *p;
-	pid_t pid;
-	char c;
 
-	VT_ASSERT(pipe(ready) == 0 && pipe(ex) == 0, "pipe");
-	fds[0] = ready[1];
-	fds[1] = ex[0];
-	pid = fork();
-	if (pid == 0) {
-		close(ex[1]);
-		_exit(ring_owner_child(fds));
-	}
-	close(ex[0]);
-	close(ready[1]);	/* a child that fails early reads as EOF */
-	VT_ASSERT(read(ready[0], &c, 1) == 1, "owner failed");
+	VT_ASSERT(vt_child_start(&ch, ring_owner_child, NULL) == 0, "owner failed");
 	fd = open_dev(0);
 	nqi(&a, 3, NEURON_NQ_TYPE_EVENT, 5, 4096);
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NQ_INIT, &a), EBUSY);
@@ -512,15 +498,13 @@ static int ring_owner_only(void)
 		VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NQ_RELEASE, &r), ENOENT);
 	}
 	/* the cookie is deterministic: compute it from our own ring of the same key later */
-	close(ex[1]);
-	VT_ASSERT(wait_ok(pid), "owner");
+	VT_ASSERT(vt_child_finish(&ch), "owner");
 	/* the owner exited: its ring is gone, so this process can create it */
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NQ_INIT, &a) == 0, "after owner exit: %s", strerror(errno));
 	p = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)a.mmap_offset);
 	VT_ASSERT(p != MAP_FAILED, "owner maps writable");
 	munmap(p, a.mmap_size);
 	close(fd);
-	close(ready[0]);
 	return 0;
 }
 
@@ -544,42 +528,28 @@ static int ro_mapper(void *arg)
 }
 
 /* A process that creates a NeuronCore's ring holds that core. */
-static int ring_holder(void *arg)
+static int ring_holder(struct vt_child *self, void *arg)
 {
-	int *fds = arg;
+	(void)arg;
 	struct neuron_nq_init a;
 	int fd = open_dev(1);
-	char c = 'h';
 
 	nqi(&a, 0, NEURON_NQ_TYPE_ERROR, 0, 4096);
 	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NQ_INIT, &a))
 		return 1;
-	if (write(fds[0], &c, 1) != 1)
+	if (vt_child_hold(self))
 		return 1;
-	while (read(fds[1], &c, 1) > 0)
-		;
 	return 0;
 }
 
 static int ring_init_reserves_core(void)
 {
-	int ready[2], ex[2], fds[2], fd;
+	struct vt_child ch;
+	int fd;
 	struct neuron_sim_exec e;
 	struct neuron_nq_init a;
-	pid_t pid;
-	char c;
 
-	VT_ASSERT(pipe(ready) == 0 && pipe(ex) == 0, "pipe");
-	fds[0] = ready[1];
-	fds[1] = ex[0];
-	pid = fork();
-	if (pid == 0) {
-		close(ex[1]);
-		_exit(ring_holder(fds));
-	}
-	close(ex[0]);
-	close(ready[1]);	/* a child that fails early reads as EOF */
-	VT_ASSERT(read(ready[0], &c, 1) == 1, "holder failed");
+	VT_ASSERT(vt_child_start(&ch, ring_holder, NULL) == 0, "holder failed");
 	fd = open_dev(1);
 	memset(&e, 0, sizeof(e));
 	e.size = sizeof(e);
@@ -587,12 +557,10 @@ static int ring_init_reserves_core(void)
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e), EBUSY);
 	nqi(&a, 0, NEURON_NQ_TYPE_NOTIFY, 1, 4096);
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NQ_INIT, &a), EBUSY);
-	close(ex[1]);
-	VT_ASSERT(wait_ok(pid), "holder");
+	VT_ASSERT(vt_child_finish(&ch), "holder");
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0, "free after the holder exited: %s",
 		  strerror(errno));
 	close(fd);
-	close(ready[0]);
 	return 0;
 }
 

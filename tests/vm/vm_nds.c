@@ -529,21 +529,18 @@ static int seventeenth_gets_resource(void)
 	return 0;
 }
 
-static int owner_fn(void *arg)
+static int owner_fn(struct vt_child *self, void *arg)
 {
-	int *fds = arg;
 	ndl_device_t *dev = open_ndl(0);
 	nds_instance_t *inst = NULL;
 	uint64_t v = 4242;
-	char c = 'o';
 
+	(void)arg;
 	if (!dev || nds_open(dev, 0, &inst))
 		return 1;
 	nds_set_nc_counter(inst, 1, NDS_NC_COUNTER_ERR_HW, &v);
-	if (write(fds[0], &c, 1) != 1)
+	if (vt_child_hold(self))
 		return 1;
-	while (read(fds[1], &c, 1) > 0)
-		;
 	v = 0;
 	/* the monitor's attempts must not have changed it */
 	nds_get_nc_counter(inst, 1, NDS_NC_COUNTER_ERR_HW, &v);
@@ -552,26 +549,18 @@ static int owner_fn(void *arg)
 
 static int monitor_reads_not_writes(void)
 {
-	int ready[2], ex[2], fds[2], fd;
 	ndl_device_t *dev = open_ndl(0);
 	nds_instance_t *mon = NULL;
 	struct neuron_nds_acquire q;
 	uint64_t v = 0, one = 1;
+	struct vt_child ch;
 	void *p;
 	pid_t pid;
-	char c;
+	int fd;
 
-	VT_ASSERT(dev && pipe(ready) == 0 && pipe(ex) == 0, "setup");
-	fds[0] = ready[1];
-	fds[1] = ex[0];
-	pid = fork();
-	if (pid == 0) {
-		close(ex[1]);
-		_exit(owner_fn(fds));
-	}
-	close(ex[0]);
-	close(ready[1]);	/* a child that fails early reads as EOF */
-	VT_ASSERT(read(ready[0], &c, 1) == 1, "owner failed");
+	VT_ASSERT(dev, "open");
+	VT_ASSERT(vt_child_start(&ch, owner_fn, NULL) == 0, "owner failed");
+	pid = ch.pid;
 
 	VT_ASSERT(nds_open(dev, pid, &mon) == 0, "monitor open");
 	VT_ASSERT(!nds_is_writable(mon), "monitor instance is read-only");
@@ -597,10 +586,8 @@ static int monitor_reads_not_writes(void)
 	close(fd);
 
 	nds_close(mon);
-	close(ex[1]);
-	VT_ASSERT(wait_ok(pid), "owner saw its counter change");
+	VT_ASSERT(vt_child_finish(&ch), "owner saw its counter change");
 	ndl_close_device(dev);
-	close(ready[0]);
 	return 0;
 }
 
@@ -610,14 +597,13 @@ static uint64_t pattern(uint32_t nc, uint32_t id)
 	return 0x0102030405060000ULL ^ ((uint64_t)nc << 8) ^ (id + 1) ^ ((uint64_t)id << 40);
 }
 
-static int layout_writer(void *arg)
+static int layout_writer(struct vt_child *self, void *arg)
 {
-	int *fds = arg;
+	(void)arg;
 	struct neuron_nds_counter_add a;
 	struct neuron_nds_acquire q;
 	uint32_t nc, id;
 	int fd = open_dev(0);
-	char c = 'w';
 
 	acq_init(&q, 0);
 	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
@@ -644,10 +630,8 @@ static int layout_writer(void *arg)
 			if (ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a))
 				return 1;
 		}
-	if (write(fds[0], &c, 1) != 1)
+	if (vt_child_hold(self))
 		return 1;
-	while (read(fds[1], &c, 1) > 0)
-		;
 	return 0;
 }
 
@@ -663,25 +647,16 @@ static uint64_t le64_at(const uint8_t *p, size_t off)
 
 static int raw_layout_bytes(void)
 {
-	int ready[2], ex[2], fds[2], fd;
+	struct vt_child ch;
+	int fd;
 	struct neuron_nds_acquire q;
 	const uint8_t *m;
 	uint32_t nc, id;
 	size_t off;
 	pid_t pid;
-	char c;
 
-	VT_ASSERT(pipe(ready) == 0 && pipe(ex) == 0, "pipe");
-	fds[0] = ready[1];
-	fds[1] = ex[0];
-	pid = fork();
-	if (pid == 0) {
-		close(ex[1]);
-		_exit(layout_writer(fds));
-	}
-	close(ex[0]);
-	close(ready[1]);	/* a child that fails early reads as EOF */
-	VT_ASSERT(read(ready[0], &c, 1) == 1, "writer failed");
+	VT_ASSERT(vt_child_start(&ch, layout_writer, NULL) == 0, "writer failed");
+	pid = ch.pid;
 	fd = open_dev(0);
 	acq_init(&q, pid);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "lookup");
@@ -716,9 +691,7 @@ static int raw_layout_bytes(void)
 		VT_ASSERT(m[off] == 0, "tail byte %zu", off);
 	munmap((void *)m, NEURON_NDS_SIZE);
 	close(fd);
-	close(ex[1]);
-	VT_ASSERT(wait_ok(pid), "writer");
-	close(ready[0]);
+	VT_ASSERT(vt_child_finish(&ch), "writer");
 	return 0;
 }
 

@@ -7,6 +7,9 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +71,64 @@ static inline int vt_run(const char *suite, const struct vt_case *cases, size_t 
 		fflush(stdout);
 	}
 	return failed ? 1 : 0;
+}
+
+/*
+ * A helper process that sets something up (opens a device, takes a slab or
+ * a ring), tells the parent it is ready, and holds it until the parent
+ * releases it; its exit status is its verdict. A child that fails before
+ * it is ready reads as EOF in the parent, never as a hang.
+ */
+struct vt_child {
+	pid_t pid;
+	int ready_fd;	/* parent: read end; child: write end */
+	int hold_fd;	/* parent: write end; child: read end */
+};
+
+/* In the child: report ready, then wait until released. 0 on success. */
+static inline int vt_child_hold(struct vt_child *c)
+{
+	char ch = 'r';
+
+	if (write(c->ready_fd, &ch, 1) != 1)
+		return 1;
+	while (read(c->hold_fd, &ch, 1) > 0)
+		;
+	return 0;
+}
+
+/* Fork @fn(@c, @arg) and wait until it is ready. 0, or -1 if it failed first. */
+static inline int vt_child_start(struct vt_child *c, int (*fn)(struct vt_child *, void *),
+				 void *arg)
+{
+	int ready[2], hold[2];
+	char ch;
+
+	if (pipe(ready) || pipe(hold))
+		return -1;
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(ready[0]);
+		close(hold[1]);
+		c->ready_fd = ready[1];
+		c->hold_fd = hold[0];
+		_exit(fn(c, arg));
+	}
+	close(ready[1]);
+	close(hold[0]);
+	c->ready_fd = ready[0];
+	c->hold_fd = hold[1];
+	return read(c->ready_fd, &ch, 1) == 1 ? 0 : -1;
+}
+
+/* Release the child and reap it: true when it exited with status 0. */
+static inline int vt_child_finish(struct vt_child *c)
+{
+	int st;
+
+	close(c->hold_fd);
+	close(c->ready_fd);
+	return waitpid(c->pid, &st, 0) == c->pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 #define VT_CASE(fn) { #fn, fn }
