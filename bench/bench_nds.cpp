@@ -1,0 +1,108 @@
+// NDS counter update cost on the host: nds_increment_nc_counter on a slab
+// opened with nds_open_memory (argument checks, offset computation, one
+// relaxed 64-bit atomic add on the slab) against a bare
+// std::atomic<uint64_t>::fetch_add on an array, same (NeuronCore, counter)
+// sequence, same run.
+//
+// The bare side walks the same 8 cells the library touches (one per
+// (nc, id) pair), so both sides do the same number of atomic RMWs on the
+// same number of cache lines. The pair index is hidden behind an empty asm
+// so nothing is hoisted or merged. The final counter values are the
+// checksums: both sides must reach exactly reps * ops / 8 per cell.
+#include <neuron/neuron_nds.h>
+#include <nrt/nds/neuron_ds.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+struct pair_t {
+	int nc;
+	uint32_t id;
+};
+
+// Counters an execution typically moves, across the three slab regions.
+constexpr pair_t kPairs[8] = {
+	{ 0, 1 }, { 0, 28 }, { 1, 2 }, { 3, 40 }, { 5, 13 }, { 9, 94 }, { 15, 0 }, { 2, 35 },
+};
+constexpr uint64_t kOps = 16u << 20;	// per repetition, a multiple of 8
+constexpr int kReps = 7;
+
+using clk = std::chrono::steady_clock;
+
+double median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return v[v.size() / 2];
+}
+
+} // namespace
+
+int main()
+{
+	void *slab = std::aligned_alloc(4096, NEURON_NDS_SIZE);
+	if (!slab)
+		return 1;
+	std::memset(slab, 0, NEURON_NDS_SIZE);
+	nds_instance_t *inst = nullptr;
+	if (nds_open_memory(slab, 16, true, &inst) != 0)
+		return 1;
+	// one cell per pair, each on its own cache line as in the slab
+	struct alignas(64) cell_t {
+		std::atomic<uint64_t> v{ 0 };
+	};
+	static cell_t bare[8];
+
+	std::vector<double> t_lib, t_bare;
+	int errors = 0;
+	for (int rep = 0; rep < kReps; rep++) {
+		auto t0 = clk::now();
+		for (uint64_t i = 0; i < kOps; i++) {
+			uint32_t k = static_cast<uint32_t>(i & 7);
+			asm volatile("" : "+r"(k));
+			errors |= nds_increment_nc_counter(inst, kPairs[k].nc, kPairs[k].id, 1);
+		}
+		auto t1 = clk::now();
+		for (uint64_t i = 0; i < kOps; i++) {
+			uint32_t k = static_cast<uint32_t>(i & 7);
+			asm volatile("" : "+r"(k));
+			bare[k].v.fetch_add(1, std::memory_order_relaxed);
+		}
+		auto t2 = clk::now();
+		t_lib.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kOps);
+		t_bare.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / kOps);
+	}
+
+	const uint64_t want = kReps * (kOps / 8);
+	uint64_t sum_lib = 0, sum_bare = 0;
+	bool ok = errors == 0;
+	for (int k = 0; k < 8; k++) {
+		uint64_t v = 0;
+		if (nds_get_nc_counter(inst, kPairs[k].nc, kPairs[k].id, &v) != 0)
+			ok = false;
+		ok = ok && v == want && bare[k].v.load() == want;
+		sum_lib += v;
+		sum_bare += bare[k].v.load();
+	}
+
+	const double l = median(t_lib), b = median(t_bare);
+	std::printf("bench_nds: %d repetitions x %" PRIu64 " single-thread increments over 8 counters, median\n",
+		    kReps, kOps);
+	std::printf("%-44s %8.2f ns/op  checksum %" PRIu64 "\n",
+		    "nds_increment_nc_counter (nds_open_memory)", l, sum_lib);
+	std::printf("%-44s %8.2f ns/op  checksum %" PRIu64 "\n", "std::atomic<uint64_t>::fetch_add", b,
+		    sum_bare);
+	std::printf("counters %s\n", ok ? "exact on both sides" : "MISMATCH");
+	std::printf("ratio nds/atomic: %.2f\n", l / b);
+	nds_close(inst);
+	std::free(slab);
+	return ok ? 0 : 1;
+}

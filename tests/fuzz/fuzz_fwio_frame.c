@@ -1,0 +1,295 @@
+/*
+ * FW-IO framing and the metrics blob (kmod/lib/neuron_fwio_frame.h,
+ * neuron_metrics_pack.h) on arbitrary bytes:
+ *   - the input as a POST_TO_CW blob through neuron_metric_next and
+ *     neuron_metric_parse_u64, against a reference walker;
+ *   - pack/unpack of DATA-window words (round trip, zero padding);
+ *   - CRC-32C against a bit-by-bit reference, incremental == one shot,
+ *     and the request CRC over the header bytes;
+ *   - response classification against the documented rules, and the
+ *     step/outcome/collapse/errno maps for any enum value;
+ *   - a metrics post built from fuzzed totals and baselines, packed into
+ *     blobs of a fuzzed capacity and parsed back record by record.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "neuron_fwio_frame.h"
+#include "neuron_metrics_pack.h"
+
+#define CHECK(c)                        \
+	do {                            \
+		if (!(c))               \
+			__builtin_trap(); \
+	} while (0)
+
+/* A cursor over the input that yields zeros once it runs out. */
+struct src {
+	const uint8_t *p;
+	size_t n, off;
+};
+
+static uint8_t take8(struct src *s)
+{
+	return s->off < s->n ? s->p[s->off++] : 0;
+}
+
+static uint64_t take64(struct src *s)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		v |= (uint64_t)take8(s) << (8 * i);
+	return v;
+}
+
+static uint32_t ref_crc32c(uint32_t crc, const uint8_t *p, size_t len)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < len; i++) {
+		crc ^= p[i];
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1)));
+	}
+	return crc;
+}
+
+static void blob_walk(const uint8_t *blob, size_t size)
+{
+	uint32_t len = size > 200 ? 200 : (uint32_t)size;
+	uint32_t off = 0, roff = 0;
+	int r, records = 0;
+
+	for (;;) {
+		uint8_t id = 0, vlen = 0;
+		const uint8_t *val = NULL;
+		uint32_t before = off;
+		int want;
+
+		/* reference: the documented malformed cases */
+		if (len > NEURON_METRIC_BLOB_MAX)
+			want = -EINVAL;
+		else if (roff >= len)
+			want = 0;
+		else if (len - roff < 2 || blob[roff] == 0 || blob[roff + 1] == 0 ||
+			 blob[roff + 1] > len - roff - 2)
+			want = -EINVAL;
+		else
+			want = 1;
+
+		r = neuron_metric_next(blob, len, &off, &id, &val, &vlen);
+		CHECK(r == want);
+		if (r != 1) {
+			CHECK(off == before);
+			break;
+		}
+		CHECK(id == blob[roff] && vlen == blob[roff + 1] && val == blob + roff + 2);
+		roff += 2u + vlen;
+		CHECK(off == roff && off <= len);
+		records++;
+		CHECK(records <= NEURON_METRIC_BLOB_MAX / 3 + 1);
+		{
+			uint64_t v = 7, ref = 0;
+			int ok = 1, k;
+			unsigned __int128 acc = 0;
+
+			for (k = 0; k < vlen; k++) {
+				if (val[k] < '0' || val[k] > '9') {
+					ok = 0;
+					break;
+				}
+				acc = acc * 10 + (val[k] - '0');
+				if (acc > UINT64_MAX) {
+					ok = 0;
+					break;
+				}
+			}
+			ref = (uint64_t)acc;
+			r = neuron_metric_parse_u64(val, vlen, &v);
+			CHECK(r == (ok ? 0 : -EINVAL));
+			CHECK(ok ? v == ref : v == 7);
+		}
+	}
+}
+
+static void words_and_crc(const uint8_t *data, size_t size)
+{
+	uint32_t words[NEURON_FWIO_DATA_SIZE / 4];
+	uint8_t back[NEURON_FWIO_DATA_SIZE], hdr[NEURON_FWIO_REQ_HDR_SIZE], ref_hdr[8];
+	size_t len = size > NEURON_FWIO_DATA_SIZE ? NEURON_FWIO_DATA_SIZE : size, split, i;
+	uint32_t nw, dw0 = 0, crc;
+
+	nw = neuron_fwio_pack_words(data, len, words);
+	CHECK(nw == (len + 3) / 4);
+	for (i = len; i < (size_t)nw * 4; i++)	/* zero padding */
+		CHECK(((words[i / 4] >> (8 * (i % 4))) & 0xff) == 0);
+	memset(back, 0xcc, sizeof(back));
+	neuron_fwio_unpack_words(words, len, back);
+	CHECK(memcmp(back, data, len) == 0);
+	for (i = len; i < sizeof(back); i++)
+		CHECK(back[i] == 0xcc);
+
+	crc = neuron_crc32c(data, size);
+	CHECK(crc == ~ref_crc32c(~0u, data, size));
+	split = size ? data[0] % (size + 1) : 0;
+	CHECK(crc == ~neuron_crc32c_update(neuron_crc32c_update(~0u, data, split), data + split,
+					     size - split));
+
+	if (size >= 4)
+		dw0 = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+		      (uint32_t)data[3] << 24;
+	neuron_fwio_hdr_bytes(dw0, hdr);
+	for (i = 0; i < 4; i++)
+		ref_hdr[i] = (uint8_t)(dw0 >> (8 * i));
+	memset(ref_hdr + 4, 0, 4);
+	CHECK(memcmp(hdr, ref_hdr, 8) == 0);
+	CHECK(neuron_fwio_req_crc_sw(dw0, data, len) ==
+	      ~ref_crc32c(ref_crc32c(~0u, ref_hdr, 8), data, len));
+	/* the dw0 field helpers invert the builders */
+	CHECK(neuron_fwio_req_dw0(neuron_fwio_dw0_seq(dw0), neuron_fwio_dw0_code(dw0),
+				  neuron_fwio_dw0_size(dw0)) == dw0);
+	CHECK(neuron_fwio_resp_dw0(neuron_fwio_dw0_seq(dw0), neuron_fwio_dw0_code(dw0),
+				   neuron_fwio_dw0_size(dw0)) == dw0);
+	CHECK(neuron_fwio_seq_next((uint8_t)dw0) != 0);
+}
+
+static void classify(struct src *s)
+{
+	int done = take8(s) & 1;
+	uint8_t seq = take8(s);
+	uint32_t dw0 = (uint32_t)take64(s);
+	uint16_t expect = (uint16_t)take64(s);
+	enum neuron_fwio_attempt a = neuron_fwio_classify(done, seq, dw0, expect), want;
+	struct neuron_fwio_step st;
+	enum neuron_fwio_outcome o;
+	int c, e;
+
+	if (!done)
+		want = NEURON_FWIO_ATT_TIMEOUT;
+	else if ((dw0 & 0xff) != seq)
+		want = NEURON_FWIO_ATT_BAD_SEQ;
+	else if (((dw0 >> 8) & 0xff) == 2)
+		want = NEURON_FWIO_ATT_FW_UNKNOWN;
+	else if (((dw0 >> 8) & 0xff) != 0)
+		want = NEURON_FWIO_ATT_FW_FAIL;
+	else if ((dw0 >> 16) != 4u + expect)
+		want = NEURON_FWIO_ATT_BAD_SIZE;
+	else
+		want = NEURON_FWIO_ATT_OK;
+	CHECK(a == want);
+
+	st = neuron_fwio_attempt_step(a);
+	CHECK(!(st.err_count && st.timeout_count));
+	CHECK(a != NEURON_FWIO_ATT_OK || (!st.retry && !st.err_count && !st.timeout_count));
+	o = neuron_fwio_attempt_outcome(a);
+	CHECK((o == NEURON_FWIO_OUT_OK) == (a == NEURON_FWIO_ATT_OK));
+
+	/* any value of either enum, including ones outside it */
+	st = neuron_fwio_attempt_step((enum neuron_fwio_attempt)take8(s));
+	(void)st;
+	o = neuron_fwio_attempt_outcome((enum neuron_fwio_attempt)take8(s));
+	CHECK(o <= NEURON_FWIO_OUT_INTR);
+	o = (enum neuron_fwio_outcome)take8(s);
+	c = neuron_fwio_outcome_collapse(o);
+	e = neuron_fwio_outcome_errno(o);
+	CHECK(c == 0 || c == -1 || c == -ENOTSUPP || c == -E2BIG || c == -EINTR);
+	CHECK(e == 0 || e == -EIO || e == -ETIMEDOUT || e == -EOPNOTSUPP || e == -E2BIG ||
+	      e == -EINTR);
+	CHECK((c == 0) == (e == 0));
+}
+
+static void metrics(struct src *s)
+{
+	uint64_t totals[64];
+	struct neuron_metric_state st;
+	struct neuron_metric_input in;
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	char inst_id[80], drv[80];
+	uint8_t blob[NEURON_METRIC_BLOB_MAX + 16];
+	uint32_t n, pos, i, k, cap, seen;
+	size_t j;
+
+	for (j = 0; j < 64; j++)
+		totals[j] = take8(s) & 1 ? take64(s) : take8(s);
+	for (j = 0; j < NEURON_METRIC_SLOTS; j++)
+		st.prev[j] = take8(s) & 1 ? take64(s) : take8(s);
+	for (j = 0; j < sizeof(inst_id); j++)
+		inst_id[j] = (char)take8(s);
+	inst_id[take8(s) % sizeof(inst_id)] = '\0';
+	inst_id[sizeof(inst_id) - 1] = '\0';
+	for (j = 0; j < sizeof(drv); j++)
+		drv[j] = (char)take8(s);
+	drv[take8(s) % sizeof(drv)] = '\0';
+	drv[sizeof(drv) - 1] = '\0';
+	in.nc_total = totals;
+	in.nc_ids = take8(s) % 65;
+	in.feature_bitmap = take8(s) & 1 ? take64(s) : 0;
+	in.cluster_id = take8(s) & 1 ? take64(s) : 0;
+	in.fw_io_err = take64(s);
+	in.instance_id = take8(s) & 1 ? inst_id : NULL;
+	in.driver_version = drv;
+
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
+	CHECK(n >= 2 && n <= NEURON_METRIC_MAX_RECS);
+	for (i = 0; i < n; i++) {
+		CHECK(recs[i].id != 0);
+		CHECK(recs[i].len >= 1 && recs[i].len <= NEURON_METRIC_TEXT_MAX);
+	}
+	/* a smaller @max truncates, never overruns */
+	k = take8(s) % (n + 1);
+	CHECK(neuron_metric_build(&in, &st, recs, k) == k);
+	CHECK(neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS) == n);
+
+	/* pack into blobs and read every record back, in order */
+	cap = take8(s) % 2 ? NEURON_METRIC_BLOB_MAX + 16 : 2 + take8(s) % 127;
+	pos = 0;
+	seen = 0;
+	while (pos < n) {
+		uint32_t before = pos, len, off = 0;
+		uint8_t id, vlen;
+		const uint8_t *val;
+
+		memset(blob, 0xee, sizeof(blob));
+		len = neuron_metric_pack(recs, n, &pos, blob, cap);
+		CHECK(pos > before);	/* progress every call */
+		CHECK(len <= cap && len <= NEURON_METRIC_BLOB_MAX);
+		for (j = len; j < sizeof(blob); j++)
+			CHECK(blob[j] == 0xee);
+		for (i = before; i < pos; i++) {
+			uint32_t eff = cap > NEURON_METRIC_BLOB_MAX ? NEURON_METRIC_BLOB_MAX : cap;
+
+			if (2u + recs[i].len > eff)
+				continue;	/* skipped: can never fit */
+			CHECK(neuron_metric_next(blob, len, &off, &id, &val, &vlen) == 1);
+			CHECK(id == recs[i].id && vlen == recs[i].len);
+			CHECK(memcmp(val, recs[i].text, vlen) == 0);
+			seen++;
+		}
+		CHECK(neuron_metric_next(blob, len, &off, &id, &val, &vlen) == 0);
+	}
+	CHECK(seen <= n);
+
+	/* after committing every record, only the unconditional ones remain */
+	for (i = 0; i < n; i++)
+		neuron_metric_commit(&st, &recs[i]);
+	CHECK(neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS) ==
+	      2u + (in.feature_bitmap != 0) + (in.cluster_id != 0));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct src s = { data, size, 0 };
+
+	blob_walk(data, size);
+	words_and_crc(data, size);
+	classify(&s);
+	s.off = 0;
+	metrics(&s);
+	return 0;
+}

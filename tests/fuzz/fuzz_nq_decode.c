@@ -1,0 +1,169 @@
+/*
+ * Arbitrary bytes as notification-ring entries and as a whole ring.
+ *
+ * 1. Every 16-byte chunk is decoded with nrt_decode_nq_entry; acceptance
+ *    is checked against the rule written out here, and the accumulated
+ *    result must collapse to an assigned status and a bounded counter list.
+ * 2. The input becomes a ring mapping: its first 64 bytes are the control
+ *    area (entries, head, tail, dropped: anything), the rest the entries,
+ *    in a buffer of exactly the mapping's size (ASan catches any access
+ *    past it). If nrt_nq_attach_memory accepts it, it is drained, then the
+ *    kmod/lib producer writes into it from a fuzzed tail while the consumer
+ *    drains: no drain may return more than the capacity, nothing may be
+ *    touched outside the mapping.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <neuron/neuron_nq.h>
+#include <nrt/nrt_error_model.h>
+#include <nrt/nrt_nq.h>
+
+#include "neuron_nq_ring.h"
+
+#define CHECK(c)                        \
+	do {                            \
+		if (!(c))               \
+			__builtin_trap(); \
+	} while (0)
+
+#define CTRL_BYTES	64
+
+static int entry_valid(const struct neuron_nq_entry *e)
+{
+	unsigned type = e->header & 0x1f;
+
+	if (type == 0x1f)
+		return e->error_id <= 10;
+	if (type == 0x03)
+		return e->error_id >= 1 && e->error_id <= 5;
+	return 0;
+}
+
+static void check_errs(const nrt_infer_errors_t *e)
+{
+	uint32_t ids[NRT_BRIDGE_MAX_EXEC_COUNTERS];
+	static const nrt_decode_config_t armed = { true };
+	NRT_STATUS s;
+	size_t i;
+
+	for (i = 0; i < NRT_INFER_ERROR_SUBTYPE_MAX; i++)
+		CHECK(e->infer_error_flags[i] <= 1);
+	for (i = 0; i < NRT_HW_FAULT_SLOTS; i++)
+		CHECK(e->hw_error_flags[i] <= 1);
+	CHECK(e->hw_error_flags[0] == 0);
+	CHECK(e->nq_overflow <= 1);
+	s = nrt_infer_errors_status(e, NULL);
+	CHECK(nrt_status_is_valid(s));
+	CHECK(nrt_status_is_valid(nrt_infer_errors_status(e, &armed)));
+	CHECK(nrt_bridge_counters_for_execution(s, e, ids, NRT_BRIDGE_MAX_EXEC_COUNTERS) <=
+	      NRT_BRIDGE_MAX_EXEC_COUNTERS);
+}
+
+static void decode_chunks(const uint8_t *data, size_t size)
+{
+	nrt_infer_errors_t errs;
+	size_t n = size / NEURON_NQ_ENTRY_SIZE, i, valid = 0;
+
+	memset(&errs, 0, sizeof(errs));
+	for (i = 0; i < n; i++) {
+		struct neuron_nq_entry e;
+		int r;
+
+		memcpy(&e, data + i * NEURON_NQ_ENTRY_SIZE, sizeof(e));
+		r = nrt_decode_nq_entry(&errs, &e);
+		CHECK(r == (entry_valid(&e) ? 0 : -1));
+		valid += r == 0;
+		/* SW overflow only ever comes from an accepted entry */
+		if (r == 0 && (e.header & NEURON_NQ_HDR_SW_OVERFLOW))
+			CHECK(errs.nq_overflow == 1);
+	}
+	CHECK(errs.entries == valid);
+	CHECK(errs.malformed == n - valid);
+	check_errs(&errs);
+}
+
+static void ring(const uint8_t *data, size_t size)
+{
+	size_t map_size, i;
+	uint8_t *map;
+	nrt_nq_t *q = NULL;
+	nrt_infer_errors_t errs;
+	struct neuron_nq_producer p;
+	struct neuron_nq_entry *out;
+	uint64_t dropped;
+	int cap, n, r;
+
+	if (size < CTRL_BYTES)
+		return;
+	map_size = NEURON_NQ_RING_OFFSET + (size - CTRL_BYTES);
+	map = malloc(map_size);
+	if (!map)
+		return;
+	memset(map, 0, NEURON_NQ_RING_OFFSET);
+	memcpy(map, data, CTRL_BYTES);
+	memcpy(map + NEURON_NQ_RING_OFFSET, data + CTRL_BYTES, size - CTRL_BYTES);
+
+	r = nrt_nq_attach_memory(map, map_size, &q);
+	if (r != 0) {
+		CHECK(r == -EINVAL && q == NULL);
+		free(map);
+		return;
+	}
+	cap = nrt_nq_capacity(q);
+	CHECK(cap > 0 && (cap & (cap - 1)) == 0);
+	CHECK(NEURON_NQ_RING_OFFSET + (size_t)cap * NEURON_NQ_ENTRY_SIZE <= map_size);
+	out = malloc((size_t)cap * sizeof(*out));
+	if (!out) {
+		nrt_nq_close(q);
+		free(map);
+		return;
+	}
+
+	/* whatever the ring holds: at most one lap per drain */
+	memset(&errs, 0, sizeof(errs));
+	n = nrt_nq_drain(q, &errs, &dropped);
+	CHECK(n >= 0 && n <= cap);
+	CHECK(errs.entries + errs.malformed == (uint32_t)n);
+	check_errs(&errs);
+	n = nrt_nq_drain_entries(q, out, (uint32_t)cap);
+	CHECK(n >= 0 && n <= cap);
+
+	/* the producer from a fuzzed tail, against the consumer's head */
+	memset(&p, 0, sizeof(p));
+	p.entries = (uint32_t)cap;
+	memcpy(&p.tail, data + 8, sizeof(p.tail));
+	for (i = 0; i < 3 * (size_t)cap; i++) {
+		struct neuron_nq_entry e;
+		size_t off = (i * NEURON_NQ_ENTRY_SIZE) % (size - NEURON_NQ_ENTRY_SIZE + 1);
+
+		memcpy(&e, data + off, sizeof(e));
+		r = neuron_nq_produce(&p, (struct neuron_nq_ctrl *)map,
+				      (struct neuron_nq_entry *)(map + NEURON_NQ_RING_OFFSET), &e);
+		CHECK(r == 0 || r == -ENOSPC);
+		if (data[i % size] & 1) {
+			n = nrt_nq_drain_entries(q, out, (uint32_t)cap);
+			CHECK(n >= 0 && n <= cap);
+		}
+		if (data[i % size] & 2) {
+			memset(&errs, 0, sizeof(errs));
+			n = nrt_nq_drain(q, &errs, NULL);
+			CHECK(n >= 0 && n <= cap);
+			check_errs(&errs);
+		}
+	}
+	CHECK(p.written + p.dropped == 3 * (uint64_t)cap);
+	CHECK(nrt_nq_close(q) == 0);
+	free(out);
+	free(map);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	decode_chunks(data, size);
+	ring(data, size);
+	return 0;
+}

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang and run each
+# for a fixed number of executions, from a seed corpus written here.
+#
+#   tests/fuzz/run.sh [-r RUNS] [-t SECONDS] [-b BUILD_DIR] [fuzzer...]
+#
+# -r RUNS     executions per fuzzer (default 200000)
+# -t SECONDS  also stop each fuzzer after this long (default: no limit)
+# -b DIR      build directory (default build-fuzz; configured if missing)
+# fuzzer...   names (fuzz_parse ...); default: every tests/fuzz/fuzz_*.c
+#
+# Prints one line per fuzzer ("fuzz_parse: 200000 runs, ok" or the crash
+# and the reproducer file) and exits non-zero if any fuzzer failed. A
+# reproducer is replayed with: BUILD_DIR/fuzz_x path/to/crash-file
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+runs=200000
+secs=0
+build=$top/build-fuzz
+while getopts "r:t:b:h" opt; do
+	case $opt in
+	r) runs=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	b) build=$OPTARG ;;
+	*) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+
+if [ $# -gt 0 ]; then
+	fuzzers=("$@")
+else
+	fuzzers=()
+	for f in "$top"/tests/fuzz/fuzz_*.c; do
+		fuzzers+=("$(basename "$f" .c)")
+	done
+fi
+
+# The library is instrumented too (coverage + ASan/UBSan), not just the
+# fuzz target itself.
+if [ ! -f "$build/CMakeCache.txt" ]; then
+	CC=clang CXX=clang++ CFLAGS=-fsanitize=fuzzer-no-link CXXFLAGS=-fsanitize=fuzzer-no-link \
+		cmake -S "$top" -B "$build" -DNRT_SANITIZE=ON >/dev/null || exit 1
+fi
+cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target "${fuzzers[@]}" >/dev/null || {
+	echo "run.sh: build failed (clang with libFuzzer needed)" >&2
+	exit 1
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# ---- seeds ----------------------------------------------------------------
+seed() { # fuzzer name printf-format...
+	local dir=$work/$1/corpus name=$2
+	shift 2
+	mkdir -p "$dir"
+	printf "$@" >"$dir/$name"
+}
+# the parser: knob lines and the u64 boundaries
+seed fuzz_parse a 'sram 3 9\n'
+seed fuzz_parse b '18446744073709551615 18446744073709551616'
+seed fuzz_parse c '0xffffffffffffffff 0x10000000000000000 0X1F'
+seed fuzz_parse d '4294967295 4294967296 1 2 3 4 5 6'
+seed fuzz_parse e 'hbm\t0x10 nc\r\n'
+# the blob: two records, a max u64 value, an over-long value
+seed fuzz_fwio_frame a '\014\003abc\015\00242'
+seed fuzz_fwio_frame b '\001\02418446744073709551615\002\02418446744073709551616'
+seed fuzz_fwio_frame c '\250\0010\374\00299'
+# a ring of 16 entries: control area (entries 16) then one lap of valid entries
+ring_seed() {
+	local i
+	printf '\000\000\000\000\000\000\000\000\020\000\000\000\020\000\000\000'
+	printf '\000%.0s' $(seq 1 48)
+	for i in $(seq 0 15); do
+		printf "\\$(printf %03o $((i % 11)))\\000\\000\\237\\001\\002\\003\\004"
+		printf '\000\000\000\000\000\000\000\000'
+	done
+}
+mkdir -p "$work/fuzz_nq_decode/corpus"
+ring_seed >"$work/fuzz_nq_decode/corpus/ring16"
+seed fuzz_nq_decode entry '\004\000\000\237\000\000\000\000\000\000\000\000\000\000\000\000'
+
+# ---- run ------------------------------------------------------------------
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+fail=0
+for f in "${fuzzers[@]}"; do
+	bin=$build/$f
+	dir=$work/$f
+	mkdir -p "$dir/corpus"
+	args=(-runs="$runs" -artifact_prefix="$top/$f-" -print_final_stats=1)
+	[ "$secs" -gt 0 ] && args+=(-max_total_time="$secs")
+	(cd "$dir" && "$bin" "${args[@]}" corpus >"$dir/log" 2>&1)
+	rc=$?
+	done_line=$(grep -E '^Done [0-9]+ runs' "$dir/log" | tail -n 1)
+	execs=$(grep -E '^stat::number_of_executed_units' "$dir/log" | awk '{print $2}')
+	cov=$(grep -E '^#[0-9]+.*cov:' "$dir/log" | tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')
+	if [ "$rc" -eq 0 ]; then
+		echo "$f: ${execs:-?} runs, ok (${cov:-no stats}) ${done_line#Done * runs }"
+	else
+		fail=1
+		echo "$f: FAILED (exit $rc) after ${execs:-?} runs"
+		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$dir/log" | head -n 8 | sed 's/^/    /'
+	fi
+done
+exit $fail
