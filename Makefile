@@ -34,7 +34,12 @@ $(BUILD)/CMakeCache.txt:
 lib: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-check: all
+# The host unit tests also run built with ASan/UBSan, out of tree in $(BUILD)-asan.
+asan: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DNRT_SANITIZE=ON
+	cmake --build $(BUILD)-asan -j$(JOBS)
+
+check: all asan
 	BUILD_DIR=$(BUILD) scripts/check.sh $(KVER_ARG)
 
 demo: all
@@ -56,6 +61,6 @@ dkms-uninstall:
 
 clean:
 	$(MAKE) -C kmod clean
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-asan
 
 .PHONY: all deps kmod lib check demo bench install dkms-install dkms-uninstall clean

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Run every test suite and print one totals line:
 #   N passed, N failed
-# Suites: each host CMocka program (build/unit_test_*, TAP output), then the
-# packaging test (scripts/test-packaging.sh, root: DKMS, make install), then the
-# QEMU guest suites (scripts/vm.sh). Exit status is non-zero when anything
+# Suites: each host CMocka program (build/unit_test_*, TAP output), the same
+# built with ASan/UBSan (build-asan/), the 32/64-bit UAPI layout comparison,
+# the packaging test (scripts/test-packaging.sh, root: DKMS, make install),
+# then the QEMU guest suites (scripts/vm.sh). Exit status is non-zero when anything
 # failed or the guest did not report.
 set -uo pipefail
 
@@ -21,31 +22,41 @@ total_pass=0
 total_fail=0
 
 shopt -s nullglob
-units=("$build"/unit_test_*)
-if [ ${#units[@]} -eq 0 ]; then
-	echo "check: no unit test programs under $build (run make)" >&2
-	total_fail=$((total_fail + 1))
-fi
-for t in "${units[@]}"; do
-	name=$(basename "$t")
-	out=$(CMOCKA_MESSAGE_OUTPUT=TAP "$t" 2>&1)
-	rc=$?
-	p=$(grep -c '^ok ' <<<"$out")
-	f=$(grep -c '^not ok ' <<<"$out")
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1	# crashed or failed outside a test case
+# run_units LABEL DIR: every DIR/unit_test_* (CMocka, TAP output). Sanitizer
+# reports fail the program (halt_on_error), so they count as failures.
+run_units() {
+	local label=$1 dir=$2 t name out rc p f
+	local units=("$dir"/unit_test_*)
+	if [ ${#units[@]} -eq 0 ]; then
+		echo "check: no unit test programs under $dir (run make check)" >&2
+		total_fail=$((total_fail + 1))
+		return
 	fi
-	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
-		echo "check: $name ran no test" >&2
-		f=1
-	fi
-	if [ "$f" -gt 0 ]; then
-		echo "$out" | grep -E '^(not ok|#)' | head -n 20
-	fi
-	printf 'unit %-28s %4d passed, %d failed\n' "$name" "$p" "$f"
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
-done
+	for t in "${units[@]}"; do
+		name=$(basename "$t")
+		out=$(CMOCKA_MESSAGE_OUTPUT=TAP ASAN_OPTIONS=detect_leaks=1 \
+		      UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$t" 2>&1)
+		rc=$?
+		p=$(grep -c '^ok ' <<<"$out")
+		f=$(grep -c '^not ok ' <<<"$out")
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			f=1	# crashed, a sanitizer fired, or failed outside a test case
+		fi
+		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+			echo "check: $name ran no test" >&2
+			f=1
+		fi
+		if [ "$f" -gt 0 ]; then
+			echo "$out" | grep -E '^(not ok|#)|ERROR|runtime error' | head -n 20
+		fi
+		printf '%-9s %-28s %4d passed, %d failed\n' "$label" "$name" "$p" "$f"
+		total_pass=$((total_pass + p))
+		total_fail=$((total_fail + f))
+	done
+}
+
+run_units unit "$build"
+run_units unit-asan "${build}-asan"
 
 # Run a suite that ends with "<label>: N passed, N failed", show its failing
 # lines and its totals line, and add the totals. A suite that does not

@@ -13,7 +13,16 @@
 extern "C" {
 #endif
 
-typedef enum {
+/*
+ * In C++ the enum gets its reference underlying type (uint32_t), so every
+ * 32-bit value is a valid NRT_STATUS there too (an unknown code is not
+ * undefined behaviour when loaded); in C it is a 4-byte unsigned enum.
+ */
+typedef enum
+#ifdef __cplusplus
+	: uint32_t
+#endif
+{
 	/* 0..15: general / lifecycle core */
 	NRT_SUCCESS = 0,
 	NRT_FAILURE = 1,			/* non-specific failure */

@@ -12,10 +12,25 @@
 
 using namespace nrt;
 
+namespace {
+
+// The documented errors of every kmetric_* call, whether or not a counter
+// moves: -EINVAL for a bad instance or NeuronCore, -EPERM when read-only.
+int check_target(nds_instance_t *inst, int nc)
+{
+	uint64_t probe;
+	if (!inst || nds_get_nc_counter(inst, nc, 0, &probe) != 0)
+		return -EINVAL;
+	return nds_is_writable(inst) ? 0 : -EPERM;
+}
+
+} // namespace
+
 NRT_EXPORT int kmetric_update_nds_generic_status(nds_instance_t *inst, int nc, NRT_STATUS status)
 {
-	if (!inst)
-		return -EINVAL;
+	int ret = check_target(inst, nc);
+	if (ret)
+		return ret;
 	int id = nrt_bridge_generic_status_counter(status);
 	if (id < 0)
 		return 0;	// the map skips this status
@@ -26,13 +41,16 @@ NRT_EXPORT int kmetric_update_nds_error_stats(nds_instance_t *inst, int nc,
 					      const nrt_infer_errors_t *errs,
 					      const nrt_exec_times_t *times)
 {
-	if (!inst || (!errs && !times))
+	if (!errs && !times)
 		return -EINVAL;
+	int ret = check_target(inst, nc);
+	if (ret)
+		return ret;
 	if (errs) {
 		uint32_t ids[NRT_INFER_ERROR_SUBTYPE_MAX];
 		int n = nrt_bridge_error_stats_counters(errs, ids, NRT_INFER_ERROR_SUBTYPE_MAX);
 		for (int i = 0; i < n; i++) {
-			int ret = nds::nc_add(inst, nc, ids[i], 1);
+			ret = nds::nc_add(inst, nc, ids[i], 1);
 			if (ret)
 				return ret;
 		}
@@ -41,7 +59,7 @@ NRT_EXPORT int kmetric_update_nds_error_stats(nds_instance_t *inst, int nc,
 		nrt_counter_add_t adds[NRT_BRIDGE_TIME_COUNTERS];
 		size_t n = nrt_bridge_time_counters(times, adds, NRT_BRIDGE_TIME_COUNTERS);
 		for (size_t i = 0; i < n; i++) {
-			int ret = nds::nc_add(inst, nc, adds[i].id, adds[i].value);
+			ret = nds::nc_add(inst, nc, adds[i].id, adds[i].value);
 			if (ret)
 				return ret;
 		}
@@ -53,17 +71,12 @@ NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS
 					const nrt_infer_errors_t *errs,
 					const nrt_exec_times_t *times)
 {
-	if (!inst)
-		return -EINVAL;
+	int ret = check_target(inst, nc);	// so a bad @nc writes nothing at all
+	if (ret)
+		return ret;
 	uint32_t ids[NRT_BRIDGE_MAX_EXEC_COUNTERS];
 	size_t n = nrt_bridge_counters_for_execution(final_status, errs, ids,
 						     NRT_BRIDGE_MAX_EXEC_COUNTERS);
-	// validate once so a bad @nc writes nothing at all
-	uint64_t probe;
-	if (nds_get_nc_counter(inst, nc, 0, &probe) != 0)
-		return -EINVAL;
-	if (!nds_is_writable(inst))
-		return -EPERM;
 	for (size_t i = 0; i < n && i < NRT_BRIDGE_MAX_EXEC_COUNTERS; i++)
 		nds::nc_add(inst, nc, ids[i], 1);
 	nds::nc_add(inst, nc, NDS_NC_COUNTER_INFERENCE_COUNT, 1);

@@ -699,6 +699,40 @@ static void error_stats(void **state)
 	free(want);
 }
 
+/*
+ * The documented errors hold even when the status maps to no counter:
+ * a bad NeuronCore is -EINVAL and a read-only instance -EPERM, and the
+ * slab is untouched either way.
+ */
+static void kmetric_errors_when_nothing_maps(void **state)
+{
+	static uint8_t m[NEURON_NDS_SIZE] __attribute__((aligned(8)));
+	static uint8_t before[NEURON_NDS_SIZE];
+	nds_instance_t *w = NULL, *ro = NULL;
+	nrt_infer_errors_t zeroed;
+
+	(void)state;
+	memset(m, 0, sizeof(m));
+	nrt_infer_errors_clear(&zeroed);
+	assert_int_equal(nds_open_memory(m, 4, true, &w), 0);
+	assert_int_equal(nds_open_memory(m, 4, false, &ro), 0);
+	memcpy(before, m, sizeof(m));
+	assert_int_equal(kmetric_update_nds_generic_status(w, 7, NRT_INVALID_HANDLE), -EINVAL);
+	assert_int_equal(kmetric_update_nds_generic_status(w, -1, NRT_SUCCESS), -EINVAL);
+	assert_int_equal(kmetric_update_nds_generic_status(ro, 0, NRT_INVALID_HANDLE), -EPERM);
+	assert_int_equal(kmetric_update_nds_generic_status(NULL, 0, NRT_FAILURE), -EINVAL);
+	assert_int_equal(kmetric_update_nds_error_stats(w, -1, &zeroed, NULL), -EINVAL);
+	assert_int_equal(kmetric_update_nds_error_stats(ro, 0, &zeroed, NULL), -EPERM);
+	assert_int_equal(kmetric_update_nds_error_stats(w, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(kmetric_record_execution(ro, 0, NRT_SUCCESS, NULL, NULL), -EPERM);
+	assert_memory_equal(before, m, sizeof(m));
+	/* and the valid no-op still succeeds */
+	assert_int_equal(kmetric_update_nds_generic_status(w, 0, NRT_INVALID_HANDLE), 0);
+	assert_memory_equal(before, m, sizeof(m));
+	nds_close(w);
+	nds_close(ro);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +747,7 @@ int main(void)
 		cmocka_unit_test(record_execution),
 		cmocka_unit_test(generic_status),
 		cmocka_unit_test(error_stats),
+		cmocka_unit_test(kmetric_errors_when_nothing_maps),
 	};
 	return cmocka_run_group_tests_name("nds_mem", tests, NULL, NULL);
 }
