@@ -226,6 +226,8 @@ void neuron_device_destroy(struct neuron_device *nd)
 	list_del(&nd->node);
 	mutex_unlock(&neuron_devices_lock);
 
+	/* a worker blocked behind an ioctl's exchange must not wait it out */
+	neuron_fwio_quiesce(nd);
 	neuron_metrics_stop(nd);
 	down_write(&nd->gone_sem);
 	nd->gone = true;

@@ -52,6 +52,7 @@
  * @timeout_count: attempts without a usable answer: timeouts, sequence
  *		mismatches, responses of the wrong size
  * @old_api_logged: "API too old" was logged once
+ * @dying:	set once at device removal: exchanges abort at their next poll
  * @dbg:	debugfs fw/ directory
  */
 struct neuron_fwio {
@@ -61,6 +62,7 @@ struct neuron_fwio {
 	atomic64_t err_count;
 	atomic64_t timeout_count;
 	bool old_api_logged;
+	bool dying;
 	struct dentry *dbg;
 };
 
@@ -98,9 +100,22 @@ static inline void fw_wr(struct neuron_fwio *fw, u32 off, u32 val)
 	fw->nd->ops->misc_write(fw->nd, off, val);
 }
 
-static bool neuron_fwio_should_abort(const struct neuron_fwio_xfer *x)
+static bool neuron_fwio_should_abort(const struct neuron_fwio *fw,
+				     const struct neuron_fwio_xfer *x)
 {
-	return (x->abort && READ_ONCE(*x->abort)) || fatal_signal_pending(current);
+	return (x->abort && READ_ONCE(*x->abort)) || READ_ONCE(fw->dying) ||
+	       fatal_signal_pending(current);
+}
+
+/*
+ * The device is going away: every exchange in progress gives up at its next
+ * poll step and new ones fail at once, so nothing waiting for fw->lock (the
+ * metrics worker at removal) waits longer than one poll step.
+ */
+void neuron_fwio_quiesce(struct neuron_device *nd)
+{
+	if (nd->fwio)
+		WRITE_ONCE(nd->fwio->dying, true);
 }
 
 /*
@@ -132,7 +147,7 @@ static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfe
 			return 1;
 		if (late)
 			return 0;
-		if (neuron_fwio_should_abort(x))
+		if (neuron_fwio_should_abort(fw, x))
 			return -EINTR;
 		usleep_range(us, us + us / 2);
 		us = min(us * 2, 1000u);
@@ -244,7 +259,7 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 		x->outcome = NEURON_FWIO_OUT_TOO_BIG;
 		return neuron_fwio_outcome_collapse(x->outcome);
 	}
-	if (mutex_lock_killable(&fw->lock)) {
+	if (READ_ONCE(fw->dying) || mutex_lock_killable(&fw->lock)) {
 		x->outcome = NEURON_FWIO_OUT_INTR;
 		return neuron_fwio_outcome_collapse(x->outcome);
 	}

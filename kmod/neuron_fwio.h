@@ -28,6 +28,9 @@ u64 neuron_fwio_timeout_count(struct neuron_device *nd);
 int neuron_fwio_serial_number(struct neuron_device *nd, u64 *serial);
 int neuron_fwio_api_version(struct neuron_device *nd, u32 *version);
 
+/* The device is being removed: abort exchanges in progress, refuse new ones. */
+void neuron_fwio_quiesce(struct neuron_device *nd);
+
 int neuron_metrics_start(struct neuron_device *nd);
 void neuron_metrics_stop(struct neuron_device *nd);
 
