@@ -190,6 +190,12 @@ void neuron_sysfs_counters_changed(struct neuron_device *nd);
 
 /* neuron_cdev.c */
 extern const struct file_operations neuron_cdev_fops;
+/*
+ * Copy an ioctl argument in and check the header every argument struct
+ * starts with: __u32 size (must be @size), __u32 flags (only
+ * @allowed_flags). 0, -EFAULT or -EINVAL; the caller checks the rest.
+ */
+int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags);
 
 /* neuron_pci.c */
 int neuron_pci_init(void);

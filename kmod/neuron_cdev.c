@@ -68,15 +68,22 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
+int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags)
+{
+	const u32 *hdr = karg;	/* every argument struct starts with size, flags */
+
+	if (copy_from_user(karg, uarg, size))
+		return -EFAULT;
+	return neuron_abi_check_header(hdr[0], size, hdr[1], allowed_flags);
+}
+
 static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 {
 	struct neuron_device *nd = nf->nd;
 	struct neuron_info info;
 	int ret;
 
-	if (copy_from_user(&info, uarg, sizeof(info)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(info.size, sizeof(info), info.flags, 0);
+	ret = neuron_ioctl_copy_in(&info, uarg, sizeof(info), 0);
 	if (ret)
 		return ret;
 	if (!neuron_abi_all_zero(info.reserved, sizeof(info.reserved)))

@@ -150,9 +150,7 @@ long neuron_fwio_ioctl_power_profile(struct neuron_file *nf, void __user *uarg)
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)) ||

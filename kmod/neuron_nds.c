@@ -266,9 +266,7 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg)
 	u32 access;
 	int ret, s;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
@@ -330,9 +328,7 @@ long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg)
 	s64 off;
 	int ret, s;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, NEURON_NDS_ADD_ND);
+	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), NEURON_NDS_ADD_ND);
 	if (ret)
 		return ret;
 	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))

@@ -59,9 +59,7 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
 	struct pid *tgid = task_tgid(current);
 	int ret;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
@@ -126,9 +124,7 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg)
 	struct neuron_nq **slot, *q = NULL;
 	int ret;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
@@ -214,9 +210,7 @@ static int core_arg(struct neuron_file *nf, void __user *uarg, struct neuron_cor
 {
 	int ret;
 
-	if (copy_from_user(arg, uarg, sizeof(*arg)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(arg->size, sizeof(*arg), arg->flags, 0);
+	ret = neuron_ioctl_copy_in(arg, uarg, sizeof(*arg), 0);
 	if (ret)
 		return ret;
 	if (arg->reserved0 || !neuron_abi_all_zero(arg->reserved, sizeof(arg->reserved)))

@@ -137,9 +137,7 @@ long neuron_sim_ioctl_exec(struct neuron_file *nf, void __user *uarg)
 	u64 timeout;
 	int ret;
 
-	if (copy_from_user(&arg, uarg, sizeof(arg)))
-		return -EFAULT;
-	ret = neuron_abi_check_header(arg.size, sizeof(arg), arg.flags, 0);
+	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || arg.entries || arg.dropped ||
