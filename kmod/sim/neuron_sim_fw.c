@@ -466,6 +466,16 @@ static const struct file_operations neuron_sim_fw_fault_fops = {
 	.llseek = default_llseek,
 };
 
+/* The @i-th oldest recorded blob (i < posted_count). Caller holds fw->lock. */
+static const struct neuron_sim_blob *neuron_sim_fw_posted_blob(const struct neuron_sim_fw *fw,
+							       u32 i)
+{
+	u32 slot = (fw->posted_head + NEURON_SIM_FW_POSTED_MAX - fw->posted_count + i) %
+		   NEURON_SIM_FW_POSTED_MAX;
+
+	return &fw->posted[slot];
+}
+
 /* fw/posted: one "<cw_id> <value>" line per record, oldest blob first. */
 static int neuron_sim_fw_posted_show(struct seq_file *m, void *unused)
 {
@@ -475,9 +485,7 @@ static int neuron_sim_fw_posted_show(struct seq_file *m, void *unused)
 
 	spin_lock_irqsave(&fw->lock, flags);
 	for (i = 0; i < fw->posted_count; i++) {
-		u32 slot = (fw->posted_head + NEURON_SIM_FW_POSTED_MAX - fw->posted_count + i) %
-			   NEURON_SIM_FW_POSTED_MAX;
-		const struct neuron_sim_blob *b = &fw->posted[slot];
+		const struct neuron_sim_blob *b = neuron_sim_fw_posted_blob(fw, i);
 		const u8 *val;
 		u32 off = 0;
 		u8 id, vlen;
@@ -526,9 +534,7 @@ static int neuron_sim_fw_blobs_show(struct seq_file *m, void *unused)
 
 	spin_lock_irqsave(&fw->lock, flags);
 	for (i = 0; i < fw->posted_count; i++) {
-		u32 slot = (fw->posted_head + NEURON_SIM_FW_POSTED_MAX - fw->posted_count + i) %
-			   NEURON_SIM_FW_POSTED_MAX;
-		const struct neuron_sim_blob *b = &fw->posted[slot];
+		const struct neuron_sim_blob *b = neuron_sim_fw_posted_blob(fw, i);
 		u32 off = 0, recs = 0;
 		const u8 *val;
 		u8 id, vlen;
