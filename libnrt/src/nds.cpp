@@ -187,33 +187,40 @@ int nd_cell(nds_instance_t *inst, uint32_t id, bool write, int64_t *off)
 
 } // namespace
 
-NRT_EXPORT int nds_increment_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t increment)
+namespace {
+
+// Apply @op to ND counter @id's atomic cell after the write checks.
+template <class Op>
+int nd_update(nds_instance_t *inst, uint32_t id, Op op)
 {
 	int64_t off;
-	int ret = nd_cell(inst, counter_index, true, &off);
+	int ret = nd_cell(inst, id, true, &off);
 	if (!ret)
-		cell(inst->base, off).fetch_add(increment, std::memory_order_relaxed);
+		op(cell(inst->base, off));
 	return ret;
+}
+
+} // namespace
+
+NRT_EXPORT int nds_increment_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t increment)
+{
+	return nd_update(inst, counter_index,
+			 [&](auto c) { c.fetch_add(increment, std::memory_order_relaxed); });
 }
 
 NRT_EXPORT int nds_decrement_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t decrement)
 {
-	int64_t off;
-	int ret = nd_cell(inst, counter_index, true, &off);
-	if (!ret)
-		cell(inst->base, off).fetch_sub(decrement, std::memory_order_relaxed);
-	return ret;
+	return nd_update(inst, counter_index,
+			 [&](auto c) { c.fetch_sub(decrement, std::memory_order_relaxed); });
 }
 
 NRT_EXPORT int nds_or_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t bit_index)
 {
 	if (bit_index >= 64)
 		return -EINVAL;
-	int64_t off;
-	int ret = nd_cell(inst, counter_index, true, &off);
-	if (!ret)
-		cell(inst->base, off).fetch_or(uint64_t{1} << bit_index, std::memory_order_relaxed);
-	return ret;
+	return nd_update(inst, counter_index, [&](auto c) {
+		c.fetch_or(uint64_t{1} << bit_index, std::memory_order_relaxed);
+	});
 }
 
 NRT_EXPORT int nds_get_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t *value)
