@@ -17,8 +17,10 @@
  *      writing 0 to TRIGGER;
  *   5. read the response header from 0x1F0 and, on SUCCESS, the payload
  *      from DATA.
- * Up to fwio_retries attempts; the per-attempt rules (what retries, what
- * is counted where) are neuron_fwio_attempt_step() in lib/neuron_fwio_frame.c.
+ * Up to fwio_retries attempts: the loop and the per-attempt rules (what
+ * retries, what is counted where) are neuron_fwio_loop() and
+ * neuron_fwio_attempt_step() in lib/neuron_fwio_frame.c, shared with the
+ * host tests.
  *
  * Locking: fw->lock (mutex) serializes exchanges: it covers the mailbox
  * registers and the sequence number for a whole exchange, all attempts.
@@ -242,13 +244,42 @@ static bool neuron_fwio_api_ok(struct neuron_fwio *fw)
 	return false;
 }
 
+/* The transport's side of neuron_fwio_loop() (lib/neuron_fwio_frame.c). */
+struct neuron_fwio_loop_ctx {
+	struct neuron_fwio *fw;
+	struct neuron_fwio_xfer *x;
+	unsigned int timeout_ms;
+};
+
+static int neuron_fwio_loop_attempt(void *ctx)
+{
+	struct neuron_fwio_loop_ctx *c = ctx;
+
+	return neuron_fwio_attempt(c->fw, c->x, c->timeout_ms);
+}
+
+static void neuron_fwio_loop_count(void *ctx, const struct neuron_fwio_step *step)
+{
+	struct neuron_fwio_loop_ctx *c = ctx;
+
+	if (step->err_count)
+		atomic64_inc(&c->fw->err_count);
+	if (step->timeout_count)
+		atomic64_inc(&c->fw->timeout_count);
+}
+
+static const struct neuron_fwio_loop_ops neuron_fwio_loop_ops = {
+	.attempt = neuron_fwio_loop_attempt,
+	.count = neuron_fwio_loop_count,
+};
+
 int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 {
 	struct neuron_fwio *fw = nd->fwio;
-	unsigned int timeout_ms = neuron_param_fwio_timeout_ms();
-	unsigned int attempts = neuron_param_fwio_retries();
-	enum neuron_fwio_outcome out = NEURON_FWIO_OUT_TIMEOUT;
-	unsigned int n;
+	struct neuron_fwio_loop_ctx ctx = {
+		.fw = fw, .x = x, .timeout_ms = neuron_param_fwio_timeout_ms(),
+	};
+	enum neuron_fwio_outcome out;
 
 	x->attempts = 0;
 	if (!fw) {
@@ -273,23 +304,7 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 		dev_info(&nd->dev, "fw-io: firmware API version is supported again\n");
 	}
 
-	for (n = 0; n < attempts; n++) {
-		struct neuron_fwio_step step;
-		int a = neuron_fwio_attempt(fw, x, timeout_ms);
-
-		if (a < 0) {
-			out = NEURON_FWIO_OUT_INTR;
-			break;
-		}
-		step = neuron_fwio_attempt_step(a);
-		if (step.err_count)
-			atomic64_inc(&fw->err_count);
-		if (step.timeout_count)
-			atomic64_inc(&fw->timeout_count);
-		out = neuron_fwio_attempt_outcome(a);
-		if (!step.retry)
-			break;
-	}
+	out = neuron_fwio_loop(neuron_param_fwio_retries(), &neuron_fwio_loop_ops, &ctx);
 
 	if (out != NEURON_FWIO_OUT_OK && out != NEURON_FWIO_OUT_INTR)
 		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %d\n",

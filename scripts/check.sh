@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Run every test suite and print one totals line:
 #   N passed, N failed
-# Suites: each host CMocka program (build/unit_test_*, TAP output), the same
-# built with ASan/UBSan (build-asan/), the 32/64-bit UAPI layout comparison,
-# the packaging test (scripts/test-packaging.sh, root: DKMS, make install),
-# then the QEMU guest suites (scripts/vm.sh). Exit status is non-zero when anything
-# failed or the guest did not report.
+# Suites: each host CMocka program (build/unit_test_*, TAP output, plans
+# compared with results), the same built with ASan/UBSan (build-asan/), the
+# 32/64-bit UAPI layout comparison, the packaging test
+# (scripts/test-packaging.sh, root: DKMS, make install), a short run of
+# every fuzz target, the harness self-test (scripts/harness-selftest.sh),
+# then the QEMU guest suites (scripts/vm.sh). Exit status is non-zero when
+# anything failed or a suite did not report.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +16,7 @@ kver_arg=()
 for a in "$@"; do
 	case "$a" in
 	KVER=*) kver_arg=(--kver "${a#KVER=}") ;;
-	-h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	esac
 done
 
@@ -25,7 +27,7 @@ shopt -s nullglob
 # run_units LABEL DIR: every DIR/unit_test_* (CMocka, TAP output). Sanitizer
 # reports fail the program (halt_on_error), so they count as failures.
 run_units() {
-	local label=$1 dir=$2 t name out rc p f
+	local label=$1 dir=$2 t name out rc p f plan
 	local units=("$dir"/unit_test_*)
 	if [ ${#units[@]} -eq 0 ]; then
 		echo "check: no unit test programs under $dir (run make check)" >&2
@@ -39,12 +41,19 @@ run_units() {
 		rc=$?
 		p=$(grep -c '^ok ' <<<"$out")
 		f=$(grep -c '^not ok ' <<<"$out")
+		# the TAP plans ("1..N", one per CMocka group) against the results
+		plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<<"$out" | awk '{ n += $1 } END { print n + 0 }')
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+			echo "check: $name exited $rc without a failing case" >&2
 			f=1	# crashed, a sanitizer fired, or failed outside a test case
 		fi
 		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
 			echo "check: $name ran no test" >&2
 			f=1
+		fi
+		if [ $((p + f)) -lt "$plan" ] || [ "$plan" -eq 0 ]; then
+			echo "check: $name planned $plan cases but reported $((p + f))" >&2
+			f=$((f + 1))
 		fi
 		if [ "$f" -gt 0 ]; then
 			echo "$out" | grep -E '^(not ok|#)|ERROR|runtime error' | head -n 20
@@ -60,21 +69,36 @@ run_units unit-asan "${build}-asan"
 
 # Run a suite that ends with "<label>: N passed, N failed", show its failing
 # lines and its totals line, and add the totals. A suite that does not
-# report counts as one failure.
+# report, or whose exit status disagrees with its totals (non-zero with no
+# failure counted, or zero with failures), counts one more failure.
 run_suite() {
-	local label=$1 show=$2 out line
+	local label=$1 show=$2 out line rc p f
 	shift 2
 	out=$(mktemp)
-	"$@" | tee "$out" | grep -E "^($show|$label:)"
+	"$@" > >(tee "$out" | grep -E "^($show|$label:)")
+	rc=$?
+	wait $!	# the display's last lines
 	line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1)
 	rm -f "$out"
 	if [ -z "$line" ]; then
-		echo "check: $label did not report" >&2
+		echo "check: $label did not report (exit status $rc)" >&2
 		total_fail=$((total_fail + 1))
 		return
 	fi
-	total_pass=$((total_pass + $(sed -E "s/^$label: ([0-9]+) passed.*/\1/" <<<"$line")))
-	total_fail=$((total_fail + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")))
+	p=$(sed -E "s/^$label: ([0-9]+) passed.*/\1/" <<<"$line")
+	f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "check: $label exited $rc but reported no failure" >&2
+		f=1
+	elif [ "$rc" -eq 0 ] && [ "$f" -ne 0 ]; then
+		echo "check: $label exited 0 but reported $f failure(s)" >&2
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "check: $label ran no check" >&2
+		f=1
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
 }
 
 # The user ABI is the same for 32- and 64-bit processes.
@@ -84,6 +108,13 @@ run_suite uapi-layout 'UAPI FAIL' "$top/scripts/uapi-layout.sh"
 # the guest run: it builds $build/vm/vm_pkgconfig_client for 90_pkgconfig.
 run_suite packaging 'PKGTEST FAIL|    ' env BUILD_DIR="$build" \
 	"$top/scripts/test-packaging.sh" --no-client-boot "${kver_arg[@]}"
+
+# A short, time-bounded run of every libFuzzer target (tests/fuzz/run.sh
+# without -q runs them long, by hand).
+run_suite fuzz 'FUZZ FAIL|    ' "$top/tests/fuzz/run.sh" -q
+
+# The harness itself: each of its checks is seen failing on purpose.
+run_suite harness 'HARNESS FAIL' env BUILD_DIR="$build" "$top/scripts/harness-selftest.sh" "${kver_arg[@]}"
 
 run_suite vm 'VMTEST FAIL' env BUILD_DIR="$build" "$top/scripts/vm.sh" --mode check "${kver_arg[@]}"
 

@@ -88,7 +88,10 @@ hard=$(cd "$top" && grep -rnIwF "$ver" --include='*.[ch]' --include='*.[ch]pp' -
 	dkms.conf packaging kmod libnrt include tools CMakeLists.txt Makefile 2>/dev/null |
 	grep -vE '^[^:]+:[0-9]+:([[:space:]]*(\*|#|//)|.*/\*|.*//)')
 check_eq version-not-hardcoded "" "$hard"
-if [ -f "$top/kmod/neuron.ko" ]; then
+# make check builds the module first: a missing one is a failure, not a skip.
+if [ ! -f "$top/kmod/neuron.ko" ]; then
+	fail kmod-modinfo "$top/kmod/neuron.ko is missing (run make first)"
+else
 	check_eq kmod-modinfo-version "$ver" "$(modinfo -F version "$top/kmod/neuron.ko" 2>&1)"
 	al=$(modinfo -F alias "$top/kmod/neuron.ko" 2>&1)
 	want=$(for id in $ids; do echo "pci:v00001D0Fd0000${id}sv*sd*bc*sc*i*"; done | sort)

@@ -18,11 +18,26 @@ for m in 32 64; do
 		echo "uapi-layout: 0 passed, 1 failed"
 		exit 1
 	fi
-	"$tmp/layout$m" > "$tmp/out$m"
+	if ! "$tmp/layout$m" > "$tmp/out$m" 2>"$tmp/err$m"; then
+		echo "UAPI FAIL run-m$m: the layout program exited $?: $(head -n 3 "$tmp/err$m" | tr '\n' ' ')"
+		echo "uapi-layout: 0 passed, 1 failed"
+		exit 1
+	fi
+	# every line "S|M|I name numbers...": nothing else, and not nothing
+	if [ ! -s "$tmp/out$m" ] || grep -qvE '^[A-Z] [A-Za-z0-9_.]+( (-?[0-9]+|0x[0-9a-f]+))+$' "$tmp/out$m"; then
+		echo "UAPI FAIL output-m$m: empty or malformed: $(grep -vE '^[A-Z] [A-Za-z0-9_.]+( (-?[0-9]+|0x[0-9a-f]+))+$' "$tmp/out$m" | head -n 2 | tr '\n' ' ')"
+		echo "uapi-layout: 0 passed, 1 failed"
+		exit 1
+	fi
 done
 
 while read -r kind name rest; do
 	other=$(grep -E "^$kind $name " "$tmp/out32" | cut -d' ' -f3-)
+	if [ -z "$other" ]; then
+		echo "UAPI FAIL $name: missing from the -m32 build"
+		fail=$((fail + 1))
+		continue
+	fi
 	if [ "$other" != "$rest" ]; then
 		echo "UAPI FAIL $name: -m64 '$rest' vs -m32 '$other'"
 		fail=$((fail + 1))

@@ -204,6 +204,28 @@ enum neuron_fwio_outcome neuron_fwio_attempt_outcome(enum neuron_fwio_attempt a)
 	}
 }
 
+enum neuron_fwio_outcome neuron_fwio_loop(unsigned int max_attempts,
+					  const struct neuron_fwio_loop_ops *ops, void *ctx)
+{
+	/* no attempt made (max_attempts 0) reads as no usable answer */
+	enum neuron_fwio_outcome out = NEURON_FWIO_OUT_TIMEOUT;
+	unsigned int n;
+
+	for (n = 0; n < max_attempts; n++) {
+		struct neuron_fwio_step step;
+		int a = ops->attempt(ctx);
+
+		if (a < 0)
+			return NEURON_FWIO_OUT_INTR;
+		step = neuron_fwio_attempt_step((enum neuron_fwio_attempt)a);
+		ops->count(ctx, &step);
+		out = neuron_fwio_attempt_outcome((enum neuron_fwio_attempt)a);
+		if (!step.retry)
+			break;
+	}
+	return out;
+}
+
 int neuron_fwio_outcome_collapse(enum neuron_fwio_outcome o)
 {
 	switch (o) {

@@ -181,6 +181,23 @@ enum neuron_fwio_outcome {
 enum neuron_fwio_outcome neuron_fwio_attempt_outcome(enum neuron_fwio_attempt a);
 
 /*
+ * The exchange loop the transport runs (neuron_fwio_exchange()): up to
+ * @max_attempts calls of @attempt, each returning an enum
+ * neuron_fwio_attempt (or a negative errno: the caller was killed or the
+ * device is going away, which ends the loop with NEURON_FWIO_OUT_INTR).
+ * After each attempt @count gets its per-attempt rule, as it happens; the
+ * loop stops at the first attempt the rules do not retry. Returns the
+ * exchange's outcome. Shared with the host tests, which script @attempt.
+ */
+struct neuron_fwio_loop_ops {
+	int (*attempt)(void *ctx);
+	void (*count)(void *ctx, const struct neuron_fwio_step *step);
+};
+
+enum neuron_fwio_outcome neuron_fwio_loop(unsigned int max_attempts,
+					  const struct neuron_fwio_loop_ops *ops, void *ctx);
+
+/*
  * The value the reference driver's call sites see: 0, -1 (every firmware
  * or transport failure, including exhausted retries, never 0), -ENOTSUPP
  * (API too old), -E2BIG (request too big), -EINTR.

@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/slab.h>
 
@@ -40,6 +41,23 @@ static void neuron_sim_misc_write(struct neuron_device *nd, u32 off, u32 val)
 	sd->miscram[off / 4] = val;
 	spin_unlock_irqrestore(&sd->lock, flags);
 }
+
+/*
+ * debugfs neuron<N>/warn (root only): writing 1 raises a kernel warning on
+ * purpose, so the test harness can prove that its kernel-log scan fails a
+ * run that warned (scripts/harness-selftest.sh). Anything else is -EINVAL.
+ */
+static int neuron_sim_warn_set(void *data, u64 val)
+{
+	struct neuron_device *nd = data;
+
+	if (val != 1)
+		return -EINVAL;
+	dev_warn(&nd->dev, "raising a deliberate warning (debugfs warn)\n");
+	WARN(1, "neuron: deliberate warning from debugfs (harness self-test)\n");
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(neuron_sim_warn_fops, NULL, neuron_sim_warn_set, "%llu\n");
 
 static const struct neuron_backend_ops neuron_sim_ops = {
 	.name = "sim",
@@ -100,6 +118,7 @@ int neuron_sim_init(unsigned int devices, unsigned int nc_per_device)
 		}
 		sd->nd = nd;
 		neuron_sim_fw_debugfs(sd->fw, nd);
+		debugfs_create_file_unsafe("warn", 0200, nd->debugfs, nd, &neuron_sim_warn_fops);
 		neuron_sim_devs[i] = sd;
 		neuron_sim_count = i + 1;
 	}

@@ -116,6 +116,8 @@ struct neuron_sim_answer {
  * @seq_seen:	a request with a non-zero number has arrived
  * @crc_errors:	requests whose CRC did not match (bad_crc included)
  * @dropped:	answers not written because the request was withdrawn
+ * @slow_done:	delayed answers @slow_work has delivered (or dropped); with
+ *		@pending_valid clear, no late answer is left to land
  * @posted:	ring of the last NEURON_SIM_FW_POSTED_MAX POST_TO_CW blobs
  * @posted_head: next slot of @posted to write
  * @posted_count: blobs in @posted
@@ -142,6 +144,7 @@ struct neuron_sim_fw {
 	bool seq_seen;
 	u64 crc_errors;
 	u64 dropped;
+	u64 slow_done;
 	struct neuron_sim_blob posted[NEURON_SIM_FW_POSTED_MAX];
 	u32 posted_head;
 	u32 posted_count;
@@ -388,8 +391,12 @@ static void neuron_sim_fw_slow_work(struct work_struct *work)
 	fw->pending_valid = false;
 	a = fw->pending;
 	spin_unlock_irqrestore(&fw->lock, flags);
-	if (valid)
-		neuron_sim_fw_answer(fw, &a);
+	if (!valid)
+		return;
+	neuron_sim_fw_answer(fw, &a);
+	spin_lock_irqsave(&fw->lock, flags);
+	fw->slow_done++;
+	spin_unlock_irqrestore(&fw->lock, flags);
 }
 
 void neuron_sim_fw_doorbell(struct neuron_device *nd)
@@ -561,6 +568,8 @@ static int neuron_sim_fw_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "seq_gaps %llu\n", fw->seq_gaps);
 	seq_printf(m, "crc_errors %llu\n", fw->crc_errors);
 	seq_printf(m, "dropped %llu\n", fw->dropped);
+	seq_printf(m, "slow_pending %u\n", fw->pending_valid);
+	seq_printf(m, "slow_done %llu\n", fw->slow_done);
 	seq_printf(m, "power_profile %u\n", fw->power_profile);
 	spin_unlock_irqrestore(&fw->lock, flags);
 	return 0;

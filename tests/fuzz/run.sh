@@ -2,27 +2,32 @@
 # Build the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang and run each
 # for a fixed number of executions, from a seed corpus written here.
 #
-#   tests/fuzz/run.sh [-r RUNS] [-t SECONDS] [-b BUILD_DIR] [fuzzer...]
+#   tests/fuzz/run.sh [-q] [-r RUNS] [-t SECONDS] [-b BUILD_DIR] [fuzzer...]
 #
+# -q          quick: what make check runs, 100000 executions or 15 s per
+#             fuzzer, whichever comes first (-r/-t after -q override)
 # -r RUNS     executions per fuzzer (default 200000)
 # -t SECONDS  also stop each fuzzer after this long (default: no limit)
 # -b DIR      build directory (default build-fuzz; configured if missing)
 # fuzzer...   names (fuzz_parse ...); default: every tests/fuzz/fuzz_*.c
 #
-# Prints one line per fuzzer ("fuzz_parse: 200000 runs, ok" or the crash
-# and the reproducer file) and exits non-zero if any fuzzer failed. A
-# reproducer is replayed with: BUILD_DIR/fuzz_x path/to/crash-file
+# Prints one line per fuzzer ("FUZZ PASS fuzz_parse: 200000 runs ..." or
+# "FUZZ FAIL fuzz_parse: ..." with the crash and the reproducer file), then
+# "fuzz: N passed, N failed", and exits non-zero if any fuzzer failed or
+# could not be built. A reproducer is replayed with:
+#   BUILD_DIR/fuzz_x path/to/crash-file
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 runs=200000
 secs=0
 build=$top/build-fuzz
-while getopts "r:t:b:h" opt; do
+while getopts "qr:t:b:h" opt; do
 	case $opt in
+	q) runs=100000; secs=15 ;;
 	r) runs=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	b) build=$OPTARG ;;
-	*) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+	*) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -39,13 +44,18 @@ fi
 # The library is instrumented too (coverage + ASan/UBSan), not just the
 # fuzz target itself.
 if [ ! -f "$build/CMakeCache.txt" ]; then
-	CC=clang CXX=clang++ CFLAGS=-fsanitize=fuzzer-no-link CXXFLAGS=-fsanitize=fuzzer-no-link \
-		cmake -S "$top" -B "$build" -DNRT_SANITIZE=ON >/dev/null || exit 1
+	if ! CC=clang CXX=clang++ CFLAGS=-fsanitize=fuzzer-no-link CXXFLAGS=-fsanitize=fuzzer-no-link \
+		cmake -S "$top" -B "$build" -DNRT_SANITIZE=ON >/dev/null; then
+		echo "FUZZ FAIL configure: cmake with clang failed"
+		echo "fuzz: 0 passed, 1 failed"
+		exit 1
+	fi
 fi
-cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target "${fuzzers[@]}" >/dev/null || {
-	echo "run.sh: build failed (clang with libFuzzer needed)" >&2
+if ! cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target "${fuzzers[@]}" >/dev/null; then
+	echo "FUZZ FAIL build: the fuzz targets did not build (clang with libFuzzer needed)"
+	echo "fuzz: 0 passed, 1 failed"
 	exit 1
-}
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -83,24 +93,27 @@ seed fuzz_nq_decode entry '\004\000\000\237\000\000\000\000\000\000\000\000\000\
 
 # ---- run ------------------------------------------------------------------
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-fail=0
+passed=0
+failed=0
 for f in "${fuzzers[@]}"; do
 	bin=$build/$f
 	dir=$work/$f
 	mkdir -p "$dir/corpus"
-	args=(-runs="$runs" -artifact_prefix="$top/$f-" -print_final_stats=1)
+	args=(-runs="$runs" -artifact_prefix="$build/$f-" -print_final_stats=1)
 	[ "$secs" -gt 0 ] && args+=(-max_total_time="$secs")
 	(cd "$dir" && "$bin" "${args[@]}" corpus >"$dir/log" 2>&1)
 	rc=$?
 	done_line=$(grep -E '^Done [0-9]+ runs' "$dir/log" | tail -n 1)
 	execs=$(grep -E '^stat::number_of_executed_units' "$dir/log" | awk '{print $2}')
 	cov=$(grep -E '^#[0-9]+.*cov:' "$dir/log" | tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')
-	if [ "$rc" -eq 0 ]; then
-		echo "$f: ${execs:-?} runs, ok (${cov:-no stats}) ${done_line#Done * runs }"
+	if [ "$rc" -eq 0 ] && [ "${execs:-0}" -gt 0 ]; then
+		passed=$((passed + 1))
+		echo "FUZZ PASS $f: $execs runs (${cov:-no stats}) ${done_line#Done * runs }"
 	else
-		fail=1
-		echo "$f: FAILED (exit $rc) after ${execs:-?} runs"
+		failed=$((failed + 1))
+		echo "FUZZ FAIL $f: exit $rc after ${execs:-no} runs"
 		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$dir/log" | head -n 8 | sed 's/^/    /'
 	fi
 done
-exit $fail
+echo "fuzz: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -295,35 +295,59 @@ static void collapse_and_errno(void **state)
 }
 
 /*
- * A whole exchange, driven by the pure rules: the sequence of attempt
- * results a scripted firmware produces -> counts and final value, as the
- * transport loop in neuron_fwio.c computes them.
+ * A whole exchange through the driver's own loop (neuron_fwio_loop(), the
+ * one neuron_fwio_exchange() runs): a scripted firmware produces the
+ * attempt results; the loop's counts and final value are checked.
  */
 struct run_result {
 	int site;
 	unsigned int attempts, err, tmo;
 };
 
-static struct run_result run_script(const enum neuron_fwio_attempt *script, unsigned int n,
+struct script {
+	const enum neuron_fwio_attempt *res;
+	unsigned int n, next;
+	int intr_at;		/* attempt index that returns -EINTR, or -1 */
+	struct run_result r;
+};
+
+static int script_attempt(void *ctx)
+{
+	struct script *sc = ctx;
+	unsigned int i = sc->next++;
+
+	if ((int)i == sc->intr_at)
+		return -EINTR;
+	sc->r.attempts++;
+	return i < sc->n ? (int)sc->res[i] : (int)NEURON_FWIO_ATT_OK;
+}
+
+static void script_count(void *ctx, const struct neuron_fwio_step *step)
+{
+	struct script *sc = ctx;
+
+	sc->r.err += step->err_count;
+	sc->r.tmo += step->timeout_count;
+}
+
+static const struct neuron_fwio_loop_ops script_ops = {
+	.attempt = script_attempt,
+	.count = script_count,
+};
+
+static struct run_result run_script_intr(const enum neuron_fwio_attempt *res, unsigned int n,
+					 unsigned int max_attempts, int intr_at)
+{
+	struct script sc = { res, n, 0, intr_at, { 0, 0, 0, 0 } };
+
+	sc.r.site = neuron_fwio_outcome_collapse(neuron_fwio_loop(max_attempts, &script_ops, &sc));
+	return sc.r;
+}
+
+static struct run_result run_script(const enum neuron_fwio_attempt *res, unsigned int n,
 				    unsigned int max_attempts)
 {
-	enum neuron_fwio_outcome out = NEURON_FWIO_OUT_TIMEOUT;
-	struct run_result r = { 0, 0, 0, 0 };
-	unsigned int i;
-
-	for (i = 0; i < max_attempts; i++) {
-		enum neuron_fwio_attempt a = i < n ? script[i] : NEURON_FWIO_ATT_OK;
-		struct neuron_fwio_step s = neuron_fwio_attempt_step(a);
-
-		r.attempts++;
-		r.err += s.err_count;
-		r.tmo += s.timeout_count;
-		out = neuron_fwio_attempt_outcome(a);
-		if (!s.retry)
-			break;
-	}
-	r.site = neuron_fwio_outcome_collapse(out);
-	return r;
+	return run_script_intr(res, n, max_attempts, -1);
 }
 
 static void exchange_scripts(void **state)
@@ -371,6 +395,31 @@ static void exchange_scripts(void **state)
 	assert_int_equal(r.site, -1);
 	assert_int_equal(r.attempts, 1);
 	assert_int_equal(r.tmo, 1);
+
+	/* one attempt allowed: a failure is final */
+	r = run_script(fail1, 1, 1);
+	assert_int_equal(r.site, -1);
+	assert_int_equal(r.attempts, 1);
+	assert_int_equal(r.err, 1);
+
+	/* the caller is killed during the second attempt: -EINTR, no more tries */
+	r = run_script_intr(tmo3, 3, 3, 1);
+	assert_int_equal(r.site, -EINTR);
+	assert_int_equal(r.attempts, 1);
+	assert_int_equal(r.tmo, 1);
+
+	/* thirty attempts, all timing out, then the budget ends it */
+	{
+		enum neuron_fwio_attempt all_tmo[30];
+		unsigned int i;
+
+		for (i = 0; i < 30; i++)
+			all_tmo[i] = NEURON_FWIO_ATT_TIMEOUT;
+		r = run_script(all_tmo, 30, 30);
+		assert_int_equal(r.site, -1);
+		assert_int_equal(r.attempts, 30);
+		assert_int_equal(r.tmo, 30);
+	}
 }
 
 /* ---- metric records and blobs ------------------------------------------- */

@@ -2,6 +2,7 @@
 # pkg-config (tests/pkgconfig/, built into <build>/vm/ by
 # scripts/test-packaging.sh) runs against two simulated devices.
 SUITE=pkgconfig
+PLAN=10
 . /tests/lib.sh
 
 client=/tests/vm_pkgconfig_client

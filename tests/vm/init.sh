@@ -15,18 +15,25 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 mode=$(cat /etc/vm-mode)
 only=$(cat /etc/vm-only)
 export NEURON_KO=/neuron.ko
+# Report a task blocked for 30 s (the host scans the log for it).
+[ -w /proc/sys/kernel/hung_task_timeout_secs ] && echo 30 > /proc/sys/kernel/hung_task_timeout_secs
 echo "vm-guest: up, mode $mode, kernel $(uname -r)"
 
-verdict=0
-case "$mode" in
-check)
-	for s in /tests/[0-9][0-9]_*.sh; do
+# Run each suite of a directory: "VMTEST START <suite>", the suite's own
+# lines (ending "VMTEST END <suite> <checks> <plan>", tests/vm/lib.sh), then
+# "VMTEST EXIT <suite> <status>". The host accounts for every suite.
+run_suites() {
+	for s in "$1"/[0-9][0-9]_*.sh; do
+		[ -f "$s" ] || continue
 		name=$(basename "$s" .sh)
 		if [ -n "$only" ] && [ "${name#*_}" != "$only" ] && [ "$name" != "$only" ]; then
 			continue
 		fi
-		echo "vm-guest: suite $name"
-		sh "$s" || verdict=1
+		echo "VMTEST START $name"
+		sh "$s"
+		rc=$?
+		echo "VMTEST EXIT $name $rc"
+		[ $rc = 0 ] || verdict=1
 		# Every suite leaves the module unloaded; enforce it so one
 		# failing suite does not cascade into the next.
 		if grep -q '^neuron ' /proc/modules; then
@@ -35,6 +42,15 @@ check)
 			verdict=1
 		fi
 	done
+}
+
+verdict=0
+case "$mode" in
+check)
+	run_suites /tests
+	;;
+selftest)
+	run_suites /tests/selftest
 	;;
 demo)
 	sh /tests/demo.sh || verdict=1
@@ -44,6 +60,8 @@ bench)
 	;;
 esac
 
+# What the host's kernel-log scan also needs: the taint flags at the end.
+echo "VMTEST TAINTED $(cat /proc/sys/kernel/tainted)"
 echo "VMTEST DMESG-BEGIN"
 dmesg
 echo "VMTEST DMESG-END"

@@ -139,7 +139,7 @@ static int set_param(const char *name, unsigned int v)
 
 /* counters as sysfs shows them, and the firmware's own view */
 struct counts {
-	uint64_t err, tmo, requests, crc, dropped, zero_seq, gaps;
+	uint64_t err, tmo, requests, crc, dropped, zero_seq, gaps, slow_done;
 };
 
 static struct counts counts(int dev)
@@ -152,8 +152,46 @@ static struct counts counts(int dev)
 		.dropped = dbg_kv(dev, "sim_stats", "dropped"),
 		.zero_seq = dbg_kv(dev, "sim_stats", "zero_seq"),
 		.gaps = dbg_kv(dev, "sim_stats", "seq_gaps"),
+		.slow_done = dbg_kv(dev, "sim_stats", "slow_done"),
 	};
 	return c;
+}
+
+/*
+ * Poll (1 ms steps) until @cond(@dev, @arg) holds; -1 once @bound_ms has
+ * passed without it. Waits on the state that proves an event, never for a
+ * fixed time.
+ */
+static int wait_until(int (*cond)(int, uint64_t), int dev, uint64_t arg, unsigned int bound_ms)
+{
+	uint64_t end = now_ns() + (uint64_t)bound_ms * 1000000;
+
+	while (!cond(dev, arg)) {
+		if (now_ns() > end)
+			return -1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* The slow fault's delayed answer was delivered or dropped, none is left. */
+static int late_answer_landed(int dev, uint64_t slow_done_before)
+{
+	return dbg_kv(dev, "sim_stats", "slow_done") > slow_done_before &&
+	       dbg_kv(dev, "sim_stats", "slow_pending") == 0;
+}
+
+/* Wait for the answer of a slow fault armed when @before was read. */
+static int wait_late_answer(int dev, const struct counts *before, unsigned int slow_ms)
+{
+	/* it is due @slow_ms after its request; 5 s slack for emulation */
+	return wait_until(late_answer_landed, dev, before->slow_done, slow_ms + 5000);
+}
+
+/* The simulated firmware has seen more than @requests requests. */
+static int request_arrived(int dev, uint64_t requests)
+{
+	return dbg_kv(dev, "sim_stats", "requests") > requests;
 }
 
 static int fw_read(int fd, const uint64_t *addr, unsigned int n, uint32_t *val)
@@ -394,7 +432,8 @@ static int fault_cases(int (*call)(int fd), const char *site)
 		ms = (now_ns() - t0) / 1000000;
 		VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
 		if (!strncmp(c->fault, "slow", 4))
-			usleep(1000 * (c->slow_ms + 50));	/* let a late answer land */
+			VT_ASSERT(wait_late_answer(0, &a, c->slow_ms) == 0,
+				  "%s '%s': the delayed answer never landed", site, c->fault);
 		b = counts(0);
 		o1 = counts(1);
 
@@ -597,12 +636,13 @@ static int hung_firmware_two_callers(void)
 static int killed_caller_exits(void)
 {
 	unsigned int saved = param("fwio_timeout_ms");
-	uint64_t t0, ms;
+	uint64_t t0, ms, req;
 	pid_t pid;
 	int st;
 
 	VT_ASSERT(set_param("fwio_timeout_ms", 5000) == 0, "raise the timeout");
 	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "arm");
+	req = dbg_kv(0, "sim_stats", "requests");
 	pid = fork();
 	if (pid == 0) {
 		uint32_t v;
@@ -610,7 +650,14 @@ static int killed_caller_exits(void)
 		fw_read1(open_dev(0), 0, &v);
 		_exit(0);
 	}
-	usleep(200 * 1000);
+	/* the child's request is at the firmware, which never answers it */
+	if (wait_until(request_arrived, 0, req, 5000)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		dbg_write(0, "fault", "none");
+		set_param("fwio_timeout_ms", saved);
+		VT_ASSERT(0, "the child's request never reached the firmware");
+	}
 	t0 = now_ns();
 	kill(pid, SIGKILL);
 	VT_ASSERT(waitpid(pid, &st, 0) == pid, "waitpid");

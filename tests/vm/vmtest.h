@@ -1,6 +1,9 @@
 /*
  * Minimal harness for guest test programs. Each case prints one line the
  * host counts:  VMTEST PASS <suite>/<case>  or  VMTEST FAIL <suite>/<case>: why
+ * and vt_run() ends with "VMTEST DONE <suite> <cases run>", which the shell
+ * suite's run_prog (tests/vm/lib.sh) requires, so a program that stops
+ * early is caught even when its exit status is 0.
  */
 #ifndef VMTEST_H
 #define VMTEST_H
@@ -70,6 +73,9 @@ static inline int vt_run(const char *suite, const struct vt_case *cases, size_t 
 		}
 		fflush(stdout);
 	}
+	/* the suite's run_prog checks that this covers every case printed */
+	printf("VMTEST DONE %s %zu\n", suite, i);
+	fflush(stdout);
 	return failed ? 1 : 0;
 }
 
