@@ -75,9 +75,8 @@ run_suite() {
 	local label=$1 show=$2 out line rc p f
 	shift 2
 	out=$(mktemp)
-	"$@" > >(tee "$out" | grep -E "^($show|$label:)")
-	rc=$?
-	wait $!	# the display's last lines
+	"$@" | tee "$out" | grep -E "^($show|$label:)"
+	rc=${PIPESTATUS[0]}
 	line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed" "$out" | tail -n 1)
 	rm -f "$out"
 	if [ -z "$line" ]; then
