@@ -174,6 +174,7 @@ if [ "$host_only" = 0 ]; then
 	guest_expect fast-command-passes 'VMTEST PASS 40_timing/fast-command-in-bound$'
 	guest_expect program-stopping-early-caught 'VMTEST FAIL 50_prog/stops_early/complete: printed 1 cases'
 	guest_expect program-exit-status-caught 'VMTEST FAIL 50_prog/exits_3/exit: exited with status 3'
+	guest_expect program-controls-pass 'VMTEST PASS 50_prog/exits_3/complete$'
 	guest_expect warn-knob-validates 'VMTEST PASS 60_warn/warn-refuses-2$'
 	guest_expect kernel-warning-caught 'VMTEST FAIL vm/dmesg-clean: kernel log shows: .*WARNING: .*'
 	guest_expect deliberate-warning-named 'VMTEST FAIL vm/dmesg-clean: .*deliberate warning from debugfs'

@@ -18,8 +18,10 @@ for m in 32 64; do
 		echo "uapi-layout: 0 passed, 1 failed"
 		exit 1
 	fi
-	if ! "$tmp/layout$m" > "$tmp/out$m" 2>"$tmp/err$m"; then
-		echo "UAPI FAIL run-m$m: the layout program exited $?: $(head -n 3 "$tmp/err$m" | tr '\n' ' ')"
+	"$tmp/layout$m" > "$tmp/out$m" 2>"$tmp/err$m"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "UAPI FAIL run-m$m: the layout program exited $rc: $(head -n 3 "$tmp/err$m" | tr '\n' ' ')"
 		echo "uapi-layout: 0 passed, 1 failed"
 		exit 1
 	fi

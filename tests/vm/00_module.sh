@@ -1,7 +1,7 @@
 # Guest suite: module parameters, device nodes, class entries, GET_INFO,
 # ioctl validation, unload with an fd open, load/unload cycles.
 SUITE=module
-PLAN=33
+PLAN=35
 . /tests/lib.sh
 
 # Out-of-range parameters are refused at load (EINVAL), naming the range.

@@ -2,7 +2,7 @@
 # mode at each call site, bounded waits, sequence numbers) and the metrics
 # post (deltas, metric 11, 12/13, blob bound, cadence, unload while hung).
 SUITE=fwio
-PLAN=77
+PLAN=79
 . /tests/lib.sh
 
 # Out-of-range parameters are refused at load, naming the range.

@@ -1,6 +1,6 @@
 # Harness self-test: run_prog catches a program that stops before its end
 # with status 0 (no "VMTEST DONE" line) and one that exits non-zero.
-PLAN=3
+PLAN=5
 . /tests/lib.sh
 mkdir -p /tmp/selftest
 printf '#!/bin/sh\necho "VMTEST PASS selftest/prog-case"\nexit 0\n' > /tmp/selftest/stops_early
