@@ -2,7 +2,10 @@
 # (CMake, out of tree under build/).
 #
 #   make            build everything
-#   make check      host unit tests + the QEMU guest suites; ends "N passed, N failed"
+#   make check      host unit tests, fuzzers, the harness self-test, then the module
+#                   built and the QEMU guest suites run on every kernel of the
+#                   matrix (KERNELS="6.1-amd64 ..." narrows it, docs/kernels.md);
+#                   ends "N passed, N failed"
 #   make demo       boot the guest with two simulated devices and show them
 #   make bench      benchmarks (host and guest), printing ratios
 #   make install    libnrt, headers, tools, libnrt.pc (PREFIX, DESTDIR)
@@ -40,7 +43,7 @@ asan: deps
 	cmake --build $(BUILD)-asan -j$(JOBS)
 
 check: all asan
-	BUILD_DIR=$(BUILD) scripts/check.sh $(KVER_ARG)
+	BUILD_DIR=$(BUILD) scripts/check.sh $(KVER_ARG) $(if $(KERNELS),KERNELS="$(KERNELS)")
 
 demo: all
 	BUILD_DIR=$(BUILD) scripts/vm.sh --mode demo $(if $(KVER),--kver $(KVER))

@@ -6,19 +6,35 @@
 # 32/64-bit UAPI layout comparison, the packaging test
 # (scripts/test-packaging.sh, root: DKMS, make install), a short run of
 # every fuzz target, the harness self-test (scripts/harness-selftest.sh),
-# then the QEMU guest suites (scripts/vm.sh). Exit status is non-zero when
-# anything failed or a suite did not report.
+# then, for every kernel of the matrix (scripts/kmatrix.sh), the module's
+# W=1 build (scripts/kbuild-matrix.sh) and the QEMU guest suites
+# (scripts/vm.sh). Exit status is non-zero when anything failed or a suite
+# did not report.
+#
+#   scripts/check.sh [KERNELS="ID ..."|KERNELS=host] [KVER=V]
+#
+# KERNELS (also from the environment) narrows the matrix, e.g.
+# KERNELS=6.1-amd64 for a quick run; "host" is the host's default kernel;
+# the default, "all", is every kernel `scripts/kmatrix.sh ids` lists.
+# KVER=V is the host kernel release the packaging test and the harness
+# self-test use (default: the newest with headers and an image).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 kver_arg=()
+kernels=${KERNELS:-host}
 for a in "$@"; do
 	case "$a" in
 	KVER=*) kver_arg=(--kver "${a#KVER=}") ;;
-	-h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	KERNELS=*) kernels=${a#KERNELS=} ;;
+	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	esac
 done
+case "$kernels" in
+all) read -r -a kernel_ids <<<"$("$top/scripts/kmatrix.sh" ids | tr '\n' ' ')" ;;
+*) read -r -a kernel_ids <<<"${kernels//,/ }" ;;
+esac
 
 total_pass=0
 total_fail=0
@@ -115,7 +131,23 @@ run_suite fuzz 'FUZZ FAIL|    ' "$top/tests/fuzz/run.sh" -q
 # The harness itself: each of its checks is seen failing on purpose.
 run_suite harness 'HARNESS FAIL' env BUILD_DIR="$build" "$top/scripts/harness-selftest.sh" "${kver_arg[@]}"
 
-run_suite vm 'VMTEST FAIL' env BUILD_DIR="$build" "$top/scripts/vm.sh" --mode check "${kver_arg[@]}"
+# The kernel matrix: build the module for each kernel (W=1, sparse on the
+# default one), then boot each and run the whole guest suite on it.
+manifest=$build/kmatrix-manifest
+run_suite kbuild 'KBUILD FAIL' env BUILD_DIR="$build" "$top/scripts/kbuild-matrix.sh" \
+	--manifest "$manifest" --sparse "${kernel_ids[0]}" "${kernel_ids[@]}"
+for id in "${kernel_ids[@]}"; do
+	if ! read -r _ krel vmlinuz module < <(grep "^$id " "$manifest" 2>/dev/null); then
+		echo "check: kernel $id: no module was built, its guest suite did not run" >&2
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+	before=$total_fail
+	run_suite "vm $id" 'VMTEST FAIL' env BUILD_DIR="$build" "$top/scripts/vm.sh" --mode check \
+		--kernel "$vmlinuz" --kver "$krel" --module "$module" --label "$id" \
+		--log "$build/vm-check-$id.log"
+	[ "$total_fail" -eq "$before" ] || echo "check: kernel $id ($krel) FAILED, log in $build/vm-check-$id.log"
+done
 
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -11,6 +11,8 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev
 	sparse dkms gcc-multilib
 	python3
+	clang libclang-rt-14-dev
+	rsync debootstrap
 )
 
 missing=()

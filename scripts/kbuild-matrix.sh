@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Build neuron.ko for every kernel of the matrix the way DKMS does
+# (make -C <headers> M=<kmod> modules), warning-free with W=1, and sparse-
+# clean on the default kernel.
+#
+#   scripts/kbuild-matrix.sh [--manifest FILE] [--sparse ID] ID...
+#
+# ID: kernels of scripts/kmatrix.sh (`kmatrix.sh ids`), or "host" (the
+# host's default kernel, as kmod/Makefile picks it). Each is fetched
+# (cached), then the module is built from a copy of kmod/ (with VERSION and
+# include/uapi beside it, as in the DKMS tree) under BUILD_DIR/kmatrix/ID/,
+# never in the work tree. Checks, one line each:
+#   KBUILD PASS|FAIL <ID>/fetch      the kernel is in the cache
+#   KBUILD PASS|FAIL <ID>/build-W1   builds, no warning
+#   KBUILD PASS|FAIL <ID>/vermagic   the module's vermagic is the kernel's release
+#   KBUILD PASS|FAIL <ID>/sparse     (--sparse ID) make C=2: no sparse report
+# then "kbuild: N passed, N failed". --manifest FILE gets one line per
+# kernel whose module built: "ID KREL VMLINUZ MODULE" (for scripts/vm.sh).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$top/build}
+mkdir -p "$build" && build=$(cd "$build" && pwd)
+kmatrix=$top/scripts/kmatrix.sh
+manifest=
+sparse_id=
+
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--manifest) manifest=$2; shift 2 ;;
+	--sparse) sparse_id=$2; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	-*) echo "kbuild-matrix.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "kbuild-matrix.sh: no kernel given (see --help)" >&2; exit 2; }
+
+pass=0
+fail=0
+ok() { echo "KBUILD PASS $1"; pass=$((pass + 1)); }
+ko() { echo "KBUILD FAIL $1: $2"; fail=$((fail + 1)); }
+
+[ -n "$manifest" ] && : > "$manifest"
+
+# Fetch what is not cached yet, all in one go (one apt update per suite).
+fetch_ids=()
+for id in "$@"; do [ "$id" = host ] || fetch_ids+=("$id"); done
+if [ ${#fetch_ids[@]} -gt 0 ]; then
+	t0=$SECONDS
+	if ! "$kmatrix" fetch "${fetch_ids[@]}" > "$build/kmatrix-fetch.log" 2>&1; then
+		echo "kbuild: fetching failed, see $build/kmatrix-fetch.log:" >&2
+		tail -n 5 "$build/kmatrix-fetch.log" >&2
+	fi
+	echo "kbuild: fetched ${fetch_ids[*]} in $((SECONDS - t0)) s" >&2
+fi
+
+for id in "$@"; do
+	info=$("$kmatrix" info "$id" 2>&1)
+	if [ $? -ne 0 ]; then
+		ko "$id/fetch" "not available: $(tail -n 1 <<<"$info")"
+		continue
+	fi
+	ok "$id/fetch"
+	krel=$(sed -n 's/^KREL=//p' <<<"$info")
+	vmlinuz=$(sed -n 's/^VMLINUZ=//p' <<<"$info")
+
+	# A copy laid out as in the DKMS tree: kmod/ with ../VERSION, ../include/uapi.
+	dir=$build/kmatrix/$id
+	mkdir -p "$dir/include"
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		"$top/kmod/" "$dir/kmod/"
+	rsync -a --delete "$top/include/uapi/" "$dir/include/uapi/"
+	cp "$top/VERSION" "$dir/VERSION"
+
+	log=$dir/build.log
+	t0=$SECONDS
+	"$kmatrix" build "$id" "$dir/kmod" W=1 > "$log" 2>&1
+	rc=$?
+	warnings=$(grep -cE 'warning:' "$log")
+	if [ $rc -ne 0 ] || [ ! -f "$dir/kmod/neuron.ko" ]; then
+		ko "$id/build-W1" "build failed (exit $rc): $(grep -m 3 -E 'error|Error' "$log" | tr '\n' ' ')"
+		continue
+	elif [ "$warnings" -ne 0 ]; then
+		ko "$id/build-W1" "$warnings warning(s): $(grep -m 3 'warning:' "$log" | tr '\n' ' ')"
+	else
+		ok "$id/build-W1"
+	fi
+	echo "kbuild: $id ($krel) built in $((SECONDS - t0)) s" >&2
+	modver=$(modinfo -F vermagic "$dir/kmod/neuron.ko" | cut -d' ' -f1)
+	if [ "$modver" = "$krel" ]; then
+		ok "$id/vermagic"
+		[ -n "$manifest" ] && echo "$id $krel $vmlinuz $dir/kmod/neuron.ko" >> "$manifest"
+	else
+		ko "$id/vermagic" "module says '$modver', kernel is '$krel'"
+	fi
+
+	if [ "$id" = "$sparse_id" ]; then
+		"$kmatrix" build "$id" "$dir/kmod" W=1 C=2 > "$dir/sparse.log" 2>&1
+		rc=$?
+		# sparse's reports are "file:line:col: warning|error: ..." lines
+		reports=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$dir/sparse.log")
+		if [ $rc -ne 0 ]; then
+			ko "$id/sparse" "make C=2 failed (exit $rc): $(tail -n 2 "$dir/sparse.log" | tr '\n' ' ')"
+		elif ! grep -q 'CHECK' "$dir/sparse.log"; then
+			ko "$id/sparse" "sparse did not run (no CHECK lines; is sparse installed?)"
+		elif [ -n "$reports" ]; then
+			ko "$id/sparse" "$(wc -l <<<"$reports") report(s): $(head -n 3 <<<"$reports" | tr '\n' ' ')"
+		else
+			ok "$id/sparse"
+		fi
+	fi
+done
+
+echo "kbuild: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
