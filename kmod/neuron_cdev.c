@@ -14,11 +14,11 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 
 #include "neuron.h"
+#include "neuron_compat.h"
 #include "neuron_abi.h"
 #include "neuron_fwio.h"
 #include "neuron_nds.h"
@@ -157,17 +157,9 @@ int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *m
 		if (vma->vm_flags & VM_WRITE)
 			return -EACCES;
 		/* and it cannot become writable through mprotect */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-		vm_flags_clear(vma, VM_MAYWRITE);
-#else
-		vma->vm_flags &= ~VM_MAYWRITE;
-#endif
+		neuron_vm_flags_clear(vma, VM_MAYWRITE);
 	}
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
-	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-#else
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
-#endif
+	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	return remap_vmalloc_range(vma, mem, 0);
 }
 

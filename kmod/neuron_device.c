@@ -15,9 +15,9 @@
 #include <linux/kdev_t.h>
 #include <linux/module.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 
 #include "neuron.h"
+#include "neuron_compat.h"
 #include "neuron_fwio.h"
 #include "neuron_inject.h"
 #include "neuron_nds.h"
@@ -279,11 +279,7 @@ int neuron_device_class_init(void)
 	if (ret)
 		return ret;
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	neuron_class = class_create("neuron_device");
-#else
-	neuron_class = class_create(THIS_MODULE, "neuron_device");
-#endif
+	neuron_class = neuron_class_create("neuron_device");
 	if (IS_ERR(neuron_class)) {
 		ret = PTR_ERR(neuron_class);
 		unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);

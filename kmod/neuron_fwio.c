@@ -38,9 +38,9 @@
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/version.h>
 
 #include "neuron.h"
+#include "neuron_compat.h"
 #include "neuron_fwio.h"
 
 /**
@@ -74,12 +74,6 @@ struct neuron_fwio {
  * end. The simulated firmware checks with the software table of
  * lib/neuron_fwio_frame.c, so both implementations meet on every request.
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
-#define neuron_crc32c_raw(crc, p, len)	crc32c(crc, p, len)
-#else
-#define neuron_crc32c_raw(crc, p, len)	__crc32c_le(crc, p, len)
-#endif
-
 static u32 neuron_fwio_req_crc(u32 dw0, const void *payload, size_t len)
 {
 	u8 hdr[NEURON_FWIO_REQ_HDR_SIZE];

@@ -12,12 +12,12 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ktime.h>
-#include <linux/version.h>
 #include <net/genetlink.h>
 
 #include <neuron/neuron_genl.h>
 
 #include "neuron.h"
+#include "neuron_compat.h"
 #include "neuron_counters.h"
 #include "neuron_genl.h"
 #include "neuron_nds.h"
@@ -139,8 +139,8 @@ out:
  */
 static int neuron_genl_counters_dump_first(struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct nlattr *attr = info->attrs ? info->attrs[NEURON_GENL_A_DEVICE] : NULL;
+	struct nlattr **attrs = neuron_genl_dump_attrs(cb);
+	struct nlattr *attr = attrs ? attrs[NEURON_GENL_A_DEVICE] : NULL;
 	struct neuron_device *nd;
 
 	cb->args[3] = 1;
@@ -213,10 +213,8 @@ static struct genl_family neuron_genl_family __ro_after_init = {
 	.n_ops = ARRAY_SIZE(neuron_genl_ops),
 	.mcgrps = neuron_genl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(neuron_genl_mcgrps),
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
 	/* every command: strict attribute and header validation */
-	.resv_start_op = NEURON_GENL_CMD_MAX + 1,
-#endif
+	NEURON_GENL_RESV_START_OP(NEURON_GENL_CMD_MAX + 1)
 };
 
 void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 code,

@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 
 #include "neuron.h"
+#include "neuron_compat.h"
 #include "neuron_inject.h"
 #include "neuron_parse.h"
 
@@ -93,7 +94,7 @@ static const struct file_operations inject_ecc_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
 	.write = inject_ecc_write,
-	.llseek = no_llseek,
+	.llseek = neuron_no_llseek,
 };
 
 struct dentry *neuron_inject_init(struct neuron_device *nd)

@@ -24,6 +24,7 @@
 #include <linux/sysfs.h>
 
 #include "neuron.h"
+#include "neuron_compat.h"
 #include "neuron_counters.h"
 #include "neuron_fwio.h"
 #include "neuron_nds.h"
@@ -355,7 +356,7 @@ nsys_add(struct neuron_device *nd, struct kobject *parent, const char *name, s32
 		return ERR_PTR(-ENOMEM);
 	n->nd = nd;
 	n->nc = nc;
-	ret = kobject_init_and_add(&n->kobj, ktype, parent, "%s", name);
+	ret = neuron_kobject_init_and_add(&n->kobj, ktype, parent, name);
 	if (ret) {
 		kobject_put(&n->kobj);
 		return ERR_PTR(ret);

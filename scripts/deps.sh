@@ -12,7 +12,7 @@ PKGS=(
 	sparse dkms gcc-multilib
 	python3
 	clang libclang-rt-14-dev
-	rsync debootstrap
+	rsync debootstrap dwarves
 )
 
 missing=()

@@ -136,7 +136,7 @@ else
 		dkms build -m "$name" -v "$ver" -k "$kver" || rc=$?
 		case "$rc" in
 		0) ;;
-		77) die "kernel $kver ($arch) is not supported: dkms.conf's BUILD_EXCLUSIVE_* needs Linux >= 5.10 on x86_64 or aarch64 with CONFIG_PCI" ;;
+		77) die "kernel $kver ($arch) is not supported: dkms.conf's BUILD_EXCLUSIVE_* needs Linux 5.10 to 7.2 (docs/kernels.md) on x86_64 with CONFIG_PCI" ;;
 		*) die "dkms build failed (exit $rc); the log is $dkms_tree/$name/$ver/build/make.log" ;;
 		esac
 	fi

@@ -15,7 +15,7 @@ CACHE=${KMATRIX_CACHE:-/var/cache/neuron-oss/kmatrix}
 KEYRING=${KMATRIX_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 # Bump when the layout of a prepared entry changes: every entry is unpacked
 # again on the next fetch.
-LAYOUT=1
+LAYOUT=2
 
 # The matrix: id, apt group (suites below), ABI regex (the part of the
 # package name between "linux-headers-" and "-<flavor>"), flavor. The newest
@@ -63,8 +63,8 @@ commands:
   fetch [-n] [ID...]       prepare the given entries (default: all); -n skips
                            'apt-get update' (use the package lists already cached)
   list                     one line per prepared entry: ID KREL VMLINUZ
-  info ID                  KEY=VALUE lines: KREL, VMLINUZ, MODULES, KDIR, CHROOT,
-                           PACKAGES
+  info ID                  KEY=VALUE lines: KREL, VMLINUZ, MODULES, KDIR (inside
+                           CHROOT when that is set), CHROOT, PACKAGES
   build ID MODDIR [ARGS]   make clean, then make -C <headers> M=<MODDIR> modules
                            ARGS, with the compiler (and chroot) the entry needs
   host                     print the host id's KREL (the default kernel of kmod/Makefile)
@@ -122,25 +122,29 @@ entry() {
 
 # --- private apt -------------------------------------------------------------
 
-# Mirror URIs from the system's apt configuration (the Debian archive and
-# debian-security), unless given in the environment.
+# Mirror URIs from the system's apt configuration: the sources of the
+# host's own release (the Debian archive) and of <release>-security
+# (debian-security), unless given in the environment.
 mirrors() {
 	[ -n "${MIRROR:-}" ] && return 0
-	local uri rel
+	local uri rel codename
+	codename=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release 2>/dev/null | tr -d '"')
 	MIRROR=${KMATRIX_MIRROR:-}
 	SECURITY=${KMATRIX_SECURITY_MIRROR:-}
 	# shellcheck disable=SC2016 # apt's $(FIELD) format, not the shell's
 	while read -r uri rel; do
 		case $rel in
-		*-security) [ -n "$SECURITY" ] || SECURITY=$uri ;;
-		*) [ -n "$MIRROR" ] || MIRROR=$uri ;;
+		"$codename-security") [ -n "$SECURITY" ] || SECURITY=$uri ;;
+		"$codename") [ -n "$MIRROR" ] || MIRROR=$uri ;;
 		esac
 	done < <(apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE)' \
 		'Target-Of: deb' 2>/dev/null | sort -u)
 	MIRROR=${MIRROR%/}
 	SECURITY=${SECURITY%/}
-	[ -n "$MIRROR" ] || die "no Debian mirror in the system's apt sources (set KMATRIX_MIRROR)"
-	[ -n "$SECURITY" ] || die "no debian-security mirror in the system's apt sources (set KMATRIX_SECURITY_MIRROR)"
+	[ -n "$MIRROR" ] ||
+		die "no source for Debian '$codename' in the system's apt configuration (set KMATRIX_MIRROR)"
+	[ -n "$SECURITY" ] ||
+		die "no source for '$codename-security' in the system's apt configuration (set KMATRIX_SECURITY_MIRROR)"
 }
 
 apt_dir() { echo "$CACHE/apt/$1"; }
@@ -183,7 +187,7 @@ papt() {
 # alternative of each).
 declare -A PV PD
 load() {
-	local g=$1 k v p=
+	local g=$1 line k v p=
 	shift
 	while IFS= read -r line; do
 		k=${line%%:*}
@@ -202,8 +206,8 @@ load() {
 }
 
 # resolve: chooses the newest ABI of the entry's line with both image and
-# headers, and sets R_KREL, R_IMG and R_HDR (package names), R_CC (the
-# compiler packages the headers ask for) and R_PKGS ("pkg=version" lines).
+# headers, and sets R_KREL, R_IMG and R_HDR (package names), R_TOOLS (the
+# other packages the headers ask for) and R_PKGS ("pkg=version" lines).
 resolve() {
 	local n abi img hdr d krel=
 	local -a abis=() all=()
@@ -233,15 +237,21 @@ resolve() {
 	done
 	# headers: the flavor's, the common ones (-common or -common-rt), kbuild
 	R_HDR=("$hdr")
-	R_CC=()
 	for d in ${PD[$hdr]:-}; do
-		case $d in
-		linux-headers-* | linux-kbuild-*) R_HDR+=("$d") ;;
-		gcc-*-for-host) R_CC+=("$d" "${d%-for-host}") ;;
-		esac
+		case $d in linux-headers-* | linux-kbuild-*) R_HDR+=("$d") ;; esac
 	done
 	all=("${R_IMG[@]}" "${R_HDR[@]}")
 	load "$E_GROUP" "${all[@]}"
+	# What the headers and kbuild need besides themselves (the compiler,
+	# pahole, libraries): the packages of a chroot for this kernel.
+	R_TOOLS=()
+	for d in $(for n in "${R_HDR[@]}"; do echo "${PD[$n]:-}"; done); do
+		case $d in
+		linux-*) ;;
+		gcc-*-for-host) R_TOOLS+=("$d" "${d%-for-host}") ;;
+		*) R_TOOLS+=("$d") ;;
+		esac
+	done
 	R_PKGS=$(for d in "${all[@]}"; do echo "$d=${PV[$d]:-}"; done)
 	if grep -q '=$' <<<"$R_PKGS"; then
 		die "$E_ID: no candidate for $(grep '=$' <<<"$R_PKGS" | tr -d = | tr '\n' ' ')"
@@ -317,15 +327,16 @@ stamp() {
 }
 
 # fix_tree TREE: make the unpacked tree usable where it is. The headers' top
-# Makefile includes /usr/src/linux-headers-<abi>-common/Makefile; include the
-# unpacked one instead (the common Makefile finds its tree from its own
-# path). Absolute links into the packages (lib/modules/<krel>/build) become
+# Makefile includes /usr/src/linux-headers-<abi>-common/Makefile (and from
+# 7.x sets KBUILD_OUTPUT=/usr/src/linux-headers-<krel>): point both at the
+# unpacked tree (the common Makefile finds its tree from its own path).
+# Absolute links into the packages (lib/modules/<krel>/build) become
 # relative; the scripts/ and tools/ links are relative already.
 fix_tree() {
 	local tree=$1 mk l t
 	for mk in "$tree"/usr/src/linux-headers-*/Makefile; do
 		[ -f "$mk" ] || continue
-		sed -i "s|^include /usr/src/|include $E_VROOT/usr/src/|" "$mk"
+		sed -i -E "s#^(include |KBUILD_OUTPUT *:?= *)/usr/src/#\1$E_VROOT/usr/src/#" "$mk"
 	done
 	while IFS= read -r -d '' l; do
 		t=$(readlink "$l")
@@ -381,7 +392,7 @@ fetch_one() {
 	log "$E_ID: $R_KREL: $(echo "$R_PKGS" | tr '\n' ' ')($(since "$t0"))"
 	download
 	if [ -n "$E_CHROOT" ]; then
-		ensure_chroot "${R_CC[@]}"
+		ensure_chroot "${R_TOOLS[@]}"
 	fi
 	mkdir -p "$E_DIR"
 	if [ -f "$E_DIR/stamp" ] && [ "$(cat "$E_DIR/stamp")" = "$(stamp)" ] && [ -d "$E_DIR/root" ]; then
@@ -519,6 +530,7 @@ cmd_build() {
 	[ $# -ge 2 ] || die "usage: kmatrix.sh build ID MODDIR [make args...]"
 	local id=$1 moddir cc t0 rc=0
 	shift
+	[ "$id" = host ] || entry "$id"
 	[ -d "$1" ] || die "$1: no such directory"
 	moddir=$(realpath "$1")
 	shift
@@ -528,21 +540,29 @@ cmd_build() {
 	t0=$(now)
 	if [ -z "$I_CHROOT" ]; then
 		cc=$(host_cc "$I_KDIR")
+		# Headers that ship vmlinux (6.12 on) make BTF for modules with
+		# pahole (their linux-kbuild depends on it).
+		if [ -f "$I_KDIR/vmlinux" ] && ! command -v pahole >/dev/null &&
+			grep -q '^CONFIG_DEBUG_INFO_BTF_MODULES=y' "$I_KDIR/.config"; then
+			die "$id: pahole is missing (scripts/deps.sh installs it; or: apt-get install dwarves)"
+		fi
 		[ -z "$cc" ] || log "$id: the kernel's compiler is not on this host, building with $cc"
 		# shellcheck disable=SC2086 # $cc: zero or more VAR=value words
-		make -C "$I_KDIR" M="$moddir" $cc clean >/dev/null
+		make -C "$I_KDIR" M="$moddir" $cc clean >/dev/null || die "$id: make clean in $moddir failed"
 		# shellcheck disable=SC2086
 		make -C "$I_KDIR" M="$moddir" $cc modules "$@" || rc=$?
 	else
+		[ "$(id -u)" -eq 0 ] || die "$id: building in the $E_GROUP chroot needs root"
 		# The module's parent (Kbuild reads ../VERSION and ../include/uapi)
-		# is bind-mounted into the chroot, in a private mount namespace
-		# that ends with the build.
+		# is bind-mounted into the chroot, and /proc mounted (objtool reads
+		# it), in a private mount namespace that ends with the build.
 		# shellcheck disable=SC2016 # expanded by the inner shell
 		unshare --mount --propagation private -- sh -c '
 			set -e
 			root=$1 src=$2 kdir=$3 m=$4
 			shift 4
 			mount --bind "$src" "$root/kmatrix/src"
+			mount -t proc proc "$root/proc"
 			chroot "$root" make -C "$kdir" M="$m" clean >/dev/null
 			exec chroot "$root" make -C "$kdir" M="$m" modules "$@"
 		' sh "$I_CHROOT" "$(dirname "$moddir")" "$I_KDIR" "/kmatrix/src/$(basename "$moddir")" \

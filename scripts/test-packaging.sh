@@ -75,12 +75,15 @@ check version-file "VERSION must be one line x.y.z" \
 	bash -c '[ "$(wc -l < "$1")" -eq 1 ] && grep -Eqx "[0-9]+\.[0-9]+\.[0-9]+" "$1"' _ "$top/VERSION"
 check_eq dkms-conf-version "$name $ver" \
 	"$(bash -c '. "$1" >/dev/null 2>&1; echo "$PACKAGE_NAME $PACKAGE_VERSION"' _ "$top/dkms.conf")"
-# dkms.conf's guard: 5.10 and later only.
+# dkms.conf's guard: exactly the tested range, 5.10 to 7.2 (docs/kernels.md).
 guard=$(bash -c '. "$1" >/dev/null 2>&1
-	for k in 4.19.0-27-amd64 5.4.0-150-generic 5.9.16 5.10.0-28-amd64 5.15.0-1051-aws 6.1.0-57-amd64 6.8.0-45-generic 10.0.1; do
+	for k in 4.19.0-27-amd64 5.4.0-150-generic 5.9.16 5.10.0-28-amd64 5.15.0-1051-aws 6.1.0-57-amd64 \
+		 6.8.0-45-generic 6.12.117+deb12-rt-amd64 6.14.0-1015-aws 7.2.13+deb14-amd64 7.3.0-1-amd64 \
+		 7.20.1 8.0.0 10.0.1; do
 		[[ $k =~ $BUILD_EXCLUSIVE_KERNEL ]] && printf "%s " "$k"
 	done' _ "$top/dkms.conf")
-check_eq dkms-conf-kernel-guard "5.10.0-28-amd64 5.15.0-1051-aws 6.1.0-57-amd64 6.8.0-45-generic 10.0.1 " "$guard"
+check_eq dkms-conf-kernel-guard "5.10.0-28-amd64 5.15.0-1051-aws 6.1.0-57-amd64 6.8.0-45-generic 6.12.117+deb12-rt-amd64 6.14.0-1015-aws 7.2.13+deb14-amd64 " "$guard"
+check_eq dkms-conf-arch "x86_64" "$(bash -c '. "$1" >/dev/null 2>&1; for a in x86_64 aarch64 i686; do [[ $a =~ $BUILD_EXCLUSIVE_ARCH ]] && echo $a; done' _ "$top/dkms.conf")"
 # A copy of the version in a source file (comments aside) would go stale.
 hard=$(cd "$top" && grep -rnIwF "$ver" --include='*.[ch]' --include='*.[ch]pp' --include=Kbuild \
 	--include=Makefile --include='*.in' --include='*.map' --include='*.txt' --include=dkms.conf \

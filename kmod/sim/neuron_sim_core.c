@@ -35,6 +35,7 @@
 #include <neuron/neuron_genl.h>
 
 #include "../neuron.h"
+#include "../neuron_compat.h"
 #include "neuron_abi.h"
 #include "../neuron_genl.h"
 #include "../neuron_nq.h"
@@ -300,7 +301,7 @@ static const struct file_operations fn##_fops = {                               
 	.owner = THIS_MODULE,                                                         \
 	.open = simple_open,                                                          \
 	.write = fn##_write,                                                          \
-	.llseek = no_llseek,                                                          \
+	.llseek = neuron_no_llseek,                                                   \
 }
 
 SIM_KNOB_FOPS(knob_tpb, KNOB_TPB);
