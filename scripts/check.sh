@@ -23,7 +23,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 kver_arg=()
-kernels=${KERNELS:-host}
+kernels=${KERNELS:-all}
 for a in "$@"; do
 	case "$a" in
 	KVER=*) kver_arg=(--kver "${a#KVER=}") ;;
@@ -119,11 +119,6 @@ run_suite() {
 # The user ABI is the same for 32- and 64-bit processes.
 run_suite uapi-layout 'UAPI FAIL' "$top/scripts/uapi-layout.sh"
 
-# Packaging (DKMS on this host, make install, the pkg-config client). Before
-# the guest run: it builds $build/vm/vm_pkgconfig_client for 90_pkgconfig.
-run_suite packaging 'PKGTEST FAIL|    ' env BUILD_DIR="$build" \
-	"$top/scripts/test-packaging.sh" --no-client-boot "${kver_arg[@]}"
-
 # A short, time-bounded run of every libFuzzer target (tests/fuzz/run.sh
 # without -q runs them long, by hand).
 run_suite fuzz 'FUZZ FAIL|    ' "$top/tests/fuzz/run.sh" -q
@@ -134,8 +129,18 @@ run_suite harness 'HARNESS FAIL' env BUILD_DIR="$build" "$top/scripts/harness-se
 # The kernel matrix: build the module for each kernel (W=1, sparse on the
 # default one), then boot each and run the whole guest suite on it.
 manifest=$build/kmatrix-manifest
+sparse_id=${kernel_ids[0]}
+for id in "${kernel_ids[@]}"; do
+	case "$id" in 6.1-amd64|host) sparse_id=$id; break ;; esac
+done
 run_suite kbuild 'KBUILD FAIL' env BUILD_DIR="$build" "$top/scripts/kbuild-matrix.sh" \
-	--manifest "$manifest" --sparse "${kernel_ids[0]}" "${kernel_ids[@]}"
+	--manifest "$manifest" --sparse "$sparse_id" "${kernel_ids[@]}"
+# Packaging (DKMS on this host, dkms build for every kernel of the matrix,
+# make install, the pkg-config client). After the matrix is fetched, before
+# the guest run: it builds $build/vm/vm_pkgconfig_client for 90_pkgconfig.
+run_suite packaging 'PKGTEST FAIL|    ' env BUILD_DIR="$build" \
+	"$top/scripts/test-packaging.sh" --no-client-boot --matrix "${kernel_ids[*]}" "${kver_arg[@]}"
+
 for id in "${kernel_ids[@]}"; do
 	if ! read -r _ krel vmlinuz module < <(grep "^$id " "$manifest" 2>/dev/null); then
 		echo "check: kernel $id: no module was built, its guest suite did not run" >&2

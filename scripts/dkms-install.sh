@@ -3,7 +3,12 @@
 # the device nodes need. Run as root; `make dkms-install [KVER=V]` calls it.
 #
 #   scripts/dkms-install.sh [--kver V] [--help]
+#   scripts/dkms-install.sh --stage DIR
 #
+# --stage DIR  only write the DKMS source tree (step 3's copy) to
+#              DIR/<name>-<VERSION> and stop; needs no root and installs
+#              nothing (scripts/test-packaging.sh builds it for every kernel
+#              of the matrix with scripts/kmatrix.sh dkms-build).
 # --kver V   kernel to build and install for (default: the newest V with both
 #            /boot/vmlinuz-V and /lib/modules/V/build, as `make -C kmod`
 #            picks). DKMS then rebuilds for every later kernel (AUTOINSTALL).
@@ -24,8 +29,9 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 kver=
+stage_only=
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "dkms-install: $*" >&2; exit 1; }
 say() { echo "dkms-install: $*"; }
 
@@ -33,6 +39,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) [ $# -ge 2 ] || die "--kver needs a value"; kver=$2; shift 2 ;;
 	--kver=*) kver=${1#--kver=}; shift ;;
+	--stage) [ $# -ge 2 ] || die "--stage needs a directory"; stage_only=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "dkms-install: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -42,6 +49,32 @@ name=$(sed -n 's/^PACKAGE_NAME="\([^"]*\)"$/\1/p' "$top/dkms.conf")
 ver=$(head -n 1 "$top/VERSION")
 [ -n "$name" ] || die "no PACKAGE_NAME in $top/dkms.conf"
 [[ $ver =~ ^[0-9]+\.[0-9]+\.[0-9]+([.~+-][0-9A-Za-z.~+-]*)?$ ]] || die "VERSION '$ver' is not a version"
+
+# The source tree DKMS builds from (step 3): only what kbuild needs, no build
+# products, root-owned, 0644 (0755 for directories and scripts).
+# stage_tree DIR: writes it to DIR/<name>-<ver>.
+stage_tree() {
+	local tree=$1/$name-$ver
+	mkdir -p "$tree"
+	(
+		cd "$top"
+		{
+			printf '%s\n' dkms.conf VERSION
+			find kmod -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) ! -name '*.mod.c'
+			find include/uapi -type f -name '*.h'
+			find packaging -type f
+		} | LC_ALL=C sort | tar -cf - --no-recursion -T -
+	) | tar -C "$tree" -xf - --no-same-owner
+	cp "$top/scripts/dkms-uninstall.sh" "$tree/dkms-uninstall.sh"
+	find "$tree" -type d -exec chmod 0755 {} +
+	find "$tree" -type f -exec chmod 0644 {} +
+	chmod 0755 "$tree/packaging/dkms-pre-install" "$tree/dkms-uninstall.sh"
+}
+if [ -n "$stage_only" ]; then
+	stage_tree "$stage_only"
+	say "staged the DKMS source tree in $stage_only/$name-$ver"
+	exit 0
+fi
 
 srcdir=/usr/src/$name-$ver
 dkms_tree=/var/lib/dkms
@@ -86,25 +119,11 @@ for v in $(known_versions); do
 	fi
 done
 
-# 3. The source tree DKMS builds from: only what kbuild needs, no build
-# products, root-owned, 0644 (0755 for directories and scripts).
+# 3. The source tree (stage_tree above).
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 tree=$stage/$name-$ver
-mkdir -p "$tree"
-(
-	cd "$top"
-	{
-		printf '%s\n' dkms.conf VERSION
-		find kmod -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) ! -name '*.mod.c'
-		find include/uapi -type f -name '*.h'
-		find packaging -type f
-	} | LC_ALL=C sort | tar -cf - --no-recursion -T -
-) | tar -C "$tree" -xf - --no-same-owner
-cp "$top/scripts/dkms-uninstall.sh" "$tree/dkms-uninstall.sh"
-find "$tree" -type d -exec chmod 0755 {} +
-find "$tree" -type f -exec chmod 0644 {} +
-chmod 0755 "$tree/packaging/dkms-pre-install" "$tree/dkms-uninstall.sh"
+stage_tree "$stage"
 
 registered=0
 [ -d "$dkms_tree/$name/$ver" ] && registered=1

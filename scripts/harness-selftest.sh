@@ -130,6 +130,14 @@ mklog "$tmp/notaint"
 sed -i '/^VMTEST TAINTED/d' "$tmp/notaint"
 expect_verdict missing-taint-fails 1 "kernel-untainted" "$tmp/notaint"
 
+# kmemleak's end-of-run scan (debug kernels): leaks fail, none pass.
+mklog "$tmp/leak"
+sed -i 's/^VMTEST TAINTED/VMTEST KMEMLEAK 2\nunreferenced object 0xffff888004a1c000 (size 64):\nVMTEST TAINTED/' "$tmp/leak"
+expect_verdict kmemleak-leak-fails 1 "kmemleak-clean: 2 unreferenced" "$tmp/leak"
+mklog "$tmp/noleak"
+sed -i 's/^VMTEST TAINTED/VMTEST KMEMLEAK 0\nVMTEST TAINTED/' "$tmp/noleak"
+expect_verdict kmemleak-none-passes 0 "" "$tmp/noleak"
+
 # Suite accounting.
 SUITES="01_a 02_b" expect_verdict suite-never-started-fails 1 "suite-02_b: never started" "$tmp/clean"
 SUITES="" expect_verdict unexpected-suite-fails 1 "suites-expected" "$tmp/clean"

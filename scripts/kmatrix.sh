@@ -67,6 +67,8 @@ commands:
                            CHROOT when that is set), CHROOT, PACKAGES
   build ID MODDIR [ARGS]   make clean, then make -C <headers> M=<MODDIR> modules
                            ARGS, with the compiler (and chroot) the entry needs
+  dkms-build ID SRCDIR     dkms build of the DKMS source tree SRCDIR against the
+                           entry, in a DKMS tree of its own; prints MODULE=<ko>
   host                     print the host id's KREL (the default kernel of kmod/Makefile)
   clean                    remove the whole cache
 
@@ -572,6 +574,78 @@ cmd_build() {
 	log "$id: built $moddir against $I_KREL: $(since "$t0")"
 }
 
+# dkms-build ID SRCDIR: `dkms build` of the DKMS source tree SRCDIR (what
+# make dkms-install puts in /usr/src/<name>-<version>) against the entry's
+# headers, in a DKMS tree and source tree of its own (--dkmstree,
+# --sourcetree), so the host's DKMS state is untouched. DKMS applies
+# dkms.conf as on a user's machine: BUILD_EXCLUSIVE_KERNEL/ARCH/CONFIG and
+# the MAKE line. Prints MODULE=<path of the built neuron.ko> (a copy under
+# the cache, replaced on the next run).
+cmd_dkms_build() {
+	[ $# -eq 2 ] || die "usage: kmatrix.sh dkms-build ID SRCDIR"
+	local id=$1 src name ver root= tmp shim= out t0 rc=0
+	[ -f "$2/dkms.conf" ] || die "$2: no dkms.conf"
+	src=$(realpath "$2")
+	name=$(sed -n 's/^PACKAGE_NAME="\([^"]*\)"$/\1/p' "$src/dkms.conf")
+	ver=$(head -n 1 "$src/VERSION")
+	[ "$id" = host ] || { entry "$id"; lock -s; }
+	info_of "$id"
+	command -v dkms >/dev/null || die "dkms is not installed (scripts/deps.sh installs it)"
+	t0=$(now)
+	if [ -n "$I_CHROOT" ]; then
+		root=$I_CHROOT
+		[ "$(id -u)" -eq 0 ] || die "$id: dkms in the $E_GROUP chroot needs root"
+		if ! chroot "$root" dpkg-query -W -f='${Status}' dkms 2>/dev/null | grep -q 'ok installed'; then
+			log "$id: installing dkms in the $E_GROUP chroot"
+			chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q -o Acquire::Check-Valid-Until=false \
+				install -y --no-install-recommends dkms >/dev/null ||
+				die "$id: could not install dkms in the $E_GROUP chroot"
+		fi
+		tmp=$(mktemp -d "$root/tmp/kmatrix-dkms.XXXXXX")
+	else
+		tmp=$(mktemp -d)
+		# the kernel's compiler (5.10: gcc-10) missing on this host: the
+		# host gcc under its name, for DKMS's plain `make` (see host_cc)
+		if [ -n "$(host_cc "$I_KDIR")" ]; then
+			shim=$tmp/bin
+			mkdir -p "$shim"
+			ln -s "$(command -v gcc)" \
+				"$shim/$(sed -n 's/^CC *=.*\(gcc-[0-9][0-9]*\).*/\1/p' "$I_KDIR/.kernelvariables")"
+			log "$id: the kernel's compiler is not on this host, DKMS builds with the host gcc"
+		fi
+	fi
+	mkdir -p "$tmp/source" "$tmp/dkms"
+	cp -a "$src" "$tmp/source/$name-$ver"
+	local in=${tmp#"$root"}
+	local args=(-m "$name" -v "$ver" --dkmstree "$in/dkms" --sourcetree "$in/source")
+	if [ -n "$root" ]; then
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		unshare --mount --propagation private -- sh -c '
+			set -e
+			root=$1 krel=$2 kdir=$3
+			shift 3
+			mount -t proc proc "$root/proc"
+			chroot "$root" dkms add "$@"
+			exec chroot "$root" dkms build "$@" -k "$krel" --kernelsourcedir "$kdir"
+		' sh "$root" "$I_KREL" "$I_KDIR" "${args[@]}" >"$tmp/log" 2>&1 || rc=$?
+	else
+		{ PATH=${shim:+$shim:}$PATH dkms add "${args[@]}" &&
+		  PATH=${shim:+$shim:}$PATH dkms build "${args[@]}" -k "$I_KREL" \
+			--kernelsourcedir "$I_KDIR"; } >"$tmp/log" 2>&1 || rc=$?
+	fi
+	out=$(find "$tmp/dkms/$name/$ver/$I_KREL" -name 'neuron.ko*' -path '*/module/*' 2>/dev/null | head -n 1)
+	if [ "$rc" -ne 0 ] || [ -z "$out" ]; then
+		tail -n 20 "$tmp/log" >&2
+		rm -rf "$tmp"
+		die "$id: dkms build of $name/$ver against $I_KREL failed"
+	fi
+	mkdir -p "$CACHE/dkms"
+	cp "$out" "$CACHE/dkms/$id-neuron.ko"
+	rm -rf "$tmp"
+	log "$id: dkms build against $I_KREL: $(since "$t0")"
+	echo "MODULE=$CACHE/dkms/$id-neuron.ko"
+}
+
 main() {
 	[ $# -ge 1 ] || { usage >&2; exit 2; }
 	local cmd=$1
@@ -583,6 +657,7 @@ main() {
 	list) cmd_list ;;
 	info) cmd_info "$@" ;;
 	build) cmd_build "$@" ;;
+	dkms-build) cmd_dkms_build "$@" ;;
 	host) host_krel ;;
 	clean)
 		lock -x

@@ -3,7 +3,12 @@
 # installed module booted in the guest, `make install DESTDIR=` of libnrt and
 # an external program built from it through pkg-config.
 #
-#   scripts/test-packaging.sh [--kver V] [--no-client-boot] [--help]
+#   scripts/test-packaging.sh [--kver V] [--no-client-boot] [--matrix "ID ..."] [--help]
+#
+# --matrix: also `dkms build` the DKMS source tree against each of these
+# kernels of scripts/kmatrix.sh (fetched already; make check fetches them),
+# as DKMS on a user's machine would: dkms.conf's BUILD_EXCLUSIVE_* guards,
+# its MAKE line, the module's vermagic.
 #
 # One line per check, "PKGTEST PASS name" or "PKGTEST FAIL name: why" (with
 # details indented below), then "packaging: N passed, N failed"; exit status
@@ -22,12 +27,14 @@ build=${BUILD_DIR:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 kver=
 client_boot=1
+matrix=
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) kver=$2; shift 2 ;;
 	--no-client-boot) client_boot=0; shift ;;
+	--matrix) matrix=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "test-packaging: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -99,6 +106,30 @@ else
 	al=$(modinfo -F alias "$top/kmod/neuron.ko" 2>&1)
 	want=$(for id in $ids; do echo "pci:v00001D0Fd0000${id}sv*sd*bc*sc*i*"; done | sort)
 	check_eq kmod-modinfo-aliases "$want" "$(sort <<<"$al")"
+fi
+
+# ---- dkms build for every kernel of the matrix ----------------------------
+# The tree make dkms-install copies to /usr/src, built by DKMS in a DKMS tree
+# of its own (the host's DKMS state is not touched; the sid kernel's build
+# runs in its chroot with sid's dkms).
+if [ -n "$matrix" ]; then
+	"$top/scripts/dkms-install.sh" --stage "$work/dkms-src" >/dev/null
+	for id in $matrix; do
+		krel=$("$top/scripts/kmatrix.sh" info "$id" 2>/dev/null | sed -n 's/^KREL=//p')
+		if [ -z "$krel" ]; then
+			fail "dkms-build-$id" "kernel $id is not in the matrix cache (scripts/kmatrix.sh fetch $id)"
+			continue
+		fi
+		out=$("$top/scripts/kmatrix.sh" dkms-build "$id" "$work/dkms-src/$name-$ver" 2>&1)
+		ko=$(sed -n 's/^MODULE=//p' <<<"$out")
+		if [ -z "$ko" ]; then
+			fail "dkms-build-$id" "dkms build against $krel failed" "$out"
+		elif [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$krel" ]; then
+			fail "dkms-build-$id" "DKMS built a module for '$(modinfo -F vermagic "$ko")', not $krel"
+		else
+			pass "dkms-build-$id"
+		fi
+	done
 fi
 
 # ---- make install DESTDIR=, libnrt through pkg-config ---------------------

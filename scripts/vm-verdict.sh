@@ -17,7 +17,8 @@
 # "VMTEST DMESG-BEGIN" and "VMTEST DMESG-END". It must start with the
 # kernel's banner (nothing was lost to the ring buffer), contain none of the
 # report patterns below, and "VMTEST TAINTED <n>" must show no taint but
-# O (out-of-tree module) and E (unsigned module).
+# O (out-of-tree module) and E (unsigned module). On a kernel with kmemleak,
+# "VMTEST KMEMLEAK <n>" (the end-of-run scan) must be 0.
 #
 # Prints one "VMTEST PASS vm/<check>" or "VMTEST FAIL vm/<check>: why" line
 # per suite and per log check; exits 1 if any failed, 2 on bad usage.
@@ -110,6 +111,17 @@ else
 		bad dmesg-clean "kernel log shows: $(head -n 8 <<<"$hits" | sed 's/^\[ *[0-9.]*\] //' | tr '\n' '|' | sed 's/|$//; s/|/ | /g')"
 	else
 		ok dmesg-clean
+	fi
+fi
+
+# kmemleak (debug kernels only): /init scans at the end and reports the
+# number of unreferenced objects.
+leaks=$(sed -n 's/^VMTEST KMEMLEAK \([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+if [ -n "$leaks" ]; then
+	if [ "$leaks" -eq 0 ]; then
+		ok kmemleak-clean
+	else
+		bad kmemleak-clean "$leaks unreferenced object(s): $(grep -A3 -m1 '^unreferenced object' "$log" | tr '\n' ' ')"
 	fi
 fi
 

@@ -61,8 +61,11 @@ if [ "$modver" != "$kver" ]; then
 	exit 2
 fi
 
-work=$build/vm-root
-rm -rf "$work"
+# A root of its own, so runs for several kernels can go side by side.
+mkdir -p "$build"
+tmpdir=$(mktemp -d "$build/vm-run.XXXXXX")
+trap 'rm -rf "$tmpdir"' EXIT
+work=$tmpdir/root
 mkdir -p "$work"/{bin,sbin,dev,proc,sys,tmp,etc,tests,lib,lib64,usr/lib}
 
 cp /bin/busybox "$work/bin/busybox"
@@ -112,7 +115,7 @@ if [ ${#bins[@]} -gt 0 ]; then
 		 awk '/:$/ { next } /=>/ { print $3; next } $1 ~ /^\// { print $1 }' | sort -u)
 fi
 
-initrd=$build/vm-initrd.cpio.gz
+initrd=$tmpdir/initrd.cpio.gz
 (cd "$work" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) > "$initrd"
 
 # log_buf_len: the whole run's kernel log fits, so the scan sees all of it.
