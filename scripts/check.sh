@@ -6,7 +6,9 @@
 # 32/64-bit UAPI layout comparison, the packaging test
 # (scripts/test-packaging.sh, root: DKMS, make install), a short run of
 # every fuzz target, the harness self-test (scripts/harness-selftest.sh),
-# then, for every kernel of the matrix (scripts/kmatrix.sh), the module's
+# checkpatch --strict on kmod/ (scripts/checkpatch.sh), then, for every
+# kernel of the matrix (scripts/kmatrix.sh: Debian's kernels and the debug
+# kernel of scripts/debug-kernel.sh), the module's
 # W=1 build (scripts/kbuild-matrix.sh) and the QEMU guest suites
 # (scripts/vm.sh). Exit status is non-zero when anything failed or a suite
 # did not report.
@@ -126,6 +128,10 @@ run_suite fuzz 'FUZZ FAIL|    ' "$top/tests/fuzz/run.sh" -q
 # The harness itself: each of its checks is seen failing on purpose.
 run_suite harness 'HARNESS FAIL' env BUILD_DIR="$build" "$top/scripts/harness-selftest.sh" "${kver_arg[@]}"
 
+# The kernel's style checker on the module (checkpatch.pl --strict from
+# linux-source-6.1): no error, no warning.
+run_suite checkpatch 'CHECKPATCH FAIL' "$top/scripts/checkpatch.sh"
+
 # The kernel matrix: build the module for each kernel (W=1, sparse on the
 # default one), then boot each and run the whole guest suite on it.
 manifest=$build/kmatrix-manifest
@@ -148,9 +154,11 @@ for id in "${kernel_ids[@]}"; do
 		continue
 	fi
 	before=$total_fail
+	# the debug kernel (KASAN, lockdep, ...) runs the suites about 5x slower
+	case "$id" in *-debug) limit=2700 ;; *) limit=900 ;; esac
 	run_suite "vm $id" 'VMTEST FAIL' env BUILD_DIR="$build" "$top/scripts/vm.sh" --mode check \
 		--kernel "$vmlinuz" --kver "$krel" --module "$module" --label "$id" \
-		--log "$build/vm-check-$id.log"
+		--log "$build/vm-check-$id.log" --timeout "$limit"
 	[ "$total_fail" -eq "$before" ] || echo "check: kernel $id ($krel) FAILED, log in $build/vm-check-$id.log"
 done
 

@@ -13,6 +13,7 @@ PKGS=(
 	python3
 	clang libclang-rt-14-dev
 	rsync debootstrap dwarves
+	linux-source-6.1 bc bison flex libelf-dev xz-utils
 )
 
 missing=()

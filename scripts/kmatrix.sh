@@ -32,6 +32,14 @@ MATRIX=(
 	'sid-amd64        sid      [0-9]+\.[0-9]+[.0-9]*(\+deb[0-9]+|-[0-9]+) amd64'
 )
 
+# The debug kernel (KASAN, lockdep, kmemleak, ...), built from Debian's
+# linux-source-6.1 by scripts/debug-kernel.sh: an entry of the matrix like
+# the others for ids/fetch/info/build/dkms-build, cached by that script.
+DEBUG_ID=6.1-debug
+debug_kernel() { "$(dirname "$(realpath "$0")")/debug-kernel.sh" "$@"; }
+# not_apt ID: the entry is not fetched with apt (the host's or the debug kernel)
+not_apt() { [ "$1" = host ] || [ "$1" = "$DEBUG_ID" ]; }
+
 # Suites of each apt group, on the Debian mirror (M) or debian-security (S).
 # 6.12 reaches bookworm both through bookworm-backports and (newer ABIs,
 # from the linux-6.12 source) bookworm-security: one group sees both and
@@ -434,9 +442,22 @@ cmd_fetch() {
 	fi
 	if [ $# -eq 0 ]; then
 		mapfile -t ids < <(matrix_ids)
+		set -- "${ids[@]}" "$DEBUG_ID"
 	else
 		ids=("$@")
 	fi
+	# the debug kernel is built, not fetched
+	local want_debug=0
+	ids=()
+	for id in "$@"; do
+		if [ "$id" = "$DEBUG_ID" ]; then want_debug=1; elif [ "$id" != host ]; then ids+=("$id"); fi
+	done
+	if [ "$want_debug" = 1 ]; then
+		t1=$(now)
+		debug_kernel build || die "building the debug kernel failed"
+		log "debug kernel: $(since "$t1")"
+	fi
+	[ ${#ids[@]} -gt 0 ] || return 0
 	for id in "${ids[@]}"; do entry "$id"; done
 	t0=$(now)
 	lock -x
@@ -467,6 +488,17 @@ info_of() {
 		I_KDIR=$I_MODULES/build
 		I_CHROOT=
 		I_PACKAGES=
+		return 0
+	fi
+	if [ "$1" = "$DEBUG_ID" ]; then
+		local kv
+		kv=$(debug_kernel info 2>/dev/null) || die "$1 is not built (run: scripts/kmatrix.sh fetch $1)"
+		I_KREL=$(sed -n 's/^KREL=//p' <<<"$kv")
+		I_VMLINUZ=$(sed -n 's/^VMLINUZ=//p' <<<"$kv")
+		I_KDIR=$(sed -n 's/^KDIR=//p' <<<"$kv")
+		I_MODULES=$I_KDIR
+		I_CHROOT=
+		I_PACKAGES="linux-source-6.1 ($(sed -n 's/^SOURCE_VERSION=//p' <<<"$kv"))"
 		return 0
 	fi
 	entry "$1"
@@ -507,7 +539,7 @@ cmd_list() {
 
 cmd_info() {
 	[ $# -eq 1 ] || die "usage: kmatrix.sh info ID"
-	[ "$1" = host ] || lock -s
+	not_apt "$1" || lock -s
 	info_of "$1"
 	printf 'ID=%s\nKREL=%s\nVMLINUZ=%s\nMODULES=%s\nKDIR=%s\nCHROOT=%s\nPACKAGES=%s\n' \
 		"$1" "$I_KREL" "$I_VMLINUZ" "$I_MODULES" "$I_KDIR" "$I_CHROOT" "$I_PACKAGES"
@@ -532,12 +564,12 @@ cmd_build() {
 	[ $# -ge 2 ] || die "usage: kmatrix.sh build ID MODDIR [make args...]"
 	local id=$1 moddir cc t0 rc=0
 	shift
-	[ "$id" = host ] || entry "$id"
+	not_apt "$id" || entry "$id"
 	[ -d "$1" ] || die "$1: no such directory"
 	moddir=$(realpath "$1")
 	shift
 	[ -f "$moddir/Kbuild" ] || [ -f "$moddir/Makefile" ] || die "$moddir: no Kbuild or Makefile"
-	[ "$id" = host ] || lock -s
+	not_apt "$id" || lock -s
 	info_of "$id"
 	t0=$(now)
 	if [ -z "$I_CHROOT" ]; then
@@ -588,7 +620,7 @@ cmd_dkms_build() {
 	src=$(realpath "$2")
 	name=$(sed -n 's/^PACKAGE_NAME="\([^"]*\)"$/\1/p' "$src/dkms.conf")
 	ver=$(head -n 1 "$src/VERSION")
-	[ "$id" = host ] || { entry "$id"; lock -s; }
+	not_apt "$id" || { entry "$id"; lock -s; }
 	info_of "$id"
 	command -v dkms >/dev/null || die "dkms is not installed (scripts/deps.sh installs it)"
 	t0=$(now)
@@ -652,7 +684,7 @@ main() {
 	shift
 	case $cmd in
 	-h | --help | help) usage ;;
-	ids) matrix_ids ;;
+	ids) matrix_ids; echo "$DEBUG_ID" ;;
 	fetch) cmd_fetch "$@" ;;
 	list) cmd_list ;;
 	info) cmd_info "$@" ;;

@@ -35,7 +35,9 @@ typedef int64_t s64;
 #ifdef __KERNEL__
 #include <asm/barrier.h>
 #include <linux/compiler.h>
+/* pairs with the other agent's release store of the same word */
 #define neuron_load_acquire(p)		smp_load_acquire(p)
+/* pairs with the other agent's acquire load of the same word */
 #define neuron_store_release(p, v)	smp_store_release(p, v)
 #define neuron_write_once(p, v)		WRITE_ONCE(*(p), v)
 #else

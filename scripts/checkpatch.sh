@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The kernel's own style checker on the module's sources: every file of
+# kmod/ (but the compatibility header kmod/neuron_compat.h, whose version
+# checks checkpatch rightly dislikes, and generated files) must give 0
+# errors and 0 warnings with `checkpatch.pl --strict` (CHECK notes are
+# allowed).
+#
+#   scripts/checkpatch.sh [--help]
+#
+# checkpatch.pl comes from Debian's linux-source-6.1 package (installed by
+# scripts/deps.sh for the debug kernel): the script and its data files are
+# extracted once into a cache outside the work tree (CHECKPATCH_CACHE,
+# default /var/cache/neuron-oss/checkpatch/<package version>).
+# One line per file, "CHECKPATCH PASS|FAIL <file>", then
+# "checkpatch: N passed, N failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+case "${1:-}" in
+-h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+"") ;;
+*) echo "checkpatch.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+esac
+
+tarball=/usr/src/linux-source-6.1.tar.xz
+pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
+if [ ! -r "$tarball" ] || [ -z "$pkgver" ]; then
+	echo "CHECKPATCH FAIL setup: linux-source-6.1 is not installed (run scripts/deps.sh)"
+	echo "checkpatch: 0 passed, 1 failed"
+	exit 1
+fi
+cache=${CHECKPATCH_CACHE:-/var/cache/neuron-oss/checkpatch/$pkgver}
+cp_pl=$cache/scripts/checkpatch.pl
+if [ ! -x "$cp_pl" ]; then
+	mkdir -p "$cache"
+	# checkpatch.pl reads spelling.txt and const_structs.checkpatch beside it
+	if ! tar -C "$cache" --strip-components=1 -xJf "$tarball" \
+		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch 2>"$cache/extract.log"; then
+		echo "CHECKPATCH FAIL setup: could not extract checkpatch.pl from $tarball: $(head -n 2 "$cache/extract.log" | tr '\n' ' ')"
+		echo "checkpatch: 0 passed, 1 failed"
+		exit 1
+	fi
+fi
+
+pass=0
+fail=0
+cd "$top" || exit 1
+while IFS= read -r f; do
+	out=$(perl "$cp_pl" --strict --no-tree --terse --show-types --no-summary -f "$f" 2>&1)
+	bad=$(grep -E ': (ERROR|WARNING):' <<<"$out")
+	if [ -n "$bad" ]; then
+		echo "CHECKPATCH FAIL $f: $(wc -l <<<"$bad") error(s)/warning(s): $(head -n 3 <<<"$bad" | tr '\n' ' ')"
+		fail=$((fail + 1))
+	else
+		echo "CHECKPATCH PASS $f"
+		pass=$((pass + 1))
+	fi
+done < <(git ls-files 'kmod/*.c' 'kmod/*.h' | grep -v '^kmod/neuron_compat\.h$')
+echo "checkpatch: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
