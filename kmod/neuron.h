@@ -18,8 +18,9 @@
 
 #include <neuron/neuron_ioctl.h>
 
+#include "neuron_backend.h"
+
 #define NEURON_MAX_DEVICES	64	/* minors reserved, like the vendor driver */
-#define NEURON_MAX_NC		8	/* NeuronCores per device */
 
 struct neuron_device;
 struct dentry;
@@ -32,45 +33,6 @@ struct vm_area_struct;
 struct neuron_file;
 
 /**
- * struct neuron_backend_ops - what a device backend provides
- * @name:	backend name for logs ("sim", "pci")
- * @kind:	NEURON_BACKEND_* reported by GET_INFO
- * @misc_read:	read the 32-bit MiscRAM word at byte offset @off
- * @misc_write:	write the 32-bit MiscRAM word at byte offset @off
- * @fw_doorbell: optional; called after the driver rings the FW-IO doorbell
- *		(MiscRAM TRIGGER); the simulated firmware uses it to queue the
- *		request. May be called in process context only.
- *
- * MiscRAM offsets are those of the FW-IO register map; a backend returns
- * 0xDEADBEEF for an offset it cannot read, as the hardware does.
- */
-struct neuron_backend_ops {
-	const char *name;
-	u32 kind;
-	u32 (*misc_read)(struct neuron_device *nd, u32 off);
-	void (*misc_write)(struct neuron_device *nd, u32 off, u32 val);
-	void (*fw_doorbell)(struct neuron_device *nd);
-};
-
-/**
- * struct neuron_arch_desc - what info/architecture/ reports
- * @arch_type:		device architecture ("NDv2", "NDsim")
- * @nc_arch_type:	NeuronCore architecture ("NCv2")
- * @instance_type:	instance family ("Trn1", "sim")
- * @device_name:	product name ("Trainium1")
- * @hbm_channels:	HBM ECC words in MiscRAM (0x44 + 4 * ch)
- * @has_repair_state:	MiscRAM 0x64 carries the HBM repair state (v3+)
- */
-struct neuron_arch_desc {
-	const char *arch_type;
-	const char *nc_arch_type;
-	const char *instance_type;
-	const char *device_name;
-	u32 hbm_channels;
-	bool has_repair_state;
-};
-
-/**
  * struct neuron_device - one Neuron device (/dev/neuron<N>)
  * @dev:	the class device; its release frees this struct, so the
  *		struct lives until the last open file drops its reference
@@ -81,7 +43,6 @@ struct neuron_arch_desc {
  * @arch:	architecture strings and MiscRAM layout facts
  * @backend:	backend private data, owned by the backend
  * @debugfs:	/sys/kernel/debug/neuron/neuron<N>/ (NULL without debugfs)
- * @inject:	its inject/ directory (fault injection knobs)
  * @gone_sem:	protects @gone; file operations hold it for read while they
  *		touch backend state, removal takes it for write
  * @gone:	the backend is removed; open files only get -ENODEV
@@ -91,7 +52,7 @@ struct neuron_arch_desc {
  * @fwio:	FW-IO mailbox state (neuron_fwio.c)
  * @metrics:	metrics post worker (neuron_metrics.c)
  * @sysfs:	the metrics sysfs tree (neuron_sysfs.c)
- * @nq:		notification queues and simulated cores (neuron_nq.c)
+ * @nq:		notification queues and NeuronCore reservations (neuron_nq.c)
  * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
 struct neuron_device {
@@ -103,7 +64,6 @@ struct neuron_device {
 	const struct neuron_arch_desc *arch;
 	void *backend;
 	struct dentry *debugfs;
-	struct dentry *inject;
 	struct rw_semaphore gone_sem;
 	bool gone;
 	struct mutex procs_lock;
@@ -136,6 +96,17 @@ static inline struct neuron_device *to_neuron_device(struct device *dev)
 	return container_of(dev, struct neuron_device, dev);
 }
 
+/* MiscRAM word at byte offset @off (neuron_miscram_reg.h), through the backend. */
+static inline u32 neuron_misc_read(struct neuron_device *nd, u32 off)
+{
+	return nd->ops->misc_read(nd->backend, off);
+}
+
+static inline void neuron_misc_write(struct neuron_device *nd, u32 off, u32 val)
+{
+	nd->ops->misc_write(nd->backend, off, val);
+}
+
 /**
  * struct neuron_file - per-open state of /dev/neuron<N>
  * @nd:		the device; the file holds a reference on nd->dev
@@ -166,16 +137,12 @@ extern struct dentry *neuron_debugfs_root;
 /* neuron_device.c */
 int neuron_device_class_init(void);
 void neuron_device_class_exit(void);
-struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
-					   const struct neuron_arch_desc *arch,
-					   void *backend, u32 nc_count);
-void neuron_device_destroy(struct neuron_device *nd);
 struct neuron_device *neuron_device_get(u32 index);
 struct neuron_device *neuron_device_get_next(u32 index);
 int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
 void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid);
 
-/* neuron_nq.c: notification queues and the simulated NeuronCores */
+/* neuron_nq.c: notification queues and NeuronCore reservations */
 int neuron_nq_init(struct neuron_device *nd);
 void neuron_nq_exit(struct neuron_device *nd);
 void neuron_nq_free(struct neuron_device *nd);
@@ -196,13 +163,5 @@ extern const struct file_operations neuron_cdev_fops;
  * @allowed_flags). 0, -EFAULT or -EINVAL; the caller checks the rest.
  */
 int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags);
-
-/* neuron_pci.c */
-int neuron_pci_init(void);
-void neuron_pci_exit(void);
-
-/* sim/neuron_sim.c */
-int neuron_sim_init(unsigned int devices, unsigned int nc_per_device);
-void neuron_sim_exit(void);
 
 #endif /* NEURON_H */

@@ -21,6 +21,7 @@
 #include "neuron_compat.h"
 #include "neuron_abi.h"
 #include "neuron_fwio.h"
+#include "neuron_job.h"
 #include "neuron_nds.h"
 #include "neuron_nq.h"
 
@@ -96,7 +97,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
 	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO;
-	if (nd->ops->kind == NEURON_BACKEND_SIM)
+	if (nd->ops->exec)
 		info.capabilities |= NEURON_CAP_SIM_EXEC;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
@@ -118,7 +119,7 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_NQ_RELEASE, neuron_nq_ioctl_release },
 	{ NEURON_IOCTL_CORE_RESERVE, neuron_core_ioctl_reserve },
 	{ NEURON_IOCTL_CORE_RELEASE, neuron_core_ioctl_release },
-	{ NEURON_IOCTL_SIM_EXEC, neuron_sim_ioctl_exec },
+	{ NEURON_IOCTL_SIM_EXEC, neuron_job_ioctl_exec },
 	{ NEURON_IOCTL_FW_READ, neuron_fwio_ioctl_read },
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile },
 };

@@ -19,7 +19,6 @@
 #include "neuron.h"
 #include "neuron_compat.h"
 #include "neuron_fwio.h"
-#include "neuron_inject.h"
 #include "neuron_nds.h"
 
 struct class *neuron_class;
@@ -160,9 +159,8 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	if (ret)
 		goto err_put;
 
-	/* debugfs first: subsystems add their knobs under it */
+	/* debugfs first: subsystems add their files under it */
 	nd->debugfs = debugfs_create_dir(dev_name(&nd->dev), neuron_debugfs_root);
-	nd->inject = neuron_inject_init(nd);
 
 	ret = neuron_nds_init(nd);
 	if (ret)
@@ -239,6 +237,26 @@ void neuron_device_destroy(struct neuron_device *nd)
 	neuron_fwio_exit(nd);
 	neuron_nq_exit(nd);
 	put_device(&nd->dev);
+}
+
+u32 neuron_device_index(const struct neuron_device *nd)
+{
+	return nd->index;
+}
+
+struct device *neuron_device_dev(struct neuron_device *nd)
+{
+	return &nd->dev;
+}
+
+struct dentry *neuron_device_debugfs(const struct neuron_device *nd)
+{
+	return nd->debugfs;
+}
+
+struct dentry *neuron_device_fw_debugfs(const struct neuron_device *nd)
+{
+	return neuron_fwio_debugfs_dir(nd);
 }
 
 /*

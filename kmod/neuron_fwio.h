@@ -78,7 +78,7 @@ struct neuron_fwio_xfer {
 int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x);
 
 /* fw/ under the device's debugfs directory (may be NULL or an error pointer). */
-struct dentry *neuron_fwio_debugfs_dir(struct neuron_device *nd);
+struct dentry *neuron_fwio_debugfs_dir(const struct neuron_device *nd);
 
 /*
  * Typed messages (neuron_fwio_msg.c), the reference's call sites. Each

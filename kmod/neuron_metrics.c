@@ -55,17 +55,17 @@ struct neuron_metrics {
 };
 
 /*
- * Metric 12: the simulated device says "sim"; a real one reports the
- * instance's DMI board asset tag (the EC2 instance id) with trailing
- * whitespace removed, or "0" when there is none.
+ * Metric 12: the backend's fixed instance id when it has one (the
+ * simulator says "sim"); else the instance's DMI board asset tag (the EC2
+ * instance id) with trailing whitespace removed, or "0" when there is none.
  */
 static void neuron_metrics_instance_id(struct neuron_metrics *m)
 {
 	const char *tag = NULL;
 	size_t n;
 
-	if (m->nd->ops->kind == NEURON_BACKEND_SIM) {
-		strscpy(m->instance_id, "sim", sizeof(m->instance_id));
+	if (m->nd->ops->instance_id) {
+		strscpy(m->instance_id, m->nd->ops->instance_id, sizeof(m->instance_id));
 		return;
 	}
 	tag = dmi_get_system_info(DMI_BOARD_ASSET_TAG);

@@ -15,6 +15,7 @@
 #ifndef NEURON_FWIO_FRAME_H
 #define NEURON_FWIO_FRAME_H
 
+#include "neuron_miscram_reg.h"
 #include "neuron_pure.h"
 
 /*
@@ -26,26 +27,8 @@
 #define ENOTSUPP	524
 #endif
 
-/* ---- MiscRAM register map (byte offsets; FW = firmware writes) -------- */
-#define NEURON_FWIO_REG_API_VERSION	0x000	/* FW: firmware API version */
-#define NEURON_FWIO_REG_DEVICE_ID	0x024	/* FW: routing id */
-#define NEURON_FWIO_REG_SERIAL_LO	0x038	/* FW: serial number bits 31..0 */
-#define NEURON_FWIO_REG_SERIAL_HI	0x03C	/* FW: serial number bits 63..32 */
-#define NEURON_FWIO_REG_SRAM_ECC	0x040	/* FW: [31:16] corrected, [15:0] uncorrected */
-#define NEURON_FWIO_REG_HBM_ECC(n)	(0x044 + 4 * (n))	/* FW: n = 0..3, same split */
-#define NEURON_FWIO_REG_POWER(d)	(0x054 + 4 * (d))	/* FW: die d: [15:0] util, [31:16] sample */
-#define NEURON_FWIO_REG_REPAIR_STATE	0x064	/* FW: [1:0] HBM repair state */
-#define NEURON_FWIO_REG_ACK		0x0F0	/* driver: 1 before every doorbell */
-#define NEURON_FWIO_REG_DATA		0x100	/* both: payload window */
-#define NEURON_FWIO_DATA_SIZE		128	/* bytes in the window */
-#define NEURON_FWIO_REG_HDR0		0x1F0	/* driver: request dw0; FW: response dw0 */
-#define NEURON_FWIO_REG_HDR1		0x1F4	/* driver: request dw1 (CRC-32C) */
-#define NEURON_FWIO_REG_RESP_HI		0x1F8	/* driver: 0 (legacy response address) */
-#define NEURON_FWIO_REG_RESP_LO		0x1FC	/* driver: 0 */
-#define NEURON_FWIO_REG_TRIGGER		0x800	/* driver: 1 = request posted; FW: 0 = done */
-
-/* A register a backend could not read reads as this (as on the hardware). */
-#define NEURON_FWIO_BAD_READ		0xDEADBEEFu
+/* The mailbox registers are MiscRAM words (neuron_miscram_reg.h). */
+#define NEURON_FWIO_DATA_SIZE		NEURON_MISCRAM_DATA_SIZE
 
 /* Lowest API_VERSION whose firmware speaks the register-only mailbox. */
 #define NEURON_FWIO_MIN_API_VERSION	7

@@ -1,139 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Simulated Neuron devices (sim_devices=N): the backend every test and the
- * demo run on. Implements the same ops table as the PCI backend.
+ * The simulated devices of the module: sim_devices=N of them, created at
+ * load with sim_nc_per_device NeuronCores each, removed at unload.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
-#include <linux/debugfs.h>
 #include <linux/err.h>
-#include <linux/slab.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 
-#include "../neuron.h"
+#include "../neuron_backend.h"
 #include "neuron_sim.h"
-#include "neuron_sim_fw.h"
 
-static struct neuron_sim_dev *neuron_sim_devs[16];
-static unsigned int neuron_sim_count;
-
-static u32 neuron_sim_misc_read(struct neuron_device *nd, u32 off)
-{
-	struct neuron_sim_dev *sd = nd->backend;
-	unsigned long flags;
-	u32 val;
-
-	if (off >= NEURON_SIM_MISCRAM_SIZE || (off & 3))
-		return 0xDEADBEEF;
-	spin_lock_irqsave(&sd->lock, flags);
-	val = sd->miscram[off / 4];
-	spin_unlock_irqrestore(&sd->lock, flags);
-	return val;
-}
-
-static void neuron_sim_misc_write(struct neuron_device *nd, u32 off, u32 val)
-{
-	struct neuron_sim_dev *sd = nd->backend;
-	unsigned long flags;
-
-	if (off >= NEURON_SIM_MISCRAM_SIZE || (off & 3))
-		return;
-	spin_lock_irqsave(&sd->lock, flags);
-	sd->miscram[off / 4] = val;
-	spin_unlock_irqrestore(&sd->lock, flags);
-}
-
-/*
- * debugfs neuron<N>/warn (root only): writing 1 raises a kernel warning on
- * purpose, so the test harness can prove that its kernel-log scan fails a
- * run that warned (scripts/harness-selftest.sh). Anything else is -EINVAL.
- */
-static int neuron_sim_warn_set(void *data, u64 val)
-{
-	struct neuron_device *nd = data;
-
-	if (val != 1)
-		return -EINVAL;
-	dev_warn(&nd->dev, "raising a deliberate warning (debugfs warn)\n");
-	WARN(1, "neuron: deliberate warning from debugfs (harness self-test)\n");
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(neuron_sim_warn_fops, NULL, neuron_sim_warn_set, "%llu\n");
-
-static const struct neuron_backend_ops neuron_sim_ops = {
-	.name = "sim",
-	.kind = NEURON_BACKEND_SIM,
-	.misc_read = neuron_sim_misc_read,
-	.misc_write = neuron_sim_misc_write,
-	.fw_doorbell = neuron_sim_fw_doorbell,
+static struct neuron_uint_param sim_devices = { .value = 0, .min = 0, .max = 16 };
+static struct neuron_uint_param sim_nc_per_device = {
+	.value = 2, .min = 1, .max = NEURON_MAX_NC,
 };
 
-/* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
-static const struct neuron_arch_desc neuron_sim_arch = {
-	.arch_type = "NDsim",
-	.nc_arch_type = "NCsim",
-	.instance_type = "sim",
-	.device_name = "SimulatedNeuron",
-	.hbm_channels = 4,
-	.has_repair_state = true,
-};
+module_param_cb(sim_devices, &neuron_uint_range_ops, &sim_devices, 0444);
+MODULE_PARM_DESC(sim_devices,
+		 "Number of simulated Neuron devices to create (count, 0..16, default 0)");
+module_param_cb(sim_nc_per_device, &neuron_uint_range_ops, &sim_nc_per_device, 0444);
+MODULE_PARM_DESC(sim_nc_per_device,
+		 "NeuronCores per simulated device (count, 1..8, default 2)");
 
-static void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
-{
-	neuron_device_destroy(sd->nd);
-	neuron_sim_fw_destroy(sd->fw);
-	kfree(sd);
-}
+static DEFINE_MUTEX(neuron_sim_lock);	/* protects neuron_sim_devs */
+static LIST_HEAD(neuron_sim_devs);
 
-int neuron_sim_init(unsigned int devices, unsigned int nc_per_device)
+int neuron_sim_init(void)
 {
+	struct neuron_sim_dev *sd;
 	unsigned int i;
-	int ret;
 
-	if (devices > ARRAY_SIZE(neuron_sim_devs))
-		return -EINVAL;
-
-	for (i = 0; i < devices; i++) {
-		struct neuron_sim_dev *sd;
-		struct neuron_device *nd;
-
-		sd = kzalloc(sizeof(*sd), GFP_KERNEL);
-		if (!sd) {
-			ret = -ENOMEM;
-			goto err_unwind;
+	for (i = 0; i < sim_devices.value; i++) {
+		sd = neuron_sim_dev_create(i, sim_nc_per_device.value);
+		if (IS_ERR(sd)) {
+			neuron_sim_exit();
+			return PTR_ERR(sd);
 		}
-		spin_lock_init(&sd->lock);
-		/* firmware first: the device's FW-IO users may talk to it at once */
-		sd->fw = neuron_sim_fw_create(sd, i);
-		if (!sd->fw) {
-			ret = -ENOMEM;
-			kfree(sd);
-			goto err_unwind;
-		}
-		nd = neuron_device_create(&neuron_sim_ops, &neuron_sim_arch, sd, nc_per_device);
-		if (IS_ERR(nd)) {
-			ret = PTR_ERR(nd);
-			neuron_sim_fw_destroy(sd->fw);
-			kfree(sd);
-			goto err_unwind;
-		}
-		sd->nd = nd;
-		neuron_sim_fw_debugfs(sd->fw, nd);
-		debugfs_create_file_unsafe("warn", 0200, nd->debugfs, nd, &neuron_sim_warn_fops);
-		neuron_sim_devs[i] = sd;
-		neuron_sim_count = i + 1;
+		mutex_lock(&neuron_sim_lock);
+		list_add_tail(&sd->node, &neuron_sim_devs);
+		mutex_unlock(&neuron_sim_lock);
 	}
+	if (sim_devices.value)
+		pr_info("%u simulated device%s, %u NeuronCores each\n", sim_devices.value,
+			sim_devices.value == 1 ? "" : "s", sim_nc_per_device.value);
 	return 0;
-
-err_unwind:
-	neuron_sim_exit();
-	return ret;
 }
 
 void neuron_sim_exit(void)
 {
-	while (neuron_sim_count) {
-		neuron_sim_count--;
-		neuron_sim_dev_destroy(neuron_sim_devs[neuron_sim_count]);
-		neuron_sim_devs[neuron_sim_count] = NULL;
+	struct neuron_sim_dev *sd;
+
+	mutex_lock(&neuron_sim_lock);
+	while (!list_empty(&neuron_sim_devs)) {
+		/* newest first: the reverse of creation */
+		sd = list_last_entry(&neuron_sim_devs, struct neuron_sim_dev, node);
+		list_del(&sd->node);
+		neuron_sim_dev_destroy(sd);
 	}
+	mutex_unlock(&neuron_sim_lock);
 }
