@@ -16,12 +16,17 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "neuron.h"
+#include "neuron_cdev.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_fwio.h"
+#include "neuron_main.h"
+#include "neuron_metrics.h"
 #include "neuron_nds.h"
+#include "neuron_nq.h"
+#include "neuron_sysfs.h"
 
-struct class *neuron_class;
+static struct class *neuron_class;
 static dev_t neuron_devt;
 static DEFINE_IDA(neuron_ida);
 

@@ -39,9 +39,10 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "neuron.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_fwio.h"
+#include "neuron_main.h"
 
 /**
  * struct neuron_fwio - FW-IO state of one device
@@ -276,18 +277,15 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	enum neuron_fwio_outcome out;
 
 	x->attempts = 0;
-	if (!fw) {
-		x->outcome = NEURON_FWIO_OUT_OLD_API;
-		return neuron_fwio_outcome_collapse(x->outcome);
-	}
+	x->outcome = NEURON_FWIO_OUT_INTR;
+	if (!fw || READ_ONCE(fw->dying))
+		return -ENODEV;
 	if (x->req_len > NEURON_FWIO_MAX_PAYLOAD || x->resp_len > NEURON_FWIO_MAX_PAYLOAD) {
 		x->outcome = NEURON_FWIO_OUT_TOO_BIG;
-		return neuron_fwio_outcome_collapse(x->outcome);
+		return neuron_fwio_outcome_errno(x->outcome);
 	}
-	if (READ_ONCE(fw->dying) || mutex_lock_killable(&fw->lock)) {
-		x->outcome = NEURON_FWIO_OUT_INTR;
-		return neuron_fwio_outcome_collapse(x->outcome);
-	}
+	if (mutex_lock_killable(&fw->lock))
+		return -EINTR;
 
 	if (!neuron_fwio_api_ok(fw)) {
 		out = NEURON_FWIO_OUT_OLD_API;
@@ -301,12 +299,16 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	out = neuron_fwio_loop(neuron_param_fwio_retries(), &neuron_fwio_loop_ops, &ctx);
 
 	if (out != NEURON_FWIO_OUT_OK && out != NEURON_FWIO_OUT_INTR)
-		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %d\n",
-				     x->cmd, x->attempts, neuron_fwio_outcome_errno(out));
+		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %pe\n",
+				     x->cmd, x->attempts,
+				     ERR_PTR(neuron_fwio_outcome_errno(out)));
 unlock:
 	mutex_unlock(&fw->lock);
 	x->outcome = out;
-	return neuron_fwio_outcome_collapse(out);
+	/* aborted because the device is going away, not because of the caller */
+	if (out == NEURON_FWIO_OUT_INTR && READ_ONCE(fw->dying))
+		return -ENODEV;
+	return neuron_fwio_outcome_errno(out);
 }
 
 u64 neuron_fwio_err_count(struct neuron_device *nd)

@@ -16,8 +16,8 @@
 
 #include <neuron/neuron_genl.h>
 
-#include "neuron.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_genl.h"
 #include "neuron_nds.h"

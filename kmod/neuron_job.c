@@ -20,8 +20,9 @@
 
 #include <neuron/neuron_genl.h>
 
-#include "neuron.h"
 #include "neuron_abi.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
 #include "neuron_genl.h"
 #include "neuron_job.h"
 #include "neuron_nq.h"

@@ -12,10 +12,10 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "neuron.h"
 #include "neuron_backend.h"
-#include "neuron_fwio.h"
+#include "neuron_device.h"
 #include "neuron_genl.h"
+#include "neuron_main.h"
 
 struct dentry *neuron_debugfs_root;
 

@@ -24,8 +24,11 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "neuron.h"
+#include "neuron_device.h"
 #include "neuron_fwio.h"
+#include "neuron_fwio_msg.h"
+#include "neuron_main.h"
+#include "neuron_metrics.h"
 #include "neuron_metrics_pack.h"
 #include "neuron_nds.h"
 
@@ -75,14 +78,14 @@ static void neuron_metrics_instance_id(struct neuron_metrics *m)
 		m->instance_id[--n] = '\0';
 }
 
-/* One post, m->lock held. 0 or an edge errno of the first failed blob. */
+/* One post, m->lock held. 0 or the errno of the first failed blob. */
 static int neuron_metrics_post(struct neuron_metrics *m)
 {
 	struct neuron_device *nd = m->nd;
 	struct neuron_metric_input in;
 	u8 blob[NEURON_METRIC_BLOB_MAX];
-	enum neuron_fwio_outcome why;
 	u32 n, pos = 0, i;
+	int ret;
 
 	neuron_nds_snapshot(nd, &m->snap);
 	in = (struct neuron_metric_input) {
@@ -102,8 +105,9 @@ static int neuron_metrics_post(struct neuron_metrics *m)
 
 		if (!len)
 			continue;
-		if (neuron_fwio_post_metric(nd, blob, len, &m->stopping, &why))
-			return neuron_fwio_outcome_errno(why);
+		ret = neuron_fwio_post_metric(nd, blob, len, &m->stopping);
+		if (ret)
+			return ret;
 		for (i = start; i < pos; i++)
 			neuron_metric_commit(&m->state, &m->recs[i]);
 	}

@@ -28,8 +28,9 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "neuron.h"
 #include "neuron_abi.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
 #include "neuron_nds.h"
 
 /* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */

@@ -16,8 +16,9 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "neuron.h"
 #include "neuron_abi.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
 #include "neuron_nq.h"
 
 /* mmap cookie space of the rings: one 2 MiB window per (nc, type, engine) */

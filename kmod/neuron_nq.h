@@ -14,8 +14,13 @@
 
 #include <neuron/neuron_nq.h>
 
-#include "neuron.h"
+#include "neuron_backend.h"
 #include "neuron_nq_ring.h"
+
+struct neuron_device;
+struct neuron_file;
+struct pid;
+struct vm_area_struct;
 
 #define NEURON_NQ_PER_NC	(NEURON_NQ_TYPE_MAX * NEURON_NQ_MAX_ENGINE)
 
@@ -49,7 +54,17 @@ struct neuron_nq_dev {
 	struct pid *core_owner[NEURON_MAX_NC];
 };
 
-/* ioctl handlers */
+int neuron_nq_init(struct neuron_device *nd);
+/* Device removal: nothing new may start (the tables stay for open files). */
+void neuron_nq_exit(struct neuron_device *nd);
+/* The device's last reference: free the tables and every ring left. */
+void neuron_nq_free(struct neuron_device *nd);
+/* The last file of @tgid went: free its rings and core reservations. */
+void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid);
+/* mmap of a ring by its cookie offset; NEURON_MMAP_NOT_MINE outside the ring range */
+int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
+
+/* ioctl handlers (neuron_cdev.c table) */
 long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg);
 long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg);
 long neuron_core_ioctl_reserve(struct neuron_file *nf, void __user *uarg);

@@ -23,12 +23,13 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
-#include "neuron.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_fwio.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_nds.h"
+#include "neuron_sysfs.h"
 
 /**
  * struct neuron_sysfs_node - one directory of the tree

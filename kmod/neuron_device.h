@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * neuron.ko: structures shared across the module's files.
- *
- * A struct neuron_device is one /dev/neuron<N>. Everything above the
- * backend ops table is backend-agnostic: the simulated device (sim/) and the
- * PCI device (neuron_pci.c) differ only in the ops they install.
+ * The device core (neuron_device.c): struct neuron_device, one
+ * /dev/neuron<N>, its lifetime, the processes using it, lookups by index.
+ * Core-private: a backend sees only neuron_backend.h.
  */
-#ifndef NEURON_H
-#define NEURON_H
+#ifndef NEURON_DEVICE_H
+#define NEURON_DEVICE_H
 
 #include <linux/cdev.h>
 #include <linux/device.h>
@@ -16,21 +14,17 @@
 #include <linux/rwsem.h>
 #include <linux/types.h>
 
-#include <neuron/neuron_ioctl.h>
-
 #include "neuron_backend.h"
 
 #define NEURON_MAX_DEVICES	64	/* minors reserved, like the vendor driver */
 
-struct neuron_device;
 struct dentry;
+struct pid;
 struct neuron_nds;
 struct neuron_fwio;
 struct neuron_metrics;
 struct neuron_sysfs;
 struct neuron_nq_dev;
-struct vm_area_struct;
-struct neuron_file;
 
 /**
  * struct neuron_device - one Neuron device (/dev/neuron<N>)
@@ -107,61 +101,17 @@ static inline void neuron_misc_write(struct neuron_device *nd, u32 off, u32 val)
 	nd->ops->misc_write(nd->backend, off, val);
 }
 
-/**
- * struct neuron_file - per-open state of /dev/neuron<N>
- * @nd:		the device; the file holds a reference on nd->dev
- * @tgid:	process that opened the file (a reference: processes are told
- *		apart by struct pid, never by number, so a reused pid or another
- *		pid namespace is never mistaken for the owner)
- */
-struct neuron_file {
-	struct neuron_device *nd;
-	struct pid *tgid;
-};
-
-/* returned by a subsystem's mmap handler for an offset outside its range */
-#define NEURON_MMAP_NOT_MINE	1
-
-/*
- * neuron_cdev.c: map @mem (vmalloc_user, exactly the vma's length) owned by
- * @owner: writable for the owner through its own file, read-only (and never
- * upgradable) for everyone else.
- */
-int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
-		     struct pid *owner);
-
-/* neuron_main.c */
-extern struct class *neuron_class;
-extern struct dentry *neuron_debugfs_root;
-
-/* neuron_device.c */
 int neuron_device_class_init(void);
 void neuron_device_class_exit(void);
+/* The live device /dev/neuron<@index>, referenced (put_device); NULL when there is none. */
 struct neuron_device *neuron_device_get(u32 index);
+/* The live device with the lowest index >= @index, referenced; NULL when there is none. */
 struct neuron_device *neuron_device_get_next(u32 index);
+/*
+ * A file of @tgid on the device was opened / released. The last release of
+ * a process frees what it held (NDS slab folded first, rings, cores).
+ */
 int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
 void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid);
 
-/* neuron_nq.c: notification queues and NeuronCore reservations */
-int neuron_nq_init(struct neuron_device *nd);
-void neuron_nq_exit(struct neuron_device *nd);
-void neuron_nq_free(struct neuron_device *nd);
-void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid);
-int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
-
-/* neuron_sysfs.c */
-int neuron_sysfs_init(struct neuron_device *nd);
-void neuron_sysfs_exit(struct neuron_device *nd);
-/* counters folded outside a sysfs read changed: notify pollers if enabled */
-void neuron_sysfs_counters_changed(struct neuron_device *nd);
-
-/* neuron_cdev.c */
-extern const struct file_operations neuron_cdev_fops;
-/*
- * Copy an ioctl argument in and check the header every argument struct
- * starts with: __u32 size (must be @size), __u32 flags (only
- * @allowed_flags). 0, -EFAULT or -EINVAL; the caller checks the rest.
- */
-int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags);
-
-#endif /* NEURON_H */
+#endif /* NEURON_DEVICE_H */
