@@ -1,17 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The simulated devices of the module: sim_devices=N of them, created at
- * load with sim_nc_per_device NeuronCores each, removed at unload.
+ * The neuron_sim bus: simulated devices that come and go at run time, in
+ * the style of netdevsim. Root writes to two bus files:
+ *
+ *   /sys/bus/neuron_sim/new_device   "<id> [nc_count]"
+ *       add device neuron_sim<id> (id 0..1023) with nc_count NeuronCores
+ *       (1..8, default sim_nc_per_device); it registers /dev/neuron<N>
+ *       with the lowest free N (devices/neuron_sim<id>/neuron_index)
+ *   /sys/bus/neuron_sim/del_device   "<id>"
+ *       remove it, whatever its files are doing (docs/ARCHITECTURE.md,
+ *       "Removal"); returns once the device is gone from sysfs, debugfs
+ *       and /dev. Its N is reused only once every file of it is closed.
+ *
+ * Malformed input is -EINVAL with a log line giving the expected format;
+ * an id in use is -EEXIST, an unknown one -ENOENT. Both files are mode 0200
+ * and also need CAP_SYS_ADMIN (-EPERM). sim_devices=N at load adds ids
+ * 0..N-1; unload removes every device left.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
+#include <linux/capability.h>
+#include <linux/device.h>
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 
 #include "../neuron_backend.h"
+#include "../neuron_compat.h"
+#include "neuron_parse.h"
 #include "neuron_sim.h"
+
+#define NEURON_SIM_MAX_ID	1023
 
 static struct neuron_uint_param sim_devices = { .value = 0, .min = 0, .max = 16 };
 static struct neuron_uint_param sim_nc_per_device = {
@@ -20,45 +40,169 @@ static struct neuron_uint_param sim_nc_per_device = {
 
 module_param_cb(sim_devices, &neuron_uint_range_ops, &sim_devices, 0444);
 MODULE_PARM_DESC(sim_devices,
-		 "Number of simulated Neuron devices to create (count, 0..16, default 0)");
+		 "Number of simulated Neuron devices to create at load (count, 0..16, default 0)");
 module_param_cb(sim_nc_per_device, &neuron_uint_range_ops, &sim_nc_per_device, 0444);
 MODULE_PARM_DESC(sim_nc_per_device,
-		 "NeuronCores per simulated device (count, 1..8, default 2)");
+		 "NeuronCores per simulated device, unless new_device says (count, 1..8, default 2)");
 
-static DEFINE_MUTEX(neuron_sim_lock);	/* protects neuron_sim_devs */
+/*
+ * Serializes adding and removing devices: protects the list and @closing.
+ * Held across a whole add or removal, which may wait (bounded) for the
+ * file operations of the device in progress.
+ */
+static DEFINE_MUTEX(neuron_sim_lock);
 static LIST_HEAD(neuron_sim_devs);
+static bool neuron_sim_closing;	/* module unload: no new device */
 
-int neuron_sim_init(void)
+static struct neuron_sim_dev *neuron_sim_find_locked(u32 id)
 {
 	struct neuron_sim_dev *sd;
-	unsigned int i;
 
-	for (i = 0; i < sim_devices.value; i++) {
-		sd = neuron_sim_dev_create(i, sim_nc_per_device.value);
-		if (IS_ERR(sd)) {
-			neuron_sim_exit();
-			return PTR_ERR(sd);
-		}
-		mutex_lock(&neuron_sim_lock);
-		list_add_tail(&sd->node, &neuron_sim_devs);
-		mutex_unlock(&neuron_sim_lock);
-	}
-	if (sim_devices.value)
-		pr_info("%u simulated device%s, %u NeuronCores each\n", sim_devices.value,
-			sim_devices.value == 1 ? "" : "s", sim_nc_per_device.value);
-	return 0;
+	lockdep_assert_held(&neuron_sim_lock);
+	list_for_each_entry(sd, &neuron_sim_devs, node)
+		if (sd->id == id)
+			return sd;
+	return NULL;
 }
 
-void neuron_sim_exit(void)
+static int neuron_sim_add(u32 id, u32 nc_count)
+{
+	struct neuron_sim_dev *sd;
+	int ret = 0;
+
+	mutex_lock(&neuron_sim_lock);
+	if (neuron_sim_closing) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (neuron_sim_find_locked(id)) {
+		pr_err("new_device: device %u already exists\n", id);
+		ret = -EEXIST;
+		goto out;
+	}
+	sd = neuron_sim_dev_create(id, nc_count);
+	if (IS_ERR(sd)) {
+		ret = PTR_ERR(sd);
+		pr_err("new_device: cannot create device %u: %pe\n", id, sd);
+		goto out;
+	}
+	list_add_tail(&sd->node, &neuron_sim_devs);
+out:
+	mutex_unlock(&neuron_sim_lock);
+	return ret;
+}
+
+static int neuron_sim_del(u32 id)
+{
+	struct neuron_sim_dev *sd;
+	int ret = 0;
+
+	mutex_lock(&neuron_sim_lock);
+	sd = neuron_sim_closing ? NULL : neuron_sim_find_locked(id);
+	if (!sd) {
+		pr_err("del_device: no device %u\n", id);
+		ret = -ENOENT;
+		goto out;
+	}
+	list_del(&sd->node);
+	neuron_sim_dev_destroy(sd);
+out:
+	mutex_unlock(&neuron_sim_lock);
+	return ret;
+}
+
+static ssize_t new_device_store(neuron_bus_attr_bus *bus, const char *buf, size_t count)
+{
+	u32 id, nc = sim_nc_per_device.value;
+	struct neuron_tokens t;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (neuron_tokenize(&t, buf, count) || t.count < 1 || t.count > 2 ||
+	    neuron_parse_u32_range(t.tok[0], 0, NEURON_SIM_MAX_ID, &id) ||
+	    (t.count == 2 && neuron_parse_u32_range(t.tok[1], 1, NEURON_MAX_NC, &nc))) {
+		pr_err("new_device: expected \"<id 0..%u> [nc_count 1..%u]\"\n",
+		       NEURON_SIM_MAX_ID, NEURON_MAX_NC);
+		return -EINVAL;
+	}
+	ret = neuron_sim_add(id, nc);
+	return ret ? ret : count;
+}
+static BUS_ATTR_WO(new_device);
+
+static ssize_t del_device_store(neuron_bus_attr_bus *bus, const char *buf, size_t count)
+{
+	struct neuron_tokens t;
+	u32 id;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (neuron_tokenize(&t, buf, count) || t.count != 1 ||
+	    neuron_parse_u32_range(t.tok[0], 0, NEURON_SIM_MAX_ID, &id)) {
+		pr_err("del_device: expected \"<id 0..%u>\"\n", NEURON_SIM_MAX_ID);
+		return -EINVAL;
+	}
+	ret = neuron_sim_del(id);
+	return ret ? ret : count;
+}
+static BUS_ATTR_WO(del_device);
+
+static struct attribute *neuron_sim_bus_attrs[] = {
+	&bus_attr_new_device.attr,
+	&bus_attr_del_device.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(neuron_sim_bus);
+
+struct bus_type neuron_sim_bus = {
+	.name = "neuron_sim",
+	.bus_groups = neuron_sim_bus_groups,
+};
+
+/* Remove every device, newest first; no new one after this. */
+static void neuron_sim_del_all(void)
 {
 	struct neuron_sim_dev *sd;
 
 	mutex_lock(&neuron_sim_lock);
+	neuron_sim_closing = true;
 	while (!list_empty(&neuron_sim_devs)) {
-		/* newest first: the reverse of creation */
 		sd = list_last_entry(&neuron_sim_devs, struct neuron_sim_dev, node);
 		list_del(&sd->node);
 		neuron_sim_dev_destroy(sd);
 	}
 	mutex_unlock(&neuron_sim_lock);
+}
+
+int neuron_sim_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	ret = bus_register(&neuron_sim_bus);
+	if (ret)
+		return ret;
+	for (i = 0; i < sim_devices.value; i++) {
+		ret = neuron_sim_add(i, sim_nc_per_device.value);
+		if (ret)
+			goto err_del;
+	}
+	if (sim_devices.value)
+		pr_info("%u simulated device%s, %u NeuronCores each\n", sim_devices.value,
+			sim_devices.value == 1 ? "" : "s", sim_nc_per_device.value);
+	return 0;
+
+err_del:
+	neuron_sim_del_all();
+	bus_unregister(&neuron_sim_bus);
+	return ret;
+}
+
+void neuron_sim_exit(void)
+{
+	neuron_sim_del_all();
+	/* waits for new_device/del_device writers, who now get -ENODEV/-ENOENT */
+	bus_unregister(&neuron_sim_bus);
 }

@@ -4,7 +4,9 @@
  * simulator, holding every part of it. The driver core sees only the
  * backend ops (neuron_backend.h) and this struct as an opaque pointer.
  *
- *   neuron_sim.c          the devices of the module (sim_devices=N)
+ *   neuron_sim.c          the neuron_sim bus: devices added and removed at run
+ *                         time (new_device, del_device) and at load
+ *                         (sim_devices=N)
  *   neuron_sim_dev.c      one device: its parts, the ops table, create/destroy
  *   neuron_sim_miscram.c  MiscRAM
  *   neuron_sim_nc.c       the NeuronCore job engine (op exec)
@@ -14,6 +16,7 @@
 #ifndef NEURON_SIM_H
 #define NEURON_SIM_H
 
+#include <linux/device.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
@@ -26,7 +29,10 @@ struct neuron_sim_fw;
 
 /**
  * struct neuron_sim_dev - one simulated device
+ * @dev:	the device on the neuron_sim bus (neuron_sim<id>); its release
+ *		frees this struct
  * @id:		the simulator's id of the device (serial number, DEVICE_ID)
+ * @index:	N of the core's /dev/neuron<N>
  * @nc_count:	NeuronCores
  * @nd:		the core's device (opaque), valid between create and destroy
  * @miscram:	MiscRAM; the firmware emulator owns the firmware words
@@ -36,7 +42,9 @@ struct neuron_sim_fw;
  * @node:	in the simulator's device list (neuron_sim.c)
  */
 struct neuron_sim_dev {
+	struct device dev;
 	u32 id;
+	u32 index;
 	u32 nc_count;
 	struct neuron_device *nd;
 	struct neuron_sim_miscram miscram;
@@ -46,9 +54,15 @@ struct neuron_sim_dev {
 	struct list_head node;
 };
 
-/* neuron_sim_dev.c: a device with @nc_count NeuronCores, registered with the core. */
+/* The neuron_sim bus (neuron_sim.c). */
+extern struct bus_type neuron_sim_bus;
+
+/*
+ * neuron_sim_dev.c: a device with @nc_count NeuronCores: registered with
+ * the core, then added to the bus. An error pointer on failure.
+ */
 struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count);
-/* Remove it: every part, in reverse order; frees @sd. */
+/* Remove it: from the bus, then every part in reverse order; frees @sd. */
 void neuron_sim_dev_destroy(struct neuron_sim_dev *sd);
 
 #endif /* NEURON_SIM_H */

@@ -14,7 +14,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
+#include <linux/device.h>
 #include <linux/err.h>
+#include <linux/sysfs.h>
 #include <linux/slab.h>
 
 #include "../neuron_backend.h"
@@ -63,6 +65,30 @@ static const struct neuron_arch_desc neuron_sim_arch = {
 	.has_repair_state = true,
 };
 
+static ssize_t nc_count_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", container_of(dev, struct neuron_sim_dev, dev)->nc_count);
+}
+static DEVICE_ATTR_RO(nc_count);
+
+static ssize_t neuron_index_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", container_of(dev, struct neuron_sim_dev, dev)->index);
+}
+static DEVICE_ATTR_RO(neuron_index);
+
+static struct attribute *neuron_sim_dev_attrs[] = {
+	&dev_attr_nc_count.attr,
+	&dev_attr_neuron_index.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(neuron_sim_dev);
+
+static void neuron_sim_dev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct neuron_sim_dev, dev));
+}
+
 struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 {
 	struct neuron_sim_dev *sd;
@@ -72,8 +98,17 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
 	if (!sd)
 		return ERR_PTR(-ENOMEM);
+	/* from here on the release callback frees sd */
+	device_initialize(&sd->dev);
+	sd->dev.bus = &neuron_sim_bus;
+	sd->dev.groups = neuron_sim_dev_groups;
+	sd->dev.release = neuron_sim_dev_release;
 	sd->id = id;
 	sd->nc_count = nc_count;
+	ret = dev_set_name(&sd->dev, "neuron_sim%u", id);
+	if (ret)
+		goto err_put;
+
 	neuron_sim_miscram_init(&sd->miscram);
 	neuron_sim_inject_init(sd);
 	neuron_sim_nc_init(&sd->nc);
@@ -89,27 +124,42 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 		goto err_fw;
 	}
 	sd->nd = nd;
+	sd->index = neuron_device_index(nd);
 	neuron_sim_fw_debugfs(sd->fw, neuron_device_fw_debugfs(nd));
 	neuron_sim_inject_debugfs(sd);
+
+	/* last: the bus device appears complete, neuron_index included */
+	ret = device_add(&sd->dev);
+	if (ret)
+		goto err_core;
 	return sd;
 
+err_core:
+	neuron_sim_inject_exit(sd);
+	neuron_sim_fw_debugfs_exit(sd->fw);
+	neuron_sim_nc_stop(&sd->nc);
+	neuron_device_destroy(nd);
+	sd->nd = NULL;
 err_fw:
 	neuron_sim_fw_destroy(sd->fw);
 err_nc:
 	neuron_sim_nc_destroy(&sd->nc);
-	kfree(sd);
+err_put:
+	put_device(&sd->dev);
 	return ERR_PTR(ret);
 }
 
 void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 {
+	device_del(&sd->dev);
 	neuron_sim_inject_exit(sd);
 	neuron_sim_fw_debugfs_exit(sd->fw);
 	/* a job sleeping in an ioctl ends now: the core's removal waits for it */
 	neuron_sim_nc_stop(&sd->nc);
 	neuron_device_destroy(sd->nd);
 	sd->nd = NULL;
+	/* the core calls no op any more: the firmware can go */
 	neuron_sim_fw_destroy(sd->fw);
 	neuron_sim_nc_destroy(&sd->nc);
-	kfree(sd);
+	put_device(&sd->dev);
 }
