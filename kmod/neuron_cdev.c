@@ -62,6 +62,25 @@ err:
 	return ret;
 }
 
+/*
+ * The device has no byte stream: read and write are -EINVAL, and -ENODEV
+ * once it is removed, like every other file operation.
+ */
+static ssize_t neuron_cdev_read(struct file *filp, char __user *buf, size_t len, loff_t *ppos)
+{
+	struct neuron_file *nf = filp->private_data;
+
+	return READ_ONCE(nf->nd->gone) ? -ENODEV : -EINVAL;
+}
+
+static ssize_t neuron_cdev_write(struct file *filp, const char __user *buf, size_t len,
+				 loff_t *ppos)
+{
+	struct neuron_file *nf = filp->private_data;
+
+	return READ_ONCE(nf->nd->gone) ? -ENODEV : -EINVAL;
+}
+
 static int neuron_cdev_release(struct inode *inode, struct file *filp)
 {
 	struct neuron_file *nf = filp->private_data;
@@ -184,6 +203,8 @@ const struct file_operations neuron_cdev_fops = {
 	.owner = THIS_MODULE,
 	.open = neuron_cdev_open,
 	.release = neuron_cdev_release,
+	.read = neuron_cdev_read,
+	.write = neuron_cdev_write,
 	.unlocked_ioctl = neuron_cdev_ioctl,
 	.mmap = neuron_cdev_mmap,
 	.compat_ioctl = compat_ptr_ioctl,

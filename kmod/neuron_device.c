@@ -201,7 +201,7 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 err_cdev:
 	/* the node was visible: a racing open may hold a file; fence it off */
 	down_write(&nd->gone_sem);
-	nd->gone = true;
+	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
 	neuron_sysfs_exit(nd);	/* a no-op when its init failed and unwound */
 	cdev_device_del(&nd->cdev, &nd->dev);
@@ -219,9 +219,20 @@ err_put:
 }
 
 /*
- * Remove a device: from here on open files get -ENODEV. Backend-facing
- * state goes now; what open files may still reference (NDS slabs, the
- * struct itself) goes with the last reference.
+ * Remove a device, whatever its files are doing (docs/ARCHITECTURE.md,
+ * "Removal"). In order:
+ *  1. lookups (netlink) stop finding it;
+ *  2. FW-IO exchanges in progress abort (-ENODEV) and the metrics worker
+ *     stops, so nothing below waits for a hung firmware;
+ *  3. @gone is set under gone_sem, which waits for the ioctls in progress
+ *     (a backend's job ends by itself: the backend stopped it first); from
+ *     here on every file operation gets -ENODEV;
+ *  4. the live NDS slabs are folded into the totals, which are logged;
+ *  5. sysfs, the char device node and debugfs go (each waits for its
+ *     readers); then the backend-facing state.
+ * What open files and mappings still reference (NDS slabs, rings, the
+ * struct, the index) goes with the last reference: mapped memory stays
+ * valid until unmapped, and the index is reused only after that.
  */
 void neuron_device_destroy(struct neuron_device *nd)
 {
@@ -233,14 +244,18 @@ void neuron_device_destroy(struct neuron_device *nd)
 	neuron_fwio_quiesce(nd);
 	neuron_metrics_stop(nd);
 	down_write(&nd->gone_sem);
-	nd->gone = true;
+	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
+	neuron_nds_remove(nd);
 	neuron_sysfs_exit(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);
 	debugfs_remove_recursive(nd->debugfs);
 	nd->debugfs = NULL;
 	neuron_fwio_exit(nd);
 	neuron_nq_exit(nd);
+	/* no op is called from here on; a stray use faults loudly */
+	nd->backend = NULL;
+	dev_info(&nd->dev, "removed\n");
 	put_device(&nd->dev);
 }
 

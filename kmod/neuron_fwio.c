@@ -286,6 +286,11 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	}
 	if (mutex_lock_killable(&fw->lock))
 		return -EINTR;
+	/* removal began while this caller queued behind another exchange */
+	if (READ_ONCE(fw->dying)) {
+		mutex_unlock(&fw->lock);
+		return -ENODEV;
+	}
 
 	if (!neuron_fwio_api_ok(fw)) {
 		out = NEURON_FWIO_OUT_OLD_API;
