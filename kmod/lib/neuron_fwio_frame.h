@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * FW-IO mailbox framing: the MiscRAM register map, request/response
- * headers, the sequence-number step, a software CRC-32C, the per-attempt
- * classification of a response and the per-call-site collapse of an
- * exchange's outcome. Pure logic: built into neuron.ko and into the host
+ * FW-IO mailbox framing: request/response headers, the sequence-number
+ * step, a software CRC-32C, the per-attempt classification of a response,
+ * the errno of an exchange's outcome and the reference driver's
+ * per-call-site collapse of it (a table the host tests compare against the
+ * reference; the module returns the errno). The registers are in
+ * neuron_miscram_reg.h. Pure logic: built into neuron.ko and into the host
  * test library (tests/unit/test_fwio.c).
  *
  * The protocol is the register-only mailbox ("new framework", firmware API
@@ -20,8 +22,8 @@
 
 /*
  * -ENOTSUPP is the kernel-internal 524: it is what the reference driver's
- * call sites return for "firmware API too old", and what ours return
- * internally. It never reaches userspace (see neuron_fwio_outcome_errno).
+ * call sites return for "firmware API too old" (the collapse table). The
+ * module never returns it (see neuron_fwio_outcome_errno).
  */
 #ifndef ENOTSUPP
 #define ENOTSUPP	524
@@ -183,14 +185,16 @@ enum neuron_fwio_outcome neuron_fwio_loop(unsigned int max_attempts,
 /*
  * The value the reference driver's call sites see: 0, -1 (every firmware
  * or transport failure, including exhausted retries, never 0), -ENOTSUPP
- * (API too old), -E2BIG (request too big), -EINTR.
+ * (API too old), -E2BIG (request too big), -EINTR. A reference table for
+ * the tests; the module returns neuron_fwio_outcome_errno() instead.
  */
 int neuron_fwio_outcome_collapse(enum neuron_fwio_outcome o);
 
 /*
- * The errno at the ioctl/sysfs/debugfs edge: 0, -EIO (firmware failed or
- * answered wrongly), -ETIMEDOUT, -EOPNOTSUPP (unknown command, API too
- * old), -E2BIG, -EINTR. Never -1 and never -ENOTSUPP.
+ * The errno of an exchange, what every FW-IO function of the module
+ * returns: 0, -EIO (firmware failed or answered wrongly), -ETIMEDOUT,
+ * -EOPNOTSUPP (unknown command, API too old), -E2BIG, -EINTR. Never -1 and
+ * never -ENOTSUPP.
  */
 int neuron_fwio_outcome_errno(enum neuron_fwio_outcome o);
 
