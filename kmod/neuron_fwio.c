@@ -24,8 +24,8 @@
  *
  * Locking: fw->lock (mutex) serializes exchanges: it covers the mailbox
  * registers and the sequence number for a whole exchange, all attempts.
- * Lock order: metrics lock -> fw->lock -> backend lock (the sim's
- * spinlock inside misc_read/misc_write). Nothing is called under fw->lock
+ * Lock order: metrics lock -> fw->lock -> the backend's own lock, if any,
+ * inside misc_read/misc_write. Nothing is called under fw->lock
  * that takes a lock of the NDS, sysfs or device core. The counters are
  * atomics, readable without the lock.
  */
@@ -72,8 +72,8 @@ struct neuron_fwio {
 /*
  * CRC-32C with the kernel's implementation (lib/crc32.c, built in): the
  * raw-register form, so the header and the payload chain; inverted at the
- * end. The simulated firmware checks with the software table of
- * lib/neuron_fwio_frame.c, so both implementations meet on every request.
+ * end. lib/neuron_fwio_frame.c has the same CRC as a software table, which
+ * the host tests and a firmware model check against this one.
  */
 static u32 neuron_fwio_req_crc(u32 dw0, const void *payload, size_t len)
 {
@@ -118,8 +118,8 @@ void neuron_fwio_quiesce(struct neuron_device *nd)
 /*
  * Wait for firmware to clear TRIGGER: 1 done, 0 deadline passed, -EINTR.
  * For the first 100 us poll with cond_resched() (a firmware answers in
- * tens of microseconds; the simulated one runs as a work item on this CPU
- * and gets it at the reschedule point), then sleep from a few microseconds
+ * tens of microseconds; one that answers from a work item on this CPU gets
+ * it at the reschedule point), then sleep from a few microseconds
  * doubling up to 1 ms, so a hung firmware costs about 1000 wake-ups per
  * second and nothing else.
  */

@@ -58,9 +58,9 @@ struct neuron_metrics {
 };
 
 /*
- * Metric 12: the backend's fixed instance id when it has one (the
- * simulator says "sim"); else the instance's DMI board asset tag (the EC2
- * instance id) with trailing whitespace removed, or "0" when there is none.
+ * Metric 12: the backend's fixed instance id when it has one; else the
+ * instance's DMI board asset tag (the EC2 instance id) with trailing
+ * whitespace removed, or "0" when there is none.
  */
 static void neuron_metrics_instance_id(struct neuron_metrics *m)
 {

@@ -83,7 +83,7 @@ static u64 counter_value(struct neuron_sysfs_node *n, bool total)
 	if (!n->other)
 		return get(n->nd, n->nc, n->id);
 	if (n->other->counter == NEURON_COUNTER_DRIVER)
-		return 0;	/* reset counters: the simulated device never resets */
+		return 0;	/* reset counters: no backend resets a device */
 	return (u64)n->other->scale * get(n->nd, n->nc, n->other->counter);
 }
 
