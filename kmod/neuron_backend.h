@@ -121,7 +121,14 @@ struct neuron_job {
 	struct neuron_job_faults faults;
 };
 
-/* ---- core services a backend calls -------------------------------------- */
+/*
+ * ---- core services a backend calls ---------------------------------------
+ * This header is the one place they are declared for backends; each says
+ * which core file implements it (that file's own header declares the rest
+ * of it for the core).
+ */
+
+/* neuron_device.c */
 
 /*
  * Register a device: /dev/neuron<N>, its sysfs tree, FW-IO, the metrics
@@ -150,11 +157,11 @@ struct device *neuron_device_dev(struct neuron_device *nd);
  */
 struct dentry *neuron_device_debugfs(const struct neuron_device *nd);
 struct dentry *neuron_device_fw_debugfs(const struct neuron_device *nd);
-/* pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
+/* neuron_nq.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);
 
 /*
- * Write @n entries of @job into its NeuronCore's ERROR ring (engine 0), as
+ * neuron_job.c: write @n entries of @job into its NeuronCore's ERROR ring (engine 0), as
  * the device writes host memory: only the ring of the process holding the
  * core gets them; a full ring drops and counts. Updates @job->written and
  * @job->dropped. Process context; may sleep.
@@ -162,9 +169,10 @@ pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);
 void neuron_job_emit(struct neuron_job *job, const struct neuron_nq_entry *e, u32 n);
 
 /*
- * A uint module parameter with an inclusive range: a value outside it fails
- * the load (or the write) with a log line naming the range. @value stays
- * first because param_get_uint reads kp->arg as an unsigned int.
+ * neuron_main.c: a uint module parameter with an inclusive range: a value
+ * outside it fails the load (or the write) with a log line naming the
+ * range. @value stays first because param_get_uint reads kp->arg as an
+ * unsigned int.
  */
 struct neuron_uint_param {
 	unsigned int value;
@@ -174,7 +182,11 @@ struct neuron_uint_param {
 
 extern const struct kernel_param_ops neuron_uint_range_ops;
 
-/* ---- the backends built into neuron.ko (started by neuron_main.c) ------- */
+/*
+ * ---- the backends built into neuron.ko ------------------------------------
+ * Their entry points, which neuron_main.c calls: neuron_pci.c and
+ * sim/neuron_sim.c. Declared here so the core includes no backend header.
+ */
 
 int neuron_pci_init(void);
 void neuron_pci_exit(void);
