@@ -388,6 +388,7 @@ static int job_in_flight_ends(void)
 	st = reap(busy);
 	VT_ASSERT(exited_ok(st), "running job: status %#x", st);
 	ms = now_ms() - t0;
+	printf("vm_hotplug: removal with two jobs in flight: %ld ms\n", ms);
 	VT_ASSERT(ms < 5000, "removal and the jobs' return took %ld ms", ms);
 	return 0;
 }
@@ -430,6 +431,7 @@ static int fw_exchange_in_flight_ends(void)
 	VT_ASSERT(sim_del(13) == 0, "del_device 13");
 	st = reap(pid);
 	ms = now_ms() - t0;
+	printf("vm_hotplug: removal with a FW-IO exchange in flight: %ld ms\n", ms);
 	VT_ASSERT(exited_ok(st), "FW_READ: status %#x (expected -ENODEV)", st);
 	VT_ASSERT(ms < 1000, "removal took %ld ms with an exchange in flight", ms);
 	return 0;
