@@ -2,13 +2,17 @@
 /*
  * /dev/neuron<N>: open, release and the ioctl dispatcher.
  *
- * Every command is listed once in neuron_ioctls[]. The dispatcher checks the
- * magic and number (unknown -> -ENOTTY), then that the full command value
- * matches (wrong size or direction encoding -> -EINVAL), then calls the
- * handler, which validates the struct's own size, flags and reserved fields.
+ * Every command is listed once in neuron_ioctls[], with the privilege it
+ * needs. The dispatcher checks the magic and number (unknown -> -ENOTTY),
+ * then that the full command value matches (wrong size or direction
+ * encoding -> -EINVAL), that the device is still there (-ENODEV) and the
+ * privilege (-EPERM), then calls the handler, which validates the struct's
+ * own size, flags and reserved fields (neuron_file.c has the shared
+ * copy-in and mapping helpers).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -17,10 +21,12 @@
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
 
-#include "neuron.h"
-#include "neuron_compat.h"
 #include "neuron_abi.h"
-#include "neuron_fwio.h"
+#include "neuron_cdev.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_fwio_msg.h"
+#include "neuron_job.h"
 #include "neuron_nds.h"
 #include "neuron_nq.h"
 
@@ -56,6 +62,25 @@ err:
 	return ret;
 }
 
+/*
+ * The device has no byte stream: read and write are -EINVAL, and -ENODEV
+ * once it is removed, like every other file operation.
+ */
+static ssize_t neuron_cdev_read(struct file *filp, char __user *buf, size_t len, loff_t *ppos)
+{
+	struct neuron_file *nf = filp->private_data;
+
+	return READ_ONCE(nf->nd->gone) ? -ENODEV : -EINVAL;
+}
+
+static ssize_t neuron_cdev_write(struct file *filp, const char __user *buf, size_t len,
+				 loff_t *ppos)
+{
+	struct neuron_file *nf = filp->private_data;
+
+	return READ_ONCE(nf->nd->gone) ? -ENODEV : -EINVAL;
+}
+
 static int neuron_cdev_release(struct inode *inode, struct file *filp)
 {
 	struct neuron_file *nf = filp->private_data;
@@ -66,15 +91,6 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 	kfree(nf);
 	put_device(&nd->dev);
 	return 0;
-}
-
-int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags)
-{
-	const u32 *hdr = karg;	/* every argument struct starts with size, flags */
-
-	if (copy_from_user(karg, uarg, size))
-		return -EFAULT;
-	return neuron_abi_check_header(hdr[0], size, hdr[1], allowed_flags);
 }
 
 static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
@@ -96,7 +112,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
 	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO;
-	if (nd->ops->kind == NEURON_BACKEND_SIM)
+	if (nd->ops->exec)
 		info.capabilities |= NEURON_CAP_SIM_EXEC;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
@@ -105,22 +121,30 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 	return 0;
 }
 
+/* neuron_ioctl_desc.flags */
+#define NEURON_IOCTL_ADMIN	BIT(0)	/* needs CAP_SYS_ADMIN, else -EPERM */
+
 struct neuron_ioctl_desc {
 	unsigned int cmd;
 	long (*fn)(struct neuron_file *nf, void __user *uarg);
+	u32 flags;
 };
 
+/*
+ * Every command, once. ADMIN: FW_READ makes firmware read arbitrary device
+ * addresses, a power profile changes the device for every process.
+ */
 static const struct neuron_ioctl_desc neuron_ioctls[] = {
-	{ NEURON_IOCTL_GET_INFO, neuron_ioctl_get_info },
-	{ NEURON_IOCTL_NDS_ACQUIRE, neuron_nds_ioctl_acquire },
-	{ NEURON_IOCTL_NDS_COUNTER_ADD, neuron_nds_ioctl_counter_add },
-	{ NEURON_IOCTL_NQ_INIT, neuron_nq_ioctl_init },
-	{ NEURON_IOCTL_NQ_RELEASE, neuron_nq_ioctl_release },
-	{ NEURON_IOCTL_CORE_RESERVE, neuron_core_ioctl_reserve },
-	{ NEURON_IOCTL_CORE_RELEASE, neuron_core_ioctl_release },
-	{ NEURON_IOCTL_SIM_EXEC, neuron_sim_ioctl_exec },
-	{ NEURON_IOCTL_FW_READ, neuron_fwio_ioctl_read },
-	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile },
+	{ NEURON_IOCTL_GET_INFO,	neuron_ioctl_get_info,			0 },
+	{ NEURON_IOCTL_NDS_ACQUIRE,	neuron_nds_ioctl_acquire,		0 },
+	{ NEURON_IOCTL_NDS_COUNTER_ADD,	neuron_nds_ioctl_counter_add,		0 },
+	{ NEURON_IOCTL_NQ_INIT,		neuron_nq_ioctl_init,			0 },
+	{ NEURON_IOCTL_NQ_RELEASE,	neuron_nq_ioctl_release,		0 },
+	{ NEURON_IOCTL_CORE_RESERVE,	neuron_core_ioctl_reserve,		0 },
+	{ NEURON_IOCTL_CORE_RELEASE,	neuron_core_ioctl_release,		0 },
+	{ NEURON_IOCTL_SIM_EXEC,	neuron_job_ioctl_exec,			0 },
+	{ NEURON_IOCTL_FW_READ,		neuron_fwio_ioctl_read,			NEURON_IOCTL_ADMIN },
+	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile,	NEURON_IOCTL_ADMIN },
 };
 
 static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -138,29 +162,16 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 		if (neuron_ioctls[i].cmd != cmd)
 			return -EINVAL;
 		down_read(&nd->gone_sem);
-		ret = nd->gone ? -ENODEV : neuron_ioctls[i].fn(nf, (void __user *)arg);
+		if (nd->gone)
+			ret = -ENODEV;
+		else if ((neuron_ioctls[i].flags & NEURON_IOCTL_ADMIN) && !capable(CAP_SYS_ADMIN))
+			ret = -EPERM;
+		else
+			ret = neuron_ioctls[i].fn(nf, (void __user *)arg);
 		up_read(&nd->gone_sem);
 		return ret;
 	}
 	return -ENOTTY;
-}
-
-int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
-		     struct pid *owner)
-{
-	/*
-	 * Writable only for the owner, through a file the owner opened: the
-	 * mapping then pins a file counted for the owner, so the object cannot
-	 * be released (and handed to another process) while the mapping lives.
-	 */
-	if (owner != task_tgid(current) || owner != nf->tgid) {
-		if (vma->vm_flags & VM_WRITE)
-			return -EACCES;
-		/* and it cannot become writable through mprotect */
-		neuron_vm_flags_clear(vma, VM_MAYWRITE);
-	}
-	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-	return remap_vmalloc_range(vma, mem, 0);
 }
 
 /*
@@ -192,6 +203,8 @@ const struct file_operations neuron_cdev_fops = {
 	.owner = THIS_MODULE,
 	.open = neuron_cdev_open,
 	.release = neuron_cdev_release,
+	.read = neuron_cdev_read,
+	.write = neuron_cdev_write,
 	.unlocked_ioctl = neuron_cdev_ioctl,
 	.mmap = neuron_cdev_mmap,
 	.compat_ioctl = compat_ptr_ioctl,

@@ -75,6 +75,16 @@
 #endif
 
 /*
+ * 6.4 made the bus_type argument of bus attribute callbacks const
+ * (struct bus_attribute .show/.store).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define neuron_bus_attr_bus	const struct bus_type
+#else
+#define neuron_bus_attr_bus	struct bus_type
+#endif
+
+/*
  * 6.6 moved a dump's parsed request attributes from genl_dumpit_info::attrs
  * to the struct genl_info that genl_info_dump() returns.
  */

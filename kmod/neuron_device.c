@@ -16,13 +16,17 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "neuron.h"
+#include "neuron_cdev.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_fwio.h"
-#include "neuron_inject.h"
+#include "neuron_main.h"
+#include "neuron_metrics.h"
 #include "neuron_nds.h"
+#include "neuron_nq.h"
+#include "neuron_sysfs.h"
 
-struct class *neuron_class;
+static struct class *neuron_class;
 static dev_t neuron_devt;
 static DEFINE_IDA(neuron_ida);
 
@@ -160,9 +164,8 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	if (ret)
 		goto err_put;
 
-	/* debugfs first: subsystems add their knobs under it */
+	/* debugfs first: subsystems add their files under it */
 	nd->debugfs = debugfs_create_dir(dev_name(&nd->dev), neuron_debugfs_root);
-	nd->inject = neuron_inject_init(nd);
 
 	ret = neuron_nds_init(nd);
 	if (ret)
@@ -198,7 +201,7 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 err_cdev:
 	/* the node was visible: a racing open may hold a file; fence it off */
 	down_write(&nd->gone_sem);
-	nd->gone = true;
+	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
 	neuron_sysfs_exit(nd);	/* a no-op when its init failed and unwound */
 	cdev_device_del(&nd->cdev, &nd->dev);
@@ -216,9 +219,20 @@ err_put:
 }
 
 /*
- * Remove a device: from here on open files get -ENODEV. Backend-facing
- * state goes now; what open files may still reference (NDS slabs, the
- * struct itself) goes with the last reference.
+ * Remove a device, whatever its files are doing (docs/ARCHITECTURE.md,
+ * "Removal"). In order:
+ *  1. lookups (netlink) stop finding it;
+ *  2. FW-IO exchanges in progress abort (-ENODEV) and the metrics worker
+ *     stops, so nothing below waits for a hung firmware;
+ *  3. @gone is set under gone_sem, which waits for the ioctls in progress
+ *     (a backend's job ends by itself: the backend stopped it first); from
+ *     here on every file operation gets -ENODEV;
+ *  4. the live NDS slabs are folded into the totals, which are logged;
+ *  5. sysfs, the char device node and debugfs go (each waits for its
+ *     readers); then the backend-facing state.
+ * What open files and mappings still reference (NDS slabs, rings, the
+ * struct, the index) goes with the last reference: mapped memory stays
+ * valid until unmapped, and the index is reused only after that.
  */
 void neuron_device_destroy(struct neuron_device *nd)
 {
@@ -230,15 +244,39 @@ void neuron_device_destroy(struct neuron_device *nd)
 	neuron_fwio_quiesce(nd);
 	neuron_metrics_stop(nd);
 	down_write(&nd->gone_sem);
-	nd->gone = true;
+	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
+	neuron_nds_remove(nd);
 	neuron_sysfs_exit(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);
 	debugfs_remove_recursive(nd->debugfs);
 	nd->debugfs = NULL;
 	neuron_fwio_exit(nd);
 	neuron_nq_exit(nd);
+	/* no op is called from here on; a stray use faults loudly */
+	nd->backend = NULL;
+	dev_info(&nd->dev, "removed\n");
 	put_device(&nd->dev);
+}
+
+u32 neuron_device_index(const struct neuron_device *nd)
+{
+	return nd->index;
+}
+
+struct device *neuron_device_dev(struct neuron_device *nd)
+{
+	return &nd->dev;
+}
+
+struct dentry *neuron_device_debugfs(const struct neuron_device *nd)
+{
+	return nd->debugfs;
+}
+
+struct dentry *neuron_device_fw_debugfs(const struct neuron_device *nd)
+{
+	return neuron_fwio_debugfs_dir(nd);
 }
 
 /*

@@ -24,8 +24,8 @@
  *
  * Locking: fw->lock (mutex) serializes exchanges: it covers the mailbox
  * registers and the sequence number for a whole exchange, all attempts.
- * Lock order: metrics lock -> fw->lock -> backend lock (the sim's
- * spinlock inside misc_read/misc_write). Nothing is called under fw->lock
+ * Lock order: metrics lock -> fw->lock -> the backend's own lock, if any,
+ * inside misc_read/misc_write. Nothing is called under fw->lock
  * that takes a lock of the NDS, sysfs or device core. The counters are
  * atomics, readable without the lock.
  */
@@ -39,9 +39,10 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "neuron.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_fwio.h"
+#include "neuron_main.h"
 
 /**
  * struct neuron_fwio - FW-IO state of one device
@@ -71,8 +72,8 @@ struct neuron_fwio {
 /*
  * CRC-32C with the kernel's implementation (lib/crc32.c, built in): the
  * raw-register form, so the header and the payload chain; inverted at the
- * end. The simulated firmware checks with the software table of
- * lib/neuron_fwio_frame.c, so both implementations meet on every request.
+ * end. lib/neuron_fwio_frame.c has the same CRC as a software table, which
+ * the host tests and a firmware model check against this one.
  */
 static u32 neuron_fwio_req_crc(u32 dw0, const void *payload, size_t len)
 {
@@ -88,12 +89,12 @@ static u32 neuron_fwio_req_crc(u32 dw0, const void *payload, size_t len)
 
 static inline u32 fw_rd(struct neuron_fwio *fw, u32 off)
 {
-	return fw->nd->ops->misc_read(fw->nd, off);
+	return neuron_misc_read(fw->nd, off);
 }
 
 static inline void fw_wr(struct neuron_fwio *fw, u32 off, u32 val)
 {
-	fw->nd->ops->misc_write(fw->nd, off, val);
+	neuron_misc_write(fw->nd, off, val);
 }
 
 static bool neuron_fwio_should_abort(const struct neuron_fwio *fw,
@@ -117,8 +118,8 @@ void neuron_fwio_quiesce(struct neuron_device *nd)
 /*
  * Wait for firmware to clear TRIGGER: 1 done, 0 deadline passed, -EINTR.
  * For the first 100 us poll with cond_resched() (a firmware answers in
- * tens of microseconds; the simulated one runs as a work item on this CPU
- * and gets it at the reschedule point), then sleep from a few microseconds
+ * tens of microseconds; one that answers from a work item on this CPU gets
+ * it at the reschedule point), then sleep from a few microseconds
  * doubling up to 1 ms, so a hung firmware costs about 1000 wake-ups per
  * second and nothing else.
  */
@@ -130,7 +131,7 @@ static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfe
 	unsigned int us = 4;
 
 	while (ktime_before(ktime_get(), spin_end)) {
-		if (!fw_rd(fw, NEURON_FWIO_REG_TRIGGER))
+		if (!fw_rd(fw, NEURON_MISCRAM_TRIGGER))
 			return 1;
 		cond_resched();
 		cpu_relax();
@@ -139,7 +140,7 @@ static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfe
 		bool late = ktime_after(ktime_get(), deadline);
 
 		/* one last look after the deadline: never time out on a done request */
-		if (!fw_rd(fw, NEURON_FWIO_REG_TRIGGER))
+		if (!fw_rd(fw, NEURON_MISCRAM_TRIGGER))
 			return 1;
 		if (late)
 			return 0;
@@ -180,8 +181,8 @@ static int neuron_fwio_attempt(struct neuron_fwio *fw, struct neuron_fwio_xfer *
 	int done;
 	u8 seq;
 
-	if (fw_rd(fw, NEURON_FWIO_REG_TRIGGER))
-		fw_wr(fw, NEURON_FWIO_REG_TRIGGER, 0);
+	if (fw_rd(fw, NEURON_MISCRAM_TRIGGER))
+		fw_wr(fw, NEURON_MISCRAM_TRIGGER, 0);
 
 	seq = neuron_fwio_seq_next(fw->seq);
 	WRITE_ONCE(fw->seq, seq);
@@ -189,30 +190,30 @@ static int neuron_fwio_attempt(struct neuron_fwio *fw, struct neuron_fwio_xfer *
 
 	nwords = neuron_fwio_pack_words(x->req, x->req_len, words);
 	for (i = 0; i < nwords; i++)
-		fw_wr(fw, NEURON_FWIO_REG_DATA + 4 * i, words[i]);
-	fw_wr(fw, NEURON_FWIO_REG_HDR0, dw0);
-	fw_wr(fw, NEURON_FWIO_REG_HDR1, neuron_fwio_req_crc(dw0, x->req, x->req_len));
-	fw_wr(fw, NEURON_FWIO_REG_RESP_HI, 0);
-	fw_wr(fw, NEURON_FWIO_REG_RESP_LO, 0);
-	fw_wr(fw, NEURON_FWIO_REG_ACK, 1);
-	fw_wr(fw, NEURON_FWIO_REG_TRIGGER, 1);
+		fw_wr(fw, NEURON_MISCRAM_DATA + 4 * i, words[i]);
+	fw_wr(fw, NEURON_MISCRAM_HDR0, dw0);
+	fw_wr(fw, NEURON_MISCRAM_HDR1, neuron_fwio_req_crc(dw0, x->req, x->req_len));
+	fw_wr(fw, NEURON_MISCRAM_RESP_HI, 0);
+	fw_wr(fw, NEURON_MISCRAM_RESP_LO, 0);
+	fw_wr(fw, NEURON_MISCRAM_ACK, 1);
+	fw_wr(fw, NEURON_MISCRAM_TRIGGER, 1);
 	if (fw->nd->ops->fw_doorbell)
-		fw->nd->ops->fw_doorbell(fw->nd);
+		fw->nd->ops->fw_doorbell(fw->nd->backend);
 
 	done = neuron_fwio_poll(fw, x, timeout_ms);
 	if (done <= 0)
 		/* withdraw: firmware must not complete an abandoned request */
-		fw_wr(fw, NEURON_FWIO_REG_TRIGGER, 0);
+		fw_wr(fw, NEURON_MISCRAM_TRIGGER, 0);
 	if (done < 0)
 		return done;
 	x->attempts++;
-	rsp = done ? fw_rd(fw, NEURON_FWIO_REG_HDR0) : 0;
+	rsp = done ? fw_rd(fw, NEURON_MISCRAM_HDR0) : 0;
 
 	att = neuron_fwio_classify(done, seq, rsp, x->resp_len);
 	if (att == NEURON_FWIO_ATT_OK && x->resp_len) {
 		nwords = DIV_ROUND_UP(x->resp_len, 4);
 		for (i = 0; i < nwords; i++)
-			words[i] = fw_rd(fw, NEURON_FWIO_REG_DATA + 4 * i);
+			words[i] = fw_rd(fw, NEURON_MISCRAM_DATA + 4 * i);
 		/* exactly resp_len bytes: never past the caller's buffer */
 		neuron_fwio_unpack_words(words, x->resp_len, x->resp);
 	}
@@ -225,9 +226,9 @@ static int neuron_fwio_attempt(struct neuron_fwio *fw, struct neuron_fwio_xfer *
 /* API version gate of the register-only mailbox, checked on every exchange. */
 static bool neuron_fwio_api_ok(struct neuron_fwio *fw)
 {
-	u32 v = fw_rd(fw, NEURON_FWIO_REG_API_VERSION);
+	u32 v = fw_rd(fw, NEURON_MISCRAM_API_VERSION);
 
-	if (v != NEURON_FWIO_BAD_READ && v >= NEURON_FWIO_MIN_API_VERSION)
+	if (v != NEURON_MISCRAM_BAD_READ && v >= NEURON_FWIO_MIN_API_VERSION)
 		return true;
 	if (!fw->old_api_logged) {
 		fw->old_api_logged = true;
@@ -276,17 +277,19 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	enum neuron_fwio_outcome out;
 
 	x->attempts = 0;
-	if (!fw) {
-		x->outcome = NEURON_FWIO_OUT_OLD_API;
-		return neuron_fwio_outcome_collapse(x->outcome);
-	}
+	x->outcome = NEURON_FWIO_OUT_INTR;
+	if (!fw || READ_ONCE(fw->dying))
+		return -ENODEV;
 	if (x->req_len > NEURON_FWIO_MAX_PAYLOAD || x->resp_len > NEURON_FWIO_MAX_PAYLOAD) {
 		x->outcome = NEURON_FWIO_OUT_TOO_BIG;
-		return neuron_fwio_outcome_collapse(x->outcome);
+		return neuron_fwio_outcome_errno(x->outcome);
 	}
-	if (READ_ONCE(fw->dying) || mutex_lock_killable(&fw->lock)) {
-		x->outcome = NEURON_FWIO_OUT_INTR;
-		return neuron_fwio_outcome_collapse(x->outcome);
+	if (mutex_lock_killable(&fw->lock))
+		return -EINTR;
+	/* removal began while this caller queued behind another exchange */
+	if (READ_ONCE(fw->dying)) {
+		mutex_unlock(&fw->lock);
+		return -ENODEV;
 	}
 
 	if (!neuron_fwio_api_ok(fw)) {
@@ -301,12 +304,16 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	out = neuron_fwio_loop(neuron_param_fwio_retries(), &neuron_fwio_loop_ops, &ctx);
 
 	if (out != NEURON_FWIO_OUT_OK && out != NEURON_FWIO_OUT_INTR)
-		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %d\n",
-				     x->cmd, x->attempts, neuron_fwio_outcome_errno(out));
+		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %pe\n",
+				     x->cmd, x->attempts,
+				     ERR_PTR(neuron_fwio_outcome_errno(out)));
 unlock:
 	mutex_unlock(&fw->lock);
 	x->outcome = out;
-	return neuron_fwio_outcome_collapse(out);
+	/* aborted because the device is going away, not because of the caller */
+	if (out == NEURON_FWIO_OUT_INTR && READ_ONCE(fw->dying))
+		return -ENODEV;
+	return neuron_fwio_outcome_errno(out);
 }
 
 u64 neuron_fwio_err_count(struct neuron_device *nd)
@@ -326,9 +333,9 @@ int neuron_fwio_serial_number(struct neuron_device *nd, u64 *serial)
 
 	if (!nd->fwio)
 		return -ENODEV;
-	lo = nd->ops->misc_read(nd, NEURON_FWIO_REG_SERIAL_LO);
-	hi = nd->ops->misc_read(nd, NEURON_FWIO_REG_SERIAL_HI);
-	if (lo == NEURON_FWIO_BAD_READ || hi == NEURON_FWIO_BAD_READ)
+	lo = neuron_misc_read(nd, NEURON_MISCRAM_SERIAL_LO);
+	hi = neuron_misc_read(nd, NEURON_MISCRAM_SERIAL_HI);
+	if (lo == NEURON_MISCRAM_BAD_READ || hi == NEURON_MISCRAM_BAD_READ)
 		return -EIO;
 	*serial = (u64)hi << 32 | lo;
 	return 0;
@@ -340,14 +347,14 @@ int neuron_fwio_api_version(struct neuron_device *nd, u32 *version)
 
 	if (!nd->fwio)
 		return -ENODEV;
-	v = nd->ops->misc_read(nd, NEURON_FWIO_REG_API_VERSION);
-	if (v == NEURON_FWIO_BAD_READ)
+	v = neuron_misc_read(nd, NEURON_MISCRAM_API_VERSION);
+	if (v == NEURON_MISCRAM_BAD_READ)
 		return -EIO;
 	*version = v;
 	return 0;
 }
 
-struct dentry *neuron_fwio_debugfs_dir(struct neuron_device *nd)
+struct dentry *neuron_fwio_debugfs_dir(const struct neuron_device *nd)
 {
 	return nd->fwio ? nd->fwio->dbg : NULL;
 }

@@ -4,39 +4,31 @@
  * POST_TO_CW, SET_POWER_PROFILE, and the ioctls that expose READ and
  * SET_POWER_PROFILE.
  *
- * Two layers of return values, on purpose (docs/fwio.md has the table):
- *  - the call sites (neuron_fwio_read/_post_metric/_set_power_profile)
- *    return what the reference driver's do: 0, -1 for any firmware or
- *    transport failure (never 0 after exhausted retries), -ENOTSUPP when
- *    the firmware API is too old, -E2BIG for an oversized argument;
- *  - the edge (ioctl, debugfs) converts the outcome behind that value into
- *    an errno userspace knows: -EIO, -ETIMEDOUT, -EOPNOTSUPP, -E2BIG.
- *    Neither -1 (it would read as -EPERM) nor -ENOTSUPP (524) leaves the
- *    module.
+ * Every function returns 0 or a plain negative errno userspace knows
+ * (docs/fwio.md has the table): -EIO, -ETIMEDOUT, -EOPNOTSUPP, -E2BIG,
+ * -EINTR, -ENODEV. The reference driver collapsed the same outcomes to
+ * 0 / -1 / -ENOTSUPP at these call sites; that collapse is kept as a pure
+ * table (neuron_fwio_outcome_collapse, host-tested against the reference)
+ * and is not applied here: -1 would read as -EPERM and -ENOTSUPP (524) is
+ * unknown to userspace.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "neuron.h"
+#include <neuron/neuron_ioctl.h>
+
 #include "neuron_abi.h"
+#include "neuron_file.h"
 #include "neuron_fwio.h"
+#include "neuron_fwio_msg.h"
 
 static_assert(sizeof(struct neuron_fw_read) == 224);
 static_assert(sizeof(struct neuron_fw_power_profile) == 32);
 static_assert(NEURON_FW_READ_MAX == NEURON_FWIO_READ_MAX);
 
-static int neuron_fwio_early(enum neuron_fwio_outcome o, enum neuron_fwio_outcome *why)
-{
-	if (why)
-		*why = o;
-	return neuron_fwio_outcome_collapse(o);
-}
-
-int neuron_fwio_read(struct neuron_device *nd, const u64 *addr, u32 n, u32 *val,
-		     enum neuron_fwio_outcome *why)
+int neuron_fwio_read(struct neuron_device *nd, const u64 *addr, u32 n, u32 *val)
 {
 	__le64 req[NEURON_FWIO_READ_MAX];
 	__le32 resp[NEURON_FWIO_READ_MAX];
@@ -51,12 +43,10 @@ int neuron_fwio_read(struct neuron_device *nd, const u64 *addr, u32 n, u32 *val,
 	int ret;
 
 	if (!n || n > NEURON_FWIO_READ_MAX)
-		return neuron_fwio_early(NEURON_FWIO_OUT_TOO_BIG, why);
+		return -E2BIG;
 	for (i = 0; i < n; i++)
 		req[i] = cpu_to_le64(addr[i]);
 	ret = neuron_fwio_exchange(nd, &x);
-	if (why)
-		*why = x.outcome;
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++)
@@ -65,7 +55,7 @@ int neuron_fwio_read(struct neuron_device *nd, const u64 *addr, u32 n, u32 *val,
 }
 
 int neuron_fwio_post_metric(struct neuron_device *nd, const void *blob, u32 len,
-			    const bool *abort, enum neuron_fwio_outcome *why)
+			    const bool *abort)
 {
 	struct neuron_fwio_xfer x = {
 		.cmd = NEURON_FWIO_CMD_POST_TO_CW,
@@ -73,18 +63,13 @@ int neuron_fwio_post_metric(struct neuron_device *nd, const void *blob, u32 len,
 		.req_len = len,
 		.abort = abort,
 	};
-	int ret;
 
 	if (!len || len > NEURON_FWIO_DATA_SIZE)
-		return neuron_fwio_early(NEURON_FWIO_OUT_TOO_BIG, why);
-	ret = neuron_fwio_exchange(nd, &x);
-	if (why)
-		*why = x.outcome;
-	return ret;
+		return -E2BIG;
+	return neuron_fwio_exchange(nd, &x);
 }
 
-int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile,
-				  enum neuron_fwio_outcome *why)
+int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile)
 {
 	/* u32 reserved, u8 profile, u8 voltage margin, u8 frequency, u8 OCW: all 0 but profile */
 	u8 req[NEURON_FWIO_POWER_PAYLOAD] = { 0, 0, 0, 0, profile, 0, 0, 0 };
@@ -93,12 +78,8 @@ int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile,
 		.req = req,
 		.req_len = sizeof(req),
 	};
-	int ret;
 
-	ret = neuron_fwio_exchange(nd, &x);
-	if (why)
-		*why = x.outcome;
-	return ret;
+	return neuron_fwio_exchange(nd, &x);
 }
 
 /* ---- ioctls ---------------------------------------------------------------- */
@@ -106,12 +87,9 @@ int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile,
 long neuron_fwio_ioctl_read(struct neuron_file *nf, void __user *uarg)
 {
 	struct neuron_fw_read *arg;
-	enum neuron_fwio_outcome why;
 	long ret;
 	u32 i;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
 	arg = memdup_user(uarg, sizeof(*arg));
 	if (IS_ERR(arg))
 		return PTR_ERR(arg);
@@ -132,10 +110,9 @@ long neuron_fwio_ioctl_read(struct neuron_file *nf, void __user *uarg)
 			goto out;
 
 	memset(arg->value, 0, sizeof(arg->value));
-	if (neuron_fwio_read(nf->nd, arg->addr, arg->count, arg->value, &why)) {
-		ret = neuron_fwio_outcome_errno(why);
+	ret = neuron_fwio_read(nf->nd, arg->addr, arg->count, arg->value);
+	if (ret)
 		goto out;
-	}
 	ret = copy_to_user(uarg, arg, sizeof(*arg)) ? -EFAULT : 0;
 out:
 	kfree(arg);
@@ -145,18 +122,13 @@ out:
 long neuron_fwio_ioctl_power_profile(struct neuron_file *nf, void __user *uarg)
 {
 	struct neuron_fw_power_profile arg;
-	enum neuron_fwio_outcome why;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
 	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)) ||
 	    arg.profile > 255)
 		return -EINVAL;
-	if (neuron_fwio_set_power_profile(nf->nd, arg.profile, &why))
-		return neuron_fwio_outcome_errno(why);
-	return 0;
+	return neuron_fwio_set_power_profile(nf->nd, arg.profile);
 }

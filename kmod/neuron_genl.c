@@ -3,7 +3,7 @@
  * The "neuron" generic netlink family (<neuron/neuron_genl.h>):
  * COUNTERS_GET reads the 24 status counters of every NeuronCore with their
  * live totals (what stats/status/<name>/total shows), and the "errors"
- * group carries one ERROR_EVENT per fault kind a simulated job writes.
+ * group carries one ERROR_EVENT per fault kind a job writes (neuron_job.c).
  *
  * Nothing here is privileged: counters are world-readable in sysfs too, and
  * the group has no admin flag. The family stays in the initial network
@@ -16,8 +16,8 @@
 
 #include <neuron/neuron_genl.h>
 
-#include "neuron.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_genl.h"
 #include "neuron_nds.h"

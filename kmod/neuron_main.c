@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * neuron.ko: module entry points and parameters.
+ * neuron.ko: module entry points and the core's parameters. The module is
+ * the driver core plus the backends built into it (neuron_backend.h), which
+ * it starts and stops here; the simulator's parameters are its own
+ * (sim/neuron_sim.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -9,22 +12,12 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
-#include "neuron.h"
-#include "neuron_fwio.h"
+#include "neuron_backend.h"
+#include "neuron_device.h"
 #include "neuron_genl.h"
+#include "neuron_main.h"
 
 struct dentry *neuron_debugfs_root;
-
-/*
- * A uint module parameter with an inclusive range; a value outside it fails
- * the load with a dmesg line naming the range. @value stays first because
- * param_get_uint reads kp->arg as an unsigned int.
- */
-struct neuron_uint_param {
-	unsigned int value;
-	unsigned int min;
-	unsigned int max;
-};
 
 static int neuron_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -40,22 +33,10 @@ static int neuron_param_set(const char *val, const struct kernel_param *kp)
 	return 0;
 }
 
-static const struct kernel_param_ops neuron_uint_range_ops = {
+const struct kernel_param_ops neuron_uint_range_ops = {
 	.set = neuron_param_set,
 	.get = param_get_uint,
 };
-
-static struct neuron_uint_param sim_devices = { .value = 0, .min = 0, .max = 16 };
-static struct neuron_uint_param sim_nc_per_device = {
-	.value = 2, .min = 1, .max = NEURON_MAX_NC,
-};
-
-module_param_cb(sim_devices, &neuron_uint_range_ops, &sim_devices, 0444);
-MODULE_PARM_DESC(sim_devices,
-		 "Number of simulated Neuron devices to create (count, 0..16, default 0)");
-module_param_cb(sim_nc_per_device, &neuron_uint_range_ops, &sim_nc_per_device, 0444);
-MODULE_PARM_DESC(sim_nc_per_device,
-		 "NeuronCores per simulated device (count, 1..8, default 2)");
 
 /*
  * FW-IO and metrics (neuron_fwio.c, neuron_metrics.c). Writable at run
@@ -112,13 +93,11 @@ static int __init neuron_init(void)
 	if (ret)
 		goto err_genl;
 
-	ret = neuron_sim_init(sim_devices.value, sim_nc_per_device.value);
+	ret = neuron_sim_init();
 	if (ret)
 		goto err_pci;
 
-	pr_info("version %s loaded (%u simulated device%s, %u NeuronCores each)\n",
-		NEURON_DRIVER_VERSION, sim_devices.value,
-		sim_devices.value == 1 ? "" : "s", sim_nc_per_device.value);
+	pr_info("version %s loaded\n", NEURON_DRIVER_VERSION);
 	return 0;
 
 err_pci:

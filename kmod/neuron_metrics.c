@@ -24,8 +24,11 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "neuron.h"
+#include "neuron_device.h"
 #include "neuron_fwio.h"
+#include "neuron_fwio_msg.h"
+#include "neuron_main.h"
+#include "neuron_metrics.h"
 #include "neuron_metrics_pack.h"
 #include "neuron_nds.h"
 
@@ -55,7 +58,7 @@ struct neuron_metrics {
 };
 
 /*
- * Metric 12: the simulated device says "sim"; a real one reports the
+ * Metric 12: the backend's fixed instance id when it has one; else the
  * instance's DMI board asset tag (the EC2 instance id) with trailing
  * whitespace removed, or "0" when there is none.
  */
@@ -64,8 +67,8 @@ static void neuron_metrics_instance_id(struct neuron_metrics *m)
 	const char *tag = NULL;
 	size_t n;
 
-	if (m->nd->ops->kind == NEURON_BACKEND_SIM) {
-		strscpy(m->instance_id, "sim", sizeof(m->instance_id));
+	if (m->nd->ops->instance_id) {
+		strscpy(m->instance_id, m->nd->ops->instance_id, sizeof(m->instance_id));
 		return;
 	}
 	tag = dmi_get_system_info(DMI_BOARD_ASSET_TAG);
@@ -75,14 +78,14 @@ static void neuron_metrics_instance_id(struct neuron_metrics *m)
 		m->instance_id[--n] = '\0';
 }
 
-/* One post, m->lock held. 0 or an edge errno of the first failed blob. */
+/* One post, m->lock held. 0 or the errno of the first failed blob. */
 static int neuron_metrics_post(struct neuron_metrics *m)
 {
 	struct neuron_device *nd = m->nd;
 	struct neuron_metric_input in;
 	u8 blob[NEURON_METRIC_BLOB_MAX];
-	enum neuron_fwio_outcome why;
 	u32 n, pos = 0, i;
+	int ret;
 
 	neuron_nds_snapshot(nd, &m->snap);
 	in = (struct neuron_metric_input) {
@@ -102,8 +105,9 @@ static int neuron_metrics_post(struct neuron_metrics *m)
 
 		if (!len)
 			continue;
-		if (neuron_fwio_post_metric(nd, blob, len, &m->stopping, &why))
-			return neuron_fwio_outcome_errno(why);
+		ret = neuron_fwio_post_metric(nd, blob, len, &m->stopping);
+		if (ret)
+			return ret;
 		for (i = start; i < pos; i++)
 			neuron_metric_commit(&m->state, &m->recs[i]);
 	}

@@ -28,12 +28,17 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "neuron.h"
 #include "neuron_abi.h"
+#include "neuron_counters.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
 #include "neuron_nds.h"
 
 /* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */
 #define NEURON_NDS_MMAP_BASE	0x10000000ULL
+
+/* bytes of one "removed: nc<K> totals:" log line (printk's limit is 1024) */
+#define NDS_LOG_LINE		512
 
 /**
  * struct neuron_nds_slot - one slab
@@ -408,6 +413,58 @@ bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid)
 	}
 	mutex_unlock(&nds->lock);
 	return s >= 0;
+}
+
+/* Log the non-zero status totals of @nc, as many lines as they need. */
+static void nds_log_totals(struct neuron_device *nd, u32 nc, char *buf, size_t size)
+{
+	struct neuron_nds *nds = nd->nds;
+	size_t len = 0;
+	u32 i;
+
+	lockdep_assert_held(&nds->lock);
+	for (i = 0; i < neuron_status_attr_count(); i++) {
+		const struct neuron_status_attr *a = &neuron_status_attrs[i];
+		u64 v = nds_cell(nds, nc, a->counter)->total;
+
+		if (!v)
+			continue;
+		/* a full line goes out and the next one continues the list */
+		if (len && len + strlen(a->name) + 24 > size) {
+			dev_info(&nd->dev, "removed: nc%u totals:%s\n", nc, buf);
+			len = 0;
+		}
+		len += scnprintf(buf + len, size - len, " %s=%llu", a->name, v);
+	}
+	if (len)
+		dev_info(&nd->dev, "removed: nc%u totals:%s\n", nc, buf);
+}
+
+void neuron_nds_remove(struct neuron_device *nd)
+{
+	struct neuron_nds *nds = nd->nds;
+	unsigned int s, live = 0;
+	char *buf;
+	u32 nc;
+
+	if (!nds)
+		return;
+	buf = kmalloc(NDS_LOG_LINE, GFP_KERNEL);
+	mutex_lock(&nds->lock);
+	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
+		if (!nds->slots[s].owner)
+			continue;
+		nds_fold_slot(nds, &nds->slots[s]);
+		live++;
+	}
+	if (live)
+		dev_info(&nd->dev,
+			 "removed with %u process%s holding an NDS slab: counted so far, folded into the totals\n",
+			 live, live == 1 ? "" : "es");
+	for (nc = 0; buf && nc < nds->nc_count; nc++)
+		nds_log_totals(nd, nc, buf, NDS_LOG_LINE);
+	mutex_unlock(&nds->lock);
+	kfree(buf);
 }
 
 int neuron_nds_init(struct neuron_device *nd)

@@ -34,6 +34,15 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid);
 
 /*
+ * The device is being removed (its ioctls have drained): fold every live
+ * slab into the totals, then log the non-zero status totals of each
+ * NeuronCore ("removed: nc<K> totals: <name>=<value> ..."). That is where
+ * the counts of the processes still holding the device go; what they add
+ * through their mappings afterwards is not counted anywhere.
+ */
+void neuron_nds_remove(struct neuron_device *nd);
+
+/*
  * Status counters for sysfs. @id is an NC counter id (0..94). Reads fold
  * the live slabs first (delta against a per-slab shadow), so running
  * processes are visible.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Notification queues: host-memory rings the device writes entries into and
- * the owning process drains through a mapping; and the NeuronCore
- * reservations jobs run under. The kernel never classifies entries.
+ * Notification queues: host-memory rings the device writes entries into
+ * (neuron_nq_emit) and the owning process drains through a mapping; and the
+ * NeuronCore reservations jobs run under. The kernel never classifies
+ * entries.
  *
  * Everything a process holds (rings, reservations) is released with its
  * last file on the device: close, exit or SIGKILL.
@@ -15,8 +16,9 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "neuron.h"
 #include "neuron_abi.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
 #include "neuron_nq.h"
 
 /* mmap cookie space of the rings: one 2 MiB window per (nc, type, engine) */
@@ -32,6 +34,24 @@ static u64 nq_cookie(u32 nc, u32 type, u32 engine)
 {
 	return NEURON_NQ_MMAP_BASE +
 	       (u64)(nc * NEURON_NQ_PER_NC + nq_index(type, engine)) * NEURON_NQ_MMAP_STRIDE;
+}
+
+static struct neuron_nq_entry *nq_entries(struct neuron_nq *q)
+{
+	return (struct neuron_nq_entry *)((u8 *)q->mem + NEURON_NQ_RING_OFFSET);
+}
+
+/*
+ * Reserve @nc for @tgid: 0, or -EBUSY when another process holds it.
+ * Caller holds nqd->lock.
+ */
+static int core_reserve_locked(struct neuron_nq_dev *nqd, u32 nc, struct pid *tgid)
+{
+	lockdep_assert_held(&nqd->lock);
+	if (nqd->core_owner[nc] && nqd->core_owner[nc] != tgid)
+		return -EBUSY;
+	nqd->core_owner[nc] = tgid;
+	return 0;
 }
 
 static void nq_free(struct neuron_nq *q)
@@ -75,7 +95,7 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
 
 	mutex_lock(&nqd->lock);
 	/* a NeuronCore's rings belong to the process holding the core */
-	ret = neuron_core_reserve_locked(nd, arg.nc, tgid);
+	ret = core_reserve_locked(nqd, arg.nc, tgid);
 	if (ret)
 		goto out;
 	slot = &nqd->rings[arg.nc][nq_index(arg.nq_type, arg.engine)];
@@ -146,17 +166,28 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg)
 	return 0;
 }
 
-int neuron_nq_emit_locked(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
-			  const struct neuron_nq_entry *e)
+void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
+		    const struct neuron_nq_entry *e, u32 n, u32 *written, u32 *dropped)
 {
-	struct neuron_nq *q = nd->nq->rings[nc][nq_index(type, engine)];
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_nq *q;
+	u32 i;
 
-	lockdep_assert_held(&nd->nq->lock);
+	mutex_lock(&nqd->lock);
+	q = nqd->rings[nc][nq_index(type, engine)];
 	/* only the ring of the process that holds the core gets its entries */
-	if (!q || q->owner != nd->nq->cores[nc].owner)
-		return -ENOENT;
-	return neuron_nq_produce(&q->prod, q->mem,
-				 (struct neuron_nq_entry *)((u8 *)q->mem + NEURON_NQ_RING_OFFSET), e);
+	if (!q || q->owner != nqd->core_owner[nc]) {
+		*dropped += n;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (neuron_nq_produce(&q->prod, q->mem, nq_entries(q), &e[i]))
+			(*dropped)++;
+		else
+			(*written)++;
+	}
+out:
+	mutex_unlock(&nqd->lock);
 }
 
 int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
@@ -195,15 +226,26 @@ out:
 
 /* ---- NeuronCore reservations ------------------------------------------ */
 
-int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, struct pid *tgid)
+int neuron_core_reserve(struct neuron_device *nd, u32 nc, struct pid *tgid)
 {
-	struct neuron_core *core = &nd->nq->cores[nc];
+	int ret;
 
-	lockdep_assert_held(&nd->nq->lock);
-	if (core->owner && core->owner != tgid)
-		return -EBUSY;
-	core->owner = tgid;
-	return 0;
+	mutex_lock(&nd->nq->lock);
+	ret = core_reserve_locked(nd->nq, nc, tgid);
+	mutex_unlock(&nd->nq->lock);
+	return ret;
+}
+
+pid_t neuron_core_holder(struct neuron_device *nd, u32 nc)
+{
+	pid_t nr;
+
+	if (nc >= nd->nc_count)
+		return 0;
+	mutex_lock(&nd->nq->lock);
+	nr = pid_nr(nd->nq->core_owner[nc]);
+	mutex_unlock(&nd->nq->lock);
+	return nr;
 }
 
 static int core_arg(struct neuron_file *nf, void __user *uarg, struct neuron_core_reserve *arg)
@@ -232,7 +274,7 @@ long neuron_core_ioctl_reserve(struct neuron_file *nf, void __user *uarg)
 	if (ret)
 		return ret;
 	mutex_lock(&nqd->lock);
-	ret = neuron_core_reserve_locked(nf->nd, arg.nc, nf->tgid);
+	ret = core_reserve_locked(nqd, arg.nc, nf->tgid);
 	mutex_unlock(&nqd->lock);
 	return ret;
 }
@@ -246,8 +288,8 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void __user *uarg)
 	if (ret)
 		return ret;
 	mutex_lock(&nqd->lock);
-	if (nqd->cores[arg.nc].owner == nf->tgid)
-		nqd->cores[arg.nc].owner = NULL;
+	if (nqd->core_owner[arg.nc] == nf->tgid)
+		nqd->core_owner[arg.nc] = NULL;
 	else
 		ret = -ENOENT;
 	mutex_unlock(&nqd->lock);
@@ -267,8 +309,8 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 	for (nc = 0; nc < nd->nc_count; nc++) {
 		n = 0;
 		mutex_lock(&nqd->lock);
-		if (nqd->cores[nc].owner == tgid)
-			nqd->cores[nc].owner = NULL;
+		if (nqd->core_owner[nc] == tgid)
+			nqd->core_owner[nc] = NULL;
 		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
 			struct neuron_nq *q = nqd->rings[nc][i];
 
@@ -286,17 +328,12 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 int neuron_nq_init(struct neuron_device *nd)
 {
 	struct neuron_nq_dev *nqd;
-	u32 nc;
 
 	nqd = kzalloc(sizeof(*nqd), GFP_KERNEL);
 	if (!nqd)
 		return -ENOMEM;
 	mutex_init(&nqd->lock);
-	for (nc = 0; nc < NEURON_MAX_NC; nc++)
-		mutex_init(&nqd->cores[nc].job_lock);
 	nd->nq = nqd;
-	if (nd->ops->kind == NEURON_BACKEND_SIM)
-		neuron_sim_core_debugfs(nd);
 	return 0;
 }
 
@@ -316,11 +353,9 @@ void neuron_nq_free(struct neuron_device *nd)
 
 	if (!nqd)
 		return;
-	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
 		for (i = 0; i < NEURON_NQ_PER_NC; i++)
 			nq_free(nqd->rings[nc][i]);
-		mutex_destroy(&nqd->cores[nc].job_lock);
-	}
 	mutex_destroy(&nqd->lock);
 	kfree(nqd);
 	nd->nq = NULL;

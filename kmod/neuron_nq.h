@@ -3,9 +3,8 @@
  * Notification queues and NeuronCore reservations of one device.
  *
  * Locking: nq_dev->lock (mutex) protects the ring table, every ring's
- * producer state and contents, the core reservations and the armed faults.
- * A core's job_lock serialises jobs on that core and is taken before
- * nq_dev->lock, never while holding it.
+ * producer state and contents and the core reservations. Nothing else is
+ * taken under it.
  */
 #ifndef NEURON_NQ_INTERNAL_H
 #define NEURON_NQ_INTERNAL_H
@@ -15,8 +14,13 @@
 
 #include <neuron/neuron_nq.h>
 
-#include "neuron.h"
+#include "neuron_backend.h"
 #include "neuron_nq_ring.h"
+
+struct neuron_device;
+struct neuron_file;
+struct pid;
+struct vm_area_struct;
 
 #define NEURON_NQ_PER_NC	(NEURON_NQ_TYPE_MAX * NEURON_NQ_MAX_ENGINE)
 
@@ -37,47 +41,45 @@ struct neuron_nq {
 };
 
 /**
- * struct neuron_core - one NeuronCore's host-side state
- * @owner:	the process holding the reservation, NULL when free
- * @job_lock:	held while a job runs on the core
- * @tpb:	armed TPB errors per NEURON_ISA_TPB_ERROR_TYPE (counts)
- * @hw:		armed hardware faults per enum neuron_nq_hw_error (counts)
- * @flood:	armed filler entries (an NQ flood)
- * @hang:	the next job hangs
+ * struct neuron_nq_dev - the rings and NeuronCore reservations of a device
+ * @lock:	protects everything here and every ring's producer state and
+ *		contents
+ * @rings:	per NeuronCore, per (type, engine)
+ * @core_owner:	per NeuronCore, the process holding the reservation (the
+ *		proc entry holds the reference), NULL when free
  */
-struct neuron_core {
-	struct pid *owner;
-	struct mutex job_lock;
-	u32 tpb[NEURON_TPB_ERROR_COUNT];
-	u32 hw[NEURON_NQ_HW_COUNT];
-	u32 flood;
-	bool hang;
-};
-
 struct neuron_nq_dev {
 	struct mutex lock;
 	struct neuron_nq *rings[NEURON_MAX_NC][NEURON_NQ_PER_NC];
-	struct neuron_core cores[NEURON_MAX_NC];
+	struct pid *core_owner[NEURON_MAX_NC];
 };
 
-/* ioctl handlers */
+int neuron_nq_init(struct neuron_device *nd);
+/* Device removal: nothing new may start (the tables stay for open files). */
+void neuron_nq_exit(struct neuron_device *nd);
+/* The device's last reference: free the tables and every ring left. */
+void neuron_nq_free(struct neuron_device *nd);
+/* The last file of @tgid went: free its rings and core reservations. */
+void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid);
+/* mmap of a ring by its cookie offset; NEURON_MMAP_NOT_MINE outside the ring range */
+int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
+
+/* ioctl handlers (neuron_cdev.c table) */
 long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg);
 long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg);
 long neuron_core_ioctl_reserve(struct neuron_file *nf, void __user *uarg);
 long neuron_core_ioctl_release(struct neuron_file *nf, void __user *uarg);
-long neuron_sim_ioctl_exec(struct neuron_file *nf, void __user *uarg);
 
 /*
- * Write @e into ring (@nc, @type, @engine). Caller holds nq_dev->lock.
- * 0, -ENOSPC (full: dropped and counted) or -ENOENT (no such ring).
+ * The device writes @n entries into ring (@nc, @type, @engine), which
+ * takes them only when it belongs to the process holding NeuronCore @nc.
+ * Adds to *@written the entries written and to *@dropped the others (a
+ * full ring, no such ring).
  */
-int neuron_nq_emit_locked(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
-			  const struct neuron_nq_entry *e);
+void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
+		    const struct neuron_nq_entry *e, u32 n, u32 *written, u32 *dropped);
 
-/* Reserve @nc for @tgid: 0, or -EBUSY when another process holds it. Locked. */
-int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, struct pid *tgid);
-
-/* The simulated NeuronCore: fault knobs under inject/ (sim/neuron_sim_core.c). */
-void neuron_sim_core_debugfs(struct neuron_device *nd);
+/* Reserve @nc for @tgid: 0, or -EBUSY when another process holds it. */
+int neuron_core_reserve(struct neuron_device *nd, u32 nc, struct pid *tgid);
 
 #endif /* NEURON_NQ_INTERNAL_H */

@@ -14,7 +14,8 @@
 #include <linux/pci.h>
 #include <linux/slab.h>
 
-#include "neuron.h"
+#include "neuron_backend.h"
+#include "neuron_miscram_reg.h"
 
 #define NEURON_PCI_VENDOR	0x1D0F
 
@@ -67,19 +68,19 @@ struct neuron_pci_dev {
 	struct neuron_device *nd;
 };
 
-static u32 neuron_pci_misc_read(struct neuron_device *nd, u32 off)
+static u32 neuron_pci_misc_read(void *backend, u32 off)
 {
-	struct neuron_pci_dev *pd = nd->backend;
+	struct neuron_pci_dev *pd = backend;
 	u64 pos = (u64)pd->arch->miscram_off + off;
 
 	if ((off & 3) || pos + 4 > pd->bar0_len)
-		return 0xDEADBEEF;
+		return NEURON_MISCRAM_BAD_READ;
 	return readl(pd->bar0 + pos);
 }
 
-static void neuron_pci_misc_write(struct neuron_device *nd, u32 off, u32 val)
+static void neuron_pci_misc_write(void *backend, u32 off, u32 val)
 {
-	struct neuron_pci_dev *pd = nd->backend;
+	struct neuron_pci_dev *pd = backend;
 	u64 pos = (u64)pd->arch->miscram_off + off;
 
 	if ((off & 3) || pos + 4 > pd->bar0_len)
@@ -131,7 +132,8 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	}
 	pd->nd = nd;
 	pci_set_drvdata(pdev, pd);
-	dev_info(&pdev->dev, "arch %s bound as neuron%u\n", pd->arch->name, nd->index);
+	dev_info(&pdev->dev, "arch %s bound as neuron%u\n", pd->arch->name,
+		 neuron_device_index(nd));
 	return 0;
 
 err_unmap:

@@ -23,21 +23,13 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
-#include "neuron.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_fwio.h"
+#include "neuron_miscram_reg.h"
 #include "neuron_nds.h"
-
-/* MiscRAM words the hardware files read (FW-IO register map). */
-#define MISC_SRAM_ECC		0x040
-#define MISC_HBM_ECC(ch)	(0x044 + 4 * (ch))
-#define MISC_HBM_REPAIR_STATE	0x064
-#define MISC_INVALID		0xDEADBEEF
-
-#define HBM_REPAIR_NONE		0
-#define HBM_REPAIR_PENDING	1
-#define HBM_REPAIR_FAILED	2
+#include "neuron_sysfs.h"
 
 /**
  * struct neuron_sysfs_node - one directory of the tree
@@ -91,7 +83,7 @@ static u64 counter_value(struct neuron_sysfs_node *n, bool total)
 	if (!n->other)
 		return get(n->nd, n->nc, n->id);
 	if (n->other->counter == NEURON_COUNTER_DRIVER)
-		return 0;	/* reset counters: the simulated device never resets */
+		return 0;	/* reset counters: no backend resets a device */
 	return (u64)n->other->scale * get(n->nd, n->nc, n->other->counter);
 }
 
@@ -239,9 +231,9 @@ static const struct attribute_group nc_arch_group = { .attrs = nc_arch_attrs };
 /* 0xDEADBEEF (firmware not ready) reads as "nothing counted". */
 static u32 misc_word(struct neuron_device *nd, u32 off)
 {
-	u32 v = nd->ops->misc_read(nd, off);
+	u32 v = neuron_misc_read(nd, off);
 
-	return v == MISC_INVALID ? 0 : v;
+	return v == NEURON_MISCRAM_BAD_READ ? 0 : v;
 }
 
 static u64 hbm_ecc_sum(struct neuron_device *nd, bool corrected)
@@ -250,29 +242,35 @@ static u64 hbm_ecc_sum(struct neuron_device *nd, bool corrected)
 	u32 ch;
 
 	for (ch = 0; ch < nd->arch->hbm_channels; ch++) {
-		u32 w = misc_word(nd, MISC_HBM_ECC(ch));
+		u32 w = misc_word(nd, NEURON_MISCRAM_HBM_ECC(ch));
 
-		sum += corrected ? w >> 16 : w & 0xffff;
+		sum += corrected ? neuron_miscram_ecc_corrected(w) :
+				   neuron_miscram_ecc_uncorrected(w);
 	}
 	return sum;
 }
 
 static u32 hbm_repair_state(struct neuron_device *nd)
 {
-	return nd->arch->has_repair_state ? misc_word(nd, MISC_HBM_REPAIR_STATE) & 3 :
-					    HBM_REPAIR_NONE;
+	return nd->arch->has_repair_state ?
+	       misc_word(nd, NEURON_MISCRAM_REPAIR_STATE) & NEURON_MISCRAM_REPAIR_MASK :
+	       NEURON_HBM_REPAIR_NONE;
 }
 
 static ssize_t sram_ecc_uncorrected_show(struct kobject *kobj, struct kobj_attribute *attr,
 					 char *buf)
 {
-	return sysfs_emit(buf, "%u\n", misc_word(to_node(kobj)->nd, MISC_SRAM_ECC) & 0xffff);
+	u32 w = misc_word(to_node(kobj)->nd, NEURON_MISCRAM_SRAM_ECC);
+
+	return sysfs_emit(buf, "%u\n", neuron_miscram_ecc_uncorrected(w));
 }
 
 static ssize_t sram_ecc_corrected_show(struct kobject *kobj, struct kobj_attribute *attr,
 				       char *buf)
 {
-	return sysfs_emit(buf, "%u\n", misc_word(to_node(kobj)->nd, MISC_SRAM_ECC) >> 16);
+	u32 w = misc_word(to_node(kobj)->nd, NEURON_MISCRAM_SRAM_ECC);
+
+	return sysfs_emit(buf, "%u\n", neuron_miscram_ecc_corrected(w));
 }
 
 /*
@@ -287,7 +285,7 @@ static ssize_t mem_ecc_uncorrected_show(struct kobject *kobj, struct kobj_attrib
 	u32 state = hbm_repair_state(nd);
 	u64 sum = hbm_ecc_sum(nd, false);
 
-	return sysfs_emit(buf, "%llu\n", state == HBM_REPAIR_PENDING ? 0 : sum);
+	return sysfs_emit(buf, "%llu\n", state == NEURON_HBM_REPAIR_PENDING ? 0 : sum);
 }
 
 static ssize_t mem_ecc_repairable_uncorrected_show(struct kobject *kobj,
@@ -295,7 +293,7 @@ static ssize_t mem_ecc_repairable_uncorrected_show(struct kobject *kobj,
 {
 	struct neuron_device *nd = to_node(kobj)->nd;
 
-	return sysfs_emit(buf, "%llu\n", hbm_repair_state(nd) == HBM_REPAIR_PENDING ?
+	return sysfs_emit(buf, "%llu\n", hbm_repair_state(nd) == NEURON_HBM_REPAIR_PENDING ?
 					 hbm_ecc_sum(nd, false) : 0);
 }
 

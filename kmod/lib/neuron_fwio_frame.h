@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * FW-IO mailbox framing: the MiscRAM register map, request/response
- * headers, the sequence-number step, a software CRC-32C, the per-attempt
- * classification of a response and the per-call-site collapse of an
- * exchange's outcome. Pure logic: built into neuron.ko and into the host
+ * FW-IO mailbox framing: request/response headers, the sequence-number
+ * step, a software CRC-32C, the per-attempt classification of a response,
+ * the errno of an exchange's outcome and the reference driver's
+ * per-call-site collapse of it (a table the host tests compare against the
+ * reference; the module returns the errno). The registers are in
+ * neuron_miscram_reg.h. Pure logic: built into neuron.ko and into the host
  * test library (tests/unit/test_fwio.c).
  *
  * The protocol is the register-only mailbox ("new framework", firmware API
@@ -15,37 +17,20 @@
 #ifndef NEURON_FWIO_FRAME_H
 #define NEURON_FWIO_FRAME_H
 
+#include "neuron_miscram_reg.h"
 #include "neuron_pure.h"
 
 /*
  * -ENOTSUPP is the kernel-internal 524: it is what the reference driver's
- * call sites return for "firmware API too old", and what ours return
- * internally. It never reaches userspace (see neuron_fwio_outcome_errno).
+ * call sites return for "firmware API too old" (the collapse table). The
+ * module never returns it (see neuron_fwio_outcome_errno).
  */
 #ifndef ENOTSUPP
 #define ENOTSUPP	524
 #endif
 
-/* ---- MiscRAM register map (byte offsets; FW = firmware writes) -------- */
-#define NEURON_FWIO_REG_API_VERSION	0x000	/* FW: firmware API version */
-#define NEURON_FWIO_REG_DEVICE_ID	0x024	/* FW: routing id */
-#define NEURON_FWIO_REG_SERIAL_LO	0x038	/* FW: serial number bits 31..0 */
-#define NEURON_FWIO_REG_SERIAL_HI	0x03C	/* FW: serial number bits 63..32 */
-#define NEURON_FWIO_REG_SRAM_ECC	0x040	/* FW: [31:16] corrected, [15:0] uncorrected */
-#define NEURON_FWIO_REG_HBM_ECC(n)	(0x044 + 4 * (n))	/* FW: n = 0..3, same split */
-#define NEURON_FWIO_REG_POWER(d)	(0x054 + 4 * (d))	/* FW: die d: [15:0] util, [31:16] sample */
-#define NEURON_FWIO_REG_REPAIR_STATE	0x064	/* FW: [1:0] HBM repair state */
-#define NEURON_FWIO_REG_ACK		0x0F0	/* driver: 1 before every doorbell */
-#define NEURON_FWIO_REG_DATA		0x100	/* both: payload window */
-#define NEURON_FWIO_DATA_SIZE		128	/* bytes in the window */
-#define NEURON_FWIO_REG_HDR0		0x1F0	/* driver: request dw0; FW: response dw0 */
-#define NEURON_FWIO_REG_HDR1		0x1F4	/* driver: request dw1 (CRC-32C) */
-#define NEURON_FWIO_REG_RESP_HI		0x1F8	/* driver: 0 (legacy response address) */
-#define NEURON_FWIO_REG_RESP_LO		0x1FC	/* driver: 0 */
-#define NEURON_FWIO_REG_TRIGGER		0x800	/* driver: 1 = request posted; FW: 0 = done */
-
-/* A register a backend could not read reads as this (as on the hardware). */
-#define NEURON_FWIO_BAD_READ		0xDEADBEEFu
+/* The mailbox registers are MiscRAM words (neuron_miscram_reg.h). */
+#define NEURON_FWIO_DATA_SIZE		NEURON_MISCRAM_DATA_SIZE
 
 /* Lowest API_VERSION whose firmware speaks the register-only mailbox. */
 #define NEURON_FWIO_MIN_API_VERSION	7
@@ -200,14 +185,16 @@ enum neuron_fwio_outcome neuron_fwio_loop(unsigned int max_attempts,
 /*
  * The value the reference driver's call sites see: 0, -1 (every firmware
  * or transport failure, including exhausted retries, never 0), -ENOTSUPP
- * (API too old), -E2BIG (request too big), -EINTR.
+ * (API too old), -E2BIG (request too big), -EINTR. A reference table for
+ * the tests; the module returns neuron_fwio_outcome_errno() instead.
  */
 int neuron_fwio_outcome_collapse(enum neuron_fwio_outcome o);
 
 /*
- * The errno at the ioctl/sysfs/debugfs edge: 0, -EIO (firmware failed or
- * answered wrongly), -ETIMEDOUT, -EOPNOTSUPP (unknown command, API too
- * old), -E2BIG, -EINTR. Never -1 and never -ENOTSUPP.
+ * The errno of an exchange, what every FW-IO function of the module
+ * returns: 0, -EIO (firmware failed or answered wrongly), -ETIMEDOUT,
+ * -EOPNOTSUPP (unknown command, API too old), -E2BIG, -EINTR. Never -1 and
+ * never -ENOTSUPP.
  */
 int neuron_fwio_outcome_errno(enum neuron_fwio_outcome o);
 

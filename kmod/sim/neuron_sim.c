@@ -1,139 +1,208 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Simulated Neuron devices (sim_devices=N): the backend every test and the
- * demo run on. Implements the same ops table as the PCI backend.
+ * The neuron_sim bus: simulated devices that come and go at run time, in
+ * the style of netdevsim. Root writes to two bus files:
+ *
+ *   /sys/bus/neuron_sim/new_device   "<id> [nc_count]"
+ *       add device neuron_sim<id> (id 0..1023) with nc_count NeuronCores
+ *       (1..8, default sim_nc_per_device); it registers /dev/neuron<N>
+ *       with the lowest free N (devices/neuron_sim<id>/neuron_index)
+ *   /sys/bus/neuron_sim/del_device   "<id>"
+ *       remove it, whatever its files are doing (docs/ARCHITECTURE.md,
+ *       "Removal"); returns once the device is gone from sysfs, debugfs
+ *       and /dev. Its N is reused only once every file of it is closed.
+ *
+ * Malformed input is -EINVAL with a log line giving the expected format;
+ * an id in use is -EEXIST, an unknown one -ENOENT. Both files are mode 0200
+ * and also need CAP_SYS_ADMIN (-EPERM). sim_devices=N at load adds ids
+ * 0..N-1; unload removes every device left.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
-#include <linux/debugfs.h>
+#include <linux/capability.h>
+#include <linux/device.h>
 #include <linux/err.h>
-#include <linux/slab.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 
-#include "../neuron.h"
+#include "../neuron_backend.h"
+#include "../neuron_compat.h"
+#include "neuron_parse.h"
 #include "neuron_sim.h"
-#include "neuron_sim_fw.h"
 
-static struct neuron_sim_dev *neuron_sim_devs[16];
-static unsigned int neuron_sim_count;
+#define NEURON_SIM_MAX_ID	1023
 
-static u32 neuron_sim_misc_read(struct neuron_device *nd, u32 off)
-{
-	struct neuron_sim_dev *sd = nd->backend;
-	unsigned long flags;
-	u32 val;
+static struct neuron_uint_param sim_devices = { .value = 0, .min = 0, .max = 16 };
+static struct neuron_uint_param sim_nc_per_device = {
+	.value = 2, .min = 1, .max = NEURON_MAX_NC,
+};
 
-	if (off >= NEURON_SIM_MISCRAM_SIZE || (off & 3))
-		return 0xDEADBEEF;
-	spin_lock_irqsave(&sd->lock, flags);
-	val = sd->miscram[off / 4];
-	spin_unlock_irqrestore(&sd->lock, flags);
-	return val;
-}
-
-static void neuron_sim_misc_write(struct neuron_device *nd, u32 off, u32 val)
-{
-	struct neuron_sim_dev *sd = nd->backend;
-	unsigned long flags;
-
-	if (off >= NEURON_SIM_MISCRAM_SIZE || (off & 3))
-		return;
-	spin_lock_irqsave(&sd->lock, flags);
-	sd->miscram[off / 4] = val;
-	spin_unlock_irqrestore(&sd->lock, flags);
-}
+module_param_cb(sim_devices, &neuron_uint_range_ops, &sim_devices, 0444);
+MODULE_PARM_DESC(sim_devices,
+		 "Number of simulated Neuron devices to create at load (count, 0..16, default 0)");
+module_param_cb(sim_nc_per_device, &neuron_uint_range_ops, &sim_nc_per_device, 0444);
+MODULE_PARM_DESC(sim_nc_per_device,
+		 "NeuronCores per simulated device, unless new_device says (count, 1..8, default 2)");
 
 /*
- * debugfs neuron<N>/warn (root only): writing 1 raises a kernel warning on
- * purpose, so the test harness can prove that its kernel-log scan fails a
- * run that warned (scripts/harness-selftest.sh). Anything else is -EINVAL.
+ * Serializes adding and removing devices: protects the list and @closing.
+ * Held across a whole add or removal, which may wait (bounded) for the
+ * file operations of the device in progress.
  */
-static int neuron_sim_warn_set(void *data, u64 val)
-{
-	struct neuron_device *nd = data;
+static DEFINE_MUTEX(neuron_sim_lock);
+static LIST_HEAD(neuron_sim_devs);
+static bool neuron_sim_closing;	/* module unload: no new device */
 
-	if (val != 1)
+static struct neuron_sim_dev *neuron_sim_find_locked(u32 id)
+{
+	struct neuron_sim_dev *sd;
+
+	lockdep_assert_held(&neuron_sim_lock);
+	list_for_each_entry(sd, &neuron_sim_devs, node)
+		if (sd->id == id)
+			return sd;
+	return NULL;
+}
+
+static int neuron_sim_add(u32 id, u32 nc_count)
+{
+	struct neuron_sim_dev *sd;
+	int ret = 0;
+
+	mutex_lock(&neuron_sim_lock);
+	if (neuron_sim_closing) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (neuron_sim_find_locked(id)) {
+		pr_err("new_device: device %u already exists\n", id);
+		ret = -EEXIST;
+		goto out;
+	}
+	sd = neuron_sim_dev_create(id, nc_count);
+	if (IS_ERR(sd)) {
+		ret = PTR_ERR(sd);
+		pr_err("new_device: cannot create device %u: %pe\n", id, sd);
+		goto out;
+	}
+	list_add_tail(&sd->node, &neuron_sim_devs);
+out:
+	mutex_unlock(&neuron_sim_lock);
+	return ret;
+}
+
+static int neuron_sim_del(u32 id)
+{
+	struct neuron_sim_dev *sd;
+	int ret = 0;
+
+	mutex_lock(&neuron_sim_lock);
+	sd = neuron_sim_closing ? NULL : neuron_sim_find_locked(id);
+	if (!sd) {
+		pr_err("del_device: no device %u\n", id);
+		ret = -ENOENT;
+		goto out;
+	}
+	list_del(&sd->node);
+	neuron_sim_dev_destroy(sd);
+out:
+	mutex_unlock(&neuron_sim_lock);
+	return ret;
+}
+
+static ssize_t new_device_store(neuron_bus_attr_bus *bus, const char *buf, size_t count)
+{
+	u32 id, nc = sim_nc_per_device.value;
+	struct neuron_tokens t;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (neuron_tokenize(&t, buf, count) || t.count < 1 || t.count > 2 ||
+	    neuron_parse_u32_range(t.tok[0], 0, NEURON_SIM_MAX_ID, &id) ||
+	    (t.count == 2 && neuron_parse_u32_range(t.tok[1], 1, NEURON_MAX_NC, &nc))) {
+		pr_err("new_device: expected \"<id 0..%u> [nc_count 1..%u]\"\n",
+		       NEURON_SIM_MAX_ID, NEURON_MAX_NC);
 		return -EINVAL;
-	dev_warn(&nd->dev, "raising a deliberate warning (debugfs warn)\n");
-	WARN(1, "neuron: deliberate warning from debugfs (harness self-test)\n");
-	return 0;
+	}
+	ret = neuron_sim_add(id, nc);
+	return ret ? ret : count;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(neuron_sim_warn_fops, NULL, neuron_sim_warn_set, "%llu\n");
+static BUS_ATTR_WO(new_device);
 
-static const struct neuron_backend_ops neuron_sim_ops = {
-	.name = "sim",
-	.kind = NEURON_BACKEND_SIM,
-	.misc_read = neuron_sim_misc_read,
-	.misc_write = neuron_sim_misc_write,
-	.fw_doorbell = neuron_sim_fw_doorbell,
-};
-
-/* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
-static const struct neuron_arch_desc neuron_sim_arch = {
-	.arch_type = "NDsim",
-	.nc_arch_type = "NCsim",
-	.instance_type = "sim",
-	.device_name = "SimulatedNeuron",
-	.hbm_channels = 4,
-	.has_repair_state = true,
-};
-
-static void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
+static ssize_t del_device_store(neuron_bus_attr_bus *bus, const char *buf, size_t count)
 {
-	neuron_device_destroy(sd->nd);
-	neuron_sim_fw_destroy(sd->fw);
-	kfree(sd);
+	struct neuron_tokens t;
+	u32 id;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (neuron_tokenize(&t, buf, count) || t.count != 1 ||
+	    neuron_parse_u32_range(t.tok[0], 0, NEURON_SIM_MAX_ID, &id)) {
+		pr_err("del_device: expected \"<id 0..%u>\"\n", NEURON_SIM_MAX_ID);
+		return -EINVAL;
+	}
+	ret = neuron_sim_del(id);
+	return ret ? ret : count;
+}
+static BUS_ATTR_WO(del_device);
+
+static struct attribute *neuron_sim_bus_attrs[] = {
+	&bus_attr_new_device.attr,
+	&bus_attr_del_device.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(neuron_sim_bus);
+
+struct bus_type neuron_sim_bus = {
+	.name = "neuron_sim",
+	.bus_groups = neuron_sim_bus_groups,
+};
+
+/* Remove every device, newest first; no new one after this. */
+static void neuron_sim_del_all(void)
+{
+	struct neuron_sim_dev *sd;
+
+	mutex_lock(&neuron_sim_lock);
+	neuron_sim_closing = true;
+	while (!list_empty(&neuron_sim_devs)) {
+		sd = list_last_entry(&neuron_sim_devs, struct neuron_sim_dev, node);
+		list_del(&sd->node);
+		neuron_sim_dev_destroy(sd);
+	}
+	mutex_unlock(&neuron_sim_lock);
 }
 
-int neuron_sim_init(unsigned int devices, unsigned int nc_per_device)
+int neuron_sim_init(void)
 {
 	unsigned int i;
 	int ret;
 
-	if (devices > ARRAY_SIZE(neuron_sim_devs))
-		return -EINVAL;
-
-	for (i = 0; i < devices; i++) {
-		struct neuron_sim_dev *sd;
-		struct neuron_device *nd;
-
-		sd = kzalloc(sizeof(*sd), GFP_KERNEL);
-		if (!sd) {
-			ret = -ENOMEM;
-			goto err_unwind;
-		}
-		spin_lock_init(&sd->lock);
-		/* firmware first: the device's FW-IO users may talk to it at once */
-		sd->fw = neuron_sim_fw_create(sd, i);
-		if (!sd->fw) {
-			ret = -ENOMEM;
-			kfree(sd);
-			goto err_unwind;
-		}
-		nd = neuron_device_create(&neuron_sim_ops, &neuron_sim_arch, sd, nc_per_device);
-		if (IS_ERR(nd)) {
-			ret = PTR_ERR(nd);
-			neuron_sim_fw_destroy(sd->fw);
-			kfree(sd);
-			goto err_unwind;
-		}
-		sd->nd = nd;
-		neuron_sim_fw_debugfs(sd->fw, nd);
-		debugfs_create_file_unsafe("warn", 0200, nd->debugfs, nd, &neuron_sim_warn_fops);
-		neuron_sim_devs[i] = sd;
-		neuron_sim_count = i + 1;
+	ret = bus_register(&neuron_sim_bus);
+	if (ret)
+		return ret;
+	for (i = 0; i < sim_devices.value; i++) {
+		ret = neuron_sim_add(i, sim_nc_per_device.value);
+		if (ret)
+			goto err_del;
 	}
+	if (sim_devices.value)
+		pr_info("%u simulated device%s, %u NeuronCores each\n", sim_devices.value,
+			sim_devices.value == 1 ? "" : "s", sim_nc_per_device.value);
 	return 0;
 
-err_unwind:
-	neuron_sim_exit();
+err_del:
+	neuron_sim_del_all();
+	bus_unregister(&neuron_sim_bus);
 	return ret;
 }
 
 void neuron_sim_exit(void)
 {
-	while (neuron_sim_count) {
-		neuron_sim_count--;
-		neuron_sim_dev_destroy(neuron_sim_devs[neuron_sim_count]);
-		neuron_sim_devs[neuron_sim_count] = NULL;
-	}
+	neuron_sim_del_all();
+	/* waits for new_device/del_device writers, who now get -ENODEV/-ENOENT */
+	bus_unregister(&neuron_sim_bus);
 }

@@ -1,28 +1,68 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The simulated Neuron device: backend state shared by the sim files. */
+/*
+ * The simulated Neuron device: one struct per device, owned by the
+ * simulator, holding every part of it. The driver core sees only the
+ * backend ops (neuron_backend.h) and this struct as an opaque pointer.
+ *
+ *   neuron_sim.c          the neuron_sim bus: devices added and removed at run
+ *                         time (new_device, del_device) and at load
+ *                         (sim_devices=N)
+ *   neuron_sim_dev.c      one device: its parts, the ops table, create/destroy
+ *   neuron_sim_miscram.c  MiscRAM
+ *   neuron_sim_nc.c       the NeuronCore job engine (op exec)
+ *   neuron_sim_fw.c       the firmware emulator (op fw_doorbell)
+ *   neuron_sim_inject.c   every fault knob and the armed faults
+ */
 #ifndef NEURON_SIM_H
 #define NEURON_SIM_H
 
-#include <linux/spinlock.h>
+#include <linux/device.h>
+#include <linux/list.h>
 #include <linux/types.h>
+
+#include "neuron_sim_inject.h"
+#include "neuron_sim_miscram.h"
+#include "neuron_sim_nc.h"
 
 struct neuron_device;
 struct neuron_sim_fw;
 
-#define NEURON_SIM_MISCRAM_SIZE	0x1000	/* bytes of simulated MiscRAM */
-
 /**
  * struct neuron_sim_dev - one simulated device
- * @nd:		the device core's view
- * @lock:	protects @miscram
- * @miscram:	MiscRAM words; the firmware emulator writes the FW-owned ones
- * @fw:		the firmware emulator (neuron_sim_fw.c)
+ * @dev:	the device on the neuron_sim bus (neuron_sim<id>); its release
+ *		frees this struct
+ * @id:		the simulator's id of the device (serial number, DEVICE_ID)
+ * @index:	N of the core's /dev/neuron<N>
+ * @nc_count:	NeuronCores
+ * @nd:		the core's device (opaque), valid between create and destroy
+ * @miscram:	MiscRAM; the firmware emulator owns the firmware words
+ * @nc:		the NeuronCore job engine
+ * @fw:		the firmware emulator
+ * @inject:	fault knobs and armed faults
+ * @node:	in the simulator's device list (neuron_sim.c)
  */
 struct neuron_sim_dev {
+	struct device dev;
+	u32 id;
+	u32 index;
+	u32 nc_count;
 	struct neuron_device *nd;
-	spinlock_t lock;
-	u32 miscram[NEURON_SIM_MISCRAM_SIZE / 4];
+	struct neuron_sim_miscram miscram;
+	struct neuron_sim_nc nc;
 	struct neuron_sim_fw *fw;
+	struct neuron_sim_inject inject;
+	struct list_head node;
 };
+
+/* The neuron_sim bus (neuron_sim.c). */
+extern struct bus_type neuron_sim_bus;
+
+/*
+ * neuron_sim_dev.c: a device with @nc_count NeuronCores: registered with
+ * the core, then added to the bus. An error pointer on failure.
+ */
+struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count);
+/* Remove it: from the bus, then every part in reverse order; frees @sd. */
+void neuron_sim_dev_destroy(struct neuron_sim_dev *sd);
 
 #endif /* NEURON_SIM_H */

@@ -13,23 +13,16 @@
  * request the driver withdrew or replaced is never completed, so a late
  * answer cannot corrupt the next request.
  *
- * Fault injection (debugfs fw/fault, root only): "<mode> [count]" makes the
- * next @count requests (default 1; 0 = every request until "none") behave
- * as @mode:
- *   none             clear the fault
- *   fail             answer FW_IO_FAIL, do not execute
- *   unknown_command  answer FW_IO_UNKNOWN_COMMAND, do not execute
- *   timeout          never answer (TRIGGER stays set), do not execute
- *   bad_seq          execute, answer with another sequence number
- *   bad_crc          the request arrives corrupted: CRC check fails,
- *                    answer FW_IO_FAIL
- *   slow             execute, answer after fw/slow_ms milliseconds
- *   oversize         execute, answer SUCCESS with 4 bytes more than asked
+ * Faults: each request takes the fault armed through fw/fault
+ * (neuron_sim_inject.c, neuron_sim_inject_take_fw()) and behaves
+ * accordingly: answer FAIL or UNKNOWN_COMMAND without executing, never
+ * answer, answer with another sequence number, see a corrupted CRC, answer
+ * late (slow), or answer 4 bytes too many.
  *
- * Locking: sd->lock (spinlock, the backend's) protects MiscRAM; fw->lock
- * (spinlock) protects the fault, the statistics, the posted-blob ring and
- * the pending slow answer. fw->lock is never held while taking sd->lock or
- * the other way round.
+ * Locking: MiscRAM has its own lock (neuron_sim_miscram.c), the armed
+ * faults theirs (neuron_sim_inject.c); fw->lock (spinlock) protects the
+ * statistics, the posted-blob ring and the pending slow answer. None of
+ * the three is taken while holding another.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim-fw: " fmt
 
@@ -41,10 +34,9 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
-#include "../neuron.h"
-#include "../neuron_fwio.h"
 #include "neuron_fwio_frame.h"
 #include "neuron_metrics_pack.h"
+#include "neuron_miscram_reg.h"
 #include "neuron_sim.h"
 #include "neuron_sim_fw.h"
 
@@ -52,33 +44,6 @@
 #define NEURON_SIM_FW_SERIAL_HI		0x4e53494d	/* "NSIM" */
 #define NEURON_SIM_FW_POSTED_MAX	64	/* POST_TO_CW blobs kept */
 #define NEURON_SIM_FW_PROFILE_MAX	3	/* power profiles it accepts */
-#define NEURON_SIM_FW_SLOW_MAX_MS	10000
-
-enum neuron_sim_fault {
-	SIM_FAULT_NONE,
-	SIM_FAULT_FAIL,
-	SIM_FAULT_UNKNOWN_COMMAND,
-	SIM_FAULT_TIMEOUT,
-	SIM_FAULT_BAD_SEQ,
-	SIM_FAULT_BAD_CRC,
-	SIM_FAULT_SLOW,
-	SIM_FAULT_OVERSIZE,
-	SIM_FAULT_COUNT,
-};
-
-static const char *const neuron_sim_fault_names[SIM_FAULT_COUNT] = {
-	[SIM_FAULT_NONE] = "none",
-	[SIM_FAULT_FAIL] = "fail",
-	[SIM_FAULT_UNKNOWN_COMMAND] = "unknown_command",
-	[SIM_FAULT_TIMEOUT] = "timeout",
-	[SIM_FAULT_BAD_SEQ] = "bad_seq",
-	[SIM_FAULT_BAD_CRC] = "bad_crc",
-	[SIM_FAULT_SLOW] = "slow",
-	[SIM_FAULT_OVERSIZE] = "oversize",
-};
-
-#define NEURON_SIM_FAULT_USAGE \
-	"<none|fail|unknown_command|timeout|bad_seq|bad_crc|slow|oversize> [count]"
 
 struct neuron_sim_blob {
 	u8 len;
@@ -96,15 +61,12 @@ struct neuron_sim_answer {
 
 /**
  * struct neuron_sim_fw - the simulated firmware of one device
- * @sd:		its device (MiscRAM)
+ * @sd:		its device (MiscRAM, armed faults)
  * @req_work:	processes the posted request (queued by the doorbell)
  * @slow_work:	delivers @pending after the slow fault's delay
  * @stopping:	no more work is queued
+ * @dbg:	its debugfs files (posted, posted_blobs, sim_stats)
  * @lock:	protects everything below
- * @fault:	the armed fault mode
- * @fault_left:	requests it still applies to (unless @fault_sticky)
- * @fault_sticky: applies until cleared with "none"
- * @slow_ms:	delay of the slow fault
  * @pending:	the delayed answer, valid when @pending_valid
  * @pending_valid: @pending waits for @slow_work
  * @power_profile: last profile SET_POWER_PROFILE accepted
@@ -127,12 +89,9 @@ struct neuron_sim_fw {
 	struct work_struct req_work;
 	struct delayed_work slow_work;
 	bool stopping;
+	struct dentry *dbg[3];
 
 	spinlock_t lock;
-	enum neuron_sim_fault fault;
-	u32 fault_left;
-	bool fault_sticky;
-	u32 slow_ms;
 	struct neuron_sim_answer pending;
 	bool pending_valid;
 	u32 power_profile;
@@ -150,48 +109,29 @@ struct neuron_sim_fw {
 	u32 posted_count;
 };
 
-static u32 sim_rd(struct neuron_sim_dev *sd, u32 off)
+/* Under the MiscRAM lock: write the answer if its request is still posted. */
+static bool neuron_sim_fw_answer_words(u32 *w, void *ctx)
 {
-	unsigned long flags;
-	u32 v;
+	const struct neuron_sim_answer *a = ctx;
+	u32 i;
 
-	if (off >= NEURON_SIM_MISCRAM_SIZE || (off & 3))
-		return NEURON_FWIO_BAD_READ;
-	spin_lock_irqsave(&sd->lock, flags);
-	v = sd->miscram[off / 4];
-	spin_unlock_irqrestore(&sd->lock, flags);
-	return v;
-}
-
-static void sim_wr(struct neuron_sim_dev *sd, u32 off, u32 val)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&sd->lock, flags);
-	sd->miscram[off / 4] = val;
-	spin_unlock_irqrestore(&sd->lock, flags);
+	if (!w[NEURON_MISCRAM_TRIGGER / 4] || w[NEURON_MISCRAM_HDR0 / 4] != a->req_dw0 ||
+	    w[NEURON_MISCRAM_HDR1 / 4] != a->req_dw1)
+		return false;
+	for (i = 0; i < a->nwords; i++)
+		w[NEURON_MISCRAM_DATA / 4 + i] = a->words[i];
+	w[NEURON_MISCRAM_HDR0 / 4] = a->resp_dw0;
+	w[NEURON_MISCRAM_TRIGGER / 4] = 0;
+	return true;
 }
 
 /* Write @a if its request is still posted; false if it was withdrawn. */
-static bool neuron_sim_fw_answer(struct neuron_sim_fw *fw, const struct neuron_sim_answer *a)
+static bool neuron_sim_fw_answer(struct neuron_sim_fw *fw, struct neuron_sim_answer *a)
 {
-	struct neuron_sim_dev *sd = fw->sd;
 	unsigned long flags;
 	bool ok;
-	u32 i;
 
-	spin_lock_irqsave(&sd->lock, flags);
-	ok = sd->miscram[NEURON_FWIO_REG_TRIGGER / 4] &&
-	     sd->miscram[NEURON_FWIO_REG_HDR0 / 4] == a->req_dw0 &&
-	     sd->miscram[NEURON_FWIO_REG_HDR1 / 4] == a->req_dw1;
-	if (ok) {
-		for (i = 0; i < a->nwords; i++)
-			sd->miscram[NEURON_FWIO_REG_DATA / 4 + i] = a->words[i];
-		sd->miscram[NEURON_FWIO_REG_HDR0 / 4] = a->resp_dw0;
-		sd->miscram[NEURON_FWIO_REG_TRIGGER / 4] = 0;
-	}
-	spin_unlock_irqrestore(&sd->lock, flags);
-
+	ok = neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_answer_words, a);
 	if (!ok) {
 		spin_lock_irqsave(&fw->lock, flags);
 		fw->dropped++;
@@ -200,10 +140,9 @@ static bool neuron_sim_fw_answer(struct neuron_sim_fw *fw, const struct neuron_s
 	return ok;
 }
 
-/* Account the request's sequence number and consume one use of the fault. */
-static enum neuron_sim_fault neuron_sim_fw_account(struct neuron_sim_fw *fw, u8 seq)
+/* Account the request's sequence number. */
+static void neuron_sim_fw_account(struct neuron_sim_fw *fw, u8 seq)
 {
-	enum neuron_sim_fault f;
 	unsigned long flags;
 
 	spin_lock_irqsave(&fw->lock, flags);
@@ -218,11 +157,7 @@ static enum neuron_sim_fault neuron_sim_fw_account(struct neuron_sim_fw *fw, u8 
 		fw->last_seq = seq;
 		fw->seq_seen = true;
 	}
-	f = fw->fault;
-	if (f != SIM_FAULT_NONE && !fw->fault_sticky && --fw->fault_left == 0)
-		fw->fault = SIM_FAULT_NONE;
 	spin_unlock_irqrestore(&fw->lock, flags);
-	return f;
 }
 
 static void neuron_sim_fw_record_post(struct neuron_sim_fw *fw, const u8 *blob, u32 len)
@@ -263,8 +198,9 @@ static u8 neuron_sim_fw_execute(struct neuron_sim_fw *fw, u8 cmd, const u8 *p, u
 			for (k = 7; k >= 0; k--)
 				addr = addr << 8 | p[8 * i + k];
 			/* the simulated device's address space is its MiscRAM */
-			v = addr < NEURON_SIM_MISCRAM_SIZE ? sim_rd(fw->sd, (u32)addr) :
-							     NEURON_FWIO_BAD_READ;
+			v = addr < NEURON_SIM_MISCRAM_SIZE ?
+			    neuron_sim_miscram_read(&fw->sd->miscram, (u32)addr) :
+			    NEURON_MISCRAM_BAD_READ;
 			resp[4 * i] = v & 0xff;
 			resp[4 * i + 1] = (v >> 8) & 0xff;
 			resp[4 * i + 2] = (v >> 16) & 0xff;
@@ -297,35 +233,53 @@ static u8 neuron_sim_fw_execute(struct neuron_sim_fw *fw, u8 cmd, const u8 *p, u
 	}
 }
 
+/* A posted request as the firmware reads it. */
+struct neuron_sim_request {
+	u32 dw0;
+	u32 dw1;
+	u32 words[NEURON_FWIO_DATA_SIZE / 4];
+};
+
+/*
+ * Under the MiscRAM lock: copy the request out. A request is complete once
+ * TRIGGER is set (the driver writes it last); false when it is not.
+ */
+static bool neuron_sim_fw_read_request(u32 *w, void *ctx)
+{
+	struct neuron_sim_request *r = ctx;
+
+	if (!w[NEURON_MISCRAM_TRIGGER / 4])
+		return false;
+	r->dw0 = w[NEURON_MISCRAM_HDR0 / 4];
+	r->dw1 = w[NEURON_MISCRAM_HDR1 / 4];
+	memcpy(r->words, &w[NEURON_MISCRAM_DATA / 4], sizeof(r->words));
+	return true;
+}
+
 static void neuron_sim_fw_req_work(struct work_struct *work)
 {
 	struct neuron_sim_fw *fw = container_of(work, struct neuron_sim_fw, req_work);
-	struct neuron_sim_dev *sd = fw->sd;
-	u32 words[NEURON_FWIO_DATA_SIZE / 4];
+	struct neuron_sim_request req;
 	u8 payload[NEURON_FWIO_DATA_SIZE];
 	u8 resp[NEURON_FWIO_DATA_SIZE];
 	struct neuron_sim_answer a = { 0 };
-	enum neuron_sim_fault fault;
-	u32 dw0, dw1, trigger, plen = 0, rlen = 0, i;
+	enum neuron_sim_fw_fault fault;
+	u32 dw0, dw1, plen = 0, rlen = 0, i, slow_ms;
 	unsigned long flags;
 	u16 size;
 	u8 seq, cmd, code;
 
-	/* the request is complete once TRIGGER is set: the driver writes it last */
-	spin_lock_irqsave(&sd->lock, flags);
-	trigger = sd->miscram[NEURON_FWIO_REG_TRIGGER / 4];
-	dw0 = sd->miscram[NEURON_FWIO_REG_HDR0 / 4];
-	dw1 = sd->miscram[NEURON_FWIO_REG_HDR1 / 4];
-	memcpy(words, &sd->miscram[NEURON_FWIO_REG_DATA / 4], sizeof(words));
-	spin_unlock_irqrestore(&sd->lock, flags);
-	if (!trigger)
+	if (!neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_read_request, &req))
 		return;
+	dw0 = req.dw0;
+	dw1 = req.dw1;
 
 	seq = neuron_fwio_dw0_seq(dw0);
 	cmd = neuron_fwio_dw0_code(dw0);
 	size = neuron_fwio_dw0_size(dw0);
-	fault = neuron_sim_fw_account(fw, seq);
-	if (fault == SIM_FAULT_TIMEOUT)
+	neuron_sim_fw_account(fw, seq);
+	fault = neuron_sim_inject_take_fw(fw->sd, &slow_ms);
+	if (fault == NEURON_SIM_FW_TIMEOUT)
 		return;
 
 	if (size < NEURON_FWIO_REQ_HDR_SIZE ||
@@ -333,16 +287,16 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 		code = NEURON_FWIO_FAIL;
 	} else {
 		plen = size - NEURON_FWIO_REQ_HDR_SIZE;
-		neuron_fwio_unpack_words(words, plen, payload);
-		if (fault == SIM_FAULT_BAD_CRC ||
+		neuron_fwio_unpack_words(req.words, plen, payload);
+		if (fault == NEURON_SIM_FW_BAD_CRC ||
 		    neuron_fwio_req_crc_sw(dw0, payload, plen) != dw1) {
 			spin_lock_irqsave(&fw->lock, flags);
 			fw->crc_errors++;
 			spin_unlock_irqrestore(&fw->lock, flags);
 			code = NEURON_FWIO_FAIL;
-		} else if (fault == SIM_FAULT_FAIL) {
+		} else if (fault == NEURON_SIM_FW_FAIL) {
 			code = NEURON_FWIO_FAIL;
-		} else if (fault == SIM_FAULT_UNKNOWN_COMMAND) {
+		} else if (fault == NEURON_SIM_FW_UNKNOWN_COMMAND) {
 			code = NEURON_FWIO_UNKNOWN_COMMAND;
 		} else {
 			code = neuron_sim_fw_execute(fw, cmd, payload, plen, resp, &rlen);
@@ -353,9 +307,9 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 
 	a.req_dw0 = dw0;
 	a.req_dw1 = dw1;
-	if (fault == SIM_FAULT_BAD_SEQ && code == NEURON_FWIO_SUCCESS)
+	if (fault == NEURON_SIM_FW_BAD_SEQ && code == NEURON_FWIO_SUCCESS)
 		seq = (seq ^ 0x80) ? (seq ^ 0x80) : 0x55;
-	if (fault == SIM_FAULT_OVERSIZE && code == NEURON_FWIO_SUCCESS) {
+	if (fault == NEURON_SIM_FW_OVERSIZE && code == NEURON_FWIO_SUCCESS) {
 		for (i = rlen; i < rlen + 4 && i < sizeof(resp); i++)
 			resp[i] = 0xA5;
 		rlen = min_t(u32, rlen + 4, sizeof(resp));
@@ -363,16 +317,13 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 	a.resp_dw0 = neuron_fwio_resp_dw0(seq, code, NEURON_FWIO_RESP_HDR_SIZE + rlen);
 	a.nwords = neuron_fwio_pack_words(resp, rlen, a.words);
 
-	if (fault == SIM_FAULT_SLOW) {
-		u32 delay;
-
+	if (fault == NEURON_SIM_FW_SLOW) {
 		spin_lock_irqsave(&fw->lock, flags);
 		fw->pending = a;
 		fw->pending_valid = true;
-		delay = fw->slow_ms;
 		spin_unlock_irqrestore(&fw->lock, flags);
 		if (!READ_ONCE(fw->stopping))
-			mod_delayed_work(system_wq, &fw->slow_work, msecs_to_jiffies(delay));
+			mod_delayed_work(system_wq, &fw->slow_work, msecs_to_jiffies(slow_ms));
 		return;
 	}
 	neuron_sim_fw_answer(fw, &a);
@@ -399,79 +350,13 @@ static void neuron_sim_fw_slow_work(struct work_struct *work)
 	spin_unlock_irqrestore(&fw->lock, flags);
 }
 
-void neuron_sim_fw_doorbell(struct neuron_device *nd)
+void neuron_sim_fw_doorbell(struct neuron_sim_fw *fw)
 {
-	struct neuron_sim_dev *sd = nd->backend;
-	struct neuron_sim_fw *fw = sd->fw;
-
-	if (fw && !READ_ONCE(fw->stopping))
+	if (!READ_ONCE(fw->stopping))
 		queue_work(system_wq, &fw->req_work);
 }
 
-/* ---- debugfs ----------------------------------------------------------- */
-
-static ssize_t neuron_sim_fw_fault_write(struct file *file, const char __user *ubuf,
-					 size_t count, loff_t *ppos)
-{
-	struct neuron_sim_fw *fw = file->private_data;
-	char buf[64], *p, *mode, *cnt;
-	unsigned long flags;
-	unsigned int n = 1;
-	int f;
-
-	if (count >= sizeof(buf))
-		goto bad;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	p = strim(buf);
-	mode = strsep(&p, " \t");
-	cnt = p ? skip_spaces(p) : NULL;
-	if (cnt && !*cnt)
-		cnt = NULL;
-	f = match_string(neuron_sim_fault_names, SIM_FAULT_COUNT, mode);
-	if (f < 0)
-		goto bad;
-	if (cnt && (strpbrk(cnt, " \t") || kstrtouint(cnt, 10, &n)))
-		goto bad;
-	if (f == SIM_FAULT_NONE && cnt)
-		goto bad;
-
-	spin_lock_irqsave(&fw->lock, flags);
-	fw->fault = f;
-	fw->fault_sticky = f != SIM_FAULT_NONE && n == 0;
-	fw->fault_left = n;
-	spin_unlock_irqrestore(&fw->lock, flags);
-	return count;
-
-bad:
-	dev_warn(&fw->sd->nd->dev, "fw/fault: expected \"" NEURON_SIM_FAULT_USAGE
-		 "\" (count: requests affected, default 1, 0 = until \"none\")\n");
-	return -EINVAL;
-}
-
-static ssize_t neuron_sim_fw_fault_read(struct file *file, char __user *ubuf,
-					size_t count, loff_t *ppos)
-{
-	struct neuron_sim_fw *fw = file->private_data;
-	unsigned long flags;
-	char buf[48];
-	int len;
-
-	spin_lock_irqsave(&fw->lock, flags);
-	len = scnprintf(buf, sizeof(buf), "%s %u\n", neuron_sim_fault_names[fw->fault],
-			fw->fault == SIM_FAULT_NONE || fw->fault_sticky ? 0 : fw->fault_left);
-	spin_unlock_irqrestore(&fw->lock, flags);
-	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
-}
-
-static const struct file_operations neuron_sim_fw_fault_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.read = neuron_sim_fw_fault_read,
-	.write = neuron_sim_fw_fault_write,
-	.llseek = default_llseek,
-};
+/* ---- debugfs: what the firmware saw (fw/posted, posted_blobs, sim_stats) -- */
 
 /* The @i-th oldest recorded blob (i < posted_count). Caller holds fw->lock. */
 static const struct neuron_sim_blob *neuron_sim_fw_posted_blob(const struct neuron_sim_fw *fw,
@@ -576,66 +461,29 @@ static int neuron_sim_fw_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(neuron_sim_fw_stats);
 
-static int neuron_sim_fw_slow_get(void *data, u64 *val)
+void neuron_sim_fw_debugfs(struct neuron_sim_fw *fw, struct dentry *dir)
 {
-	struct neuron_sim_fw *fw = data;
-
-	*val = READ_ONCE(fw->slow_ms);
-	return 0;
+	fw->dbg[0] = debugfs_create_file("posted", 0600, dir, fw, &neuron_sim_fw_posted_fops);
+	fw->dbg[1] = debugfs_create_file("posted_blobs", 0400, dir, fw,
+					 &neuron_sim_fw_blobs_fops);
+	fw->dbg[2] = debugfs_create_file("sim_stats", 0400, dir, fw, &neuron_sim_fw_stats_fops);
 }
 
-static int neuron_sim_fw_slow_set(void *data, u64 val)
+void neuron_sim_fw_debugfs_exit(struct neuron_sim_fw *fw)
 {
-	struct neuron_sim_fw *fw = data;
+	unsigned int i;
 
-	if (val > NEURON_SIM_FW_SLOW_MAX_MS) {
-		dev_warn(&fw->sd->nd->dev, "fw/slow_ms: expected milliseconds 0..%u\n",
-			 NEURON_SIM_FW_SLOW_MAX_MS);
-		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(fw->dbg); i++) {
+		debugfs_remove(fw->dbg[i]);
+		fw->dbg[i] = NULL;
 	}
-	WRITE_ONCE(fw->slow_ms, val);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(neuron_sim_fw_slow_fops, neuron_sim_fw_slow_get,
-			 neuron_sim_fw_slow_set, "%llu\n");
-
-/* fw/api_version: MiscRAM 0x000, as a firmware update would change it. */
-static int neuron_sim_fw_api_get(void *data, u64 *val)
-{
-	struct neuron_sim_fw *fw = data;
-
-	*val = sim_rd(fw->sd, NEURON_FWIO_REG_API_VERSION);
-	return 0;
-}
-
-static int neuron_sim_fw_api_set(void *data, u64 val)
-{
-	struct neuron_sim_fw *fw = data;
-
-	if (val > U32_MAX)
-		return -EINVAL;
-	sim_wr(fw->sd, NEURON_FWIO_REG_API_VERSION, val);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(neuron_sim_fw_api_fops, neuron_sim_fw_api_get,
-			 neuron_sim_fw_api_set, "%llu\n");
-
-void neuron_sim_fw_debugfs(struct neuron_sim_fw *fw, struct neuron_device *nd)
-{
-	struct dentry *dir = neuron_fwio_debugfs_dir(nd);
-
-	debugfs_create_file("fault", 0600, dir, fw, &neuron_sim_fw_fault_fops);
-	debugfs_create_file("posted", 0600, dir, fw, &neuron_sim_fw_posted_fops);
-	debugfs_create_file("posted_blobs", 0400, dir, fw, &neuron_sim_fw_blobs_fops);
-	debugfs_create_file("sim_stats", 0400, dir, fw, &neuron_sim_fw_stats_fops);
-	debugfs_create_file_unsafe("slow_ms", 0600, dir, fw, &neuron_sim_fw_slow_fops);
-	debugfs_create_file_unsafe("api_version", 0600, dir, fw, &neuron_sim_fw_api_fops);
 }
 
 /* ---- life cycle ----------------------------------------------------------- */
 
-struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd, unsigned int index)
+struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd)
 {
+	struct neuron_sim_miscram *m = &sd->miscram;
 	struct neuron_sim_fw *fw;
 	u32 ch;
 
@@ -646,21 +494,20 @@ struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd, unsigned i
 	spin_lock_init(&fw->lock);
 	INIT_WORK(&fw->req_work, neuron_sim_fw_req_work);
 	INIT_DELAYED_WORK(&fw->slow_work, neuron_sim_fw_slow_work);
-	fw->slow_ms = 20;
 
-	sim_wr(sd, NEURON_FWIO_REG_API_VERSION, NEURON_SIM_FW_API_VERSION);
-	sim_wr(sd, NEURON_FWIO_REG_DEVICE_ID, index);
-	sim_wr(sd, NEURON_FWIO_REG_SERIAL_LO, 0x00010000 + index);
-	sim_wr(sd, NEURON_FWIO_REG_SERIAL_HI, NEURON_SIM_FW_SERIAL_HI);
-	/* ECC counts start at 0; inject/ecc writes them through misc_write */
-	sim_wr(sd, NEURON_FWIO_REG_SRAM_ECC, 0);
-	for (ch = 0; ch < 4; ch++)
-		sim_wr(sd, NEURON_FWIO_REG_HBM_ECC(ch), 0);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_API_VERSION, NEURON_SIM_FW_API_VERSION);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_DEVICE_ID, sd->id);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_SERIAL_LO, 0x00010000 + sd->id);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_SERIAL_HI, NEURON_SIM_FW_SERIAL_HI);
+	/* ECC counts start at 0; inject/ecc writes them */
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_SRAM_ECC, 0);
+	for (ch = 0; ch < NEURON_MISCRAM_HBM_CHANNELS; ch++)
+		neuron_sim_miscram_write(m, NEURON_MISCRAM_HBM_ECC(ch), 0);
 	/* two dice, utilization 0, sample counter 1 (one sample taken) */
-	sim_wr(sd, NEURON_FWIO_REG_POWER(0), 1u << 16);
-	sim_wr(sd, NEURON_FWIO_REG_POWER(1), 1u << 16);
-	sim_wr(sd, NEURON_FWIO_REG_REPAIR_STATE, 0);
-	sim_wr(sd, NEURON_FWIO_REG_TRIGGER, 0);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_POWER(0), 1u << 16);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_POWER(1), 1u << 16);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_REPAIR_STATE, NEURON_HBM_REPAIR_NONE);
+	neuron_sim_miscram_write(m, NEURON_MISCRAM_TRIGGER, 0);
 	return fw;
 }
 

@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The simulated device's firmware: MiscRAM contents it owns and the FW-IO
+ * The simulated device's firmware: the MiscRAM words it owns and the FW-IO
  * mailbox it serves (sim/neuron_sim_fw.c).
  */
 #ifndef NEURON_SIM_FW_H
 #define NEURON_SIM_FW_H
 
-struct neuron_device;
+struct dentry;
 struct neuron_sim_dev;
 struct neuron_sim_fw;
 
 /* Seed MiscRAM and get ready to serve requests; before the device is created. */
-struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd, unsigned int index);
-/* The fw/ debugfs knobs; once the device exists. */
-void neuron_sim_fw_debugfs(struct neuron_sim_fw *fw, struct neuron_device *nd);
+struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd);
+/* fw/posted, fw/posted_blobs, fw/sim_stats under @dir; once the device exists. */
+void neuron_sim_fw_debugfs(struct neuron_sim_fw *fw, struct dentry *dir);
+/* Remove them: before the device is destroyed. */
+void neuron_sim_fw_debugfs_exit(struct neuron_sim_fw *fw);
 /* After the device is destroyed: no request can arrive any more. */
 void neuron_sim_fw_destroy(struct neuron_sim_fw *fw);
-/* backend op .fw_doorbell: queue the request in MiscRAM for processing. */
-void neuron_sim_fw_doorbell(struct neuron_device *nd);
+/* backend op fw_doorbell: queue the request in MiscRAM for processing. */
+void neuron_sim_fw_doorbell(struct neuron_sim_fw *fw);
 
 #endif /* NEURON_SIM_FW_H */

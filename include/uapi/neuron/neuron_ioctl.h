@@ -269,7 +269,8 @@ struct neuron_core_reserve {
  *
  * The job runs synchronously: it sleeps @duration_us (interruptible:
  * -EINTR), emits every fault armed on the NeuronCore into its ERROR ring,
- * and completes. -EOPNOTSUPP on a device that is not simulated.
+ * and completes. -EOPNOTSUPP on a device that is not simulated; -ENODEV
+ * when the device is removed, also for a job in progress.
  */
 struct neuron_sim_exec {
 	__u32 size;

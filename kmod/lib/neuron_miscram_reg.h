@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The MiscRAM register map: every word the driver, the firmware and the
+ * simulated device agree on, each written once. Byte offsets from the start
+ * of MiscRAM; "FW" words are written by firmware, "driver" words by the
+ * driver. docs/fwio.md has the table. Pure: used by the core (FW-IO
+ * transport, sysfs), the simulated device and the host tests.
+ */
+#ifndef NEURON_MISCRAM_REG_H
+#define NEURON_MISCRAM_REG_H
+
+#include "neuron_pure.h"
+
+#define NEURON_MISCRAM_API_VERSION	0x000	/* FW: firmware API version */
+#define NEURON_MISCRAM_DEVICE_ID	0x024	/* FW: routing id */
+#define NEURON_MISCRAM_SERIAL_LO	0x038	/* FW: serial number bits 31..0 */
+#define NEURON_MISCRAM_SERIAL_HI	0x03C	/* FW: serial number bits 63..32 */
+#define NEURON_MISCRAM_SRAM_ECC		0x040	/* FW: ECC counts, NEURON_MISCRAM_ECC_* */
+#define NEURON_MISCRAM_HBM_CHANNELS	4	/* HBM ECC words the map has room for */
+#define NEURON_MISCRAM_HBM_ECC(ch)	(0x044 + 4 * (ch))	/* FW: channel ch, same split */
+#define NEURON_MISCRAM_POWER(die)	(0x054 + 4 * (die))	/* FW: [15:0] util, [31:16] sample */
+#define NEURON_MISCRAM_REPAIR_STATE	0x064	/* FW: [1:0] enum neuron_hbm_repair */
+#define NEURON_MISCRAM_ACK		0x0F0	/* driver: 1 before every doorbell */
+#define NEURON_MISCRAM_DATA		0x100	/* both: FW-IO payload window */
+#define NEURON_MISCRAM_DATA_SIZE	128	/* bytes in the window */
+#define NEURON_MISCRAM_HDR0		0x1F0	/* driver: request dw0; FW: response dw0 */
+#define NEURON_MISCRAM_HDR1		0x1F4	/* driver: request dw1 (CRC-32C) */
+#define NEURON_MISCRAM_RESP_HI		0x1F8	/* driver: 0 (legacy response address) */
+#define NEURON_MISCRAM_RESP_LO		0x1FC	/* driver: 0 */
+#define NEURON_MISCRAM_TRIGGER		0x800	/* driver: 1 = request posted; FW: 0 = done */
+
+/* A word a backend could not read reads as this (as on the hardware). */
+#define NEURON_MISCRAM_BAD_READ		0xDEADBEEFu
+
+/* ECC words: 16-bit counts, corrected in the upper half. */
+static inline u32 neuron_miscram_ecc_uncorrected(u32 w)
+{
+	return w & 0xffff;
+}
+
+static inline u32 neuron_miscram_ecc_corrected(u32 w)
+{
+	return w >> 16;
+}
+
+static inline u32 neuron_miscram_ecc_word(u32 uncorrected, u32 corrected)
+{
+	return corrected << 16 | (uncorrected & 0xffff);
+}
+
+/* REPAIR_STATE [1:0]. */
+enum neuron_hbm_repair {
+	NEURON_HBM_REPAIR_NONE = 0,
+	NEURON_HBM_REPAIR_PENDING = 1,
+	NEURON_HBM_REPAIR_FAILED = 2,
+};
+
+#define NEURON_MISCRAM_REPAIR_MASK	0x3
+
+#endif /* NEURON_MISCRAM_REG_H */

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The boundary between the driver core (the kmod/ files) and a device backend
+ * (the PCI backend, neuron_pci.c; the simulator, sim/). Nothing else
+ * crosses it, in either direction:
+ *
+ *  - down: a backend hands the core a struct neuron_backend_ops and a
+ *    struct neuron_arch_desc; the core calls the ops and never asks which
+ *    backend it has;
+ *  - up: a backend calls only the core services declared below (create and
+ *    destroy a device, find its debugfs directories, write a job's error
+ *    entries into the host ring the way a device's DMA would).
+ *
+ * The core's own structures stay private to the core: a backend holds an
+ * opaque struct neuron_device pointer and gets its own private pointer back
+ * as the first argument of every op.
+ */
+#ifndef NEURON_BACKEND_H
+#define NEURON_BACKEND_H
+
+#include <linux/moduleparam.h>
+#include <linux/types.h>
+
+#include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nq.h>
+
+#define NEURON_MAX_NC		8	/* NeuronCores per device */
+
+struct dentry;
+struct device;
+struct neuron_device;
+struct neuron_job;
+
+/**
+ * struct neuron_backend_ops - what a device backend provides
+ * @name:	backend name for logs ("sim", "pci")
+ * @kind:	NEURON_BACKEND_* reported by GET_INFO (reported, never tested)
+ * @instance_id: metric 12 of the metrics post; NULL: the platform's own
+ *		(the DMI board asset tag, the EC2 instance id)
+ * @misc_read:	read the 32-bit MiscRAM word at byte offset @off
+ *		(neuron_miscram_reg.h); NEURON_MISCRAM_BAD_READ for an offset
+ *		the backend cannot read, as the hardware does
+ * @misc_write:	write the 32-bit MiscRAM word at byte offset @off
+ * @fw_doorbell: optional; called after the driver rang the FW-IO doorbell
+ *		(MiscRAM TRIGGER); the simulated firmware queues the request.
+ *		Process context.
+ * @exec:	optional; run a job on a NeuronCore (NEURON_IOCTL_SIM_EXEC).
+ *		The core has validated the arguments and reserved the core for
+ *		the caller. The backend writes the job's error entries with
+ *		neuron_job_emit(), fills @job->faults and returns 0 or a
+ *		negative errno (-EBUSY: a job already runs on the core,
+ *		-ETIMEDOUT: the job hung, -EINTR: signal, -ENODEV: the device
+ *		is being removed). Sleeps; process context. Without it the
+ *		ioctl is -EOPNOTSUPP and GET_INFO does not report
+ *		NEURON_CAP_SIM_EXEC.
+ *
+ * Every op gets the @backend pointer given to neuron_device_create(). The
+ * core calls no op once neuron_device_destroy() has returned.
+ */
+struct neuron_backend_ops {
+	const char *name;
+	u32 kind;
+	const char *instance_id;
+	u32 (*misc_read)(void *backend, u32 off);
+	void (*misc_write)(void *backend, u32 off, u32 val);
+	void (*fw_doorbell)(void *backend);
+	int (*exec)(void *backend, struct neuron_job *job);
+};
+
+/**
+ * struct neuron_arch_desc - what info/architecture/ reports
+ * @arch_type:		device architecture ("NDv2", "NDsim")
+ * @nc_arch_type:	NeuronCore architecture ("NCv2")
+ * @instance_type:	instance family ("Trn1", "sim")
+ * @device_name:	product name ("Trainium1")
+ * @hbm_channels:	HBM ECC words in MiscRAM (NEURON_MISCRAM_HBM_ECC(ch))
+ * @has_repair_state:	MiscRAM carries the HBM repair state (v3+)
+ */
+struct neuron_arch_desc {
+	const char *arch_type;
+	const char *nc_arch_type;
+	const char *instance_type;
+	const char *device_name;
+	u32 hbm_channels;
+	bool has_repair_state;
+};
+
+/**
+ * struct neuron_job_faults - error entries a job wrote, by kind
+ * @flood:	filler entries (TPB FP_UNDERFLOW) of an NQ flood
+ * @tpb:	TPB error entries per NEURON_ISA_TPB_ERROR_TYPE
+ * @hw:		hardware fault entries per enum neuron_nq_hw_error
+ *
+ * Plain data: the core multicasts one netlink ERROR_EVENT per non-zero
+ * count once the job returned.
+ */
+struct neuron_job_faults {
+	u32 flood;
+	u32 tpb[NEURON_TPB_ERROR_COUNT];
+	u32 hw[NEURON_NQ_HW_COUNT];
+};
+
+/**
+ * struct neuron_job - one job handed to ops->exec
+ * @nd:		the device (for neuron_job_emit())
+ * @nc:		NeuronCore, < the device's NeuronCore count
+ * @duration_us: how long the job runs
+ * @timeout_us:	how long the caller waits for completion (never 0)
+ * @written:	out (neuron_job_emit): entries written to the core's ERROR ring
+ * @dropped:	out (neuron_job_emit): entries dropped (full ring, or no ring
+ *		of the core's holder)
+ * @faults:	out (backend): what the job wrote, by kind
+ */
+struct neuron_job {
+	struct neuron_device *nd;
+	u32 nc;
+	u64 duration_us;
+	u64 timeout_us;
+	u32 written;
+	u32 dropped;
+	struct neuron_job_faults faults;
+};
+
+/*
+ * ---- core services a backend calls ---------------------------------------
+ * This header is the one place they are declared for backends; each says
+ * which core file implements it (that file's own header declares the rest
+ * of it for the core).
+ */
+
+/* neuron_device.c */
+
+/*
+ * Register a device: /dev/neuron<N>, its sysfs tree, FW-IO, the metrics
+ * post. @nc_count is 1..NEURON_MAX_NC. The backend's ops may be called
+ * before this returns. An error pointer on failure.
+ */
+struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
+					   const struct neuron_arch_desc *arch,
+					   void *backend, u32 nc_count);
+/*
+ * Remove a device (docs/ARCHITECTURE.md, "Removal"): open files get
+ * -ENODEV from here on, what they mapped stays valid until unmapped, the
+ * counters are folded and logged. Waits for the file operations in
+ * progress, so the backend first makes its own long waits (a job) end.
+ * No op is called after it returns.
+ */
+void neuron_device_destroy(struct neuron_device *nd);
+
+/* N of /dev/neuron<N>. */
+u32 neuron_device_index(const struct neuron_device *nd);
+/* The class device, for dev_*() logging about this device. */
+struct device *neuron_device_dev(struct neuron_device *nd);
+/*
+ * debugfs neuron<N>/ and neuron<N>/fw/ (NULL without debugfs). A backend
+ * adds its own files there and removes them before neuron_device_destroy().
+ */
+struct dentry *neuron_device_debugfs(const struct neuron_device *nd);
+struct dentry *neuron_device_fw_debugfs(const struct neuron_device *nd);
+/* neuron_nq.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
+pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);
+
+/*
+ * neuron_job.c: write @n entries of @job into its NeuronCore's ERROR ring (engine 0), as
+ * the device writes host memory: only the ring of the process holding the
+ * core gets them; a full ring drops and counts. Updates @job->written and
+ * @job->dropped. Process context; may sleep.
+ */
+void neuron_job_emit(struct neuron_job *job, const struct neuron_nq_entry *e, u32 n);
+
+/*
+ * neuron_main.c: a uint module parameter with an inclusive range: a value
+ * outside it fails the load (or the write) with a log line naming the
+ * range. @value stays first because param_get_uint reads kp->arg as an
+ * unsigned int.
+ */
+struct neuron_uint_param {
+	unsigned int value;
+	unsigned int min;
+	unsigned int max;
+};
+
+extern const struct kernel_param_ops neuron_uint_range_ops;
+
+/*
+ * ---- the backends built into neuron.ko ------------------------------------
+ * Their entry points, which neuron_main.c calls: neuron_pci.c and
+ * sim/neuron_sim.c. Declared here so the core includes no backend header.
+ */
+
+int neuron_pci_init(void);
+void neuron_pci_exit(void);
+int neuron_sim_init(void);
+void neuron_sim_exit(void);
+
+#endif /* NEURON_BACKEND_H */

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The device core (neuron_device.c): struct neuron_device, one
+ * /dev/neuron<N>, its lifetime, the processes using it, lookups by index.
+ * Core-private: a backend sees only neuron_backend.h.
+ */
+#ifndef NEURON_DEVICE_H
+#define NEURON_DEVICE_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+
+#include "neuron_backend.h"
+
+#define NEURON_MAX_DEVICES	64	/* minors reserved, like the vendor driver */
+
+struct dentry;
+struct pid;
+struct neuron_nds;
+struct neuron_fwio;
+struct neuron_metrics;
+struct neuron_sysfs;
+struct neuron_nq_dev;
+
+/**
+ * struct neuron_device - one Neuron device (/dev/neuron<N>)
+ * @dev:	the class device; its release frees this struct, so the
+ *		struct lives until the last open file drops its reference
+ * @cdev:	char device, added and removed together with @dev
+ * @index:	N of /dev/neuron<N>
+ * @nc_count:	NeuronCores on this device
+ * @ops:	backend operations
+ * @arch:	architecture strings and MiscRAM layout facts
+ * @backend:	backend private data, owned by the backend
+ * @debugfs:	/sys/kernel/debug/neuron/neuron<N>/ (NULL without debugfs)
+ * @gone_sem:	protects @gone; file operations hold it for read while they
+ *		touch backend state, removal takes it for write
+ * @gone:	the backend is removed; open files only get -ENODEV
+ * @procs_lock:	protects @procs
+ * @procs:	processes with the device open (struct neuron_proc)
+ * @nds:	NDS slabs and totals (neuron_nds.c)
+ * @fwio:	FW-IO mailbox state (neuron_fwio.c)
+ * @metrics:	metrics post worker (neuron_metrics.c)
+ * @sysfs:	the metrics sysfs tree (neuron_sysfs.c)
+ * @nq:		notification queues and NeuronCore reservations (neuron_nq.c)
+ * @node:	in the live-device list (neuron_device.c), for lookups by index
+ */
+struct neuron_device {
+	struct device dev;
+	struct cdev cdev;
+	u32 index;
+	u32 nc_count;
+	const struct neuron_backend_ops *ops;
+	const struct neuron_arch_desc *arch;
+	void *backend;
+	struct dentry *debugfs;
+	struct rw_semaphore gone_sem;
+	bool gone;
+	struct mutex procs_lock;
+	struct list_head procs;
+	struct neuron_nds *nds;
+	struct neuron_fwio *fwio;
+	struct neuron_metrics *metrics;
+	struct neuron_sysfs *sysfs;
+	struct neuron_nq_dev *nq;
+	struct list_head node;
+};
+
+/**
+ * struct neuron_proc - a process with the device open
+ * @node:	in neuron_device.procs
+ * @tgid:	the process (a reference); every owner field of the
+ *		subsystems (slab, ring, core) points at one of these and is
+ *		cleared before the reference is dropped
+ * @files:	its open files on this device; at 0 everything it held is
+ *		released (slab folded, queues and cores freed)
+ */
+struct neuron_proc {
+	struct list_head node;
+	struct pid *tgid;
+	unsigned int files;
+};
+
+static inline struct neuron_device *to_neuron_device(struct device *dev)
+{
+	return container_of(dev, struct neuron_device, dev);
+}
+
+/* MiscRAM word at byte offset @off (neuron_miscram_reg.h), through the backend. */
+static inline u32 neuron_misc_read(struct neuron_device *nd, u32 off)
+{
+	return nd->ops->misc_read(nd->backend, off);
+}
+
+static inline void neuron_misc_write(struct neuron_device *nd, u32 off, u32 val)
+{
+	nd->ops->misc_write(nd->backend, off, val);
+}
+
+int neuron_device_class_init(void);
+void neuron_device_class_exit(void);
+/* The live device /dev/neuron<@index>, referenced (put_device); NULL when there is none. */
+struct neuron_device *neuron_device_get(u32 index);
+/* The live device with the lowest index >= @index, referenced; NULL when there is none. */
+struct neuron_device *neuron_device_get_next(u32 index);
+/*
+ * A file of @tgid on the device was opened / released. The last release of
+ * a process frees what it held (NDS slab folded first, rings, cores).
+ */
+int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
+void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid);
+
+#endif /* NEURON_DEVICE_H */

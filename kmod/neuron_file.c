@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers every subsystem's file operations share: copying an ioctl
+ * argument in with its common header checked, and mapping memory a process
+ * owns into its address space.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "neuron_abi.h"
+#include "neuron_compat.h"
+#include "neuron_file.h"
+
+int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags)
+{
+	const u32 *hdr = karg;	/* every argument struct starts with size, flags */
+
+	if (copy_from_user(karg, uarg, size))
+		return -EFAULT;
+	return neuron_abi_check_header(hdr[0], size, hdr[1], allowed_flags);
+}
+
+int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
+		     struct pid *owner)
+{
+	/*
+	 * Writable only for the owner, through a file the owner opened: the
+	 * mapping then pins a file counted for the owner, so the object cannot
+	 * be released (and handed to another process) while the mapping lives.
+	 */
+	if (owner != task_tgid(current) || owner != nf->tgid) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EACCES;
+		/* and it cannot become writable through mprotect */
+		neuron_vm_flags_clear(vma, VM_MAYWRITE);
+	}
+	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	return remap_vmalloc_range(vma, mem, 0);
+}

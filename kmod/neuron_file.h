@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * An open /dev/neuron<N> and the helpers every subsystem's file operations
+ * share (neuron_file.c): the ioctl argument copy-in and the owned mapping.
+ */
+#ifndef NEURON_FILE_H
+#define NEURON_FILE_H
+
+#include <linux/compiler_types.h>
+#include <linux/types.h>
+
+struct neuron_device;
+struct pid;
+struct vm_area_struct;
+
+/**
+ * struct neuron_file - per-open state of /dev/neuron<N>
+ * @nd:		the device; the file holds a reference on nd->dev
+ * @tgid:	process that opened the file (a reference: processes are told
+ *		apart by struct pid, never by number, so a reused pid or another
+ *		pid namespace is never mistaken for the owner)
+ */
+struct neuron_file {
+	struct neuron_device *nd;
+	struct pid *tgid;
+};
+
+/*
+ * Copy an ioctl argument in and check the header every argument struct
+ * starts with: __u32 size (must be @size), __u32 flags (only
+ * @allowed_flags). 0, -EFAULT or -EINVAL; the caller checks the rest.
+ */
+int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags);
+
+/* returned by a subsystem's mmap handler for an offset outside its range */
+#define NEURON_MMAP_NOT_MINE	1
+
+/*
+ * Map @mem (vmalloc_user, exactly the vma's length) owned by @owner:
+ * writable for the owner through its own file, read-only (and never
+ * upgradable) for everyone else. The mapping holds its own page
+ * references: it stays valid memory after @mem is freed, until unmapped.
+ */
+int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
+		     struct pid *owner);
+
+#endif /* NEURON_FILE_H */

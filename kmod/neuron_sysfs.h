@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The metrics sysfs tree of a device (neuron_sysfs.c). */
+#ifndef NEURON_SYSFS_H
+#define NEURON_SYSFS_H
+
+struct neuron_device;
+
+/* Build the tree under the class device; 0 or a negative errno (nothing left behind). */
+int neuron_sysfs_init(struct neuron_device *nd);
+/* Remove it; waits for readers in progress. */
+void neuron_sysfs_exit(struct neuron_device *nd);
+/* Counters folded outside a sysfs read changed: notify pollers if enabled. */
+void neuron_sysfs_counters_changed(struct neuron_device *nd);
+
+#endif /* NEURON_SYSFS_H */

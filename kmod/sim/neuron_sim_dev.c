@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One simulated Neuron device: its parts (MiscRAM, firmware emulator,
+ * NeuronCore engine, fault knobs), the backend ops the core calls, and the
+ * order they come and go in.
+ *
+ * Removal (neuron_sim_dev_destroy) runs in exact reverse order of creation,
+ * with one step first: the NeuronCore engine stops, so a job sleeping in
+ * an ioctl (a hung job waits up to a minute) ends with -ENODEV at once and
+ * the core's removal, which waits for file operations in progress, is not
+ * held up. A firmware exchange in flight is the core's to abort
+ * (neuron_fwio_quiesce), and the firmware emulator stays until the core no
+ * longer calls the ops.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
+
+#include <linux/device.h>
+#include <linux/err.h>
+#include <linux/sysfs.h>
+#include <linux/slab.h>
+
+#include "../neuron_backend.h"
+#include "neuron_miscram_reg.h"
+#include "neuron_sim.h"
+#include "neuron_sim_fw.h"
+
+static u32 neuron_sim_misc_read(void *backend, u32 off)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	return neuron_sim_miscram_read(&sd->miscram, off);
+}
+
+static void neuron_sim_misc_write(void *backend, u32 off, u32 val)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	neuron_sim_miscram_write(&sd->miscram, off, val);
+}
+
+static void neuron_sim_doorbell(void *backend)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	neuron_sim_fw_doorbell(sd->fw);
+}
+
+static const struct neuron_backend_ops neuron_sim_ops = {
+	.name = "sim",
+	.kind = NEURON_BACKEND_SIM,
+	.instance_id = "sim",
+	.misc_read = neuron_sim_misc_read,
+	.misc_write = neuron_sim_misc_write,
+	.fw_doorbell = neuron_sim_doorbell,
+	.exec = neuron_sim_nc_exec,
+};
+
+/* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
+static const struct neuron_arch_desc neuron_sim_arch = {
+	.arch_type = "NDsim",
+	.nc_arch_type = "NCsim",
+	.instance_type = "sim",
+	.device_name = "SimulatedNeuron",
+	.hbm_channels = NEURON_MISCRAM_HBM_CHANNELS,
+	.has_repair_state = true,
+};
+
+static ssize_t nc_count_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", container_of(dev, struct neuron_sim_dev, dev)->nc_count);
+}
+static DEVICE_ATTR_RO(nc_count);
+
+static ssize_t neuron_index_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", container_of(dev, struct neuron_sim_dev, dev)->index);
+}
+static DEVICE_ATTR_RO(neuron_index);
+
+static struct attribute *neuron_sim_dev_attrs[] = {
+	&dev_attr_nc_count.attr,
+	&dev_attr_neuron_index.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(neuron_sim_dev);
+
+static void neuron_sim_dev_release(struct device *dev)
+{
+	kfree(container_of(dev, struct neuron_sim_dev, dev));
+}
+
+struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
+{
+	struct neuron_sim_dev *sd;
+	struct neuron_device *nd;
+	int ret;
+
+	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
+	if (!sd)
+		return ERR_PTR(-ENOMEM);
+	/* from here on the release callback frees sd */
+	device_initialize(&sd->dev);
+	sd->dev.bus = &neuron_sim_bus;
+	sd->dev.groups = neuron_sim_dev_groups;
+	sd->dev.release = neuron_sim_dev_release;
+	sd->id = id;
+	sd->nc_count = nc_count;
+	ret = dev_set_name(&sd->dev, "neuron_sim%u", id);
+	if (ret)
+		goto err_put;
+
+	neuron_sim_miscram_init(&sd->miscram);
+	neuron_sim_inject_init(sd);
+	neuron_sim_nc_init(&sd->nc);
+	/* firmware before the device: the core may talk to it at once */
+	sd->fw = neuron_sim_fw_create(sd);
+	if (!sd->fw) {
+		ret = -ENOMEM;
+		goto err_nc;
+	}
+	nd = neuron_device_create(&neuron_sim_ops, &neuron_sim_arch, sd, nc_count);
+	if (IS_ERR(nd)) {
+		ret = PTR_ERR(nd);
+		goto err_fw;
+	}
+	sd->nd = nd;
+	sd->index = neuron_device_index(nd);
+	neuron_sim_fw_debugfs(sd->fw, neuron_device_fw_debugfs(nd));
+	neuron_sim_inject_debugfs(sd);
+
+	/* last: the bus device appears complete, neuron_index included */
+	ret = device_add(&sd->dev);
+	if (ret)
+		goto err_core;
+	return sd;
+
+err_core:
+	neuron_sim_inject_exit(sd);
+	neuron_sim_fw_debugfs_exit(sd->fw);
+	neuron_sim_nc_stop(&sd->nc);
+	neuron_device_destroy(nd);
+	sd->nd = NULL;
+err_fw:
+	neuron_sim_fw_destroy(sd->fw);
+err_nc:
+	neuron_sim_nc_destroy(&sd->nc);
+err_put:
+	put_device(&sd->dev);
+	return ERR_PTR(ret);
+}
+
+void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
+{
+	device_del(&sd->dev);
+	neuron_sim_inject_exit(sd);
+	neuron_sim_fw_debugfs_exit(sd->fw);
+	/* a job sleeping in an ioctl ends now: the core's removal waits for it */
+	neuron_sim_nc_stop(&sd->nc);
+	neuron_device_destroy(sd->nd);
+	sd->nd = NULL;
+	/* the core calls no op any more: the firmware can go */
+	neuron_sim_fw_destroy(sd->fw);
+	neuron_sim_nc_destroy(&sd->nc);
+	put_device(&sd->dev);
+}

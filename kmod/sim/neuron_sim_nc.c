@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulated NeuronCore: synthetic jobs and the faults they hit.
+ *
+ * A job (backend op exec, NEURON_IOCTL_SIM_EXEC) runs for the requested
+ * time, takes every fault armed on its NeuronCore (neuron_sim_inject.c),
+ * writes them as error entries into the core's ERROR ring through
+ * neuron_job_emit(), as the device's DMA would, and completes; a job armed
+ * to hang instead waits out the caller's timeout and fails with
+ * -ETIMEDOUT. Entries are written in this order: flood fillers, TPB errors
+ * (by type), hardware faults (by kind).
+ *
+ * Waits end early on a signal (-EINTR) and when the device is being
+ * removed (-ENODEV, neuron_sim_nc_stop()), so removal never waits out a
+ * job.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+
+#include "neuron_sim.h"
+#include "neuron_sim_inject.h"
+#include "neuron_sim_nc.h"
+
+/* entries handed to neuron_job_emit() at once (512 bytes of stack) */
+#define SIM_EMIT_BATCH	32
+
+/*
+ * Let @us microseconds pass: 0 when they did, -EINTR on a signal, -ENODEV
+ * when the device is being removed.
+ */
+static int sim_wait_us(struct neuron_sim_nc *e, u64 us)
+{
+	int ret;
+
+	if (READ_ONCE(e->stopping))
+		return -ENODEV;
+	if (!us)
+		return signal_pending(current) ? -EINTR : 0;
+	ret = wait_event_interruptible_hrtimeout(e->stop_wq, READ_ONCE(e->stopping),
+						 ns_to_ktime(us * NSEC_PER_USEC));
+	if (ret == -ETIME)
+		return 0;
+	return ret ? -EINTR : -ENODEV;
+}
+
+struct sim_batch {
+	struct neuron_job *job;
+	u32 n;
+	struct neuron_nq_entry e[SIM_EMIT_BATCH];
+};
+
+static void sim_batch_flush(struct sim_batch *b)
+{
+	if (!b->n)
+		return;
+	neuron_job_emit(b->job, b->e, b->n);
+	b->n = 0;
+	cond_resched();
+}
+
+static void sim_batch_add(struct sim_batch *b, u8 type, u8 id)
+{
+	struct neuron_nq_entry *e = &b->e[b->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->error_id = id;
+	e->header = type;
+	e->timestamp_ps = ktime_get_ns() * 1000;
+	if (b->n == SIM_EMIT_BATCH)
+		sim_batch_flush(b);
+}
+
+/* Write the entries of @f into the job's ring. */
+static void sim_emit(struct neuron_job *job, const struct neuron_job_faults *f)
+{
+	struct sim_batch b = { .job = job };
+	u32 i, k;
+
+	for (k = 0; k < f->flood; k++)
+		sim_batch_add(&b, NEURON_NQ_NOTIFIC_TPB_ERROR, NEURON_TPB_ERROR_FP_UNDERFLOW);
+	for (i = 0; i < NEURON_TPB_ERROR_COUNT; i++)
+		for (k = 0; k < f->tpb[i]; k++)
+			sim_batch_add(&b, NEURON_NQ_NOTIFIC_TPB_ERROR, i);
+	for (i = 1; i < NEURON_NQ_HW_COUNT; i++)
+		for (k = 0; k < f->hw[i]; k++)
+			sim_batch_add(&b, NEURON_NQ_NOTIFIC_ERROR, i);
+	sim_batch_flush(&b);
+}
+
+int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
+{
+	struct neuron_sim_dev *sd = backend;
+	struct neuron_sim_nc *e = &sd->nc;
+	struct neuron_sim_nc_faults armed;
+	int ret;
+
+	if (job->nc >= sd->nc_count)
+		return -EINVAL;
+	/* one job per core: a second concurrent job of the holder is busy too */
+	if (!mutex_trylock(&e->job_lock[job->nc]))
+		return -EBUSY;
+
+	ret = sim_wait_us(e, job->duration_us);
+	if (ret)
+		goto out;
+
+	neuron_sim_inject_take_nc(sd, job->nc, &armed);
+	sim_emit(job, &armed.emit);
+	job->faults = armed.emit;
+
+	if (armed.hang) {
+		/* the job never completes: the caller gives up after its timeout */
+		ret = sim_wait_us(e, job->timeout_us);
+		if (!ret)
+			ret = -ETIMEDOUT;
+	}
+out:
+	mutex_unlock(&e->job_lock[job->nc]);
+	return ret;
+}
+
+void neuron_sim_nc_init(struct neuron_sim_nc *e)
+{
+	u32 nc;
+
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		mutex_init(&e->job_lock[nc]);
+	init_waitqueue_head(&e->stop_wq);
+	e->stopping = false;
+}
+
+void neuron_sim_nc_stop(struct neuron_sim_nc *e)
+{
+	WRITE_ONCE(e->stopping, true);
+	wake_up_all(&e->stop_wq);
+}
+
+void neuron_sim_nc_destroy(struct neuron_sim_nc *e)
+{
+	u32 nc;
+
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		mutex_destroy(&e->job_lock[nc]);
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The simulated NeuronCores of one device: the job engine behind the
+ * backend op exec (sim/neuron_sim_nc.c).
+ */
+#ifndef NEURON_SIM_NC_H
+#define NEURON_SIM_NC_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "../neuron_backend.h"
+
+struct neuron_sim_dev;
+
+/**
+ * struct neuron_sim_nc - the NeuronCores of one simulated device
+ * @job_lock:	per NeuronCore, held while a job runs on it (one at a time)
+ * @stop_wq:	jobs wait here for their time to pass, or for @stopping
+ * @stopping:	set once at removal: jobs in progress end with -ENODEV and
+ *		new ones are refused
+ */
+struct neuron_sim_nc {
+	struct mutex job_lock[NEURON_MAX_NC];
+	wait_queue_head_t stop_wq;
+	bool stopping;
+};
+
+void neuron_sim_nc_init(struct neuron_sim_nc *e);
+/* End the jobs in progress (-ENODEV) and refuse new ones; returns at once. */
+void neuron_sim_nc_stop(struct neuron_sim_nc *e);
+/* After the device is destroyed: no job runs any more. */
+void neuron_sim_nc_destroy(struct neuron_sim_nc *e);
+
+/* backend op exec */
+int neuron_sim_nc_exec(void *backend, struct neuron_job *job);
+
+#endif /* NEURON_SIM_NC_H */
