@@ -5,10 +5,11 @@
  * Every command is listed once in neuron_ioctls[], with the privilege it
  * needs. The dispatcher checks the magic and number (unknown -> -ENOTTY),
  * then that the full command value matches (wrong size or direction
- * encoding -> -EINVAL), that the device is still there (-ENODEV) and the
- * privilege (-EPERM), then calls the handler, which validates the struct's
- * own size, flags and reserved fields (neuron_file.c has the shared
- * copy-in and mapping helpers).
+ * encoding -> -EINVAL) and the privilege (-EPERM), copies the argument in
+ * (-EFAULT), checks that the device is still there (-ENODEV), then calls
+ * the handler on the kernel copy; the handler validates the struct's own
+ * size, flags and reserved fields (neuron_file.c has the shared argument
+ * and mapping helpers). The result is copied out after the device lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -93,13 +94,13 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
+static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 {
 	struct neuron_device *nd = nf->nd;
 	struct neuron_info info;
 	int ret;
 
-	ret = neuron_ioctl_copy_in(&info, uarg, sizeof(info), 0);
+	ret = neuron_ioctl_arg(&info, karg, sizeof(info), 0);
 	if (ret)
 		return ret;
 	if (!neuron_abi_all_zero(info.reserved, sizeof(info.reserved)))
@@ -116,8 +117,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 		info.capabilities |= NEURON_CAP_SIM_EXEC;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
-	if (copy_to_user(uarg, &info, sizeof(info)))
-		return -EFAULT;
+	neuron_ioctl_out(karg, &info, sizeof(info));
 	return 0;
 }
 
@@ -126,7 +126,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void __user *uarg)
 
 struct neuron_ioctl_desc {
 	unsigned int cmd;
-	long (*fn)(struct neuron_file *nf, void __user *uarg);
+	long (*fn)(struct neuron_file *nf, void *karg);
 	u32 flags;
 };
 
@@ -147,31 +147,57 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile,	NEURON_IOCTL_ADMIN },
 };
 
+/* The largest argument struct (FW_READ) fits; checked for every command below. */
+#define NEURON_IOCTL_ARG_MAX	256
+
+static_assert(_IOC_SIZE(NEURON_IOCTL_GET_INFO) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_NDS_ACQUIRE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_NDS_COUNTER_ADD) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_NQ_INIT) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_NQ_RELEASE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_CORE_RESERVE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_CORE_RELEASE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_SIM_EXEC) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_FW_READ) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_FW_POWER_PROFILE) <= NEURON_IOCTL_ARG_MAX);
+
+/*
+ * The argument is copied in before gone_sem is taken and out after it is
+ * released: a copy that faults on a page nobody provides (userfaultfd,
+ * FUSE) then blocks only its own caller, never device removal or the
+ * opens and ioctls queued behind a removal.
+ */
 static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct neuron_file *nf = filp->private_data;
 	struct neuron_device *nd = nf->nd;
+	const struct neuron_ioctl_desc *d = NULL;
+	void __user *uarg = (void __user *)arg;
+	u64 kbuf[NEURON_IOCTL_ARG_MAX / sizeof(u64)];
+	size_t i, size;
 	long ret;
-	size_t i;
 
 	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC)
 		return -ENOTTY;
-	for (i = 0; i < ARRAY_SIZE(neuron_ioctls); i++) {
-		if (_IOC_NR(neuron_ioctls[i].cmd) != _IOC_NR(cmd))
-			continue;
-		if (neuron_ioctls[i].cmd != cmd)
-			return -EINVAL;
-		down_read(&nd->gone_sem);
-		if (nd->gone)
-			ret = -ENODEV;
-		else if ((neuron_ioctls[i].flags & NEURON_IOCTL_ADMIN) && !capable(CAP_SYS_ADMIN))
-			ret = -EPERM;
-		else
-			ret = neuron_ioctls[i].fn(nf, (void __user *)arg);
-		up_read(&nd->gone_sem);
-		return ret;
-	}
-	return -ENOTTY;
+	for (i = 0; i < ARRAY_SIZE(neuron_ioctls) && !d; i++)
+		if (_IOC_NR(neuron_ioctls[i].cmd) == _IOC_NR(cmd))
+			d = &neuron_ioctls[i];
+	if (!d)
+		return -ENOTTY;
+	if (d->cmd != cmd)
+		return -EINVAL;
+	if ((d->flags & NEURON_IOCTL_ADMIN) && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+
+	size = _IOC_SIZE(cmd);
+	if (copy_from_user(kbuf, uarg, size))
+		return -EFAULT;
+	down_read(&nd->gone_sem);
+	ret = nd->gone ? -ENODEV : d->fn(nf, kbuf);
+	up_read(&nd->gone_sem);
+	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, kbuf, size))
+		ret = -EFAULT;
+	return ret;
 }
 
 /*

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers every subsystem's file operations share: copying an ioctl
- * argument in with its common header checked, and mapping memory a process
- * owns into its address space.
+ * Helpers every subsystem's file operations share: taking an ioctl
+ * argument (already in kernel memory) with its common header checked, and
+ * mapping memory a process owns into its address space.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,13 +17,17 @@
 #include "neuron_compat.h"
 #include "neuron_file.h"
 
-int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags)
+int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags)
 {
-	const u32 *hdr = karg;	/* every argument struct starts with size, flags */
+	const u32 *hdr = arg;	/* every argument struct starts with size, flags */
 
-	if (copy_from_user(karg, uarg, size))
-		return -EFAULT;
+	memcpy(arg, karg, size);
 	return neuron_abi_check_header(hdr[0], size, hdr[1], allowed_flags);
+}
+
+void neuron_ioctl_out(void *karg, const void *arg, size_t size)
+{
+	memcpy(karg, arg, size);
 }
 
 int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,

@@ -26,11 +26,20 @@ struct neuron_file {
 };
 
 /*
- * Copy an ioctl argument in and check the header every argument struct
- * starts with: __u32 size (must be @size), __u32 flags (only
- * @allowed_flags). 0, -EFAULT or -EINVAL; the caller checks the rest.
+ * ioctl arguments never reach a handler as user pointers: the dispatcher
+ * (neuron_cdev.c) copies the argument into kernel memory before it takes
+ * the device's gone_sem and copies the result out after releasing it, so a
+ * user fault that never completes (userfaultfd, FUSE) cannot hold up
+ * device removal. A handler gets that kernel copy, @karg.
+ *
+ * neuron_ioctl_arg: copy @size bytes of @karg into the handler's @arg and
+ * check the header every argument struct starts with: __u32 size (must be
+ * @size), __u32 flags (only @allowed_flags). 0 or -EINVAL; the caller
+ * checks the rest. neuron_ioctl_out: the handler's result, copied out by
+ * the dispatcher when the handler returns 0 (for _IOWR commands).
  */
-int neuron_ioctl_copy_in(void *karg, const void __user *uarg, size_t size, u32 allowed_flags);
+int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags);
+void neuron_ioctl_out(void *karg, const void *arg, size_t size);
 
 /* returned by a subsystem's mmap handler for an offset outside its range */
 #define NEURON_MMAP_NOT_MINE	1

@@ -84,47 +84,35 @@ int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile)
 
 /* ---- ioctls ---------------------------------------------------------------- */
 
-long neuron_fwio_ioctl_read(struct neuron_file *nf, void __user *uarg)
+long neuron_fwio_ioctl_read(struct neuron_file *nf, void *karg)
 {
-	struct neuron_fw_read *arg;
+	/* in place: the dispatcher's kernel copy, copied out on success */
+	struct neuron_fw_read *arg = karg;
 	long ret;
 	u32 i;
 
-	arg = memdup_user(uarg, sizeof(*arg));
-	if (IS_ERR(arg))
-		return PTR_ERR(arg);
-
 	ret = neuron_abi_check_header(arg->size, sizeof(*arg), arg->flags, 0);
 	if (ret)
-		goto out;
-	ret = -EINVAL;
+		return ret;
 	if (arg->reserved0 || !neuron_abi_all_zero(arg->reserved, sizeof(arg->reserved)) ||
 	    !arg->count)
-		goto out;
-	ret = -E2BIG;
+		return -EINVAL;
 	if (arg->count > NEURON_FW_READ_MAX)
-		goto out;
-	ret = -EINVAL;
+		return -E2BIG;
 	for (i = arg->count; i < NEURON_FW_READ_MAX; i++)
 		if (arg->addr[i])
-			goto out;
+			return -EINVAL;
 
 	memset(arg->value, 0, sizeof(arg->value));
-	ret = neuron_fwio_read(nf->nd, arg->addr, arg->count, arg->value);
-	if (ret)
-		goto out;
-	ret = copy_to_user(uarg, arg, sizeof(*arg)) ? -EFAULT : 0;
-out:
-	kfree(arg);
-	return ret;
+	return neuron_fwio_read(nf->nd, arg->addr, arg->count, arg->value);
 }
 
-long neuron_fwio_ioctl_power_profile(struct neuron_file *nf, void __user *uarg)
+long neuron_fwio_ioctl_power_profile(struct neuron_file *nf, void *karg)
 {
 	struct neuron_fw_power_profile arg;
 	int ret;
 
-	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)) ||

@@ -19,7 +19,7 @@ int neuron_fwio_post_metric(struct neuron_device *nd, const void *blob, u32 len,
 int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile);
 
 /* ioctl handlers (neuron_cdev.c table, CAP_SYS_ADMIN): FW_READ, FW_POWER_PROFILE */
-long neuron_fwio_ioctl_read(struct neuron_file *nf, void __user *uarg);
-long neuron_fwio_ioctl_power_profile(struct neuron_file *nf, void __user *uarg);
+long neuron_fwio_ioctl_read(struct neuron_file *nf, void *karg);
+long neuron_fwio_ioctl_power_profile(struct neuron_file *nf, void *karg);
 
 #endif /* NEURON_FWIO_MSG_H */

@@ -46,14 +46,14 @@ static void neuron_job_notify(struct neuron_device *nd, u32 nc, const struct neu
 		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_HW_ERROR, i, f->hw[i]);
 }
 
-long neuron_job_ioctl_exec(struct neuron_file *nf, void __user *uarg)
+long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 {
 	struct neuron_device *nd = nf->nd;
 	struct neuron_sim_exec arg;
 	struct neuron_job job = { .nd = nd };
 	int ret;
 
-	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || arg.entries || arg.dropped ||
@@ -81,7 +81,6 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void __user *uarg)
 
 	arg.entries = job.written;
 	arg.dropped = job.dropped;
-	if (copy_to_user(uarg, &arg, sizeof(arg)))
-		return -EFAULT;
+	neuron_ioctl_out(karg, &arg, sizeof(arg));
 	return 0;
 }

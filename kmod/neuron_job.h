@@ -11,6 +11,6 @@
 struct neuron_file;
 
 /* ioctl handler (neuron_cdev.c table): NEURON_IOCTL_SIM_EXEC */
-long neuron_job_ioctl_exec(struct neuron_file *nf, void __user *uarg);
+long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg);
 
 #endif /* NEURON_JOB_H */

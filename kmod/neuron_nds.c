@@ -264,14 +264,14 @@ static int nds_claim(struct neuron_nds *nds, struct pid *tgid)
 	return best;
 }
 
-long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg)
+long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg)
 {
 	struct neuron_nds *nds = nf->nd->nds;
 	struct neuron_nds_acquire arg;
 	u32 access;
 	int ret, s;
 
-	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
@@ -316,8 +316,7 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg)
 	arg.mmap_offset = NEURON_NDS_MMAP_BASE + (u64)s * NEURON_NDS_SIZE;
 	arg.mmap_size = NEURON_NDS_SIZE;
 	arg.access = access;
-	if (copy_to_user(uarg, &arg, sizeof(arg)))
-		return -EFAULT;
+	neuron_ioctl_out(karg, &arg, sizeof(arg));
 	return 0;
 
 out_unlock:
@@ -325,7 +324,7 @@ out_unlock:
 	return ret;
 }
 
-long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg)
+long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void *karg)
 {
 	struct neuron_device *nd = nf->nd;
 	struct neuron_nds *nds = nd->nds;
@@ -333,7 +332,7 @@ long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg)
 	s64 off;
 	int ret, s;
 
-	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), NEURON_NDS_ADD_ND);
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), NEURON_NDS_ADD_ND);
 	if (ret)
 		return ret;
 	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))

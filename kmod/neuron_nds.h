@@ -23,8 +23,8 @@ int neuron_nds_init(struct neuron_device *nd);
 void neuron_nds_exit(struct neuron_device *nd);
 
 /* ioctl handlers (neuron_cdev.c table) */
-long neuron_nds_ioctl_acquire(struct neuron_file *nf, void __user *uarg);
-long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void __user *uarg);
+long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg);
+long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void *karg);
 /* mmap of a slab by its cookie offset; NEURON_MMAP_NOT_MINE outside the slab range */
 int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 /*

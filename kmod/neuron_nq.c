@@ -70,7 +70,7 @@ static int nq_check_key(struct neuron_device *nd, u32 nc, u32 type, u32 engine)
 	return 0;
 }
 
-long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
+long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
 {
 	struct neuron_device *nd = nf->nd;
 	struct neuron_nq_dev *nqd = nd->nq;
@@ -79,7 +79,7 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
 	struct pid *tgid = task_tgid(current);
 	int ret;
 
-	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
@@ -128,15 +128,14 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg)
 	arg.mmap_offset = nq_cookie(arg.nc, arg.nq_type, arg.engine);
 	arg.mmap_size = NEURON_NQ_RING_OFFSET + arg.ring_size;
 	memset(arg.reserved, 0, sizeof(arg.reserved));
-	if (copy_to_user(uarg, &arg, sizeof(arg)))
-		return -EFAULT;
+	neuron_ioctl_out(karg, &arg, sizeof(arg));
 	return 0;
 out:
 	mutex_unlock(&nqd->lock);
 	return ret;
 }
 
-long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg)
+long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg)
 {
 	struct neuron_device *nd = nf->nd;
 	struct neuron_nq_dev *nqd = nd->nq;
@@ -144,7 +143,7 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg)
 	struct neuron_nq **slot, *q = NULL;
 	int ret;
 
-	ret = neuron_ioctl_copy_in(&arg, uarg, sizeof(arg), 0);
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
@@ -248,11 +247,11 @@ pid_t neuron_core_holder(struct neuron_device *nd, u32 nc)
 	return nr;
 }
 
-static int core_arg(struct neuron_file *nf, void __user *uarg, struct neuron_core_reserve *arg)
+static int core_arg(struct neuron_file *nf, const void *karg, struct neuron_core_reserve *arg)
 {
 	int ret;
 
-	ret = neuron_ioctl_copy_in(arg, uarg, sizeof(*arg), 0);
+	ret = neuron_ioctl_arg(arg, karg, sizeof(*arg), 0);
 	if (ret)
 		return ret;
 	if (arg->reserved0 || !neuron_abi_all_zero(arg->reserved, sizeof(arg->reserved)))
@@ -265,11 +264,11 @@ static int core_arg(struct neuron_file *nf, void __user *uarg, struct neuron_cor
 	return 0;
 }
 
-long neuron_core_ioctl_reserve(struct neuron_file *nf, void __user *uarg)
+long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg)
 {
 	struct neuron_nq_dev *nqd = nf->nd->nq;
 	struct neuron_core_reserve arg;
-	int ret = core_arg(nf, uarg, &arg);
+	int ret = core_arg(nf, karg, &arg);
 
 	if (ret)
 		return ret;
@@ -279,11 +278,11 @@ long neuron_core_ioctl_reserve(struct neuron_file *nf, void __user *uarg)
 	return ret;
 }
 
-long neuron_core_ioctl_release(struct neuron_file *nf, void __user *uarg)
+long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 {
 	struct neuron_nq_dev *nqd = nf->nd->nq;
 	struct neuron_core_reserve arg;
-	int ret = core_arg(nf, uarg, &arg);
+	int ret = core_arg(nf, karg, &arg);
 
 	if (ret)
 		return ret;

@@ -65,10 +65,10 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid);
 int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 
 /* ioctl handlers (neuron_cdev.c table) */
-long neuron_nq_ioctl_init(struct neuron_file *nf, void __user *uarg);
-long neuron_nq_ioctl_release(struct neuron_file *nf, void __user *uarg);
-long neuron_core_ioctl_reserve(struct neuron_file *nf, void __user *uarg);
-long neuron_core_ioctl_release(struct neuron_file *nf, void __user *uarg);
+long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg);
+long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg);
+long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg);
+long neuron_core_ioctl_release(struct neuron_file *nf, void *karg);
 
 /*
  * The device writes @n entries into ring (@nc, @type, @engine), which

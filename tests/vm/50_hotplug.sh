@@ -3,7 +3,7 @@
 # is in use (vm_hotplug), and unload once the last fd of a removed device
 # closes.
 SUITE=hotplug
-PLAN=59
+PLAN=60
 . /tests/lib.sh
 
 B=/sys/bus/neuron_sim

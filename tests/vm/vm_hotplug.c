@@ -9,6 +9,9 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <linux/capability.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -465,6 +468,95 @@ static int sysfs_open_gets_enodev(void)
  * /dev/neuron<N> of a removed device is reused only once nothing of it is
  * left: not while an fd is open, not while a mapping is.
  */
+struct uffd_ioctl {
+	int fd;
+	void *arg;
+	int ret, err;
+};
+
+static void *uffd_ioctl_thread(void *p)
+{
+	struct uffd_ioctl *u = p;
+
+	errno = 0;
+	u->ret = ioctl(u->fd, NEURON_IOCTL_GET_INFO, u->arg);
+	u->err = errno;
+	return NULL;
+}
+
+/*
+ * An ioctl whose argument sits on a page nobody provides (userfaultfd,
+ * never answered until the end) must not hold up device removal, nor an
+ * open of another device: the dispatcher copies the argument in before it
+ * takes the device's gone_sem. The removal runs in a child bounded to 5 s
+ * (before that fix it waited for the fault forever). Once the fault is
+ * answered, the ioctl finds the device gone: ENODEV.
+ */
+static int removal_not_blocked_by_user_fault(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zp;
+	struct uffd_ioctl u = { .ret = 0 };
+	struct pollfd pfd;
+	long page = sysconf(_SC_PAGESIZE), t0, ms;
+	pthread_t th;
+	int uffd, idx, idx2, st = 0;
+	pid_t pid;
+	char *mem;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	VT_ASSERT(uffd >= 0, "userfaultfd: %s", strerror(errno));
+	VT_ASSERT(ioctl(uffd, UFFDIO_API, &api) == 0, "UFFDIO_API: %s", strerror(errno));
+	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	VT_ASSERT(mem != MAP_FAILED, "mmap");
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (unsigned long)mem;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	VT_ASSERT(ioctl(uffd, UFFDIO_REGISTER, &reg) == 0, "UFFDIO_REGISTER: %s", strerror(errno));
+
+	VT_ASSERT(sim_new(14, 1) == 0 && sim_new(15, 1) == 0, "new_device 14, 15");
+	idx = sim_index(14);
+	idx2 = sim_index(15);
+	u.fd = open_dev(idx);
+	VT_ASSERT(u.fd >= 0, "open");
+	u.arg = mem;
+	VT_ASSERT(pthread_create(&th, NULL, uffd_ioctl_thread, &u) == 0, "pthread_create");
+	/* the fault message proves the ioctl is inside the copy */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	VT_ASSERT(poll(&pfd, 1, 5000) == 1, "the ioctl never faulted on the page");
+
+	t0 = now_ms();
+	pid = fork();
+	if (pid == 0) {
+		int fd = open_dev(idx2);
+
+		_exit(fd >= 0 && close(fd) == 0 && sim_del(14) == 0 ? 0 : 1);
+	}
+	while ((ms = now_ms() - t0) < 5000 && waitpid(pid, &st, WNOHANG) == 0)
+		usleep(1000);
+	/* answer the fault whatever happened, so nothing stays blocked */
+	zp.range.start = (unsigned long)mem;
+	zp.range.len = page;
+	zp.mode = 0;
+	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	pthread_join(th, NULL);
+	if (ms >= 5000) {
+		waitpid(pid, &st, 0);
+		VT_ASSERT(0, "removal (or an open of another device) blocked behind the faulting ioctl");
+	}
+	VT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "open of neuron%d or del_device 14 failed", idx2);
+	VT_ASSERT(u.ret == -1 && u.err == ENODEV, "the faulting ioctl returned %d/%s, expected ENODEV",
+		  u.ret, strerror(u.err));
+	close(u.fd);
+	close(uffd);
+	munmap(mem, page);
+	VT_ASSERT(sim_del(15) == 0, "del_device 15");
+	return 0;
+}
+
 static int index_reused_after_release(void)
 {
 	struct neuron_nds_acquire a;
@@ -726,6 +818,7 @@ int main(int argc, char **argv)
 		VT_CASE(job_in_flight_ends),
 		VT_CASE(fw_exchange_in_flight_ends),
 		VT_CASE(sysfs_open_gets_enodev),
+		VT_CASE(removal_not_blocked_by_user_fault),
 		VT_CASE(index_reused_after_release),
 		VT_CASE(stress_add_remove_under_load),
 	};
