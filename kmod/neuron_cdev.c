@@ -86,8 +86,11 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 {
 	struct neuron_file *nf = filp->private_data;
 	struct neuron_device *nd = nf->nd;
+	size_t i;
 
 	neuron_device_proc_detach(nd, nf->tgid);
+	for (i = 0; i < ARRAY_SIZE(nf->nds_grant); i++)
+		put_pid(nf->nds_grant[i]);
 	put_pid(nf->tgid);
 	kfree(nf);
 	put_device(&nd->dev);

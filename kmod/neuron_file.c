@@ -44,6 +44,10 @@ int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *m
 		/* and it cannot become writable through mprotect */
 		neuron_vm_flags_clear(vma, VM_MAYWRITE);
 	}
+	/* counters and rings are data: never executable, not even later */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	neuron_vm_flags_clear(vma, VM_MAYEXEC);
 	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	return remap_vmalloc_range(vma, mem, 0);
 }

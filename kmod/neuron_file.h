@@ -9,6 +9,8 @@
 #include <linux/compiler_types.h>
 #include <linux/types.h>
 
+#include <neuron/neuron_nds.h>
+
 struct neuron_device;
 struct pid;
 struct vm_area_struct;
@@ -19,10 +21,14 @@ struct vm_area_struct;
  * @tgid:	process that opened the file (a reference: processes are told
  *		apart by struct pid, never by number, so a reused pid or another
  *		pid namespace is never mistaken for the owner)
+ * @nds_grant:	per NDS slab, the owner whose slab an NDS_ACQUIRE through
+ *		this file handed out (a reference), or NULL: mmap maps a slab
+ *		only while it still belongs to that owner (under nds->lock)
  */
 struct neuron_file {
 	struct neuron_device *nd;
 	struct pid *tgid;
+	struct pid *nds_grant[NEURON_NDS_PER_DEVICE];
 };
 
 /*

@@ -308,6 +308,11 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg)
 		ret = s;
 		goto out_unlock;
 	}
+	/* what this file may map: this slab, while it has this owner */
+	if (nf->nds_grant[s] != nds->slots[s].owner) {
+		put_pid(nf->nds_grant[s]);
+		nf->nds_grant[s] = get_pid(nds->slots[s].owner);
+	}
 	mutex_unlock(&nds->lock);
 
 	memset(&arg, 0, sizeof(arg));
@@ -382,6 +387,11 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 	slot = &nds->slots[s];
 	if (!slot->owner || !slot->mem) {
 		ret = -ENOENT;
+		goto out;
+	}
+	/* only a slab an acquire through this file handed out, same owner */
+	if (nf->nds_grant[s] != slot->owner) {
+		ret = -EACCES;
 		goto out;
 	}
 	ret = neuron_map_owned(nf, vma, slot->mem, slot->owner);

@@ -217,6 +217,14 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
+	/*
+	 * Only what an NQ_INIT through this file handed out: NQ_INIT is for
+	 * the ring's owner on a file it opened, so that file and that owner.
+	 */
+	if (q->owner != nf->tgid || q->owner != task_tgid(current)) {
+		ret = -EACCES;
+		goto out;
+	}
 	ret = neuron_map_owned(nf, vma, q->mem, q->owner);
 out:
 	mutex_unlock(&nqd->lock);

@@ -519,11 +519,10 @@ static int ro_mapper(void *arg)
 	p = mmap(NULL, a->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)a->mmap_offset);
 	if (p != MAP_FAILED || errno != EACCES)
 		return 2;
+	/* no NQ_INIT through this file handed it the ring: not even read-only */
 	p = mmap(NULL, a->mmap_size, PROT_READ, MAP_SHARED, fd, (off_t)a->mmap_offset);
-	if (p == MAP_FAILED)
+	if (p != MAP_FAILED || errno != EACCES)
 		return 3;
-	if (mprotect(p, 4096, PROT_READ | PROT_WRITE) == 0)
-		return 4;
 	return 0;
 }
 
@@ -564,7 +563,7 @@ static int ring_init_reserves_core(void)
 	return 0;
 }
 
-static int others_map_read_only(void)
+static int others_cannot_map(void)
 {
 	struct neuron_nq_init a;
 	int fd = open_dev(0);
@@ -575,7 +574,7 @@ static int others_map_read_only(void)
 	pid = fork();
 	if (pid == 0)
 		_exit(ro_mapper(&a));
-	VT_ASSERT(wait_ok(pid), "another process could map the ring writable");
+	VT_ASSERT(wait_ok(pid), "another process could map the ring");
 	close(fd);
 	return 0;
 }
@@ -684,7 +683,7 @@ int main(void)
 		VT_CASE(ebusy_between_processes),
 		VT_CASE(nq_init_validation),
 		VT_CASE(ring_owner_only),
-		VT_CASE(others_map_read_only),
+		VT_CASE(others_cannot_map),
 		VT_CASE(ring_init_reserves_core),
 		VT_CASE(exec_and_reserve_validation),
 		VT_CASE(ring_wraps_exact),

@@ -582,7 +582,18 @@ static int monitor_reads_not_writes(void)
 	VT_ASSERT(p != MAP_FAILED, "read-only map: %s", strerror(errno));
 	VT_ASSERT(mprotect(p, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE) == -1 && errno == EACCES,
 		  "mprotect to writable");
+	/* data, never code: no executable map, and none later through mprotect */
+	VT_ASSERT(mprotect(p, NEURON_NDS_SIZE, PROT_READ | PROT_EXEC) == -1 && errno == EACCES,
+		  "mprotect to executable");
 	munmap(p, NEURON_NDS_SIZE);
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(p == MAP_FAILED && errno == EPERM, "executable map: %s", strerror(errno));
+	close(fd);
+
+	/* a file no acquire handed the slab to cannot map it, even read-only */
+	fd = open_dev(0);
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(p == MAP_FAILED && errno == EACCES, "map without an acquire: %s", strerror(errno));
 	close(fd);
 
 	nds_close(mon);
