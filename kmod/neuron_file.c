@@ -30,9 +30,17 @@ void neuron_ioctl_out(void *karg, const void *arg, size_t size)
 	memcpy(karg, arg, size);
 }
 
-int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
-		     struct pid *owner)
+void *neuron_alloc_user_mem(size_t size)
 {
+	return __vmalloc(PAGE_ALIGN(size), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+}
+
+int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
+		     struct pid *owner, const struct vm_operations_struct *ops, void *priv)
+{
+	unsigned long off, len = vma->vm_end - vma->vm_start;
+	int ret;
+
 	/*
 	 * Writable only for the owner, through a file the owner opened: the
 	 * mapping then pins a file counted for the owner, so the object cannot
@@ -49,5 +57,17 @@ int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *m
 		return -EPERM;
 	neuron_vm_flags_clear(vma, VM_MAYEXEC);
 	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
-	return remap_vmalloc_range(vma, mem, 0);
+	/* page by page, as remap_vmalloc_range() would; each insert takes a page reference */
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page((u8 *)mem + off));
+		if (ret)
+			return ret;
+	}
+	if (ops) {
+		vma->vm_ops = ops;
+		vma->vm_private_data = priv;
+		if (ops->open)
+			ops->open(vma);
+	}
+	return 0;
 }

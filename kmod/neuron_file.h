@@ -7,6 +7,7 @@
 #define NEURON_FILE_H
 
 #include <linux/compiler_types.h>
+#include <linux/mm.h>
 #include <linux/types.h>
 
 #include <neuron/neuron_nds.h>
@@ -51,12 +52,22 @@ void neuron_ioctl_out(void *karg, const void *arg, size_t size);
 #define NEURON_MMAP_NOT_MINE	1
 
 /*
- * Map @mem (vmalloc_user, exactly the vma's length) owned by @owner:
- * writable for the owner through its own file, read-only (and never
- * upgradable) for everyone else. The mapping holds its own page
- * references: it stays valid memory after @mem is freed, until unmapped.
+ * Memory the driver allocates for a process and maps into it (NDS slabs,
+ * rings): zeroed, page-aligned vmalloc memory charged to the calling
+ * task's memory cgroup (GFP_KERNEL_ACCOUNT), so a process cannot pin
+ * memory its cgroup does not allow. Freed with vfree().
+ */
+void *neuron_alloc_user_mem(size_t size);
+
+/*
+ * Map @mem (neuron_alloc_user_mem, exactly the vma's length) owned by
+ * @owner: writable for the owner through its own file, read-only (and never
+ * upgradable) for everyone else, never executable. The mapping holds its
+ * own page references: it stays valid memory after @mem is freed, until
+ * unmapped. With @ops, the vma gets them and @priv (ops->open is called for
+ * this first mapping too), so the owner can count its mappings.
  */
 int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,
-		     struct pid *owner);
+		     struct pid *owner, const struct vm_operations_struct *ops, void *priv);
 
 #endif /* NEURON_FILE_H */

@@ -67,7 +67,8 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	/* the reservation ends with the opener's last close: opener only */
 	if (task_tgid(current) != nf->tgid)
 		return -EACCES;
-	ret = neuron_core_reserve(nd, arg.nc, nf->tgid);
+	/* the core stays ours (CORE_RELEASE refused) until the job is done */
+	ret = neuron_core_job_begin(nd, arg.nc, nf->tgid);
 	if (ret)
 		return ret;
 
@@ -75,6 +76,7 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	job.duration_us = arg.duration_us;
 	job.timeout_us = arg.timeout_us ? arg.timeout_us : NEURON_EXEC_DEFAULT_TIMEOUT_US;
 	ret = nd->ops->exec(nd->backend, &job);
+	neuron_core_job_end(nd, arg.nc);
 	neuron_job_notify(nd, arg.nc, &job.faults);
 	if (ret)
 		return ret;

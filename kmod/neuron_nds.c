@@ -246,7 +246,7 @@ static int nds_claim(struct neuron_nds *nds, struct pid *tgid)
 
 	slot = &nds->slots[best];
 	if (!slot->mem) {
-		slot->mem = vmalloc_user(NEURON_NDS_SIZE);
+		slot->mem = neuron_alloc_user_mem(NEURON_NDS_SIZE);
 		if (!slot->mem)
 			return -ENOMEM;
 		slot->shadow = kvcalloc((size_t)nds->nc_count * NEURON_NDS_ID_COUNT,
@@ -394,7 +394,7 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -EACCES;
 		goto out;
 	}
-	ret = neuron_map_owned(nf, vma, slot->mem, slot->owner);
+	ret = neuron_map_owned(nf, vma, slot->mem, slot->owner, NULL, NULL);
 out:
 	mutex_unlock(&nds->lock);
 	return ret;

@@ -63,6 +63,40 @@ static void nq_free(struct neuron_nq *q)
 	kfree(q);
 }
 
+/* The ring's mappings, counted so a mapped ring is never released. */
+static void nq_vm_open(struct vm_area_struct *vma)
+{
+	struct neuron_nq *q = vma->vm_private_data;
+
+	atomic_inc(&q->maps);
+}
+
+static void nq_vm_close(struct vm_area_struct *vma)
+{
+	struct neuron_nq *q = vma->vm_private_data;
+
+	atomic_dec(&q->maps);
+}
+
+static const struct vm_operations_struct nq_vm_ops = {
+	.open = nq_vm_open,
+	.close = nq_vm_close,
+};
+
+/* Ring bytes @tgid holds on the device. Caller holds nqd->lock. */
+static size_t nq_bytes_of(struct neuron_nq_dev *nqd, struct pid *tgid)
+{
+	size_t sum = 0;
+	u32 nc, i;
+
+	lockdep_assert_held(&nqd->lock);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		for (i = 0; i < NEURON_NQ_PER_NC; i++)
+			if (nqd->rings[nc][i] && nqd->rings[nc][i]->owner == tgid)
+				sum += nqd->rings[nc][i]->map_size;
+	return sum;
+}
+
 static int nq_check_key(struct neuron_device *nd, u32 nc, u32 type, u32 engine)
 {
 	if (nc >= nd->nc_count || type >= NEURON_NQ_TYPE_MAX || engine >= NEURON_NQ_MAX_ENGINE)
@@ -106,15 +140,21 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
 			goto out;
 		}
 	} else {
-		q = kzalloc(sizeof(*q), GFP_KERNEL);
+		size_t map_size = PAGE_ALIGN(NEURON_NQ_RING_OFFSET + arg.ring_size);
+
+		if (nq_bytes_of(nqd, tgid) + map_size > NEURON_NQ_PROC_BYTES_MAX) {
+			ret = -ENOSPC;
+			goto out;
+		}
+		q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 		if (!q) {
 			ret = -ENOMEM;
 			goto out;
 		}
 		q->owner = tgid;
 		q->ring_size = arg.ring_size;
-		q->map_size = PAGE_ALIGN(NEURON_NQ_RING_OFFSET + arg.ring_size);
-		q->mem = vmalloc_user(q->map_size);
+		q->map_size = map_size;
+		q->mem = neuron_alloc_user_mem(q->map_size);
 		if (!q->mem) {
 			kfree(q);
 			ret = -ENOMEM;
@@ -154,15 +194,18 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg)
 
 	mutex_lock(&nqd->lock);
 	slot = &nqd->rings[arg.nc][nq_index(arg.nq_type, arg.engine)];
-	if (*slot && (*slot)->owner == task_tgid(current)) {
+	if (!*slot || (*slot)->owner != task_tgid(current)) {
+		ret = -ENOENT;
+	} else if (atomic_read(&(*slot)->maps)) {
+		/* unmap first: the mapping would keep the memory, uncounted */
+		ret = -EBUSY;
+	} else {
 		q = *slot;
 		*slot = NULL;
 	}
 	mutex_unlock(&nqd->lock);
-	if (!q)
-		return -ENOENT;
 	nq_free(q);
-	return 0;
+	return ret;
 }
 
 void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
@@ -225,7 +268,7 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -EACCES;
 		goto out;
 	}
-	ret = neuron_map_owned(nf, vma, q->mem, q->owner);
+	ret = neuron_map_owned(nf, vma, q->mem, q->owner, &nq_vm_ops, q);
 out:
 	mutex_unlock(&nqd->lock);
 	return ret;
@@ -233,14 +276,24 @@ out:
 
 /* ---- NeuronCore reservations ------------------------------------------ */
 
-int neuron_core_reserve(struct neuron_device *nd, u32 nc, struct pid *tgid)
+int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid)
 {
+	struct neuron_nq_dev *nqd = nd->nq;
 	int ret;
 
-	mutex_lock(&nd->nq->lock);
-	ret = core_reserve_locked(nd->nq, nc, tgid);
-	mutex_unlock(&nd->nq->lock);
+	mutex_lock(&nqd->lock);
+	ret = core_reserve_locked(nqd, nc, tgid);
+	if (!ret)
+		nqd->core_jobs[nc]++;
+	mutex_unlock(&nqd->lock);
 	return ret;
+}
+
+void neuron_core_job_end(struct neuron_device *nd, u32 nc)
+{
+	mutex_lock(&nd->nq->lock);
+	nd->nq->core_jobs[nc]--;
+	mutex_unlock(&nd->nq->lock);
 }
 
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc)
@@ -289,17 +342,41 @@ long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg)
 long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 {
 	struct neuron_nq_dev *nqd = nf->nd->nq;
+	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
 	struct neuron_core_reserve arg;
 	int ret = core_arg(nf, karg, &arg);
+	u32 i, n = 0;
 
 	if (ret)
 		return ret;
 	mutex_lock(&nqd->lock);
-	if (nqd->core_owner[arg.nc] == nf->tgid)
-		nqd->core_owner[arg.nc] = NULL;
-	else
+	if (nqd->core_owner[arg.nc] != nf->tgid) {
 		ret = -ENOENT;
+	} else if (nqd->core_jobs[arg.nc]) {
+		/* a job runs under the reservation: its entries are ours */
+		ret = -EBUSY;
+	} else {
+		/*
+		 * The core's rings go with it, so the next holder can create
+		 * its own and gets its job's entries; a mapped ring keeps the
+		 * reservation (unmap first).
+		 */
+		for (i = 0; i < NEURON_NQ_PER_NC && !ret; i++)
+			if (nqd->rings[arg.nc][i] && atomic_read(&nqd->rings[arg.nc][i]->maps))
+				ret = -EBUSY;
+		for (i = 0; i < NEURON_NQ_PER_NC && !ret; i++) {
+			doomed[n] = nqd->rings[arg.nc][i];
+			if (doomed[n]) {
+				nqd->rings[arg.nc][i] = NULL;
+				n++;
+			}
+		}
+		if (!ret)
+			nqd->core_owner[arg.nc] = NULL;
+	}
 	mutex_unlock(&nqd->lock);
+	for (i = 0; i < n; i++)
+		nq_free(doomed[i]);
 	return ret;
 }
 

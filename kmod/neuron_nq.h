@@ -29,7 +29,11 @@ struct vm_area_struct;
  * @owner:	the process that created it (the proc entry holds the ref)
  * @ring_size:	bytes of entries
  * @map_size:	bytes of the mapping (control page + entries, page aligned)
- * @mem:	the mapping's memory (vmalloc_user)
+ * @mem:	the mapping's memory (neuron_alloc_user_mem: charged to the
+ *		creator's memory cgroup)
+ * @maps:	live mappings (vm_ops open/close); NQ_RELEASE and CORE_RELEASE
+ *		refuse a mapped ring (-EBUSY), so a ring's memory is never
+ *		pinned by a mapping after the driver let it go
  * @prod:	producer state (device side)
  */
 struct neuron_nq {
@@ -37,8 +41,16 @@ struct neuron_nq {
 	u32 ring_size;
 	size_t map_size;
 	void *mem;
+	atomic_t maps;
 	struct neuron_nq_producer prod;
 };
+
+/*
+ * Ring bytes (mapping sizes) one process may hold on one device; NQ_INIT
+ * past it is -ENOSPC. 16 MiB: 16 rings of the largest size, or every
+ * error ring of 8 NeuronCores at 1 MiB twice over.
+ */
+#define NEURON_NQ_PROC_BYTES_MAX	(16UL << 20)
 
 /**
  * struct neuron_nq_dev - the rings and NeuronCore reservations of a device
@@ -47,11 +59,14 @@ struct neuron_nq {
  * @rings:	per NeuronCore, per (type, engine)
  * @core_owner:	per NeuronCore, the process holding the reservation (the
  *		proc entry holds the reference), NULL when free
+ * @core_jobs:	per NeuronCore, jobs running on it (CORE_RELEASE is refused
+ *		with -EBUSY meanwhile: their entries belong to the holder)
  */
 struct neuron_nq_dev {
 	struct mutex lock;
 	struct neuron_nq *rings[NEURON_MAX_NC][NEURON_NQ_PER_NC];
 	struct pid *core_owner[NEURON_MAX_NC];
+	u32 core_jobs[NEURON_MAX_NC];
 };
 
 int neuron_nq_init(struct neuron_device *nd);
@@ -78,8 +93,12 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg);
  */
 void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
 		    const struct neuron_nq_entry *e, u32 n, u32 *written, u32 *dropped);
-
-/* Reserve @nc for @tgid: 0, or -EBUSY when another process holds it. */
-int neuron_core_reserve(struct neuron_device *nd, u32 nc, struct pid *tgid);
+/*
+ * A job on @nc: reserve it for @tgid (-EBUSY while another process holds
+ * it) and count the job; CORE_RELEASE is refused until every job's
+ * neuron_core_job_end().
+ */
+int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid);
+void neuron_core_job_end(struct neuron_device *nd, u32 nc);
 
 #endif /* NEURON_NQ_INTERNAL_H */

@@ -4,10 +4,13 @@
  * Expects the module loaded with sim_devices=2 sim_nc_per_device=4.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -586,6 +589,239 @@ static void exec_init(struct neuron_sim_exec *e, uint32_t nc)
 	e->nc = nc;
 }
 
+#define RING_MAP(bytes)	((NEURON_NQ_RING_OFFSET + (bytes) + 4095) & ~4095UL)
+#define PROC_RING_CAP	(16UL << 20)	/* NEURON_NQ_PROC_BYTES_MAX, docs/ARCHITECTURE.md */
+
+static int nq_release(int fd, uint32_t nc, uint32_t type, uint32_t eng)
+{
+	struct neuron_nq_release r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.nc = nc;
+	r.nq_type = type;
+	r.engine = eng;
+	return ioctl(fd, NEURON_IOCTL_NQ_RELEASE, &r);
+}
+
+static int core_release(int fd, uint32_t nc)
+{
+	struct neuron_core_reserve r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.nc = nc;
+	return ioctl(fd, NEURON_IOCTL_CORE_RELEASE, &r);
+}
+
+/*
+ * A mapped ring is not released (its memory would stay pinned by the
+ * mapping, uncounted): -EBUSY until it is unmapped. And one process holds
+ * at most 16 MiB of rings per device: an init/map/release loop over every
+ * ring of a core (the pattern that pinned 393 MiB in 400 rounds) now holds
+ * 15 rings of 1 MiB and gets -ENOSPC for the rest.
+ */
+static int ring_memory_bounded(void)
+{
+	struct neuron_nq_init a;
+	unsigned int i, made = 0, busy = 0, nospc = 0;
+	int fd = open_dev(0);
+	void *p;
+
+	VT_ASSERT(fd >= 0, "open");
+	nqi(&a, 3, NEURON_NQ_TYPE_ERROR, 9, 4096);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NQ_INIT, &a) == 0, "init");
+	p = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)a.mmap_offset);
+	VT_ASSERT(p != MAP_FAILED, "map");
+	VT_ASSERT_ERRNO(nq_release(fd, 3, NEURON_NQ_TYPE_ERROR, 9), EBUSY);
+	VT_ASSERT(munmap(p, a.mmap_size) == 0, "munmap");
+	VT_ASSERT(nq_release(fd, 3, NEURON_NQ_TYPE_ERROR, 9) == 0, "release after unmap: %s",
+		  strerror(errno));
+
+	/* every (type, engine) of the core once: 96 rings of 1 MiB asked for */
+	for (i = 0; i < NEURON_NQ_TYPE_MAX * 16; i++) {
+		uint32_t type = i % NEURON_NQ_TYPE_MAX, eng = i / NEURON_NQ_TYPE_MAX;
+
+		nqi(&a, 3, type, eng, NEURON_NQ_MAX_SIZE);
+		if (ioctl(fd, NEURON_IOCTL_NQ_INIT, &a)) {
+			VT_ASSERT(errno == ENOSPC, "init %u: %s, expected ENOSPC", i, strerror(errno));
+			nospc++;
+			continue;
+		}
+		made++;
+		p = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 (off_t)a.mmap_offset);
+		VT_ASSERT(p != MAP_FAILED, "map %u", i);
+		if (nq_release(fd, 3, type, eng) == 0)
+			VT_ASSERT(0, "a mapped ring was released (round %u)", i);
+		busy += errno == EBUSY;
+		/* the mappings stay, as the attack keeps them */
+	}
+	VT_ASSERT(made == PROC_RING_CAP / RING_MAP(NEURON_NQ_MAX_SIZE),
+		  "%u rings of 1 MiB held, expected %lu", made,
+		  PROC_RING_CAP / RING_MAP(NEURON_NQ_MAX_SIZE));
+	VT_ASSERT(busy == made && nospc == NEURON_NQ_TYPE_MAX * 16 - made, "busy %u nospc %u", busy,
+		  nospc);
+	close(fd);	/* the mappings keep the file; the process exits with them */
+	return 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static long long read_ll(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? atoll(buf) : -1;
+}
+
+#define CG "/sys/fs/cgroup"
+
+static int charged_child(void)
+{
+	struct neuron_nq_init a;
+	long long before, after;
+	char pid[16];
+	int fd, i;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (write_str(CG "/nqtest/cgroup.procs", pid))
+		return 10;
+	fd = open_dev(0);
+	before = read_ll(CG "/nqtest/memory.current");
+	for (i = 0; i < 8; i++) {
+		nqi(&a, 2, NEURON_NQ_TYPE_EVENT, i, NEURON_NQ_MAX_SIZE);
+		if (fd < 0 || ioctl(fd, NEURON_IOCTL_NQ_INIT, &a))
+			return 11;
+	}
+	after = read_ll(CG "/nqtest/memory.current");
+	printf("# memory.current %lld -> %lld with 8 MiB of rings\n", before, after);
+	return after - before >= 8LL << 20 ? 0 : 12;
+}
+
+/* Rings are charged to the memory cgroup of the process that made them. */
+static int rings_charged_to_cgroup(void)
+{
+	struct stat st;
+	pid_t pid;
+	int status;
+
+	if (stat(CG "/cgroup.controllers", &st)) {
+		mkdir(CG, 0755);
+		VT_ASSERT(mount("none", CG, "cgroup2", 0, NULL) == 0, "mount cgroup2: %s",
+			  strerror(errno));
+	}
+	VT_ASSERT(write_str(CG "/cgroup.subtree_control", "+memory") == 0,
+		  "enable the memory controller: %s", strerror(errno));
+	VT_ASSERT(mkdir(CG "/nqtest", 0755) == 0 || errno == EEXIST, "mkdir");
+	VT_ASSERT(write_str(CG "/nqtest/memory.max", "64M") == 0, "memory.max");
+	pid = fork();
+	if (pid == 0)
+		_exit(charged_child());
+	VT_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
+	rmdir(CG "/nqtest");
+	VT_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "8 MiB of rings were not charged to the cgroup (child status %d)",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
+
+struct job_thread {
+	int fd;
+	uint32_t nc;
+	int ret;
+};
+
+static void *run_job(void *p)
+{
+	struct job_thread *j = p;
+	struct neuron_sim_exec e;
+
+	exec_init(&e, j->nc);
+	e.duration_us = 400000;
+	j->ret = ioctl(j->fd, NEURON_IOCTL_SIM_EXEC, &e);
+	return NULL;
+}
+
+static int core_release_child(void *arg)
+{
+	struct neuron_nq_init a;
+	int fd = open_dev(1);
+
+	(void)arg;
+	nqi(&a, 1, NEURON_NQ_TYPE_ERROR, 0, 4096);
+	/* the released core's rings went with it: this succeeds */
+	return fd >= 0 && ioctl(fd, NEURON_IOCTL_NQ_INIT, &a) == 0 ? 0 : 1;
+}
+
+/*
+ * CORE_RELEASE takes the releasing process's rings on that core with it,
+ * so the next holder can make its own (before: EBUSY from NQ_INIT); a
+ * mapped ring keeps the core (EBUSY); and a core with a job running is not
+ * released from another thread (EBUSY), so no entry of that job reaches a
+ * next holder.
+ */
+static int core_release_takes_rings(void)
+{
+	struct neuron_nq_init a;
+	struct job_thread j = { .nc = 2 };
+	unsigned int busy = 0;
+	pthread_t th;
+	long n = 0;
+	pid_t pid;
+	void *p;
+	int fd = open_dev(1);
+
+	VT_ASSERT(fd >= 0, "open");
+	nqi(&a, 1, NEURON_NQ_TYPE_ERROR, 0, 4096);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NQ_INIT, &a) == 0, "init");
+	p = mmap(NULL, a.mmap_size, PROT_READ, MAP_SHARED, fd, (off_t)a.mmap_offset);
+	VT_ASSERT(p != MAP_FAILED, "map");
+	VT_ASSERT_ERRNO(core_release(fd, 1), EBUSY);
+	munmap(p, a.mmap_size);
+	VT_ASSERT(core_release(fd, 1) == 0, "release: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0)
+		_exit(core_release_child(NULL));
+	VT_ASSERT(wait_ok(pid), "the next holder could not create its ring");
+
+	j.fd = fd;
+	/* start from a free core 2: nothing of an earlier case holds it */
+	VT_ASSERT(core_release(fd, 2) == 0 || errno == ENOENT, "release 2: %s", strerror(errno));
+	VT_ASSERT(pthread_create(&th, NULL, run_job, &j) == 0, "thread");
+	/* ENOENT until the job holds the core, EBUSY while it runs, then 0 */
+	for (;;) {
+		int r = core_release(fd, 2), e = errno;
+
+		if (r == 0)
+			break;
+		VT_ASSERT(e == ENOENT || e == EBUSY, "release during the job: %s", strerror(e));
+		busy += e == EBUSY;
+		VT_ASSERT(++n < 50000000, "never released");
+	}
+	pthread_join(th, NULL);
+	VT_ASSERT(j.ret == 0, "job: %s", strerror(errno));
+	/* before the fix the first release after the job took the core succeeded */
+	VT_ASSERT(busy > 0, "the core was released while its job ran (no EBUSY seen)");
+	close(fd);
+	return 0;
+}
+
 static int exec_and_reserve_validation(void)
 {
 	struct neuron_sim_exec e;
@@ -686,6 +922,9 @@ int main(void)
 		VT_CASE(others_cannot_map),
 		VT_CASE(ring_init_reserves_core),
 		VT_CASE(exec_and_reserve_validation),
+		VT_CASE(ring_memory_bounded),
+		VT_CASE(rings_charged_to_cgroup),
+		VT_CASE(core_release_takes_rings),
 		VT_CASE(ring_wraps_exact),
 	};
 	int ret;
