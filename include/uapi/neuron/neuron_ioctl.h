@@ -88,6 +88,10 @@ struct neuron_info {
  * @reserved:	in: must be zero
  *
  * No free slab (NEURON_NDS_PER_DEVICE processes already hold one) -> -ENOSPC.
+ * The cookie is good on this fd only, for as long as the slab has the owner
+ * it had at the acquire: mmap() of a slab no acquire on the fd handed out
+ * is -EACCES, an executable mapping -EPERM. A new slab is charged to the
+ * caller's memory cgroup.
  */
 struct neuron_nds_acquire {
 	__u32 size;
@@ -196,8 +200,11 @@ struct neuron_fw_power_profile {
  * The caller's process owns the ring until NQ_RELEASE or its last close.
  * Re-init of a ring the caller owns with the same size returns the same
  * ring (its contents untouched); another size -> -EBUSY (release first);
- * a ring another process owns -> -EBUSY. Only the owner may map it
- * writable (to publish its head); others map it read-only.
+ * a ring another process owns -> -EBUSY. A process holds at most 16 MiB of
+ * ring mappings per device; past that -ENOSPC. The ring's memory is
+ * charged to the caller's memory cgroup. Only the owner maps it, through a
+ * file it opened itself (the cookie is no capability): anyone else's
+ * mmap() is -EACCES, and an executable mapping is -EPERM.
  */
 struct neuron_nq_init {
 	__u32 size;
@@ -216,7 +223,8 @@ struct neuron_nq_init {
  * @size, @flags, @nc, @nq_type, @engine: as for NQ_INIT
  * @reserved0, @reserved: in: must be zero
  *
- * -ENOENT when the caller owns no such ring.
+ * -ENOENT when the caller owns no such ring; -EBUSY while it is mapped
+ * (unmap first: a mapping would keep the memory after the release).
  */
 struct neuron_nq_release {
 	__u32 size;
@@ -237,7 +245,10 @@ struct neuron_nq_release {
  *
  * RESERVE: the NeuronCore becomes the caller's process's until RELEASE or
  * its last close; -EBUSY when another process holds it; reserving again is
- * a no-op. RELEASE: -ENOENT when the caller does not hold it.
+ * a no-op. RELEASE: -ENOENT when the caller does not hold it; the caller's
+ * rings on that NeuronCore are released with it, so the next holder can
+ * create its own; -EBUSY (nothing released) while one of them is mapped or
+ * a job runs on the NeuronCore.
  */
 struct neuron_core_reserve {
 	__u32 size;
