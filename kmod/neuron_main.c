@@ -29,7 +29,8 @@ static int neuron_param_set(const char *val, const struct kernel_param *kp)
 		       kp->name, val, p->min, p->max);
 		return -EINVAL;
 	}
-	p->value = v;
+	/* read with READ_ONCE() by exchanges and the metrics worker */
+	WRITE_ONCE(p->value, v);
 	return 0;
 }
 
