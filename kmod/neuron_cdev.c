@@ -31,11 +31,22 @@
 #include "neuron_nds.h"
 #include "neuron_nq.h"
 
+static bool neuron_cdev_accepting;
+
+void neuron_cdev_accept_opens(void)
+{
+	smp_store_release(&neuron_cdev_accepting, true);
+}
+
 static int neuron_cdev_open(struct inode *inode, struct file *filp)
 {
 	struct neuron_device *nd = container_of(inode->i_cdev, struct neuron_device, cdev);
 	struct neuron_file *nf;
 	int ret;
+
+	/* pairs with neuron_cdev_accept_opens(): module init has succeeded */
+	if (!smp_load_acquire(&neuron_cdev_accepting))
+		return -EAGAIN;
 
 	nf = kzalloc(sizeof(*nf), GFP_KERNEL);
 	if (!nf)

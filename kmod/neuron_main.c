@@ -13,6 +13,7 @@
 #include <linux/moduleparam.h>
 
 #include "neuron_backend.h"
+#include "neuron_cdev.h"
 #include "neuron_device.h"
 #include "neuron_genl.h"
 #include "neuron_main.h"
@@ -98,6 +99,8 @@ static int __init neuron_init(void)
 	if (ret)
 		goto err_pci;
 
+	/* nothing fails from here on: only now may files be opened */
+	neuron_cdev_accept_opens();
 	pr_info("version %s loaded\n", NEURON_DRIVER_VERSION);
 	return 0;
 
