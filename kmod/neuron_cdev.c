@@ -35,6 +35,7 @@ static bool neuron_cdev_accepting;
 
 void neuron_cdev_accept_opens(void)
 {
+	/* pairs with the acquire in neuron_cdev_open(): init is complete */
 	smp_store_release(&neuron_cdev_accepting, true);
 }
 
