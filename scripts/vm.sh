@@ -121,7 +121,9 @@ initrd=$build/vm-initrd.cpio.gz
 (cd "$work" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) > "$initrd"
 
 # log_buf_len: the whole run's kernel log fits, so the scan sees all of it.
-append="console=ttyS0 panic=-1 oops=panic slub_debug=FZPU loglevel=3 log_buf_len=8M rdinit=/init"
+# VM_LOG_BUF_LEN: a bigger buffer for long runs (the hostile fuzzer's long
+# mode logs about 2 MB per million operations).
+append="console=ttyS0 panic=-1 oops=panic slub_debug=FZPU loglevel=3 log_buf_len=${VM_LOG_BUF_LEN:-8M} rdinit=/init"
 [ "$mode" = bench ] && append=${append/slub_debug=FZPU /}
 
 mkdir -p "$(dirname "$log")"

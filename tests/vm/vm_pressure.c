@@ -35,6 +35,7 @@
  * a new process creates each ring again with another size).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -46,6 +47,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,9 +214,9 @@ static int counter_main(int slot)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/*
 	 * 64 threads that never sleep would leave the observers (2 vCPUs
-	 * under TCG) a few reads a second: they run at nice 10.
+	 * under TCG) a few reads a second: they run at nice 19.
 	 */
-	if (nice(10) < 0)
+	if (nice(19) < 0)
 		return 1;
 	if (ndl_open_device(0, NULL, &dev))
 		return 1;
@@ -489,6 +491,27 @@ static pid_t counters[PROCS], jobs[JOBPROCS], observers[4];
 static uint64_t g_kills, g_base[NC][THREADS], g_fw_err0, g_fw_tmo0;
 static double g_elapsed;
 
+/*
+ * SIGKILL a counting process. Its threads run at nice 19: back to 0 first
+ * (nice is per thread), or they would take seconds to get the CPU time to
+ * die, and the parent would kill a handful of processes per run.
+ */
+static void kill_counter(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			setpriority(PRIO_PROCESS, (id_t)atoi(de->d_name), 0);
+	if (d)
+		closedir(d);
+	kill(pid, SIGKILL);
+}
+
 static pid_t start(int (*fn)(int), int arg)
 {
 	pid_t p = fork();
@@ -559,7 +582,7 @@ static int c_run(void)
 		pace_ms(20 + below(&g_rng, 130));
 		if (below(&g_rng, 5)) {
 			i = (int)below(&g_rng, PROCS);
-			kill(counters[i], SIGKILL);
+			kill_counter(counters[i]);
 			if (reap(counters[i], NULL, i))
 				note("counting process %d was not killed by SIGKILL", i);
 			atomic_fetch_add(&sh->kills_nc[i % NC], 1);
