@@ -78,6 +78,11 @@ cp "$top"/tests/vm/selftest/*.sh "$work/tests/selftest/"
 printf '%s\n' "$mode" > "$work/etc/vm-mode"
 printf '%s\n' "$only" > "$work/etc/vm-only"
 printf '%s\n' "$kver" > "$work/etc/vm-kver"
+# Knobs of the reliability suites (docs/RELIABILITY.md) reach the guest's
+# suites as environment variables: VM_HOSTILE_*, VM_PRESSURE_*, VM_PERMS_*,
+# with plain values (letters, digits, . _ , -) only.
+env | grep -E '^VM_(HOSTILE|PRESSURE|PERMS)_[A-Z_]+=[A-Za-z0-9._,-]*$' | sed 's/^/export /' \
+	> "$work/etc/vm-env" || true
 echo "root:x:0:0:root:/:/bin/sh" > "$work/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$work/etc/passwd"
 echo "root:x:0:" > "$work/etc/group"
@@ -119,7 +124,9 @@ initrd=$tmpdir/initrd.cpio.gz
 (cd "$work" && find . -print0 | cpio --null -o -H newc --quiet | gzip -1) > "$initrd"
 
 # log_buf_len: the whole run's kernel log fits, so the scan sees all of it.
-append="console=ttyS0 panic=-1 oops=panic slub_debug=FZPU loglevel=3 log_buf_len=8M rdinit=/init"
+# VM_LOG_BUF_LEN: a bigger buffer for long runs (the hostile fuzzer's long
+# mode logs about 2 MB per million operations).
+append="console=ttyS0 panic=-1 oops=panic slub_debug=FZPU loglevel=3 log_buf_len=${VM_LOG_BUF_LEN:-8M} rdinit=/init"
 [ "$mode" = bench ] && append=${append/slub_debug=FZPU /}
 
 mkdir -p "$(dirname "$log")"

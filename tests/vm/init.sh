@@ -15,6 +15,8 @@ ln -sf /proc/self/fd /dev/fd 2>/dev/null
 mode=$(cat /etc/vm-mode)
 only=$(cat /etc/vm-only)
 export NEURON_KO=/neuron.ko
+# VM_HOSTILE_*, VM_PRESSURE_*, VM_PERMS_* from the host (scripts/vm.sh)
+[ -f /etc/vm-env ] && . /etc/vm-env
 # Report a task blocked for 30 s (the host scans the log for it).
 [ -w /proc/sys/kernel/hung_task_timeout_secs ] && echo 30 > /proc/sys/kernel/hung_task_timeout_secs
 echo "vm-guest: up, mode $mode, kernel $(uname -r)"
