@@ -752,8 +752,10 @@ static void check_output(struct ts *t, int c, int d, int own, const union arg *a
 	switch (c) {
 	case C_INFO:
 		judged(V_IOCTL);
+		/* with removal, neuron<N> may since be another device, with its own count */
 		if (a->info.size != sizeof(a->info) || a->info.abi_version != NEURON_ABI_VERSION ||
-		    a->info.nc_count != g_nc[d] || (int)a->info.device_index != g_dev_index[d] ||
+		    (a->info.nc_count != g_nc[d] && !g_removal) ||
+		    (int)a->info.device_index != g_dev_index[d] ||
 		    a->info.backend != NEURON_BACKEND_SIM || memcmp(a->info.reserved, zero, sizeof(a->info.reserved)))
 			viol(t, V_IOCTL, "GET_INFO on neuron%d answered size %u abi %u index %u nc %u backend %u",
 			     g_dev_index[d], a->info.size, a->info.abi_version, a->info.device_index,
@@ -1818,7 +1820,11 @@ static int op_genl(struct ts *t)
 		viol(t, V_GENL, "%s: no answer", what);
 		return 0;
 	}
-	if (exp >= 0 && err != exp && !(g_removal && (err == ENODEV || exp == ENODEV)))
+	/* with devices coming and going, which ones exist is not known here */
+	if (g_removal && exp != EINVAL && exp != EOPNOTSUPP && exp != -2 &&
+	    (err == 0 || err == ENODEV || err == ENOENT))
+		exp = err;
+	if (exp >= 0 && err != exp)
 		viol(t, V_GENL, "%s: got %s, documented %s", what, ename(err), ename(exp));
 	if (exp == 0 && err == 0 && data != 1)
 		viol(t, V_GENL, "%s: %u replies, expected 1", what, data);
@@ -2013,6 +2019,8 @@ static struct ts *new_ts(int tidx)
 	return t;
 }
 
+static void rescan(void);
+
 static int worker_main(void)
 {
 	pthread_t th[MAXT];
@@ -2021,6 +2029,8 @@ static int worker_main(void)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	install_fault_guard();
+	if (g_removal)
+		rescan();
 	for (d = 0; d < g_ndev; d++) {
 		g_base[d] = open_index(g_dev_index[d], O_RDWR);
 		if (g_base[d] < 0 && !g_removal)
@@ -2153,6 +2163,30 @@ static int scan_devices(int *idx, uint32_t *nc, int max)
 			close(fd);
 	}
 	return n;
+}
+
+/* The devices and files now: with removal, what the worker's parent saw may be gone. */
+static void rescan(void)
+{
+	int idx[MAXDEV], n = scan_devices(idx, g_nc, MAXDEV), i, k = 0;
+	uint32_t nc[MAXDEV];
+
+	memcpy(nc, g_nc, sizeof(nc));
+	/* a device caught in the middle of its removal did not answer: leave it out */
+	for (i = 0; i < n; i++)
+		if (nc[i] && nc[i] <= MAXNC) {
+			g_dev_index[k] = idx[i];
+			g_nc[k++] = nc[i];
+		}
+	if (k)
+		g_ndev = k;
+	g_nfiles = 0;
+	g_pool_used = 0;
+	memset(g_cls_n, 0, sizeof(g_cls_n));
+	g_debugfs_unknown = g_warn_excluded = 0;
+	walk("/sys/devices/virtual/neuron_device", F_SYSFS, 0);
+	walk("/sys/kernel/debug/neuron", F_DEBUGFS, 0);
+	walk("/sys/module/neuron/parameters", F_PARAM, 0);
 }
 
 static void detect_removal(void)
@@ -2300,14 +2334,55 @@ static int write_str(const char *path, const char *s)
 	return r;
 }
 
-static void removal_step(int *removed)
+/*
+ * The simulator's ids (/sys/bus/neuron_sim/devices/neuron_sim<ID>), not the
+ * N of /dev/neuron<N>: a device added again gets the lowest free N, a new
+ * one while files of the removed device are open. With another interface
+ * (VM_HOSTILE_DEL/ADD) the ids are the /dev indexes found at the start.
+ */
+static int sim_ids(int *ids, uint32_t *nc, int max)
 {
-	char buf[16];
-	int d;
+	struct dirent *de;
+	DIR *dp = opendir("/sys/bus/neuron_sim/devices");
+	int n = 0, id, i;
+
+	if (!dp) {
+		for (i = 0; i < g_ndev && i < max; i++) {
+			ids[i] = g_dev_index[i];
+			nc[i] = g_nc[i];
+		}
+		return i;
+	}
+	while ((de = readdir(dp)) && n < max) {
+		char path[300], buf[16];
+		int fd;
+		ssize_t r;
+
+		if (sscanf(de->d_name, "neuron_sim%d", &id) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/sys/bus/neuron_sim/devices/%s/nc_count", de->d_name);
+		fd = open(path, O_RDONLY);
+		r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		buf[r > 0 ? r : 0] = 0;
+		ids[n] = id;
+		nc[n++] = (uint32_t)atoi(buf);
+	}
+	closedir(dp);
+	return n;
+}
+
+static void removal_step(int *removed, uint32_t *removed_nc)
+{
+	int ids[MAXDEV], n;
+	uint32_t nc[MAXDEV];
+	char buf[32];
 
 	if (*removed >= 0) {
 		if (ctl_below(1000) < 300) {
-			if (write_str(g_add_path, "1\n"))
+			snprintf(buf, sizeof(buf), "%d %u\n", *removed, *removed_nc);
+			if (write_str(g_add_path, buf))
 				g_removal_errors++;
 			else
 				g_readds++;
@@ -2317,20 +2392,26 @@ static void removal_step(int *removed)
 	}
 	if (ctl_below(1000) >= 50)
 		return;
-	d = (int)ctl_below(g_ndev);
-	snprintf(buf, sizeof(buf), "%d\n", g_dev_index[d]);
+	n = sim_ids(ids, nc, MAXDEV);
+	if (n < 2)	/* keep one device to fuzz */
+		return;
+	n = (int)ctl_below((uint32_t)n);
+	snprintf(buf, sizeof(buf), "%d\n", ids[n]);
 	if (write_str(g_rm_path, buf)) {
 		g_removal_errors++;
 		return;
 	}
 	g_removals++;
-	*removed = d;
+	*removed = ids[n];
+	*removed_nc = nc[n];
 }
 
 static void run_fuzz(void)
 {
 	uint64_t t0 = now_ms(), last = t0, seen = ~0ULL;
 	int i, st, live, removed = -1;
+	uint32_t removed_nc = 0;
+	char buf[32];
 	pid_t p;
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -2391,10 +2472,11 @@ static void run_fuzz(void)
 			}
 		}
 		if (g_removal)
-			removal_step(&removed);
+			removal_step(&removed, &removed_nc);
 		pace_ms(5 + ctl_below(35));
 	}
-	if (removed >= 0 && !write_str(g_add_path, "1\n"))
+	snprintf(buf, sizeof(buf), "%d %u\n", removed, removed_nc);
+	if (removed >= 0 && !write_str(g_add_path, buf))
 		g_readds++;
 	/* orphans still finishing their few operations */
 	for (last = now_ms(); now_ms() - last < 30000;) {
