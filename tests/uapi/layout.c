@@ -72,6 +72,31 @@ int main(void)
 	F(neuron_nq_ctrl, entries); F(neuron_nq_ctrl, dropped); F(neuron_nq_ctrl, written);
 	F(neuron_nq_ctrl, reserved);
 
+	S(neuron_mem_alloc);
+	F(neuron_mem_alloc, size); F(neuron_mem_alloc, flags); F(neuron_mem_alloc, nc);
+	F(neuron_mem_alloc, location); F(neuron_mem_alloc, category);
+	F(neuron_mem_alloc, reserved0); F(neuron_mem_alloc, bytes); F(neuron_mem_alloc, handle);
+	F(neuron_mem_alloc, device_addr); F(neuron_mem_alloc, reserved);
+
+	S(neuron_mem_free);
+	F(neuron_mem_free, size); F(neuron_mem_free, flags); F(neuron_mem_free, handle);
+	F(neuron_mem_free, reserved);
+
+	S(neuron_mem_rw);
+	F(neuron_mem_rw, size); F(neuron_mem_rw, flags); F(neuron_mem_rw, handle);
+	F(neuron_mem_rw, offset); F(neuron_mem_rw, bytes); F(neuron_mem_rw, user_ptr);
+	F(neuron_mem_rw, value); F(neuron_mem_rw, reserved0); F(neuron_mem_rw, reserved);
+
+	S(neuron_sim_exec_model);
+	F(neuron_sim_exec_model, size); F(neuron_sim_exec_model, flags);
+	F(neuron_sim_exec_model, nc); F(neuron_sim_exec_model, op);
+	F(neuron_sim_exec_model, duration_us); F(neuron_sim_exec_model, timeout_us);
+	F(neuron_sim_exec_model, in_handle); F(neuron_sim_exec_model, out_handle);
+	F(neuron_sim_exec_model, in_offset); F(neuron_sim_exec_model, out_offset);
+	F(neuron_sim_exec_model, bytes); F(neuron_sim_exec_model, arg0);
+	F(neuron_sim_exec_model, arg1); F(neuron_sim_exec_model, entries);
+	F(neuron_sim_exec_model, dropped); F(neuron_sim_exec_model, reserved);
+
 	/* the ioctl numbers encode the sizes: they must match too */
 	printf("C GET_INFO 0x%08lx\n", (unsigned long)NEURON_IOCTL_GET_INFO);
 	printf("C NDS_ACQUIRE 0x%08lx\n", (unsigned long)NEURON_IOCTL_NDS_ACQUIRE);
@@ -83,5 +108,11 @@ int main(void)
 	printf("C SIM_EXEC 0x%08lx\n", (unsigned long)NEURON_IOCTL_SIM_EXEC);
 	printf("C FW_READ 0x%08lx\n", (unsigned long)NEURON_IOCTL_FW_READ);
 	printf("C FW_POWER_PROFILE 0x%08lx\n", (unsigned long)NEURON_IOCTL_FW_POWER_PROFILE);
+	printf("C SIM_EXEC_MODEL 0x%08lx\n", (unsigned long)NEURON_IOCTL_SIM_EXEC_MODEL);
+	printf("C MEM_ALLOC 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_ALLOC);
+	printf("C MEM_FREE 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_FREE);
+	printf("C MEM_READ 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_READ);
+	printf("C MEM_WRITE 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_WRITE);
+	printf("C MEM_SET 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_SET);
 	return 0;
 }

@@ -295,9 +295,147 @@ struct neuron_sim_exec {
 	__aligned_u64 reserved[2];
 };
 
+/* ---- device memory (issue 14) ----------------------------------------- */
+
+#define NEURON_CAP_MEM		(1ULL << 5)	/* MEM_ALLOC/FREE/READ/WRITE */
+
+/* Where an allocation lives. */
+#define NEURON_MEM_LOC_DEVICE	0	/* the device's HBM */
+#define NEURON_MEM_LOC_HOST	1	/* host memory the driver holds for the process */
+
+/*
+ * Allocation categories: the driver's categories whose names the sysfs
+ * memory_usage trees use (docs/ABI/, /work/shared/facts nds-sysfs-metrics
+ * 2.3b/c). CONTIGUOUS_SCRATCHPAD is accounted as SCRATCHPAD.
+ */
+#define NEURON_MEM_CAT_UNKNOWN			0
+#define NEURON_MEM_CAT_CODE			1
+#define NEURON_MEM_CAT_TENSORS			2
+#define NEURON_MEM_CAT_CONSTANTS		3
+#define NEURON_MEM_CAT_SCRATCHPAD		4
+#define NEURON_MEM_CAT_MISC			5
+#define NEURON_MEM_CAT_NCDEV			6
+#define NEURON_MEM_CAT_COLLECTIVES		7
+#define NEURON_MEM_CAT_SCRATCHPAD_NONSHARED	8
+#define NEURON_MEM_CAT_NOTIFICATION		9
+#define NEURON_MEM_CAT_DMA_RINGS		10
+#define NEURON_MEM_CAT_COUNT			11
+
+/**
+ * struct neuron_mem_alloc - NEURON_IOCTL_MEM_ALLOC argument
+ * @size:	in: sizeof(struct neuron_mem_alloc)
+ * @flags:	in: must be 0
+ * @nc:		in: NeuronCore the allocation belongs to (accounting)
+ * @location:	in: NEURON_MEM_LOC_*
+ * @category:	in: NEURON_MEM_CAT_*
+ * @reserved0:	in: must be zero
+ * @bytes:	in: allocation size, > 0
+ * @handle:	out: non-zero handle, valid on the file that allocated it
+ * @device_addr: out: offset in HBM for NEURON_MEM_LOC_DEVICE, else 0
+ * @reserved:	in: must be zero
+ *
+ * -ENOMEM when the device's HBM (or the per-process host cap) is
+ * exhausted: never a kernel warning. Everything a file allocated is freed
+ * on its last close.
+ */
+struct neuron_mem_alloc {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 location;
+	__u32 category;
+	__u32 reserved0;
+	__aligned_u64 bytes;
+	__aligned_u64 handle;
+	__aligned_u64 device_addr;
+	__aligned_u64 reserved[2];
+};
+
+/**
+ * struct neuron_mem_free - NEURON_IOCTL_MEM_FREE argument
+ * @size:	in: sizeof(struct neuron_mem_free)
+ * @flags:	in: must be 0
+ * @handle:	in: from MEM_ALLOC on this file; -ENOENT otherwise
+ * @reserved:	in: must be zero
+ */
+struct neuron_mem_free {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__aligned_u64 reserved[2];
+};
+
+/**
+ * struct neuron_mem_rw - NEURON_IOCTL_MEM_READ / _WRITE / _SET argument
+ * @size:	in: sizeof(struct neuron_mem_rw)
+ * @flags:	in: must be 0
+ * @handle:	in: from MEM_ALLOC on this file; -ENOENT otherwise
+ * @offset:	in: byte offset into the allocation
+ * @bytes:	in: bytes to move; @offset + @bytes past the end -> -EINVAL
+ * @user_ptr:	in: READ: destination, WRITE: source buffer; SET: unused, 0
+ * @value:	in: SET: the byte value (0..255); READ/WRITE: must be 0
+ * @reserved0, @reserved: in: must be zero
+ */
+struct neuron_mem_rw {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	__aligned_u64 offset;
+	__aligned_u64 bytes;
+	__aligned_u64 user_ptr;
+	__u32 value;
+	__u32 reserved0;
+	__aligned_u64 reserved[2];
+};
+
+/* Operations a simulated NeuronCore runs over device memory (MODEL_EXEC). */
+#define NEURON_SIM_OP_NONE	0	/* no data touched: run time and faults only */
+#define NEURON_SIM_OP_COPY	1	/* out = in */
+#define NEURON_SIM_OP_AFFINE_U32 2	/* out[i] = in[i] * arg0 + arg1 (u32 LE words, mod 2^32) */
+#define NEURON_SIM_OP_XOR_U8	3	/* out[i] = in[i] ^ arg0 (bytes) */
+
+/**
+ * struct neuron_sim_exec_model - NEURON_IOCTL_SIM_EXEC_MODEL argument
+ * @size:	in: sizeof(struct neuron_sim_exec_model)
+ * @flags:	in: must be 0
+ * @nc:		in: NeuronCore, as for NEURON_IOCTL_SIM_EXEC
+ * @op:		in: NEURON_SIM_OP_*
+ * @duration_us, @timeout_us: in: as for NEURON_IOCTL_SIM_EXEC
+ * @in_handle, @out_handle: in: MEM_ALLOC handles of this file (0 for OP_NONE)
+ * @in_offset, @out_offset: in: byte offsets into them
+ * @bytes:	in: bytes processed (multiple of 4 for AFFINE_U32), in range
+ *		of both allocations
+ * @arg0, @arg1: in: operation parameters
+ * @entries, @dropped: out: as for NEURON_IOCTL_SIM_EXEC
+ * @reserved:	in: must be zero
+ *
+ * NEURON_IOCTL_SIM_EXEC with data: the job runs @op from the input to the
+ * output allocation, then completes as SIM_EXEC does (armed faults go to
+ * the ERROR ring). -EOPNOTSUPP on a device that is not simulated.
+ */
+struct neuron_sim_exec_model {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 op;
+	__aligned_u64 duration_us;
+	__aligned_u64 timeout_us;
+	__aligned_u64 in_handle;
+	__aligned_u64 out_handle;
+	__aligned_u64 in_offset;
+	__aligned_u64 out_offset;
+	__aligned_u64 bytes;
+	__u32 arg0;
+	__u32 arg1;
+	__u32 entries;
+	__u32 dropped;
+	__aligned_u64 reserved[2];
+};
+
 /* ---- command table ------------------------------------------------------
  * 0xC0..0xC7 device and NDS, 0xC8..0xCF notification queues and simulated
- * cores, 0xD0..0xD7 FW-IO. Numbers are never reused.
+ * cores, 0xD0..0xD7 FW-IO, 0xD8..0xDF device memory, 0xE0..0xE7 device
+ * and process listing (tools). Numbers are never reused.
  */
 #define NEURON_IOCTL_GET_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xC0, struct neuron_info)
 #define NEURON_IOCTL_NDS_ACQUIRE	_IOWR(NEURON_IOCTL_MAGIC, 0xC1, struct neuron_nds_acquire)
@@ -309,5 +447,11 @@ struct neuron_sim_exec {
 #define NEURON_IOCTL_SIM_EXEC		_IOWR(NEURON_IOCTL_MAGIC, 0xCC, struct neuron_sim_exec)
 #define NEURON_IOCTL_FW_READ		_IOWR(NEURON_IOCTL_MAGIC, 0xD0, struct neuron_fw_read)
 #define NEURON_IOCTL_FW_POWER_PROFILE	_IOW(NEURON_IOCTL_MAGIC, 0xD1, struct neuron_fw_power_profile)
+#define NEURON_IOCTL_SIM_EXEC_MODEL	_IOWR(NEURON_IOCTL_MAGIC, 0xCD, struct neuron_sim_exec_model)
+#define NEURON_IOCTL_MEM_ALLOC		_IOWR(NEURON_IOCTL_MAGIC, 0xD8, struct neuron_mem_alloc)
+#define NEURON_IOCTL_MEM_FREE		_IOW(NEURON_IOCTL_MAGIC, 0xD9, struct neuron_mem_free)
+#define NEURON_IOCTL_MEM_READ		_IOW(NEURON_IOCTL_MAGIC, 0xDA, struct neuron_mem_rw)
+#define NEURON_IOCTL_MEM_WRITE		_IOW(NEURON_IOCTL_MAGIC, 0xDB, struct neuron_mem_rw)
+#define NEURON_IOCTL_MEM_SET		_IOW(NEURON_IOCTL_MAGIC, 0xDC, struct neuron_mem_rw)
 
 #endif /* _UAPI_NEURON_IOCTL_H */
