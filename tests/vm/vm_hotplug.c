@@ -635,9 +635,10 @@ static int non_root_refused(void)
 	return 0;
 }
 
-/* ---- 100 add/remove cycles under load ------------------------------------- */
+/* ---- add/remove cycles under load ---------------------------------------- */
 
-#define STRESS_CYCLES	100
+/* 100 unless VM_HOTPLUG_CYCLES says otherwise (the debug kernel runs fewer) */
+#define STRESS_CYCLES_DEFAULT	100
 #define STRESS_STATIC	41	/* a device that stays for the whole run */
 #define STRESS_CYCLING	40	/* the one added and removed */
 
@@ -770,8 +771,11 @@ static int stress_add_remove_under_load(void)
 	pid_t pid[VT_COUNT(workers)];
 	size_t i;
 	long t0;
-	int c, st, failed = 0;
+	int c, st, failed = 0, cycles = STRESS_CYCLES_DEFAULT;
+	const char *env = getenv("VM_HOTPLUG_CYCLES");
 
+	if (env && atoi(env) > 0)
+		cycles = atoi(env);
 	stop_flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	VT_ASSERT(stop_flag != MAP_FAILED, "mmap");
 	*stop_flag = 0;
@@ -782,7 +786,7 @@ static int stress_add_remove_under_load(void)
 			_exit(workers[i]());
 	}
 	t0 = now_ms();
-	for (c = 0; c < STRESS_CYCLES; c++) {
+	for (c = 0; c < cycles; c++) {
 		int a = sim_new(STRESS_CYCLING, 1 + c % 4);
 		int d = a ? a : sim_del(STRESS_CYCLING);
 
