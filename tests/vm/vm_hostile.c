@@ -2223,23 +2223,6 @@ static uint64_t g_kills, g_respawns, g_orphans, g_removals, g_readds, g_removal_
 static double g_elapsed;
 static uint64_t g_ctl_rng;
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* pacing between the parent's random actions; no event is waited for here */
-static void pace_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 static uint32_t ctl_below(uint32_t n) { return n ? (uint32_t)(splitmix(&g_ctl_rng) % n) : 0; }
 
 static pid_t spawn_worker(int i)
@@ -2408,7 +2391,7 @@ static void removal_step(int *removed, uint32_t *removed_nc)
 
 static void run_fuzz(void)
 {
-	uint64_t t0 = now_ms(), last = t0, seen = ~0ULL;
+	uint64_t t0 = vt_now_ms(), last = t0, seen = ~0ULL;
 	int i, st, live, removed = -1;
 	uint32_t removed_nc = 0;
 	char buf[32];
@@ -2430,8 +2413,8 @@ static void run_fuzz(void)
 			break;
 		if (progress != seen) {
 			seen = progress;
-			last = now_ms();
-		} else if (now_ms() - last > 60000) {
+			last = vt_now_ms();
+		} else if (vt_now_ms() - last > 60000) {
 			printf("hostile: no progress for 60 s at %" PRIu64 " operations issued: a hang\n", is);
 			for (i = 0; i < g_procs; i++)
 				if (g_w[i].pid > 0)
@@ -2443,7 +2426,7 @@ static void run_fuzz(void)
 			break;
 		}
 		if (is >= g_ops) {
-			pace_ms(10);
+			vt_pace_ms(10);
 			continue;
 		}
 		/* SIGKILL a worker at a random point and start it again */
@@ -2473,13 +2456,13 @@ static void run_fuzz(void)
 		}
 		if (g_removal)
 			removal_step(&removed, &removed_nc);
-		pace_ms(5 + ctl_below(35));
+		vt_pace_ms(5 + ctl_below(35));
 	}
 	snprintf(buf, sizeof(buf), "%d %u\n", removed, removed_nc);
 	if (removed >= 0 && !write_str(g_add_path, buf))
 		g_readds++;
 	/* orphans still finishing their few operations */
-	for (last = now_ms(); now_ms() - last < 30000;) {
+	for (last = vt_now_ms(); vt_now_ms() - last < 30000;) {
 		p = waitpid(-1, &st, WNOHANG);
 		if (p > 0) {
 			ended(p, st);
@@ -2487,9 +2470,9 @@ static void run_fuzz(void)
 		}
 		if (p < 0 && errno == ECHILD)
 			break;
-		pace_ms(10);
+		vt_pace_ms(10);
 	}
-	g_elapsed = (double)(now_ms() - t0) / 1000.0;
+	g_elapsed = (double)(vt_now_ms() - t0) / 1000.0;
 }
 
 static void report(void)

@@ -37,50 +37,12 @@ static const char *monitor;
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static long now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-/* Write @text to @path: 0 or -errno. */
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int sim_new(int id, int nc)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%d %d\n", id, nc);
-	return write_file(BUS "/new_device", buf);
+	return vt_write_file(BUS "/new_device", buf);
 }
 
 static int sim_del(int id)
@@ -88,7 +50,7 @@ static int sim_del(int id)
 	char buf[16];
 
 	snprintf(buf, sizeof(buf), "%d\n", id);
-	return write_file(BUS "/del_device", buf);
+	return vt_write_file(BUS "/del_device", buf);
 }
 
 /* N of /dev/neuron<N> of simulated device @id, or -1. */
@@ -97,7 +59,7 @@ static int sim_index(int id)
 	char path[96], buf[32];
 
 	snprintf(path, sizeof(path), BUS "/devices/neuron_sim%d/neuron_index", id);
-	return read_file(path, buf, sizeof(buf)) ? -1 : atoi(buf);
+	return vt_read_file(path, buf, sizeof(buf)) ? -1 : atoi(buf);
 }
 
 static int open_dev(int index)
@@ -113,7 +75,7 @@ static int dbg_write(int index, const char *file, const char *text)
 	char path[128];
 
 	snprintf(path, sizeof(path), DEBUGFS "/%s", index, file);
-	return write_file(path, text);
+	return vt_write_file(path, text);
 }
 
 /* A "key value" line of a debugfs file, as a number; -1 when missing. */
@@ -122,7 +84,7 @@ static long long dbg_value(int index, const char *file, const char *key)
 	char path[128], buf[1024], *p;
 
 	snprintf(path, sizeof(path), DEBUGFS "/%s", index, file);
-	if (read_file(path, buf, sizeof(buf)))
+	if (vt_read_file(path, buf, sizeof(buf)))
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (!strncmp(p, key, strlen(key)) && p[strlen(key)] == ' ')
@@ -217,17 +179,17 @@ static char *log_since(const char *marker)
 
 static void log_mark(char *marker, size_t len, const char *what)
 {
-	snprintf(marker, len, "vm_hotplug-mark %s %ld", what, now_ms());
-	write_file("/dev/kmsg", marker);
+	snprintf(marker, len, "vm_hotplug-mark %s %ld", what, vt_now_ms());
+	vt_write_file("/dev/kmsg", marker);
 }
 
 /* Poll @cond for up to @bound_ms: 1 when it came true. */
 #define WAIT_FOR(cond, bound_ms) ({					\
-	long t0_ = now_ms();						\
+	long t0_ = vt_now_ms();						\
 	int ok_ = 0;							\
 	for (;;) {							\
 		if (cond) { ok_ = 1; break; }				\
-		if (now_ms() - t0_ > (bound_ms))			\
+		if (vt_now_ms() - t0_ > (bound_ms))			\
 			break;						\
 		usleep(2000);						\
 	}								\
@@ -381,16 +343,16 @@ static int job_in_flight_ends(void)
 	}
 	/* both jobs run: nc0's hang was taken (hang 0), both cores are held */
 	snprintf(path, sizeof(path), DEBUGFS "/inject/armed", idx);
-	VT_ASSERT(WAIT_FOR(!read_file(path, buf, sizeof(buf)) && strstr(buf, "hang 0") &&
+	VT_ASSERT(WAIT_FOR(!vt_read_file(path, buf, sizeof(buf)) && strstr(buf, "hang 0") &&
 			   !strstr(buf, "hang 1") && !strstr(buf, "owner 0 "), 10000),
 		  "jobs never started: %s", buf);
-	t0 = now_ms();
+	t0 = vt_now_ms();
 	VT_ASSERT(sim_del(12) == 0, "del_device 12");
 	st = reap(hung);
 	VT_ASSERT(exited_ok(st), "hung job: status %#x", st);
 	st = reap(busy);
 	VT_ASSERT(exited_ok(st), "running job: status %#x", st);
-	ms = now_ms() - t0;
+	ms = vt_now_ms() - t0;
 	printf("vm_hotplug: removal with two jobs in flight: %ld ms\n", ms);
 	VT_ASSERT(ms < 5000, "removal and the jobs' return took %ld ms", ms);
 	return 0;
@@ -430,10 +392,10 @@ static int fw_exchange_in_flight_ends(void)
 	/* in flight: the firmware saw the request (and will never answer it) */
 	VT_ASSERT(WAIT_FOR(dbg_value(idx, "fw/sim_stats", "requests") > req0, 10000),
 		  "the exchange never reached the firmware");
-	t0 = now_ms();
+	t0 = vt_now_ms();
 	VT_ASSERT(sim_del(13) == 0, "del_device 13");
 	st = reap(pid);
-	ms = now_ms() - t0;
+	ms = vt_now_ms() - t0;
 	printf("vm_hotplug: removal with a FW-IO exchange in flight: %ld ms\n", ms);
 	VT_ASSERT(exited_ok(st), "FW_READ: status %#x (expected -ENODEV)", st);
 	VT_ASSERT(ms < 1000, "removal took %ld ms with an exchange in flight", ms);
@@ -528,14 +490,14 @@ static int removal_not_blocked_by_user_fault(void)
 	pfd.events = POLLIN;
 	VT_ASSERT(poll(&pfd, 1, 5000) == 1, "the ioctl never faulted on the page");
 
-	t0 = now_ms();
+	t0 = vt_now_ms();
 	pid = fork();
 	if (pid == 0) {
 		int fd = open_dev(idx2);
 
 		_exit(fd >= 0 && close(fd) == 0 && sim_del(14) == 0 ? 0 : 1);
 	}
-	while ((ms = now_ms() - t0) < 5000 && waitpid(pid, &st, WNOHANG) == 0)
+	while ((ms = vt_now_ms() - t0) < 5000 && waitpid(pid, &st, WNOHANG) == 0)
 		usleep(1000);
 	/* answer the fault whatever happened, so nothing stays blocked */
 	zp.range.start = (unsigned long)mem;
@@ -623,9 +585,9 @@ static int non_root_refused(void)
 		d[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
 		if (syscall(SYS_capset, &h, d))
 			_exit(11);
-		if (write_file(BUS "/new_device", "30 1") != -EPERM)
+		if (vt_write_file(BUS "/new_device", "30 1") != -EPERM)
 			_exit(12);
-		if (write_file(BUS "/del_device", "30") != -EPERM)
+		if (vt_write_file(BUS "/del_device", "30") != -EPERM)
 			_exit(13);
 		_exit(0);
 	}
@@ -728,7 +690,7 @@ static int worker_sysfs(void)
 		if (glob("/sys/class/neuron_device/neuron*/neuron_core0/stats/status/success/total",
 			 0, NULL, &g) == 0) {
 			for (i = 0; i < g.gl_pathc; i++) {
-				int r = read_file(g.gl_pathv[i], buf, sizeof(buf));
+				int r = vt_read_file(g.gl_pathv[i], buf, sizeof(buf));
 
 				if (r && r != -ENOENT && r != -ENODEV)
 					return 30;
@@ -785,7 +747,7 @@ static int stress_add_remove_under_load(void)
 		if (pid[i] == 0)
 			_exit(workers[i]());
 	}
-	t0 = now_ms();
+	t0 = vt_now_ms();
 	for (c = 0; c < cycles; c++) {
 		int a = sim_new(STRESS_CYCLING, 1 + c % 4);
 		int d = a ? a : sim_del(STRESS_CYCLING);
@@ -802,7 +764,7 @@ static int stress_add_remove_under_load(void)
 			  WIFSIGNALED(st) ? "killed by signal" : "exit",
 			  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	}
-	printf("vm_hotplug: %d add/remove cycles under load in %ld ms\n", c, now_ms() - t0);
+	printf("vm_hotplug: %d add/remove cycles under load in %ld ms\n", c, vt_now_ms() - t0);
 	VT_ASSERT(!failed, "cycle %d failed", failed - 1);
 	VT_ASSERT(sim_del(STRESS_STATIC) == 0, "del_device static");
 	/* nothing leaked: a new device gets neuron0 again */

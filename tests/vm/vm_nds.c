@@ -33,21 +33,6 @@ static int open_dev(int index)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
-static int read_text(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 /* neuron<dev>/neuron_core<nc>/stats/<group>/<name>/<field> as a number; ~0 on error */
 static uint64_t counter_file(int dev, int nc, const char *group, const char *name,
 			     const char *field)
@@ -56,7 +41,7 @@ static uint64_t counter_file(int dev, int nc, const char *group, const char *nam
 
 	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core%d/stats/%s/%s/%s", dev, nc,
 		 group, name, field);
-	if (read_text(path, buf, sizeof(buf)))
+	if (vt_read_file(path, buf, sizeof(buf)))
 		return UINT64_MAX;
 	return strtoull(buf, NULL, 10);
 }
@@ -800,7 +785,7 @@ static int notify_wakes_poll(void)
 	int fd, nfd, ret;
 
 	snprintf(path, sizeof(path), SYSFS_DEV "/info/notify_delay", 1);
-	VT_ASSERT(read_text(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1, "default off");
+	VT_ASSERT(vt_read_file(path, buf, sizeof(buf)) == 0 && atoi(buf) == -1, "default off");
 	nfd = open(path, O_WRONLY);
 	VT_ASSERT(nfd >= 0 && write(nfd, "5", 1) == -1 && errno == EINVAL, "5 refused");
 	VT_ASSERT(write(nfd, "0", 1) == 1, "enable");

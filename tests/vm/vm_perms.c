@@ -74,21 +74,6 @@ static int g_sock[2];	/* the peer sends its fd on [0]; children receive on [1] *
 
 /* ---- small helpers --------------------------------------------------------- */
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	return 0;
-}
-
 /* errno of opening @path with @flags: 0 when it opened */
 static int open_errno(const char *path, int flags)
 {
@@ -104,7 +89,7 @@ static uint64_t peer_total(void)
 {
 	char buf[64];
 
-	if (read_file(SYS "/neuron_core0/stats/status/oob_error/total", buf, sizeof(buf)))
+	if (vt_read_file(SYS "/neuron_core0/stats/status/oob_error/total", buf, sizeof(buf)))
 		return UINT64_MAX;
 	return strtoull(buf, NULL, 10);
 }
@@ -326,7 +311,7 @@ static int chk_reads(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		VT_ASSERT(read_file(files[i], buf, sizeof(buf)) == 0, "%s not readable: %s", files[i],
+		VT_ASSERT(vt_read_file(files[i], buf, sizeof(buf)) == 0, "%s not readable: %s", files[i],
 			  strerror(errno));
 	VT_ASSERT(peer_total() == PEER_VALUE, "oob_error total reads %llu, the peer counted %d",
 		  (unsigned long long)peer_total(), PEER_VALUE);
@@ -719,7 +704,7 @@ static int chk_userns_root(void)
 
 	VT_ASSERT(getuid() == 0 && geteuid() == 0, "uid %u in the namespace", (unsigned)getuid());
 	VT_ASSERT(getpid() == 1, "pid %d in the new pid namespace", (int)getpid());
-	VT_ASSERT(read_file("/proc/self/status", buf, sizeof(buf)) == 0, "status");
+	VT_ASSERT(vt_read_file("/proc/self/status", buf, sizeof(buf)) == 0, "status");
 	p = strstr(buf, "CapEff:");
 	VT_ASSERT(p && sscanf(p, "CapEff: %llx", &eff) == 1, "CapEff");
 	VT_ASSERT(eff & (1ULL << 21), "no CAP_SYS_ADMIN in the namespace (CapEff %llx)", eff);

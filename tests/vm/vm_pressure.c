@@ -124,56 +124,12 @@ static void note(const char *fmt, ...)
 	va_end(ap);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* pacing of the parent's and the observers' loops; never waits for an event */
-static void pace_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, off = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (off < (ssize_t)len - 1 && (n = read(fd, buf + off, len - 1 - (size_t)off)) > 0)
-		off += n;
-	close(fd);
-	buf[off] = 0;
-	return 0;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	int r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 static uint64_t sysfs_total(int nc, const char *name)
 {
 	char path[192], buf[64];
 
 	snprintf(path, sizeof(path), SYS "/neuron_core%d/stats/status/%s/total", nc, name);
-	if (read_file(path, buf, sizeof(buf)))
+	if (vt_read_file(path, buf, sizeof(buf)))
 		return UINT64_MAX;
 	return strtoull(buf, NULL, 10);
 }
@@ -208,7 +164,7 @@ static int counter_main(int slot)
 	pthread_t th[THREADS];
 	ndl_device_t *dev = NULL;
 	nds_instance_t *inst = NULL;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = vt_now_ms();
 	int r, t, tries = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -227,9 +183,9 @@ static int counter_main(int slot)
 			note("counting process %d: no slab at the first attempt: %s", slot, strerror(-r));
 		}
 		atomic_fetch_add(&sh->acquire_retry, 1);
-		if (now_ms() - t0 > 5000 || atomic_load(&sh->stop))
+		if (vt_now_ms() - t0 > 5000 || atomic_load(&sh->stop))
 			return 2;
-		pace_ms(5);
+		vt_pace_ms(5);
 	}
 	atomic_fetch_add(&sh->incarnations, 1);
 	for (t = 0; t < THREADS; t++) {
@@ -252,7 +208,7 @@ static int armed(int nc, uint32_t *entries, int *hang)
 	char buf[4096], key[16], *l, *p;
 	unsigned int flood, h;
 
-	if (read_file(DBG "/inject/armed", buf, sizeof(buf)))
+	if (vt_read_file(DBG "/inject/armed", buf, sizeof(buf)))
 		return -1;
 	snprintf(key, sizeof(key), "nc%d ", nc);
 	for (l = strtok(buf, "\n"); l; l = strtok(NULL, "\n")) {
@@ -279,7 +235,7 @@ static int arm(const char *knob, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	snprintf(path, sizeof(path), DBG "/inject/%s", knob);
-	return write_file(path, buf);
+	return vt_write_file(path, buf);
 }
 
 static const char *const tpb[] = { "FP_NAN", "SEMAPHORE_ERROR", "EVENT_ERROR", "PSUM_COLLISION",
@@ -289,7 +245,7 @@ static const char *const hw[] = { "collectives", "hbm_ue", "nc_ue", "dma_abort",
 static int job_main(int j, uint64_t seed)
 {
 	struct neuron_nq_ctrl *ring[CORES_PER_JOB];
-	uint64_t rng = seed, t0 = now_ms();
+	uint64_t rng = seed, t0 = vt_now_ms();
 	int fd, k, tries;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -315,9 +271,9 @@ static int job_main(int j, uint64_t seed)
 				     strerror(errno));
 			}
 			atomic_fetch_add(&sh->ring_retry, 1);
-			if (now_ms() - t0 > 5000)
+			if (vt_now_ms() - t0 > 5000)
 				return 2;
-			pace_ms(5);
+			vt_pace_ms(5);
 		}
 		m = mmap(NULL, q.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)q.mmap_offset);
 		if (m == MAP_FAILED)
@@ -474,13 +430,13 @@ static int poster_main(void)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	while (!atomic_load(&sh->stop)) {
-		r = write_file(DBG "/fw/post_now", "1\n");
+		r = vt_write_file(DBG "/fw/post_now", "1\n");
 		atomic_fetch_add(&sh->posts, 1);
 		if (r) {
 			atomic_fetch_add(&sh->post_fail, 1);
 			note("metrics post: %s", strerror(-r));
 		}
-		pace_ms(20);
+		vt_pace_ms(20);
 	}
 	return 0;
 }
@@ -546,7 +502,7 @@ static uint64_t fw_stat(const char *name)
 	char path[128], buf[64];
 
 	snprintf(path, sizeof(path), SYS "/stats/fw_io/%s", name);
-	return read_file(path, buf, sizeof(buf)) ? UINT64_MAX : strtoull(buf, NULL, 10);
+	return vt_read_file(path, buf, sizeof(buf)) ? UINT64_MAX : strtoull(buf, NULL, 10);
 }
 
 static void print_notes(void)
@@ -567,7 +523,7 @@ static int c_run(void)
 			g_base[nc][t] = sysfs_total(nc, counter_name[t]);
 	g_fw_err0 = fw_stat("err_count");
 	g_fw_tmo0 = fw_stat("timeout_count");
-	t0 = now_ms();
+	t0 = vt_now_ms();
 	for (i = 0; i < PROCS; i++)
 		counters[i] = start(counter_main, i);
 	for (i = 0; i < JOBPROCS; i++)
@@ -578,8 +534,8 @@ static int c_run(void)
 	observers[3] = start(poster_entry, 0);
 
 	end = t0 + (uint64_t)g_seconds * 1000;
-	while (now_ms() < end) {
-		pace_ms(20 + below(&g_rng, 130));
+	while (vt_now_ms() < end) {
+		vt_pace_ms(20 + below(&g_rng, 130));
 		if (below(&g_rng, 5)) {
 			i = (int)below(&g_rng, PROCS);
 			kill_counter(counters[i]);
@@ -605,7 +561,7 @@ static int c_run(void)
 		bad |= reap(counters[i], "counting process", i);
 	for (i = 0; i < 4; i++)
 		bad |= reap(observers[i], "observer", i);
-	g_elapsed = (double)(now_ms() - t0) / 1000.0;
+	g_elapsed = (double)(vt_now_ms() - t0) / 1000.0;
 
 	{
 		uint64_t inc = 0;
@@ -769,7 +725,7 @@ static int c_rings_released(void)
 	char buf[4096], *l;
 	int fd, nc, lines = 0;
 
-	VT_ASSERT(read_file(DBG "/inject/armed", buf, sizeof(buf)) == 0, "inject/armed");
+	VT_ASSERT(vt_read_file(DBG "/inject/armed", buf, sizeof(buf)) == 0, "inject/armed");
 	for (l = strtok(buf, "\n"); l; l = strtok(NULL, "\n")) {
 		VT_ASSERT(strstr(l, " owner 0 "), "a NeuronCore is still held: %s", l);
 		lines++;
@@ -806,7 +762,7 @@ static int c_notify(void)
 	char buf[64];
 	int fd, tfd, r_add, r_close, rev_add;
 
-	VT_ASSERT(write_file(SYS "/info/notify_delay", "0") == 0, "enable notify_delay");
+	VT_ASSERT(vt_write_file(SYS "/info/notify_delay", "0") == 0, "enable notify_delay");
 	fd = open("/dev/neuron0", O_RDWR | O_CLOEXEC);
 	tfd = open(SYS "/neuron_core5/stats/status/oob_error/total", O_RDONLY | O_CLOEXEC);
 	VT_ASSERT(fd >= 0 && tfd >= 0, "open");
@@ -829,7 +785,7 @@ static int c_notify(void)
 	p.revents = 0;
 	r_close = poll(&p, 1, 5000);
 	close(tfd);
-	write_file(SYS "/info/notify_delay", "-1");
+	vt_write_file(SYS "/info/notify_delay", "-1");
 	VT_ASSERT(r_close == 1 && (p.revents & POLLPRI), "no POLLPRI after the last close either (%d)", r_close);
 	VT_ASSERT(r_add == 1 && (rev_add & POLLPRI),
 		  "poll(POLLPRI) on a total did not wake within 5 s of NDS_COUNTER_ADD (poll %d, revents 0x%x); it did after the last close",

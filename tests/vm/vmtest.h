@@ -10,7 +10,10 @@
 #define VMTEST_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,6 +60,57 @@ static inline void vt_fail_msg(const char *file, int line, const char *fmt, ...)
 			  "%s: expected -1/%s, got %ld/%s", #call, strerror(err), \
 			  vt_r_, strerror(vt_e_));                              \
 	} while (0)
+
+/* ---- small helpers the guest programs share ------------------------------ */
+
+/* CLOCK_MONOTONIC in milliseconds. */
+static inline uint64_t vt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Pacing of a loop (how often it acts); never a wait for an event. */
+static inline void vt_pace_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Read @path (up to @len - 1 bytes) into @buf, NUL-terminated: 0 or -errno. */
+static inline int vt_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	size_t off = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (off < len - 1 && (n = read(fd, buf + off, len - 1 - off)) > 0)
+		off += (size_t)n;
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	buf[off] = '\0';
+	return (int)n;
+}
+
+/* Write @text to @path in one write(): 0 or -errno. */
+static inline int vt_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
 
 static inline int vt_run(const char *suite, const struct vt_case *cases, size_t n)
 {
