@@ -132,7 +132,7 @@ for id in "${kernel_ids[@]}"; do
 	# the rest of the matrix, and on the debug kernel (KASAN, lockdep,
 	# kmemleak: about 5x slower) sized to fit its time.
 	case "$id" in
-	*-debug) limit=2700; sizes=(VM_HOSTILE_OPS=8000 VM_HOTPLUG_CYCLES=25) ;;
+	*-debug) limit=2700; sizes=(VM_HOTPLUG_CYCLES=25) ;;
 	"$sparse_id") limit=900; sizes=() ;;
 	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=5) ;;
 	esac
