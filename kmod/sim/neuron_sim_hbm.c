@@ -147,10 +147,8 @@ int neuron_sim_hbm_set(struct neuron_sim_hbm *h, u64 addr, u8 value, u64 len)
 		if (!value && n == SIM_HBM_BLOCK) {
 			/* a whole block of zeros is the absent block */
 			b = xa_erase(&h->blocks, idx);
-			if (b) {
-				kfree(b);
-				h->present--;
-			}
+			h->present -= b ? 1 : 0;
+			kfree(b);
 		} else {
 			b = hbm_block(h, idx, value != 0);
 			if (b) {

@@ -11,8 +11,12 @@
  * sim_hbm_mb=16 and nothing else using the devices.
  */
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -859,6 +863,106 @@ static int free_during_job(void)
 	return 0;
 }
 
+/* ---- user faults and removal ---------------------------------------------------- */
+
+#define BUS "/sys/bus/neuron_sim"
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct uffd_write {
+	int fd;
+	uint64_t handle;
+	void *buf;
+	int ret;
+};
+
+static void *uffd_write_thread(void *p)
+{
+	struct uffd_write *u = p;
+
+	u->ret = mem_rw(u->fd, NEURON_IOCTL_MEM_WRITE, u->handle, 0, 4096, u->buf);
+	return NULL;
+}
+
+/*
+ * A MEM_WRITE whose user buffer sits on a page nobody provides
+ * (userfaultfd) must not hold up device removal: the buffer is copied
+ * outside gone_sem. Removal runs in a child bounded to 5 s; once the fault
+ * is answered, the write finds the device gone: ENODEV.
+ */
+static int removal_not_blocked_by_mem_write_fault(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zp;
+	struct uffd_write u = { .ret = 0 };
+	struct pollfd pfd;
+	long page = sysconf(_SC_PAGESIZE), t0, ms;
+	char path[96], buf[32];
+	pthread_t th;
+	int uffd, idx, st = 0, fd;
+	pid_t pid;
+	char *mem;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	VT_ASSERT(uffd >= 0, "userfaultfd: %s", strerror(errno));
+	VT_ASSERT(ioctl(uffd, UFFDIO_API, &api) == 0, "UFFDIO_API: %s", strerror(errno));
+	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	VT_ASSERT(mem != MAP_FAILED, "mmap");
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (unsigned long)mem;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	VT_ASSERT(ioctl(uffd, UFFDIO_REGISTER, &reg) == 0, "UFFDIO_REGISTER: %s", strerror(errno));
+
+	VT_ASSERT(write_str(BUS "/new_device", "7 1") == 0, "new_device 7");
+	fd = open(BUS "/devices/neuron_sim7/neuron_index", O_RDONLY);
+	VT_ASSERT(fd >= 0 && read(fd, buf, sizeof(buf)) > 0, "neuron_index");
+	close(fd);
+	idx = atoi(buf);
+	snprintf(path, sizeof(path), "/dev/neuron%d", idx);
+	u.fd = open(path, O_RDWR | O_CLOEXEC);
+	VT_ASSERT(u.fd >= 0, "open");
+	VT_ASSERT(mem_alloc(u.fd, 0, NEURON_MEM_LOC_DEVICE, 2, 4096, &u.handle) == 0, "alloc");
+	u.buf = mem;
+	VT_ASSERT(pthread_create(&th, NULL, uffd_write_thread, &u) == 0, "pthread_create");
+	/* the fault message proves the write is inside the user copy */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	VT_ASSERT(poll(&pfd, 1, 5000) == 1, "the write never faulted on the page");
+
+	t0 = now_ms();
+	pid = fork();
+	if (pid == 0)
+		_exit(write_str(BUS "/del_device", "7") == 0 ? 0 : 1);
+	while ((ms = now_ms() - t0) < 5000 && waitpid(pid, &st, WNOHANG) == 0)
+		usleep(1000);
+	/* answer the fault whatever happened, so nothing stays blocked */
+	zp.range.start = (unsigned long)mem;
+	zp.range.len = page;
+	zp.mode = 0;
+	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	pthread_join(th, NULL);
+	if (ms >= 5000) {
+		waitpid(pid, &st, 0);
+		VT_ASSERT(0, "removal blocked behind the faulting MEM_WRITE");
+	}
+	VT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "del_device 7 failed");
+	VT_ASSERT(u.ret == -ENODEV, "the faulting write returned %d, expected -ENODEV", u.ret);
+	/* the allocation goes with the file, after the device */
+	VT_ASSERT(mem_free(u.fd, u.handle) == -ENODEV, "free after removal");
+	close(u.fd);
+	close(uffd);
+	munmap(mem, page);
+	return 0;
+}
+
 /* ---- uncorrectable NeuronCore error and reset ---------------------------------- */
 
 static int sim_exec(int fd, uint32_t nc)
@@ -924,6 +1028,7 @@ int main(void)
 		VT_CASE(model_ops_correct),
 		VT_CASE(model_bad_args),
 		VT_CASE(free_during_job),
+		VT_CASE(removal_not_blocked_by_mem_write_fault),
 		VT_CASE(nc_unrecoverable_until_reset),
 	};
 
