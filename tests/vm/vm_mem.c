@@ -157,6 +157,7 @@ static int mem_alloc(int fd, uint32_t nc, uint32_t loc, uint32_t cat, uint64_t b
 {
 	struct neuron_mem_alloc a;
 
+	*handle = 0;
 	alloc_init(&a, nc, loc, cat, bytes);
 	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a))
 		return -errno;
@@ -845,7 +846,7 @@ static int free_during_job(void)
 	VT_ASSERT(!core_held_by_me(1), "core 1 held before the job");
 	j.fd = fd;
 	model_init(&j.m, 1, NEURON_SIM_OP_COPY, a, b, 8192);
-	j.m.duration_us = 500000;
+	j.m.duration_us = 1000000;
 	VT_ASSERT(pthread_create(&t, NULL, job_thread, &j) == 0, "thread");
 	/* the job holds both allocations once it holds the core */
 	while (!core_held_by_me(1) && spins++ < 100000)
@@ -860,6 +861,102 @@ static int free_during_job(void)
 	VT_ASSERT(read_u64(p, &v) == 0 && v == before, "not freed after the job: %llu",
 		  (unsigned long long)v);
 	close(fd);
+	return 0;
+}
+
+/* ---- concurrency ------------------------------------------------------------------- */
+
+#define STRESS_THREADS	4
+#define STRESS_OPS	400
+#define STRESS_SLOTS	8
+
+struct stress {
+	int fd;
+	unsigned int seed;
+	uint64_t h[STRESS_SLOTS];	/* shared: any thread may use or free any slot */
+	int bad;
+};
+
+static struct stress st_shared;
+
+static void *stress_thread(void *p)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)p, i;
+	struct stress *s = &st_shared;
+	static __thread uint8_t buf[70000];
+
+	for (i = 0; i < STRESS_OPS; i++) {
+		unsigned int slot = rand_r(&seed) % STRESS_SLOTS, op = rand_r(&seed) % 6;
+		uint64_t h = __atomic_load_n(&s->h[slot], __ATOMIC_RELAXED), nh;
+		int r = 0;
+
+		switch (op) {
+		case 0:
+			r = mem_alloc(s->fd, rand_r(&seed) % NCS, rand_r(&seed) % 2,
+				      rand_r(&seed) % NEURON_MEM_CAT_COUNT, 1 + rand_r(&seed) % 70000, &nh);
+			if (r == 0 && !__atomic_compare_exchange_n(&s->h[slot], &h, nh, 0,
+								   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				r = mem_free(s->fd, nh);
+			break;
+		case 1:
+			if (h && __atomic_compare_exchange_n(&s->h[slot], &h, 0, 0, __ATOMIC_RELAXED,
+							     __ATOMIC_RELAXED))
+				r = mem_free(s->fd, h);
+			break;
+		case 2:
+			r = mem_rw(s->fd, NEURON_IOCTL_MEM_WRITE, h, 0, 1, buf);
+			break;
+		case 3:
+			r = mem_rw(s->fd, NEURON_IOCTL_MEM_READ, h, 0, 1, buf);
+			break;
+		case 4:
+			r = mem_set(s->fd, h, 0, 1, 0x11);
+			break;
+		default: {
+			struct neuron_sim_exec_model m;
+			uint64_t h2 = __atomic_load_n(&s->h[(slot + 1) % STRESS_SLOTS], __ATOMIC_RELAXED);
+
+			model_init(&m, rand_r(&seed) % NCS, NEURON_SIM_OP_COPY, h, h2, 1);
+			r = ioctl(s->fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) ? -errno : 0;
+			/* a concurrent job on the same core is EBUSY */
+			if (r == -EBUSY)
+				r = 0;
+			break;
+		}
+		}
+		/* a handle another thread freed meanwhile is ENOENT; nothing else may fail */
+		if (r && r != -ENOENT && r != -ENOMEM)
+			__atomic_store_n(&s->bad, r, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * Threads of one process allocate, free, read, write, set and run model
+ * jobs on shared handles at once: every call succeeds or fails with the
+ * documented ENOENT (freed by another thread) or ENOMEM, and closing the
+ * file brings every counter back.
+ */
+static int concurrent_use(void)
+{
+	uint64_t before[CELLS], after[CELLS];
+	pthread_t th[STRESS_THREADS];
+	char why[300];
+	int i;
+
+	VT_ASSERT(cells_read(0, before, "total") == 0, "read");
+	memset(&st_shared, 0, sizeof(st_shared));
+	st_shared.fd = open_dev(0);
+	VT_ASSERT(st_shared.fd >= 0, "open");
+	for (i = 0; i < STRESS_THREADS; i++)
+		VT_ASSERT(pthread_create(&th[i], NULL, stress_thread, (void *)(uintptr_t)(i + 1)) == 0,
+			  "thread");
+	for (i = 0; i < STRESS_THREADS; i++)
+		pthread_join(th[i], NULL);
+	VT_ASSERT(st_shared.bad == 0, "a call failed with %s", strerror(-st_shared.bad));
+	close(st_shared.fd);
+	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
+	VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0, "after close: %s", why);
 	return 0;
 }
 
@@ -1028,6 +1125,7 @@ int main(void)
 		VT_CASE(model_ops_correct),
 		VT_CASE(model_bad_args),
 		VT_CASE(free_during_job),
+		VT_CASE(concurrent_use),
 		VT_CASE(removal_not_blocked_by_mem_write_fault),
 		VT_CASE(nc_unrecoverable_until_reset),
 	};
