@@ -1075,12 +1075,15 @@ static int sim_exec(int fd, uint32_t nc)
 static int nc_unrecoverable_until_reset(void)
 {
 	struct neuron_sim_exec_model m;
-	char reset[128];
-	uint64_t state;
+	char reset[128], req[160], fail[160];
+	uint64_t state, req0, req1, fail0, fail1, present;
 	int fd = open_dev(1), r;
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(reset, sizeof(reset), DEV_SYSFS "/reset", 1);
+	snprintf(req, sizeof(req), DEV_SYSFS "/neuron_core1/stats/other_info/reset_req_count/total", 1);
+	snprintf(fail, sizeof(fail), DEV_SYSFS "/neuron_core0/stats/other_info/reset_fail_count/total", 1);
+	VT_ASSERT(read_u64(req, &req0) == 0 && read_u64(fail, &fail0) == 0, "reset counters");
 	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY before");
 	VT_ASSERT(sim_exec(fd, 1) == 0, "works before");
 	VT_ASSERT(write_str("/sys/kernel/debug/neuron/neuron1/inject/nc_unrecoverable", "1") == 0,
@@ -1094,8 +1097,16 @@ static int nc_unrecoverable_until_reset(void)
 	VT_ASSERT(write_str(reset, "1") == -EBUSY, "reset while open");
 	VT_ASSERT(sim_exec(fd, 1) == -ENOTRECOVERABLE, "still broken");
 	close(fd);
+	VT_ASSERT(read_u64(req, &req1) == 0 && req1 == req0, "a refused reset counted");
 	VT_ASSERT(write_str(reset, "1") == 0, "reset");
 	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY after");
+	/* one request on every core, no failure */
+	VT_ASSERT(read_u64(req, &req1) == 0 && req1 == req0 + 1, "reset_req_count %llu -> %llu",
+		  (unsigned long long)req0, (unsigned long long)req1);
+	req[strlen(req) - strlen("total")] = '\0';
+	strcat(req, "present");
+	VT_ASSERT(read_u64(req, &present) == 0 && present == 1, "reset_req_count present");
+	VT_ASSERT(read_u64(fail, &fail1) == 0 && fail1 == fail0, "reset_fail_count moved");
 	fd = open_dev(1);
 	VT_ASSERT(fd >= 0, "reopen");
 	VT_ASSERT(sim_exec(fd, 1) == 0, "works after the reset: %s", strerror(errno));
