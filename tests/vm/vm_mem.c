@@ -34,6 +34,7 @@
 #define NCS		2
 #define DEV_SYSFS	"/sys/devices/virtual/neuron_device/neuron%d"
 #define PARAM_HOST_MAX	"/sys/module/neuron/parameters/mem_host_proc_max_mb"
+#define HBM_BLOCKS	"/sys/kernel/debug/neuron/neuron0/hbm_blocks"
 
 static const char *const dev_cats[NEURON_MEM_CAT_COUNT] = {
 	"uncategorized", "model_code", "tensors", "constants", "model_shared_scratchpad",
@@ -255,6 +256,12 @@ static int rw_roundtrip(uint32_t loc)
 	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, sizeof(out), out) == 0, "read");
 	VT_ASSERT(!memcmp(in, out, 5000) && all_bytes(out + 5000, 70000, 0x5a) &&
 		  !memcmp(in + 75000, out + 75000, 25000), "set range wrong");
+	/* zeros over whole and partial 4 KiB blocks (the sparse HBM frees the whole ones) */
+	VT_ASSERT(mem_set(fd, h, 1000, 30000, 0) == 0, "set 0");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, sizeof(out), out) == 0, "read");
+	VT_ASSERT(!memcmp(in, out, 1000) && all_bytes(out + 1000, 30000, 0) &&
+		  all_bytes(out + 31000, 44000, 0x5a) && !memcmp(in + 75000, out + 75000, 25000),
+		  "zeroed range wrong");
 	/* freed memory is zero for the next owner */
 	VT_ASSERT(mem_free(fd, h) == 0, "free");
 	VT_ASSERT(mem_alloc(fd, 1, loc, NEURON_MEM_CAT_TENSORS, sizeof(in), &h2) == 0, "alloc 2");
@@ -656,7 +663,7 @@ static int child_allocs_and_dies(struct vt_child *c, void *arg)
 
 static int exit_frees_everything(void)
 {
-	uint64_t before[CELLS], during[CELLS], after[CELLS], h;
+	uint64_t before[CELLS], during[CELLS], after[CELLS], h, blocks;
 	struct vt_child c;
 	char why[300];
 	int st, fd, i, moved = 0;
@@ -667,6 +674,8 @@ static int exit_frees_everything(void)
 	for (i = 0; i < CELLS; i++)
 		moved += during[i] != before[i];
 	VT_ASSERT(moved > 10, "the child's memory is visible (%d cells moved)", moved);
+	VT_ASSERT(read_u64(HBM_BLOCKS, &blocks) == 0 && blocks >= 20 / 2 * 3,
+		  "the child's HBM writes hold %llu blocks", (unsigned long long)blocks);
 	kill(c.pid, SIGKILL);
 	VT_ASSERT(waitpid(c.pid, &st, 0) == c.pid && WIFSIGNALED(st), "killed");
 	close(c.hold_fd);
@@ -674,6 +683,9 @@ static int exit_frees_everything(void)
 	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
 	VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0, "after exit: %s",
 		  why);
+	/* the simulated HBM gave every block back */
+	VT_ASSERT(read_u64(HBM_BLOCKS, &blocks) == 0 && blocks == 0, "%llu HBM blocks left",
+		  (unsigned long long)blocks);
 	/* and the HBM is free again: all of it fits */
 	fd = open_dev(0);
 	VT_ASSERT(fd >= 0, "open");
