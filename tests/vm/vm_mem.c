@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -694,6 +696,57 @@ static int exit_frees_everything(void)
 	return 0;
 }
 
+#define CG "/sys/fs/cgroup"
+
+static int charged_child(void)
+{
+	uint64_t before, after, h;
+	char pid[16];
+	int fd, i;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (write_str(CG "/memtest/cgroup.procs", pid))
+		return 10;
+	fd = open_dev(0);
+	if (fd < 0 || read_u64(CG "/memtest/memory.current", &before))
+		return 11;
+	for (i = 0; i < 8; i++)
+		if (mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_TENSORS, 1 << 20, &h))
+			return 12;
+	if (read_u64(CG "/memtest/memory.current", &after))
+		return 13;
+	printf("# memory.current %llu -> %llu with 8 MiB of host allocations\n",
+	       (unsigned long long)before, (unsigned long long)after);
+	return after - before >= 8ULL << 20 ? 0 : 14;
+}
+
+/* Host allocations are charged to the memory cgroup of the process that made them. */
+static int host_memory_charged_to_cgroup(void)
+{
+	struct stat st;
+	pid_t pid;
+	int status;
+
+	if (stat(CG "/cgroup.controllers", &st)) {
+		mkdir(CG, 0755);
+		VT_ASSERT(mount("none", CG, "cgroup2", 0, NULL) == 0, "mount cgroup2: %s",
+			  strerror(errno));
+	}
+	VT_ASSERT(write_str(CG "/cgroup.subtree_control", "+memory") == 0,
+		  "enable the memory controller");
+	VT_ASSERT(mkdir(CG "/memtest", 0755) == 0 || errno == EEXIST, "mkdir");
+	VT_ASSERT(write_str(CG "/memtest/memory.max", "64M") == 0, "memory.max");
+	pid = fork();
+	if (pid == 0)
+		_exit(charged_child());
+	VT_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
+	rmdir(CG "/memtest");
+	VT_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "8 MiB of host allocations were not charged to the cgroup (child status %d)",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
+
 /* ---- SIM_EXEC_MODEL ---------------------------------------------------------- */
 
 static void model_init(struct neuron_sim_exec_model *m, uint32_t nc, uint32_t op, uint64_t in,
@@ -1145,6 +1198,7 @@ int main(void)
 		VT_CASE(accounting_exact),
 		VT_CASE(peak_and_clear),
 		VT_CASE(exit_frees_everything),
+		VT_CASE(host_memory_charged_to_cgroup),
 		VT_CASE(model_ops_correct),
 		VT_CASE(model_bad_args),
 		VT_CASE(free_during_job),
