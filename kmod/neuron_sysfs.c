@@ -8,6 +8,7 @@
  *   stats/hardware/{sram_ecc_uncorrected,mem_ecc_uncorrected,
  *                   mem_ecc_repairable_uncorrected,sram_ecc_corrected,mem_ecc_corrected}
  *   stats/fw_io/{err_count,timeout_count}
+ *   stats/memory_usage/..., neuron_core<K>/stats/memory_usage/... (neuron_memstat.c)
  *   neuron_core<K>/info/architecture/arch_type
  *   neuron_core<K>/stats/status/<24 counters>/{total,present}
  *   neuron_core<K>/stats/other_info/<6 counters>/{total,present}
@@ -28,8 +29,10 @@
 #include "neuron_counters.h"
 #include "neuron_fwio.h"
 #include "neuron_log.h"
+#include "neuron_mem.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_nds.h"
+#include "neuron_reset.h"
 #include "neuron_sysfs.h"
 
 /**
@@ -84,7 +87,7 @@ static u64 counter_value(struct neuron_sysfs_node *n, bool total)
 	if (!n->other)
 		return get(n->nd, n->nc, n->id);
 	if (n->other->counter == NEURON_COUNTER_DRIVER)
-		return 0;	/* reset counters: no backend resets a device */
+		return neuron_reset_counter(n->nd, n->nc, n->other->name, total, false);
 	return (u64)n->other->scale * get(n->nd, n->nc, n->other->counter);
 }
 
@@ -98,8 +101,10 @@ static ssize_t total_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct neuron_sysfs_node *n = to_node(kobj);
 
-	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER)
+	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER) {
+		neuron_reset_counter(n->nd, n->nc, n->other->name, true, true);
 		return count;
+	}
 	neuron_nds_clear_total(n->nd, n->nc, n->other ? n->other->counter : n->id);
 	return count;
 }
@@ -114,8 +119,10 @@ static ssize_t present_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct neuron_sysfs_node *n = to_node(kobj);
 
-	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER)
+	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER) {
+		neuron_reset_counter(n->nd, n->nc, n->other->name, false, true);
 		return count;
+	}
 	neuron_nds_clear_present(n->nd, n->nc, n->other ? n->other->counter : n->id);
 	return count;
 }
@@ -407,6 +414,9 @@ static int nsys_add_core(struct neuron_device *nd, u32 nc)
 	status = nsys_add(nd, &stats->kobj, "status", nc, &dir_ktype, NULL);
 	if (IS_ERR(status))
 		return PTR_ERR(status);
+	ret = neuron_memstat_sysfs_core(nd, nc, &stats->kobj);
+	if (ret)
+		return ret;
 	for (i = 0; i < neuron_status_attr_count(); i++) {
 		ret = nsys_add_counter(nd, &status->kobj, nc, neuron_status_attrs[i].name,
 				       neuron_status_attrs[i].counter, NULL);
@@ -448,6 +458,9 @@ int neuron_sysfs_init(struct neuron_device *nd)
 	ret = PTR_ERR_OR_ZERO(stats);
 	if (ret)
 		goto err;
+	ret = neuron_memstat_sysfs_root(nd, &stats->kobj);
+	if (ret)
+		goto err;
 	n = nsys_add(nd, &stats->kobj, "hardware", -1, &dir_ktype, &hardware_group);
 	ret = PTR_ERR_OR_ZERO(n);
 	if (ret)
@@ -475,6 +488,8 @@ void neuron_sysfs_exit(struct neuron_device *nd)
 
 	if (!nd->sysfs)
 		return;
+	/* the memory_usage trees live under our directories: first */
+	neuron_memstat_sysfs_exit(nd);
 	/* children were added after their parents: remove in reverse */
 	list_for_each_entry_safe_reverse(n, tmp, &nd->sysfs->nodes, link) {
 		list_del(&n->link);

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/devices/virtual/neuron_device/neuron<N>/reset, mode 0600, as the
+ * vendor driver has it (facts: fwio-nq-cdev-dkms 3.5, 3.9):
+ *
+ *   read:  the device state, 0 RESET, 1 READY, 2 INVALID
+ *   write: anything resets the whole device, only while no process has
+ *          it open (-EBUSY otherwise: nothing is reset)
+ *
+ * The backend does the reset (ops->reset; without one the write is
+ * -EOPNOTSUPP). On a simulated device every NeuronCore that took an
+ * uncorrectable error is usable again and the HBM contents are discarded;
+ * the reset completes before the write returns. What a vendor reset frees
+ * besides (the NeuronCores' notification rings, device memory) a process
+ * holds here only while it has the device open, and everything it held
+ * went with its last close, so with no process attached there is nothing
+ * left to free. The lock that keeps opens out is procs_lock (an open
+ * attaches its process under it): an open during a reset waits for it.
+ * A failed reset leaves the device INVALID until a reset succeeds.
+ *
+ * Every reset counts in each NeuronCore's other_info/reset_req_count
+ * (+1 on all NEURON_MAX_NC slots: a whole-device request covers them all,
+ * as the vendor's does), a failed one in reset_fail_count (+1 on every
+ * NeuronCore of the device). A refused write (EBUSY) is no request.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/sysfs.h>
+
+#include "neuron_device.h"
+#include "neuron_reset.h"
+
+/* +1 into {total, present} (present: the last change, as for every counter). */
+static void reset_count(u64 *cell)
+{
+	cell[0]++;
+	cell[1] = 1;
+}
+
+u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, bool total,
+			 bool clear)
+{
+	bool fail = !strcmp(name, "reset_fail_count");
+	u64 *cell, v;
+
+	if (nc < 0 || nc >= NEURON_MAX_NC)
+		return 0;
+	mutex_lock(&nd->procs_lock);
+	cell = &(fail ? nd->resets.fail : nd->resets.req)[nc][total ? 0 : 1];
+	v = *cell;
+	if (clear)
+		*cell = 0;
+	mutex_unlock(&nd->procs_lock);
+	return v;
+}
+
+static ssize_t reset_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(to_neuron_device(dev)->reset_state));
+}
+
+static ssize_t reset_store(struct device *dev, struct device_attribute *attr, const char *buf,
+			   size_t count)
+{
+	struct neuron_device *nd = to_neuron_device(dev);
+	int ret = 0;
+
+	down_read(&nd->gone_sem);
+	if (nd->gone) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (!nd->ops->reset) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	mutex_lock(&nd->procs_lock);
+	if (!list_empty(&nd->procs)) {
+		ret = -EBUSY;
+	} else {
+		u32 nc;
+
+		WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
+		for (nc = 0; nc < NEURON_MAX_NC; nc++)
+			reset_count(nd->resets.req[nc]);
+		ret = nd->ops->reset(nd->backend);
+		for (nc = 0; ret && nc < nd->nc_count; nc++)
+			reset_count(nd->resets.fail[nc]);
+		WRITE_ONCE(nd->reset_state,
+			   ret ? NEURON_DEVICE_STATE_INVALID : NEURON_DEVICE_STATE_READY);
+		if (ret)
+			dev_err(dev, "device reset failed: %d\n", ret);
+		else
+			dev_info(dev, "device reset\n");
+	}
+	mutex_unlock(&nd->procs_lock);
+out:
+	up_read(&nd->gone_sem);
+	return ret ? ret : count;
+}
+
+DEVICE_ATTR_ADMIN_RW(reset);
