@@ -53,6 +53,19 @@ struct neuron_job;
  *		is being removed). Sleeps; process context. Without it the
  *		ioctl is -EOPNOTSUPP and GET_INFO does not report
  *		NEURON_CAP_SIM_EXEC.
+ * @mem_size:	optional; bytes of device memory (HBM), read once when the
+ *		device is created. Without it (or 0) the device has no device
+ *		memory: MEM_ALLOC of it is -EOPNOTSUPP and GET_INFO does not
+ *		report NEURON_CAP_MEM.
+ * @mem_read, @mem_write, @mem_set: device memory access at byte address
+ *		@addr, within @mem_size (the core checks). 0, or -ENOMEM when
+ *		the backend cannot hold the data. Sleep; process context; the
+ *		core calls them with gone_sem held, never after
+ *		neuron_device_destroy().
+ * @reset:	optional; a full device reset (sysfs reset, no file open):
+ *		every NeuronCore usable again, device memory contents
+ *		discarded. 0 or a negative errno (the device reads INVALID).
+ *		Without it, a write to reset is -EOPNOTSUPP.
  *
  * Every op gets the @backend pointer given to neuron_device_create(). The
  * core calls no op once neuron_device_destroy() has returned.
@@ -65,6 +78,11 @@ struct neuron_backend_ops {
 	void (*misc_write)(void *backend, u32 off, u32 val);
 	void (*fw_doorbell)(void *backend);
 	int (*exec)(void *backend, struct neuron_job *job);
+	u64 (*mem_size)(void *backend);
+	int (*mem_read)(void *backend, u64 addr, void *buf, size_t len);
+	int (*mem_write)(void *backend, u64 addr, const void *buf, size_t len);
+	int (*mem_set)(void *backend, u64 addr, u8 value, u64 len);
+	int (*reset)(void *backend);
 };
 
 /**
@@ -101,6 +119,37 @@ struct neuron_job_faults {
 };
 
 /**
+ * struct neuron_job_buf - one side of a model job's data
+ * @location:	NEURON_MEM_LOC_DEVICE: @addr is a device memory address;
+ *		NEURON_MEM_LOC_HOST: @host is host memory the device reads or
+ *		writes as its DMA would (the core keeps it alive for the job)
+ * @addr:	device memory byte address of the first byte
+ * @host:	kernel address of the first byte
+ */
+struct neuron_job_buf {
+	u32 location;
+	u64 addr;
+	u8 *host;
+};
+
+/**
+ * struct neuron_job_model - the data a model job computes on
+ * @op:		NEURON_SIM_OP_* other than NONE
+ * @arg0, @arg1: its parameters (validated by the core)
+ * @bytes:	bytes processed; in range of both sides (checked by the core)
+ * @in, @out:	input and output; the same memory only when they coincide
+ *		exactly (in place), never a partial overlap
+ */
+struct neuron_job_model {
+	u32 op;
+	u32 arg0;
+	u32 arg1;
+	u64 bytes;
+	struct neuron_job_buf in;
+	struct neuron_job_buf out;
+};
+
+/**
  * struct neuron_job - one job handed to ops->exec
  * @nd:		the device (for neuron_job_emit())
  * @nc:		NeuronCore, < the device's NeuronCore count
@@ -110,6 +159,9 @@ struct neuron_job_faults {
  * @dropped:	out (neuron_job_emit): entries dropped (full ring, or no ring
  *		of the core's holder)
  * @faults:	out (backend): what the job wrote, by kind
+ * @model:	NULL for NEURON_IOCTL_SIM_EXEC; for NEURON_IOCTL_SIM_EXEC_MODEL
+ *		the data the job computes on after its run time, before it
+ *		completes (a backend that cannot returns -EOPNOTSUPP)
  */
 struct neuron_job {
 	struct neuron_device *nd;
@@ -119,6 +171,7 @@ struct neuron_job {
 	u32 written;
 	u32 dropped;
 	struct neuron_job_faults faults;
+	const struct neuron_job_model *model;
 };
 
 /*

@@ -28,6 +28,7 @@
 #include "neuron_file.h"
 #include "neuron_fwio_msg.h"
 #include "neuron_job.h"
+#include "neuron_mem.h"
 #include "neuron_nds.h"
 #include "neuron_nq.h"
 
@@ -54,6 +55,7 @@ static int neuron_cdev_open(struct inode *inode, struct file *filp)
 		return -ENOMEM;
 	nf->nd = nd;
 	nf->tgid = get_pid(task_tgid(current));
+	neuron_mem_file_init(nf);
 
 	down_read(&nd->gone_sem);
 	if (nd->gone) {
@@ -100,6 +102,7 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 	struct neuron_device *nd = nf->nd;
 	size_t i;
 
+	neuron_mem_file_release(nf);
 	neuron_device_proc_detach(nd, nf->tgid);
 	for (i = 0; i < ARRAY_SIZE(nf->nds_grant); i++)
 		put_pid(nf->nds_grant[i]);
@@ -118,7 +121,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	ret = neuron_ioctl_arg(&info, karg, sizeof(info), 0);
 	if (ret)
 		return ret;
-	if (!neuron_abi_all_zero(info.reserved, sizeof(info.reserved)))
+	if (info.hbm_size || !neuron_abi_all_zero(info.reserved, sizeof(info.reserved)))
 		return -EINVAL;
 
 	memset(&info, 0, sizeof(info));
@@ -130,6 +133,9 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO;
 	if (nd->ops->exec)
 		info.capabilities |= NEURON_CAP_SIM_EXEC;
+	if (nd->mem->hbm_size)
+		info.capabilities |= NEURON_CAP_MEM;
+	info.hbm_size = nd->mem->hbm_size;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
 	neuron_ioctl_out(karg, &info, sizeof(info));
@@ -138,6 +144,12 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 
 /* neuron_ioctl_desc.flags */
 #define NEURON_IOCTL_ADMIN	BIT(0)	/* needs CAP_SYS_ADMIN, else -EPERM */
+/*
+ * The handler moves user buffers: it runs without gone_sem and takes it
+ * itself around each device access (the dispatcher still refuses a removed
+ * device).
+ */
+#define NEURON_IOCTL_UNLOCKED	BIT(1)
 
 struct neuron_ioctl_desc {
 	unsigned int cmd;
@@ -158,8 +170,14 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_CORE_RESERVE,	neuron_core_ioctl_reserve,		0 },
 	{ NEURON_IOCTL_CORE_RELEASE,	neuron_core_ioctl_release,		0 },
 	{ NEURON_IOCTL_SIM_EXEC,	neuron_job_ioctl_exec,			0 },
+	{ NEURON_IOCTL_SIM_EXEC_MODEL,	neuron_job_ioctl_exec_model,		0 },
 	{ NEURON_IOCTL_FW_READ,		neuron_fwio_ioctl_read,			NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile,	NEURON_IOCTL_ADMIN },
+	{ NEURON_IOCTL_MEM_ALLOC,	neuron_mem_ioctl_alloc,			0 },
+	{ NEURON_IOCTL_MEM_FREE,	neuron_mem_ioctl_free,			0 },
+	{ NEURON_IOCTL_MEM_READ,	neuron_mem_ioctl_read,			NEURON_IOCTL_UNLOCKED },
+	{ NEURON_IOCTL_MEM_WRITE,	neuron_mem_ioctl_write,			NEURON_IOCTL_UNLOCKED },
+	{ NEURON_IOCTL_MEM_SET,		neuron_mem_ioctl_set,			NEURON_IOCTL_UNLOCKED },
 };
 
 /* The largest argument struct (FW_READ) fits; checked for every command below. */
@@ -175,6 +193,12 @@ static_assert(_IOC_SIZE(NEURON_IOCTL_CORE_RELEASE) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_SIM_EXEC) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_FW_READ) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_FW_POWER_PROFILE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_SIM_EXEC_MODEL) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_ALLOC) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_FREE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_READ) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_WRITE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_SET) <= NEURON_IOCTL_ARG_MAX);
 
 /*
  * The argument is copied in before gone_sem is taken and out after it is
@@ -207,9 +231,13 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 	size = _IOC_SIZE(cmd);
 	if (copy_from_user(kbuf, uarg, size))
 		return -EFAULT;
-	down_read(&nd->gone_sem);
-	ret = nd->gone ? -ENODEV : d->fn(nf, kbuf);
-	up_read(&nd->gone_sem);
+	if (d->flags & NEURON_IOCTL_UNLOCKED) {
+		ret = READ_ONCE(nd->gone) ? -ENODEV : d->fn(nf, kbuf);
+	} else {
+		down_read(&nd->gone_sem);
+		ret = nd->gone ? -ENODEV : d->fn(nf, kbuf);
+		up_read(&nd->gone_sem);
+	}
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, kbuf, size))
 		ret = -EFAULT;
 	return ret;

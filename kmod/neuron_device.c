@@ -21,9 +21,11 @@
 #include "neuron_device.h"
 #include "neuron_fwio.h"
 #include "neuron_main.h"
+#include "neuron_mem.h"
 #include "neuron_metrics.h"
 #include "neuron_nds.h"
 #include "neuron_nq.h"
+#include "neuron_reset.h"
 #include "neuron_sysfs.h"
 
 static struct class *neuron_class;
@@ -47,6 +49,7 @@ static DEVICE_ATTR_RO(core_count);
 
 static struct attribute *neuron_dev_attrs[] = {
 	&dev_attr_core_count.attr,
+	&dev_attr_reset.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(neuron_dev);
@@ -59,6 +62,7 @@ static void neuron_device_release(struct device *dev)
 	WARN_ON(!list_empty(&nd->procs));
 	neuron_nq_free(nd);
 	neuron_nds_exit(nd);
+	neuron_mem_free(nd);
 	ida_free(&neuron_ida, nd->index);
 	kfree(nd);
 }
@@ -148,6 +152,7 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	}
 	nd->index = index;
 	nd->nc_count = nc_count;
+	nd->reset_state = NEURON_DEVICE_STATE_READY;
 	nd->ops = ops;
 	nd->arch = arch;
 	nd->backend = backend;
@@ -173,6 +178,9 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 	ret = neuron_nq_init(nd);
 	if (ret)
 		goto err_debugfs;
+	ret = neuron_mem_init(nd);	/* freed by the release callback */
+	if (ret)
+		goto err_nq;
 	ret = neuron_fwio_init(nd);
 	if (ret)
 		goto err_nq;

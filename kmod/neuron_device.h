@@ -25,6 +25,7 @@ struct neuron_fwio;
 struct neuron_metrics;
 struct neuron_sysfs;
 struct neuron_nq_dev;
+struct neuron_mem_dev;
 
 /**
  * struct neuron_device - one Neuron device (/dev/neuron<N>)
@@ -47,6 +48,9 @@ struct neuron_nq_dev;
  * @metrics:	metrics post worker (neuron_metrics.c)
  * @sysfs:	the metrics sysfs tree (neuron_sysfs.c)
  * @nq:		notification queues and NeuronCore reservations (neuron_nq.c)
+ * @mem:		device memory and memory accounting (neuron_mem.c)
+ * @reset_state: NEURON_DEVICE_STATE_* (neuron_reset.c); written under
+ *		procs_lock, read locklessly
  * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
 struct neuron_device {
@@ -67,6 +71,8 @@ struct neuron_device {
 	struct neuron_metrics *metrics;
 	struct neuron_sysfs *sysfs;
 	struct neuron_nq_dev *nq;
+	struct neuron_mem_dev *mem;
+	u32 reset_state;
 	struct list_head node;
 };
 

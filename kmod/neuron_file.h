@@ -9,6 +9,7 @@
 #include <linux/compiler_types.h>
 #include <linux/mm.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <neuron/neuron_nds.h>
 
@@ -25,11 +26,17 @@ struct vm_area_struct;
  * @nds_grant:	per NDS slab, the owner whose slab an NDS_ACQUIRE through
  *		this file handed out (a reference), or NULL: mmap maps a slab
  *		only while it still belongs to that owner (under nds->lock)
+ * @mem_handles: MEM_ALLOC allocations of this file by handle index
+ *		(neuron_mem.c); freed with the file
+ * @mem_tag:	upper half of every handle of this file: a handle from
+ *		another file never names one of this file's allocations
  */
 struct neuron_file {
 	struct neuron_device *nd;
 	struct pid *tgid;
 	struct pid *nds_grant[NEURON_NDS_PER_DEVICE];
+	struct xarray mem_handles;
+	u32 mem_tag;
 };
 
 /*

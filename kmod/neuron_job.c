@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Jobs on a NeuronCore: NEURON_IOCTL_SIM_EXEC.
+ * Jobs on a NeuronCore: NEURON_IOCTL_SIM_EXEC and NEURON_IOCTL_SIM_EXEC_MODEL.
  *
  * The core validates the request, reserves the NeuronCore for the caller
  * (another process gets -EBUSY) and hands the job to the backend's exec
@@ -10,6 +10,11 @@
  * takes them) and reports what it wrote; once the op has returned, the
  * core multicasts one netlink ERROR_EVENT per fault kind and answers the
  * caller. Nothing goes back to the backend after the op returns.
+ *
+ * SIM_EXEC_MODEL is the same job with data: the core resolves the two
+ * MEM_ALLOC handles of the caller's file, holds both allocations for the
+ * job (a concurrent MEM_FREE frees them after it) and hands the backend
+ * where the bytes are (device address or host memory).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,6 +30,7 @@
 #include "neuron_file.h"
 #include "neuron_genl.h"
 #include "neuron_job.h"
+#include "neuron_mem.h"
 #include "neuron_nq.h"
 
 void neuron_job_emit(struct neuron_job *job, const struct neuron_nq_entry *e, u32 n)
@@ -46,11 +52,43 @@ static void neuron_job_notify(struct neuron_device *nd, u32 nc, const struct neu
 		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_HW_ERROR, i, f->hw[i]);
 }
 
-long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
+/*
+ * Validate what SIM_EXEC and SIM_EXEC_MODEL share, reserve the core, run
+ * @job on it and report. The caller has filled @job->model (or not).
+ */
+static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc,
+			  u64 duration_us, u64 timeout_us)
 {
 	struct neuron_device *nd = nf->nd;
+	int ret;
+
+	if (nc >= nd->nc_count || duration_us > NEURON_EXEC_MAX_DURATION_US ||
+	    timeout_us > NEURON_EXEC_MAX_TIMEOUT_US)
+		return -EINVAL;
+	if (!nd->ops->exec)
+		return -EOPNOTSUPP;
+	/* the reservation ends with the opener's last close: opener only */
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
+	/* the core stays ours (CORE_RELEASE refused) until the job is done */
+	ret = neuron_core_job_begin(nd, nc, nf->tgid);
+	if (ret)
+		return ret;
+
+	job->nd = nd;
+	job->nc = nc;
+	job->duration_us = duration_us;
+	job->timeout_us = timeout_us ? timeout_us : NEURON_EXEC_DEFAULT_TIMEOUT_US;
+	ret = nd->ops->exec(nd->backend, job);
+	neuron_core_job_end(nd, nc);
+	neuron_job_notify(nd, nc, &job->faults);
+	return ret;
+}
+
+long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
+{
 	struct neuron_sim_exec arg;
-	struct neuron_job job = { .nd = nd };
+	struct neuron_job job = { };
 	int ret;
 
 	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
@@ -59,25 +97,7 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	if (arg.reserved0 || arg.entries || arg.dropped ||
 	    !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
 		return -EINVAL;
-	if (arg.nc >= nd->nc_count || arg.duration_us > NEURON_EXEC_MAX_DURATION_US ||
-	    arg.timeout_us > NEURON_EXEC_MAX_TIMEOUT_US)
-		return -EINVAL;
-	if (!nd->ops->exec)
-		return -EOPNOTSUPP;
-	/* the reservation ends with the opener's last close: opener only */
-	if (task_tgid(current) != nf->tgid)
-		return -EACCES;
-	/* the core stays ours (CORE_RELEASE refused) until the job is done */
-	ret = neuron_core_job_begin(nd, arg.nc, nf->tgid);
-	if (ret)
-		return ret;
-
-	job.nc = arg.nc;
-	job.duration_us = arg.duration_us;
-	job.timeout_us = arg.timeout_us ? arg.timeout_us : NEURON_EXEC_DEFAULT_TIMEOUT_US;
-	ret = nd->ops->exec(nd->backend, &job);
-	neuron_core_job_end(nd, arg.nc);
-	neuron_job_notify(nd, arg.nc, &job.faults);
+	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
 	if (ret)
 		return ret;
 
@@ -85,4 +105,86 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	arg.dropped = job.dropped;
 	neuron_ioctl_out(karg, &arg, sizeof(arg));
 	return 0;
+}
+
+/* The operation's own arguments: -EINVAL for anything it does not define. */
+static int model_check_op(const struct neuron_sim_exec_model *a)
+{
+	switch (a->op) {
+	case NEURON_SIM_OP_NONE:
+		return a->in_handle || a->out_handle || a->in_offset || a->out_offset ||
+		       a->bytes || a->arg0 || a->arg1 ? -EINVAL : 0;
+	case NEURON_SIM_OP_COPY:
+		return a->arg0 || a->arg1 ? -EINVAL : 0;
+	case NEURON_SIM_OP_AFFINE_U32:
+		return a->bytes % 4 ? -EINVAL : 0;
+	case NEURON_SIM_OP_XOR_U8:
+		return a->arg0 > 0xff || a->arg1 ? -EINVAL : 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* In place, or apart: a partial overlap has no defined result. */
+static bool model_overlap_ok(const struct neuron_sim_exec_model *a)
+{
+	if (a->in_offset == a->out_offset)
+		return true;
+	return a->in_offset >= a->out_offset + a->bytes || a->out_offset >= a->in_offset + a->bytes;
+}
+
+long neuron_job_ioctl_exec_model(struct neuron_file *nf, void *karg)
+{
+	struct neuron_mem_obj *in = NULL, *out = NULL;
+	struct neuron_sim_exec_model arg;
+	struct neuron_job_model model = { };
+	struct neuron_job job = { };
+	int ret;
+
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	if (ret)
+		return ret;
+	if (arg.entries || arg.dropped || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	ret = model_check_op(&arg);
+	if (ret)
+		return ret;
+	if (arg.op != NEURON_SIM_OP_NONE) {
+		if (!arg.bytes)
+			return -EINVAL;
+		in = neuron_mem_get(nf, arg.in_handle);
+		if (IS_ERR(in))
+			return PTR_ERR(in);
+		out = neuron_mem_get(nf, arg.out_handle);
+		if (IS_ERR(out)) {
+			ret = PTR_ERR(out);
+			out = NULL;
+			goto out;
+		}
+		ret = neuron_mem_job_buf(in, arg.in_offset, arg.bytes, &model.in);
+		if (!ret)
+			ret = neuron_mem_job_buf(out, arg.out_offset, arg.bytes, &model.out);
+		if (!ret && neuron_mem_same(in, out) && !model_overlap_ok(&arg))
+			ret = -EINVAL;
+		if (ret)
+			goto out;
+		model.op = arg.op;
+		model.arg0 = arg.arg0;
+		model.arg1 = arg.arg1;
+		model.bytes = arg.bytes;
+		job.model = &model;
+	}
+	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
+	if (ret)
+		goto out;
+
+	arg.entries = job.written;
+	arg.dropped = job.dropped;
+	neuron_ioctl_out(karg, &arg, sizeof(arg));
+out:
+	if (out)
+		neuron_mem_put_locked(out);
+	if (in)
+		neuron_mem_put_locked(in);
+	return ret;
 }

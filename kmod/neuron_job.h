@@ -12,5 +12,6 @@ struct neuron_file;
 
 /* ioctl handler (neuron_cdev.c table): NEURON_IOCTL_SIM_EXEC */
 long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg);
+long neuron_job_ioctl_exec_model(struct neuron_file *nf, void *karg);
 
 #endif /* NEURON_JOB_H */

@@ -32,6 +32,7 @@
 #include "neuron_counters.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
+#include "neuron_mem.h"
 #include "neuron_nds.h"
 
 /* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */
@@ -226,7 +227,7 @@ static int nds_slot_by_owner(struct neuron_nds *nds, struct pid *tgid)
 }
 
 /* Claim a free slot for @tgid: never-used first, else least recently cleared. */
-static int nds_claim(struct neuron_nds *nds, struct pid *tgid)
+static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pid *tgid)
 {
 	struct neuron_nds_slot *slot;
 	int s, best = -1;
@@ -256,6 +257,9 @@ static int nds_claim(struct neuron_nds *nds, struct pid *tgid)
 			slot->mem = NULL;
 			return -ENOMEM;
 		}
+		/* driver memory of the device, kept until its release (facts: NCDEV, nc 0) */
+		neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
+				       NEURON_NDS_SIZE, true);
 	}
 	/* zeroed at release already; again here so a slot never starts dirty */
 	memset(slot->mem, 0, NEURON_NDS_SIZE);
@@ -291,7 +295,7 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg)
 		}
 		s = nds_slot_by_owner(nds, nf->tgid);
 		if (s < 0)
-			s = nds_claim(nds, nf->tgid);
+			s = nds_claim(nf->nd, nds, nf->tgid);
 		access = NEURON_NDS_ACCESS_RW;
 	} else {
 		struct pid *target;
@@ -503,6 +507,9 @@ void neuron_nds_exit(struct neuron_device *nd)
 	if (!nds)
 		return;
 	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
+		if (nds->slots[s].mem)
+			neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
+					       NEURON_NDS_SIZE, false);
 		vfree(nds->slots[s].mem);
 		kvfree(nds->slots[s].shadow);
 	}

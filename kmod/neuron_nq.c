@@ -19,6 +19,7 @@
 #include "neuron_abi.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
+#include "neuron_mem.h"
 #include "neuron_nq.h"
 
 /* mmap cookie space of the rings: one 2 MiB window per (nc, type, engine) */
@@ -54,10 +55,21 @@ static int core_reserve_locked(struct neuron_nq_dev *nqd, u32 nc, struct pid *tg
 	return 0;
 }
 
-static void nq_free(struct neuron_nq *q)
+/*
+ * A ring's memory is host memory the driver holds for the process,
+ * accounted as notifications of its NeuronCore while the ring exists.
+ */
+static void nq_account(struct neuron_device *nd, struct neuron_nq *q, bool add)
+{
+	neuron_memstat_account(nd, q->nc, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NOTIFICATION,
+			       q->map_size, add);
+}
+
+static void nq_free(struct neuron_device *nd, struct neuron_nq *q)
 {
 	if (!q)
 		return;
+	nq_account(nd, q, false);
 	/* pages still mapped somewhere keep their own references */
 	vfree(q->mem);
 	kfree(q);
@@ -152,6 +164,7 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
 			goto out;
 		}
 		q->owner = tgid;
+		q->nc = arg.nc;
 		q->ring_size = arg.ring_size;
 		q->map_size = map_size;
 		q->mem = neuron_alloc_user_mem(q->map_size);
@@ -161,6 +174,8 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
 			goto out;
 		}
 		neuron_nq_producer_init(&q->prod, q->mem, arg.ring_size / NEURON_NQ_ENTRY_SIZE);
+		/* before the ring is visible: its free always comes after */
+		nq_account(nd, q, true);
 		*slot = q;
 	}
 	mutex_unlock(&nqd->lock);
@@ -204,7 +219,7 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg)
 		*slot = NULL;
 	}
 	mutex_unlock(&nqd->lock);
-	nq_free(q);
+	nq_free(nd, q);
 	return ret;
 }
 
@@ -376,7 +391,7 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 	}
 	mutex_unlock(&nqd->lock);
 	for (i = 0; i < n; i++)
-		nq_free(doomed[i]);
+		nq_free(nf->nd, doomed[i]);
 	return ret;
 }
 
@@ -405,7 +420,7 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 		}
 		mutex_unlock(&nqd->lock);
 		for (i = 0; i < n; i++)
-			nq_free(doomed[i]);
+			nq_free(nd, doomed[i]);
 	}
 }
 
@@ -439,7 +454,7 @@ void neuron_nq_free(struct neuron_device *nd)
 		return;
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
 		for (i = 0; i < NEURON_NQ_PER_NC; i++)
-			nq_free(nqd->rings[nc][i]);
+			nq_free(nd, nqd->rings[nc][i]);
 	mutex_destroy(&nqd->lock);
 	kfree(nqd);
 	nd->nq = NULL;

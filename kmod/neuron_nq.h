@@ -4,7 +4,7 @@
  *
  * Locking: nq_dev->lock (mutex) protects the ring table, every ring's
  * producer state and contents and the core reservations. Nothing else is
- * taken under it.
+ * taken under it but the memory accounting's leaf spinlock.
  */
 #ifndef NEURON_NQ_INTERNAL_H
 #define NEURON_NQ_INTERNAL_H
@@ -27,6 +27,7 @@ struct vm_area_struct;
 /**
  * struct neuron_nq - one ring
  * @owner:	the process that created it (the proc entry holds the ref)
+ * @nc:		its NeuronCore (memory accounting)
  * @ring_size:	bytes of entries
  * @map_size:	bytes of the mapping (control page + entries, page aligned)
  * @mem:	the mapping's memory (neuron_alloc_user_mem: charged to the
@@ -38,6 +39,7 @@ struct vm_area_struct;
  */
 struct neuron_nq {
 	struct pid *owner;
+	u32 nc;
 	u32 ring_size;
 	size_t map_size;
 	void *mem;

@@ -8,6 +8,7 @@
  *   stats/hardware/{sram_ecc_uncorrected,mem_ecc_uncorrected,
  *                   mem_ecc_repairable_uncorrected,sram_ecc_corrected,mem_ecc_corrected}
  *   stats/fw_io/{err_count,timeout_count}
+ *   stats/memory_usage/..., neuron_core<K>/stats/memory_usage/... (neuron_memstat.c)
  *   neuron_core<K>/info/architecture/arch_type
  *   neuron_core<K>/stats/status/<24 counters>/{total,present}
  *   neuron_core<K>/stats/other_info/<6 counters>/{total,present}
@@ -27,6 +28,7 @@
 #include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_fwio.h"
+#include "neuron_mem.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_nds.h"
 #include "neuron_sysfs.h"
@@ -406,6 +408,9 @@ static int nsys_add_core(struct neuron_device *nd, u32 nc)
 	status = nsys_add(nd, &stats->kobj, "status", nc, &dir_ktype, NULL);
 	if (IS_ERR(status))
 		return PTR_ERR(status);
+	ret = neuron_memstat_sysfs_core(nd, nc, &stats->kobj);
+	if (ret)
+		return ret;
 	for (i = 0; i < neuron_status_attr_count(); i++) {
 		ret = nsys_add_counter(nd, &status->kobj, nc, neuron_status_attrs[i].name,
 				       neuron_status_attrs[i].counter, NULL);
@@ -447,6 +452,9 @@ int neuron_sysfs_init(struct neuron_device *nd)
 	ret = PTR_ERR_OR_ZERO(stats);
 	if (ret)
 		goto err;
+	ret = neuron_memstat_sysfs_root(nd, &stats->kobj);
+	if (ret)
+		goto err;
 	n = nsys_add(nd, &stats->kobj, "hardware", -1, &dir_ktype, &hardware_group);
 	ret = PTR_ERR_OR_ZERO(n);
 	if (ret)
@@ -474,6 +482,8 @@ void neuron_sysfs_exit(struct neuron_device *nd)
 
 	if (!nd->sysfs)
 		return;
+	/* the memory_usage trees live under our directories: first */
+	neuron_memstat_sysfs_exit(nd);
 	/* children were added after their parents: remove in reverse */
 	list_for_each_entry_safe_reverse(n, tmp, &nd->sysfs->nodes, link) {
 		list_del(&n->link);

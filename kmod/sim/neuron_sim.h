@@ -10,6 +10,7 @@
  *   neuron_sim_dev.c      one device: its parts, the ops table, create/destroy
  *   neuron_sim_miscram.c  MiscRAM
  *   neuron_sim_nc.c       the NeuronCore job engine (op exec)
+ *   neuron_sim_hbm.c      the device memory (ops mem_*), sparse
  *   neuron_sim_fw.c       the firmware emulator (op fw_doorbell)
  *   neuron_sim_inject.c   every fault knob and the armed faults
  */
@@ -20,6 +21,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "neuron_sim_hbm.h"
 #include "neuron_sim_inject.h"
 #include "neuron_sim_miscram.h"
 #include "neuron_sim_nc.h"
@@ -37,6 +39,7 @@ struct neuron_sim_fw;
  * @nd:		the core's device (opaque), valid between create and destroy
  * @miscram:	MiscRAM; the firmware emulator owns the firmware words
  * @nc:		the NeuronCore job engine
+ * @hbm:	the device memory
  * @fw:		the firmware emulator
  * @inject:	fault knobs and armed faults
  * @node:	in the simulator's device list (neuron_sim.c)
@@ -49,6 +52,7 @@ struct neuron_sim_dev {
 	struct neuron_device *nd;
 	struct neuron_sim_miscram miscram;
 	struct neuron_sim_nc nc;
+	struct neuron_sim_hbm hbm;
 	struct neuron_sim_fw *fw;
 	struct neuron_sim_inject inject;
 	struct list_head node;

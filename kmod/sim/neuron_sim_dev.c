@@ -45,6 +45,20 @@ static void neuron_sim_doorbell(void *backend)
 	neuron_sim_fw_doorbell(sd->fw);
 }
 
+/*
+ * ops->reset: a full device reset. NeuronCores that took an uncorrectable
+ * error work again; HBM contents are gone (the core holds no allocation:
+ * no file is open). Armed faults are the tester's and stay armed.
+ */
+static int neuron_sim_reset(void *backend)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	neuron_sim_nc_reset(&sd->nc);
+	neuron_sim_hbm_clear(&sd->hbm);
+	return 0;
+}
+
 static const struct neuron_backend_ops neuron_sim_ops = {
 	.name = "sim",
 	.kind = NEURON_BACKEND_SIM,
@@ -53,6 +67,11 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.misc_write = neuron_sim_misc_write,
 	.fw_doorbell = neuron_sim_doorbell,
 	.exec = neuron_sim_nc_exec,
+	.mem_size = neuron_sim_mem_size,
+	.mem_read = neuron_sim_mem_read,
+	.mem_write = neuron_sim_mem_write,
+	.mem_set = neuron_sim_mem_set,
+	.reset = neuron_sim_reset,
 };
 
 /* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
@@ -112,6 +131,7 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	neuron_sim_miscram_init(&sd->miscram);
 	neuron_sim_inject_init(sd);
 	neuron_sim_nc_init(&sd->nc);
+	neuron_sim_hbm_init(&sd->hbm);
 	/* firmware before the device: the core may talk to it at once */
 	sd->fw = neuron_sim_fw_create(sd);
 	if (!sd->fw) {
@@ -143,6 +163,7 @@ err_core:
 err_fw:
 	neuron_sim_fw_destroy(sd->fw);
 err_nc:
+	neuron_sim_hbm_destroy(&sd->hbm);
 	neuron_sim_nc_destroy(&sd->nc);
 err_put:
 	put_device(&sd->dev);
@@ -160,6 +181,7 @@ void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 	sd->nd = NULL;
 	/* the core calls no op any more: the firmware can go */
 	neuron_sim_fw_destroy(sd->fw);
+	neuron_sim_hbm_destroy(&sd->hbm);
 	neuron_sim_nc_destroy(&sd->nc);
 	put_device(&sd->dev);
 }

@@ -16,6 +16,10 @@
  *       armed on a NeuronCore, they wait for its next job
  *       (neuron_sim_nc.c); count defaults to 1 and is at most 65536, a
  *       flood at most 1048576 (an armed count saturates there).
+ *   inject/nc_unrecoverable "<nc>"
+ *       the NeuronCore takes an uncorrectable error now: every job on it
+ *       fails with -ENOTRECOVERABLE until the device is reset (sysfs
+ *       reset); inject/armed shows "unrecoverable" on its line meanwhile
  *   inject/armed      (read) what is armed, one NeuronCore per line
  *   fw/fault          "<mode> [count]": the next count firmware requests
  *                     (default 1; 0 = every request until "none") get the
@@ -242,6 +246,18 @@ static int knob_hang(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 	return 0;
 }
 
+static int knob_nc_unrecoverable(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
+{
+	u32 nc;
+
+	if (knob_nc(sd, t, &nc) || t->count != 1)
+		return -EINVAL;
+	neuron_sim_nc_break(&sd->nc, nc);
+	dev_err(sim_dev(sd), "nc%u: uncorrectable error (injected), unusable until the device is reset\n",
+		nc);
+	return 0;
+}
+
 static int knob_fw_fault(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 {
 	struct neuron_sim_inject *inj = &sd->inject;
@@ -288,6 +304,8 @@ static int knob_armed_show(struct seq_file *s, struct neuron_sim_dev *sd)
 		for (i = 1; i < NEURON_NQ_HW_COUNT; i++)
 			if (c.emit.hw[i])
 				seq_printf(s, " %s:%u", hw_names[i], c.emit.hw[i]);
+		if (neuron_sim_nc_broken(&sd->nc, nc))
+			seq_puts(s, " unrecoverable");
 		seq_putc(s, '\n');
 	}
 	return 0;
@@ -318,6 +336,7 @@ enum sim_knob_id {
 	KNOB_HANG,
 	KNOB_ARMED,
 	KNOB_FW_FAULT,
+	KNOB_NC_UNRECOVERABLE,
 	KNOB_COUNT_TEXT,		/* text knobs above, typed files below */
 	KNOB_FW_SLOW_MS = KNOB_COUNT_TEXT,
 	KNOB_FW_API_VERSION,
@@ -365,6 +384,8 @@ static const struct sim_knob sim_knobs[KNOB_COUNT_TEXT] = {
 	[KNOB_FW_FAULT] = { "fault", DIR_FW, 0600,
 		"\"<none|fail|unknown_command|timeout|bad_seq|bad_crc|slow|oversize> [count]\" (count: requests affected, default 1, 0 = until \"none\")",
 		false, knob_fw_fault, knob_fw_fault_show },
+	[KNOB_NC_UNRECOVERABLE] = { "nc_unrecoverable", DIR_INJECT, 0200, "\"<nc>\"", true,
+		knob_nc_unrecoverable, NULL },
 };
 
 static const struct sim_knob *knob_of(struct file *file, struct neuron_sim_dev **sd)

@@ -55,7 +55,7 @@ struct neuron_sim_faults {
 	u32 fw_slow_ms;
 };
 
-#define NEURON_SIM_KNOBS	10	/* debugfs files of enum sim_knob_id */
+#define NEURON_SIM_KNOBS	11	/* debugfs files of enum sim_knob_id */
 
 /**
  * struct neuron_sim_inject - fault injection of one device

@@ -10,6 +10,15 @@
  * -ETIMEDOUT. Entries are written in this order: flood fillers, TPB errors
  * (by type), hardware faults (by kind).
  *
+ * A model job (NEURON_IOCTL_SIM_EXEC_MODEL) computes its operation from
+ * the input to the output after its run time and before it takes the
+ * armed faults: device memory through the simulated HBM, host memory
+ * directly, as the device's DMA would, 4 KiB at a time.
+ *
+ * A NeuronCore that took an uncorrectable error (inject/nc_unrecoverable)
+ * refuses every job with -ENOTRECOVERABLE, at once and writing nothing,
+ * until the device is reset (sysfs reset, ops->reset).
+ *
  * Waits end early on a signal (-EINTR) and when the device is being
  * removed (-ENODEV, neuron_sim_nc_stop()), so removal never waits out a
  * job.
@@ -20,6 +29,7 @@
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait.h>
 
@@ -93,6 +103,94 @@ static void sim_emit(struct neuron_job *job, const struct neuron_job_faults *f)
 	sim_batch_flush(&b);
 }
 
+/* bytes a model job moves per step */
+#define SIM_MODEL_CHUNK	4096U
+
+static int sim_buf_read(struct neuron_sim_dev *sd, const struct neuron_job_buf *b, u64 off,
+			void *dst, size_t n)
+{
+	if (b->location == NEURON_MEM_LOC_HOST) {
+		memcpy(dst, b->host + off, n);
+		return 0;
+	}
+	return neuron_sim_hbm_read(&sd->hbm, b->addr + off, dst, n);
+}
+
+static int sim_buf_write(struct neuron_sim_dev *sd, const struct neuron_job_buf *b, u64 off,
+			 const void *src, size_t n)
+{
+	if (b->location == NEURON_MEM_LOC_HOST) {
+		memcpy(b->host + off, src, n);
+		return 0;
+	}
+	return neuron_sim_hbm_write(&sd->hbm, b->addr + off, src, n);
+}
+
+/* out = op(in), chunk by chunk (in place works: each chunk is read first). */
+static int sim_model_run(struct neuron_sim_dev *sd, const struct neuron_job_model *m)
+{
+	u64 off;
+	u8 *buf;
+	int ret = 0;
+
+	buf = kmalloc(SIM_MODEL_CHUNK, GFP_KERNEL | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+	for (off = 0; off < m->bytes && !ret; off += SIM_MODEL_CHUNK) {
+		size_t n = min_t(u64, m->bytes - off, SIM_MODEL_CHUNK), i;
+
+		if (READ_ONCE(sd->nc.stopping)) {
+			ret = -ENODEV;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		ret = sim_buf_read(sd, &m->in, off, buf, n);
+		if (ret)
+			break;
+		switch (m->op) {
+		case NEURON_SIM_OP_AFFINE_U32:
+			/* whole words (the core checked), buf is kmalloc-aligned */
+			for (i = 0; i + 4 <= n; i += 4) {
+				__le32 *w = (__le32 *)(buf + i);
+
+				*w = cpu_to_le32(le32_to_cpu(*w) * m->arg0 + m->arg1);
+			}
+			break;
+		case NEURON_SIM_OP_XOR_U8:
+			for (i = 0; i < n; i++)
+				buf[i] ^= (u8)m->arg0;
+			break;
+		default:	/* NEURON_SIM_OP_COPY */
+			break;
+		}
+		ret = sim_buf_write(sd, &m->out, off, buf, n);
+		cond_resched();
+	}
+	kfree(buf);
+	return ret;
+}
+
+void neuron_sim_nc_break(struct neuron_sim_nc *e, u32 nc)
+{
+	set_bit(nc, &e->broken);
+}
+
+bool neuron_sim_nc_broken(struct neuron_sim_nc *e, u32 nc)
+{
+	return test_bit(nc, &e->broken);
+}
+
+void neuron_sim_nc_reset(struct neuron_sim_nc *e)
+{
+	u32 nc;
+
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		clear_bit(nc, &e->broken);
+}
+
 int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
 {
 	struct neuron_sim_dev *sd = backend;
@@ -102,6 +200,9 @@ int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
 
 	if (job->nc >= sd->nc_count)
 		return -EINVAL;
+	/* the core is dead until the device is reset: nothing runs, nothing is written */
+	if (neuron_sim_nc_broken(e, job->nc))
+		return -ENOTRECOVERABLE;
 	/* one job per core: a second concurrent job of the holder is busy too */
 	if (!mutex_trylock(&e->job_lock[job->nc]))
 		return -EBUSY;
@@ -109,6 +210,12 @@ int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
 	ret = sim_wait_us(e, job->duration_us);
 	if (ret)
 		goto out;
+
+	if (job->model) {
+		ret = sim_model_run(sd, job->model);
+		if (ret)
+			goto out;
+	}
 
 	neuron_sim_inject_take_nc(sd, job->nc, &armed);
 	sim_emit(job, &armed.emit);
@@ -133,6 +240,7 @@ void neuron_sim_nc_init(struct neuron_sim_nc *e)
 		mutex_init(&e->job_lock[nc]);
 	init_waitqueue_head(&e->stop_wq);
 	e->stopping = false;
+	e->broken = 0;
 }
 
 void neuron_sim_nc_stop(struct neuron_sim_nc *e)

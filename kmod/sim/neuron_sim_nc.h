@@ -20,11 +20,15 @@ struct neuron_sim_dev;
  * @stop_wq:	jobs wait here for their time to pass, or for @stopping
  * @stopping:	set once at removal: jobs in progress end with -ENODEV and
  *		new ones are refused
+ * @broken:	bit per NeuronCore that took an uncorrectable error: every job
+ *		on it fails with -ENOTRECOVERABLE until a device reset
+ *		(atomic bit operations)
  */
 struct neuron_sim_nc {
 	struct mutex job_lock[NEURON_MAX_NC];
 	wait_queue_head_t stop_wq;
 	bool stopping;
+	unsigned long broken;
 };
 
 void neuron_sim_nc_init(struct neuron_sim_nc *e);
@@ -32,6 +36,12 @@ void neuron_sim_nc_init(struct neuron_sim_nc *e);
 void neuron_sim_nc_stop(struct neuron_sim_nc *e);
 /* After the device is destroyed: no job runs any more. */
 void neuron_sim_nc_destroy(struct neuron_sim_nc *e);
+
+/* An uncorrectable error on @nc (inject/nc_unrecoverable): unusable until reset. */
+void neuron_sim_nc_break(struct neuron_sim_nc *e, u32 nc);
+bool neuron_sim_nc_broken(struct neuron_sim_nc *e, u32 nc);
+/* Device reset: every NeuronCore usable again. */
+void neuron_sim_nc_reset(struct neuron_sim_nc *e);
 
 /* backend op exec */
 int neuron_sim_nc_exec(void *backend, struct neuron_job *job);

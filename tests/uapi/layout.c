@@ -20,7 +20,8 @@ int main(void)
 	S(neuron_info);
 	F(neuron_info, size); F(neuron_info, flags); F(neuron_info, abi_version);
 	F(neuron_info, device_index); F(neuron_info, nc_count); F(neuron_info, backend);
-	F(neuron_info, capabilities); F(neuron_info, driver_version); F(neuron_info, reserved);
+	F(neuron_info, capabilities); F(neuron_info, driver_version); F(neuron_info, hbm_size);
+	F(neuron_info, reserved);
 
 	S(neuron_nds_acquire);
 	F(neuron_nds_acquire, size); F(neuron_nds_acquire, flags); F(neuron_nds_acquire, pid);

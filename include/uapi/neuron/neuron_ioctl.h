@@ -55,7 +55,13 @@
  * @backend:		out: NEURON_BACKEND_*
  * @capabilities:	out: NEURON_CAP_* mask
  * @driver_version:	out: NUL-terminated driver version string
+ * @hbm_size:		in: must be zero; out: bytes of device memory
+ *			(MEM_ALLOC with NEURON_MEM_LOC_DEVICE), 0 when the
+ *			device has none (then NEURON_CAP_MEM is not set)
  * @reserved:		in: must be zero; out: zero
+ *
+ * @hbm_size was reserved[0] before issue 14 (same layout: old callers
+ * pass zero there and read it as reserved).
  */
 struct neuron_info {
 	__u32 size;
@@ -66,7 +72,8 @@ struct neuron_info {
 	__u32 backend;
 	__aligned_u64 capabilities;
 	__u8 driver_version[NEURON_DRIVER_VERSION_LEN];
-	__aligned_u64 reserved[4];
+	__aligned_u64 hbm_size;
+	__aligned_u64 reserved[3];
 };
 
 /* NDS slab access modes (neuron_nds_acquire.access). */

@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory the driver allocates for a process: MEM_ALLOC / FREE / READ /
+ * WRITE / SET.
+ *
+ * Device memory is the backend's HBM (ops mem_*): the core owns its
+ * address space (a first-fit allocator of 4 KiB granules,
+ * lib/neuron_mem_range.c) and zeroes every allocation when it is made and
+ * when it is freed, so no process ever reads another's data. Host memory
+ * is vmalloc memory charged to the caller's memory cgroup
+ * (GFP_KERNEL_ACCOUNT), at most mem_host_proc_max_mb per process and
+ * device (page-rounded). Exhaustion of either is -ENOMEM, never a kernel
+ * warning (__GFP_NOWARN, and the bounds are checked first).
+ *
+ * An allocation belongs to the file that made it: its handle is good on
+ * that file only (the file's tag in the upper 32 bits, an index in the
+ * lower), and the file's release frees whatever is left. Only the process
+ * that opened the file uses its allocations (-EACCES otherwise), as with
+ * rings and reservations. Every allocation is accounted
+ * (neuron_memstat_account) to its NeuronCore and category while it lives.
+ *
+ * References: the handle table holds one; a READ/WRITE/SET or a model job
+ * in progress holds another, so a concurrent FREE never frees memory in
+ * use: the last put frees. Device memory is zeroed at the last put through
+ * the backend, which needs gone_sem and a device that is not gone; after
+ * removal the backend's whole HBM goes with it, so nothing is zeroed.
+ *
+ * READ, WRITE and SET move user data: they run without the dispatcher's
+ * gone_sem and take it per chunk, around the backend call only, so a user
+ * page that never arrives never holds up device removal.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": mem: " fmt
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "neuron_abi.h"
+#include "neuron_device.h"
+#include "neuron_file.h"
+#include "neuron_mem.h"
+
+/* bytes moved per backend call (and per gone_sem hold) by READ/WRITE/SET */
+#define NEURON_MEM_CHUNK	(64UL << 10)
+
+static struct neuron_uint_param mem_host_proc_max_mb = { .value = 256, .min = 1, .max = 65536 };
+module_param_cb(mem_host_proc_max_mb, &neuron_uint_range_ops, &mem_host_proc_max_mb, 0644);
+MODULE_PARM_DESC(mem_host_proc_max_mb,
+		 "Host memory one process may hold through MEM_ALLOC on one device, page-rounded (MiB, 1..65536, default 256)");
+
+/* source of file tags (the upper half of handles), module-wide */
+static atomic_t neuron_mem_tags = ATOMIC_INIT(0);
+
+/**
+ * struct neuron_mem_proc - what one process holds on the device
+ * @node:	in mem->procs
+ * @tgid:	the process (a reference)
+ * @host:	host bytes, page-rounded (against mem_host_proc_max_mb)
+ * @device:	device bytes (as requested)
+ * @objs:	allocations pointing here; the entry goes at 0
+ */
+struct neuron_mem_proc {
+	struct list_head node;
+	struct pid *tgid;
+	u64 host;
+	u64 device;
+	u32 objs;
+};
+
+/**
+ * struct neuron_mem_obj - one allocation
+ * @ref:	the handle table's reference plus one per user in progress
+ * @nd:		the device (the file holds a reference on it)
+ * @proc:	its process's usage entry
+ * @nc:		NeuronCore it is accounted to
+ * @location:	NEURON_MEM_LOC_*
+ * @category:	NEURON_MEM_CAT_*
+ * @bytes:	size asked for; handles address [0, @bytes)
+ * @start:	device: first granule
+ * @granules:	device: granules held
+ * @host:	host: the memory (vmalloc, @host_size bytes)
+ * @host_size:	host: page-rounded size
+ */
+struct neuron_mem_obj {
+	refcount_t ref;
+	struct neuron_device *nd;
+	struct neuron_mem_proc *proc;
+	u32 nc;
+	u32 location;
+	u32 category;
+	u64 bytes;
+	u32 start;
+	u32 granules;
+	void *host;
+	size_t host_size;
+};
+
+static u64 obj_addr(const struct neuron_mem_obj *obj)
+{
+	return (u64)obj->start * NEURON_MEM_GRANULE;
+}
+
+static u64 obj_span(const struct neuron_mem_obj *obj)
+{
+	return (u64)obj->granules * NEURON_MEM_GRANULE;
+}
+
+/* ---- per-process usage ------------------------------------------------------ */
+
+/* The entry of @tgid, created when absent; NULL without memory. Caller holds mem->lock. */
+static struct neuron_mem_proc *mem_proc_get_locked(struct neuron_mem_dev *mem, struct pid *tgid)
+{
+	struct neuron_mem_proc *p;
+
+	lockdep_assert_held(&mem->lock);
+	list_for_each_entry(p, &mem->procs, node)
+		if (p->tgid == tgid)
+			goto found;
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
+	if (!p)
+		return NULL;
+	p->tgid = get_pid(tgid);
+	list_add_tail(&p->node, &mem->procs);
+found:
+	p->objs++;
+	return p;
+}
+
+/* Drop one allocation's hold on @p. Caller holds mem->lock. */
+static void mem_proc_put_locked(struct neuron_mem_proc *p)
+{
+	if (--p->objs)
+		return;
+	list_del(&p->node);
+	put_pid(p->tgid);
+	kfree(p);
+}
+
+void neuron_mem_proc_usage(struct neuron_device *nd, struct pid *tgid, u64 *host, u64 *device)
+{
+	struct neuron_mem_dev *mem = nd->mem;
+	struct neuron_mem_proc *p;
+
+	*host = 0;
+	*device = 0;
+	mutex_lock(&mem->lock);
+	list_for_each_entry(p, &mem->procs, node) {
+		if (p->tgid == tgid) {
+			*host = p->host;
+			*device = p->device;
+		}
+	}
+	mutex_unlock(&mem->lock);
+}
+
+/* ---- allocations ------------------------------------------------------------ */
+
+/*
+ * Zero device memory through the backend. Caller holds gone_sem (@locked)
+ * or it is taken here; nothing is done once the device is gone.
+ */
+static int mem_zero(struct neuron_device *nd, u64 addr, u64 len, bool locked)
+{
+	int ret = 0;
+
+	if (!locked)
+		down_read(&nd->gone_sem);
+	if (!nd->gone)
+		ret = nd->ops->mem_set(nd->backend, addr, 0, len);
+	if (!locked)
+		up_read(&nd->gone_sem);
+	return ret;
+}
+
+/* The last reference went: unaccount and free. @locked: caller holds gone_sem. */
+static void mem_obj_destroy(struct neuron_mem_obj *obj, bool locked)
+{
+	struct neuron_device *nd = obj->nd;
+	struct neuron_mem_dev *mem = nd->mem;
+
+	neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes, false);
+	if (obj->location == NEURON_MEM_LOC_DEVICE)
+		/* before the range is free again: never zero a new owner's data */
+		mem_zero(nd, obj_addr(obj), obj_span(obj), locked);
+	else
+		vfree(obj->host);
+
+	mutex_lock(&mem->lock);
+	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+		WARN_ON_ONCE(neuron_mem_range_free(&mem->range, obj->start, obj->granules));
+		obj->proc->device -= obj->bytes;
+	} else {
+		obj->proc->host -= obj->host_size;
+	}
+	mem_proc_put_locked(obj->proc);
+	mutex_unlock(&mem->lock);
+	kfree(obj);
+}
+
+static void mem_obj_put(struct neuron_mem_obj *obj, bool locked)
+{
+	if (refcount_dec_and_test(&obj->ref))
+		mem_obj_destroy(obj, locked);
+}
+
+void neuron_mem_put_locked(struct neuron_mem_obj *obj)
+{
+	mem_obj_put(obj, true);
+}
+
+static u32 handle_index(const struct neuron_file *nf, u64 handle)
+{
+	/* 0 (never an index) for a handle of another file */
+	return (u32)(handle >> 32) == nf->mem_tag ? (u32)handle : 0;
+}
+
+struct neuron_mem_obj *neuron_mem_get(struct neuron_file *nf, u64 handle)
+{
+	struct neuron_mem_obj *obj;
+	u32 idx = handle_index(nf, handle);
+
+	if (!idx)
+		return ERR_PTR(-ENOENT);
+	xa_lock(&nf->mem_handles);
+	obj = xa_load(&nf->mem_handles, idx);
+	if (obj && !refcount_inc_not_zero(&obj->ref))
+		obj = NULL;
+	xa_unlock(&nf->mem_handles);
+	return obj ? obj : ERR_PTR(-ENOENT);
+}
+
+/* [@off, @off + @bytes) within the allocation (@bytes may be 0). */
+static bool obj_range_ok(const struct neuron_mem_obj *obj, u64 off, u64 bytes)
+{
+	return off <= obj->bytes && bytes <= obj->bytes - off;
+}
+
+int neuron_mem_job_buf(struct neuron_mem_obj *obj, u64 off, u64 bytes, struct neuron_job_buf *b)
+{
+	if (!obj_range_ok(obj, off, bytes))
+		return -EINVAL;
+	b->location = obj->location;
+	b->addr = obj->location == NEURON_MEM_LOC_DEVICE ? obj_addr(obj) + off : 0;
+	b->host = obj->location == NEURON_MEM_LOC_HOST ? (u8 *)obj->host + off : NULL;
+	return 0;
+}
+
+bool neuron_mem_same(const struct neuron_mem_obj *a, const struct neuron_mem_obj *b)
+{
+	return a == b;
+}
+
+/* Reserve the memory of a new allocation: device granules, or host bytes under the cap. */
+static int mem_obj_reserve(struct neuron_device *nd, struct neuron_mem_obj *obj)
+{
+	struct neuron_mem_dev *mem = nd->mem;
+	u64 cap = (u64)READ_ONCE(mem_host_proc_max_mb.value) << 20;
+	int ret = 0;
+
+	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+		obj->granules = neuron_mem_range_granules(obj->bytes);
+		if (!obj->granules || obj->bytes > mem->hbm_size)
+			return -ENOMEM;
+	} else {
+		if (obj->bytes > cap)
+			return -ENOMEM;
+		obj->host_size = PAGE_ALIGN(obj->bytes);
+	}
+
+	mutex_lock(&mem->lock);
+	obj->proc = mem_proc_get_locked(mem, task_tgid(current));
+	if (!obj->proc) {
+		ret = -ENOMEM;
+	} else if (obj->location == NEURON_MEM_LOC_DEVICE) {
+		ret = neuron_mem_range_alloc(&mem->range, obj->granules, &obj->start);
+		if (!ret)
+			obj->proc->device += obj->bytes;
+	} else if (obj->proc->host + obj->host_size > cap) {
+		ret = -ENOMEM;
+	} else {
+		obj->proc->host += obj->host_size;
+	}
+	if (ret && obj->proc)
+		mem_proc_put_locked(obj->proc);
+	mutex_unlock(&mem->lock);
+	return ret;
+}
+
+/* Give back what mem_obj_reserve() took (an allocation that never got a handle). */
+static void mem_obj_unreserve(struct neuron_device *nd, struct neuron_mem_obj *obj)
+{
+	struct neuron_mem_dev *mem = nd->mem;
+
+	mutex_lock(&mem->lock);
+	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+		neuron_mem_range_free(&mem->range, obj->start, obj->granules);
+		obj->proc->device -= obj->bytes;
+	} else {
+		obj->proc->host -= obj->host_size;
+	}
+	mem_proc_put_locked(obj->proc);
+	mutex_unlock(&mem->lock);
+}
+
+long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_mem_alloc arg;
+	struct neuron_mem_obj *obj;
+	u32 idx;
+	int ret;
+
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	if (ret)
+		return ret;
+	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	if (arg.nc >= nd->nc_count || arg.category >= NEURON_MEM_CAT_COUNT || !arg.bytes ||
+	    (arg.location != NEURON_MEM_LOC_DEVICE && arg.location != NEURON_MEM_LOC_HOST))
+		return -EINVAL;
+	if (arg.location == NEURON_MEM_LOC_DEVICE && !nd->mem->hbm_size)
+		return -EOPNOTSUPP;
+	/* the memory dies with the opener's file: only the opener allocates */
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
+
+	obj = kzalloc(sizeof(*obj), GFP_KERNEL_ACCOUNT);
+	if (!obj)
+		return -ENOMEM;
+	refcount_set(&obj->ref, 1);
+	obj->nd = nd;
+	obj->nc = arg.nc;
+	obj->location = arg.location;
+	obj->category = arg.category;
+	obj->bytes = arg.bytes;
+	ret = mem_obj_reserve(nd, obj);
+	if (ret)
+		goto err_free;
+	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+		/* what the previous owner left is gone already; zero anyway */
+		ret = mem_zero(nd, obj_addr(obj), obj_span(obj), true) ? -ENOMEM : 0;
+	} else {
+		obj->host = __vmalloc(obj->host_size,
+				      GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
+		ret = obj->host ? 0 : -ENOMEM;
+	}
+	if (ret)
+		goto err_unreserve;
+
+	/* accounted before anyone can free it */
+	neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes, true);
+	ret = xa_alloc(&nf->mem_handles, &idx, obj, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes,
+				       false);
+		ret = ret == -EBUSY ? -ENOSPC : ret;
+		goto err_mem;
+	}
+
+	arg.handle = ((u64)nf->mem_tag << 32) | idx;
+	arg.device_addr = obj->location == NEURON_MEM_LOC_DEVICE ? obj_addr(obj) : 0;
+	neuron_ioctl_out(karg, &arg, sizeof(arg));
+	return 0;
+
+err_mem:
+	if (obj->location == NEURON_MEM_LOC_HOST)
+		vfree(obj->host);
+err_unreserve:
+	mem_obj_unreserve(nd, obj);
+err_free:
+	kfree(obj);
+	return ret;
+}
+
+long neuron_mem_ioctl_free(struct neuron_file *nf, void *karg)
+{
+	struct neuron_mem_free arg;
+	struct neuron_mem_obj *obj;
+	u32 idx;
+	int ret;
+
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	if (ret)
+		return ret;
+	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
+	idx = handle_index(nf, arg.handle);
+	obj = idx ? xa_erase(&nf->mem_handles, idx) : NULL;
+	if (!obj)
+		return -ENOENT;
+	/* a READ/WRITE or job still using it frees it when done */
+	mem_obj_put(obj, true);
+	return 0;
+}
+
+enum mem_rw_op { MEM_OP_READ, MEM_OP_WRITE, MEM_OP_SET };
+
+/* One chunk of device memory through the backend, under gone_sem. */
+static int mem_dev_chunk(struct neuron_device *nd, enum mem_rw_op op, u64 addr, void *buf,
+			 size_t len, u8 value)
+{
+	int ret;
+
+	down_read(&nd->gone_sem);
+	if (nd->gone)
+		ret = -ENODEV;
+	else if (op == MEM_OP_READ)
+		ret = nd->ops->mem_read(nd->backend, addr, buf, len);
+	else if (op == MEM_OP_WRITE)
+		ret = nd->ops->mem_write(nd->backend, addr, buf, len);
+	else
+		ret = nd->ops->mem_set(nd->backend, addr, value, len);
+	up_read(&nd->gone_sem);
+	return ret;
+}
+
+static int mem_rw_device(struct neuron_mem_obj *obj, enum mem_rw_op op,
+			 const struct neuron_mem_rw *arg)
+{
+	u8 __user *uptr = u64_to_user_ptr(arg->user_ptr);
+	u64 addr = obj_addr(obj) + arg->offset, left = arg->bytes;
+	void *buf = NULL;
+	int ret = 0;
+
+	if (op != MEM_OP_SET) {
+		buf = kmalloc(min_t(u64, left, NEURON_MEM_CHUNK), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!buf)
+			return -ENOMEM;
+	}
+	while (left && !ret) {
+		size_t n = min_t(u64, left, NEURON_MEM_CHUNK);
+
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (op == MEM_OP_WRITE && copy_from_user(buf, uptr, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = mem_dev_chunk(obj->nd, op, addr, buf, n, arg->value);
+		if (!ret && op == MEM_OP_READ && copy_to_user(uptr, buf, n))
+			ret = -EFAULT;
+		uptr += n;
+		addr += n;
+		left -= n;
+		cond_resched();
+	}
+	kfree(buf);
+	return ret;
+}
+
+static int mem_rw_host(struct neuron_mem_obj *obj, enum mem_rw_op op,
+		       const struct neuron_mem_rw *arg)
+{
+	void __user *uptr = u64_to_user_ptr(arg->user_ptr);
+	u8 *p = (u8 *)obj->host + arg->offset;
+
+	/* process memory, not the device's: no gone_sem needed */
+	if (op == MEM_OP_READ)
+		return copy_to_user(uptr, p, arg->bytes) ? -EFAULT : 0;
+	if (op == MEM_OP_WRITE)
+		return copy_from_user(p, uptr, arg->bytes) ? -EFAULT : 0;
+	memset(p, arg->value, arg->bytes);
+	return 0;
+}
+
+/* Called without gone_sem (the table's unlocked column). */
+static long mem_ioctl_rw(struct neuron_file *nf, void *karg, enum mem_rw_op op)
+{
+	struct neuron_mem_obj *obj;
+	struct neuron_mem_rw arg;
+	int ret;
+
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	if (ret)
+		return ret;
+	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	if (op == MEM_OP_SET ? arg.user_ptr || arg.value > 0xff : arg.value != 0)
+		return -EINVAL;
+	if (!arg.bytes)
+		return -EINVAL;
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
+	obj = neuron_mem_get(nf, arg.handle);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	if (!obj_range_ok(obj, arg.offset, arg.bytes))
+		ret = -EINVAL;
+	else if (obj->location == NEURON_MEM_LOC_DEVICE)
+		ret = mem_rw_device(obj, op, &arg);
+	else
+		ret = mem_rw_host(obj, op, &arg);
+	mem_obj_put(obj, false);
+	return ret;
+}
+
+long neuron_mem_ioctl_read(struct neuron_file *nf, void *karg)
+{
+	return mem_ioctl_rw(nf, karg, MEM_OP_READ);
+}
+
+long neuron_mem_ioctl_write(struct neuron_file *nf, void *karg)
+{
+	return mem_ioctl_rw(nf, karg, MEM_OP_WRITE);
+}
+
+long neuron_mem_ioctl_set(struct neuron_file *nf, void *karg)
+{
+	return mem_ioctl_rw(nf, karg, MEM_OP_SET);
+}
+
+/* ---- files and devices -------------------------------------------------------- */
+
+void neuron_mem_file_init(struct neuron_file *nf)
+{
+	xa_init_flags(&nf->mem_handles, XA_FLAGS_ALLOC1);
+	/* 0 is never a tag, so a zero handle is never valid */
+	do {
+		nf->mem_tag = (u32)atomic_inc_return(&neuron_mem_tags);
+	} while (!nf->mem_tag);
+}
+
+void neuron_mem_file_release(struct neuron_file *nf)
+{
+	struct neuron_mem_obj *obj;
+	unsigned long idx;
+
+	/* no ioctl of this file runs any more: the table's references are the last */
+	xa_for_each(&nf->mem_handles, idx, obj) {
+		xa_erase(&nf->mem_handles, idx);
+		mem_obj_put(obj, false);
+		cond_resched();
+	}
+	xa_destroy(&nf->mem_handles);
+}
+
+int neuron_mem_init(struct neuron_device *nd)
+{
+	struct neuron_mem_dev *mem;
+	u64 size = 0;
+	u32 granules = 0;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return -ENOMEM;
+	mutex_init(&mem->lock);
+	spin_lock_init(&mem->stat_lock);
+	INIT_LIST_HEAD(&mem->procs);
+	INIT_LIST_HEAD(&mem->nodes);
+	if (nd->ops->mem_size && nd->ops->mem_read && nd->ops->mem_write && nd->ops->mem_set)
+		size = nd->ops->mem_size(nd->backend);
+	/* whole granules, at most 2^32 of them (16 TiB) */
+	size = min_t(u64, size, (u64)U32_MAX * NEURON_MEM_GRANULE);
+	granules = size / NEURON_MEM_GRANULE;
+	if (granules) {
+		mem->bits = kvcalloc(neuron_mem_range_words(granules), sizeof(u64), GFP_KERNEL);
+		if (!mem->bits) {
+			kfree(mem);
+			return -ENOMEM;
+		}
+		neuron_mem_range_init(&mem->range, mem->bits, granules);
+		mem->hbm_size = (u64)granules * NEURON_MEM_GRANULE;
+	}
+	nd->mem = mem;
+	return 0;
+}
+
+void neuron_mem_free(struct neuron_device *nd)
+{
+	struct neuron_mem_dev *mem = nd->mem;
+
+	if (!mem)
+		return;
+	/* every file is gone, and with it every allocation */
+	WARN_ON(!list_empty(&mem->procs));
+	kvfree(mem->bits);
+	mutex_destroy(&mem->lock);
+	kfree(mem);
+	nd->mem = NULL;
+}

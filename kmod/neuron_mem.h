@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory the driver allocates for processes (neuron_mem.c): device memory
+ * (HBM) and host memory through MEM_ALLOC and its handles, and the
+ * accounting every driver allocation goes through (neuron_memstat.c), which
+ * the sysfs memory_usage trees show.
+ *
+ * Locking: mem->lock (mutex) protects the HBM address space and the
+ * per-process usage list; mem->stat_lock (spinlock) protects the
+ * accounting cells and is a leaf: it may be taken under any other lock of
+ * the driver (nq_dev->lock, nds->lock) and nothing is taken under it.
+ */
+#ifndef NEURON_MEM_H
+#define NEURON_MEM_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <neuron/neuron_ioctl.h>
+
+#include "neuron_backend.h"
+#include "neuron_mem_range.h"
+
+struct kobject;
+struct neuron_device;
+struct neuron_file;
+struct neuron_job_buf;
+
+/* root stats/memory_usage/host_mem/<name> (facts: nds-sysfs-metrics 2.3c) */
+#define NEURON_MEMSTAT_HOST_CATS	8
+
+/**
+ * struct neuron_memstat_cell - one memory_usage counter (nds-sysfs-metrics 2.4)
+ * @total:	bytes in use now (allocations minus frees; never below 0)
+ * @present:	size of the last allocation or free
+ * @peak:	highest @total seen
+ */
+struct neuron_memstat_cell {
+	u64 total;
+	u64 present;
+	u64 peak;
+};
+
+/**
+ * struct neuron_mem_dev - memory state of one device
+ * @lock:	protects @range and @procs
+ * @hbm_size:	bytes of device memory (0: none)
+ * @range:	the HBM address space in NEURON_MEM_GRANULE granules
+ * @bits:	its bitmap
+ * @procs:	struct neuron_mem_proc, processes holding MEM allocations
+ * @stat_lock:	protects the cells below (a leaf lock)
+ * @root_host:	root host_mem/<category>
+ * @nc_host:	neuron_core<K>/stats/memory_usage/host_mem
+ * @nc_dev:	neuron_core<K>/stats/memory_usage/device_mem
+ * @nc_dev_cat:	neuron_core<K>/stats/memory_usage/device_mem/<category>
+ * @nodes:	the memory_usage sysfs directories (neuron_memstat.c)
+ */
+struct neuron_mem_dev {
+	struct mutex lock;
+	u64 hbm_size;
+	struct neuron_mem_range range;
+	u64 *bits;
+	struct list_head procs;
+	spinlock_t stat_lock;
+	struct neuron_memstat_cell root_host[NEURON_MEMSTAT_HOST_CATS];
+	struct neuron_memstat_cell nc_host[NEURON_MAX_NC];
+	struct neuron_memstat_cell nc_dev[NEURON_MAX_NC];
+	struct neuron_memstat_cell nc_dev_cat[NEURON_MAX_NC][NEURON_MEM_CAT_COUNT];
+	struct list_head nodes;
+};
+
+/* Device creation (after the backend is known) and the device's release. */
+int neuron_mem_init(struct neuron_device *nd);
+void neuron_mem_free(struct neuron_device *nd);
+
+/* Per open file: its handle table. Release frees everything the file allocated. */
+void neuron_mem_file_init(struct neuron_file *nf);
+void neuron_mem_file_release(struct neuron_file *nf);
+
+/* ioctl handlers (neuron_cdev.c table); READ/WRITE/SET take gone_sem themselves */
+long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg);
+long neuron_mem_ioctl_free(struct neuron_file *nf, void *karg);
+long neuron_mem_ioctl_read(struct neuron_file *nf, void *karg);
+long neuron_mem_ioctl_write(struct neuron_file *nf, void *karg);
+long neuron_mem_ioctl_set(struct neuron_file *nf, void *karg);
+
+/*
+ * A model job's data (neuron_job.c, under gone_sem): the allocation behind
+ * @handle of @nf, referenced, or an ERR_PTR (-ENOENT). neuron_mem_job_buf
+ * describes [@off, @off + @bytes) of it for the backend (-EINVAL out of
+ * range); neuron_mem_put_locked drops the reference (caller holds gone_sem
+ * and the device is not gone).
+ */
+struct neuron_mem_obj;
+struct neuron_mem_obj *neuron_mem_get(struct neuron_file *nf, u64 handle);
+int neuron_mem_job_buf(struct neuron_mem_obj *obj, u64 off, u64 bytes, struct neuron_job_buf *b);
+bool neuron_mem_same(const struct neuron_mem_obj *a, const struct neuron_mem_obj *b);
+void neuron_mem_put_locked(struct neuron_mem_obj *obj);
+
+/*
+ * Usage of one process on the device: bytes of MEM allocations it holds,
+ * host (page-rounded, what the per-process cap counts) and device.
+ */
+void neuron_mem_proc_usage(struct neuron_device *nd, struct pid *tgid, u64 *host, u64 *device);
+
+/* ---- accounting (neuron_memstat.c) ---------------------------------------- */
+
+/*
+ * The driver allocated (@add) or freed @bytes of @location memory of
+ * @category (NEURON_MEM_CAT_*) for NeuronCore @nc: moves the core's
+ * host_mem or device_mem counter and the category's counter (root
+ * host_mem/<cat> for host memory, the core's device_mem/<cat> for device
+ * memory). Any context; takes only stat_lock.
+ */
+void neuron_memstat_account(struct neuron_device *nd, u32 nc, u32 location, u32 category,
+			    u64 bytes, bool add);
+
+/* The memory_usage sysfs directories (called by neuron_sysfs.c). */
+int neuron_memstat_sysfs_root(struct neuron_device *nd, struct kobject *stats);
+int neuron_memstat_sysfs_core(struct neuron_device *nd, u32 nc, struct kobject *stats);
+void neuron_memstat_sysfs_exit(struct neuron_device *nd);
+
+#endif /* NEURON_MEM_H */

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Simulated HBM: the device memory the core allocates (neuron_mem.c) and
+ * the simulated NeuronCore computes on (neuron_sim_nc.c).
+ *
+ * Sparse on purpose: a device advertises sim_hbm_mb of HBM (256 MiB by
+ * default) but holds only the 4 KiB blocks something wrote non-zero data
+ * into, so a small guest can run several devices. A block that is absent
+ * reads as zeros; setting a whole block to zero (the core zeroes every
+ * allocation when it is made and when it is freed) gives the block back.
+ * Blocks are charged to the memory cgroup of the process whose write
+ * allocated them (GFP_KERNEL_ACCOUNT) and never warn when memory is short:
+ * the write fails with -ENOMEM.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
+
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "neuron_sim.h"
+#include "neuron_sim_hbm.h"
+
+#define SIM_HBM_BLOCK	4096UL
+
+static struct neuron_uint_param sim_hbm_mb = { .value = 256, .min = 16, .max = 65536 };
+module_param_cb(sim_hbm_mb, &neuron_uint_range_ops, &sim_hbm_mb, 0644);
+MODULE_PARM_DESC(sim_hbm_mb,
+		 "HBM of each simulated device, allocated sparsely as it is written (MiB, 16..65536, default 256; read when a device is created)");
+
+void neuron_sim_hbm_init(struct neuron_sim_hbm *h)
+{
+	mutex_init(&h->lock);
+	xa_init(&h->blocks);
+	h->size = (u64)READ_ONCE(sim_hbm_mb.value) << 20;
+	h->present = 0;
+}
+
+void neuron_sim_hbm_clear(struct neuron_sim_hbm *h)
+{
+	unsigned long idx;
+	void *b;
+
+	mutex_lock(&h->lock);
+	xa_for_each(&h->blocks, idx, b) {
+		xa_erase(&h->blocks, idx);
+		kfree(b);
+		cond_resched();
+	}
+	h->present = 0;
+	mutex_unlock(&h->lock);
+}
+
+void neuron_sim_hbm_destroy(struct neuron_sim_hbm *h)
+{
+	neuron_sim_hbm_clear(h);
+	xa_destroy(&h->blocks);
+	mutex_destroy(&h->lock);
+}
+
+static bool hbm_range_ok(struct neuron_sim_hbm *h, u64 addr, u64 len)
+{
+	return addr <= h->size && len <= h->size - addr;
+}
+
+/* The block at @idx, allocated (zeroed) when absent and @create. Caller holds the lock. */
+static u8 *hbm_block(struct neuron_sim_hbm *h, unsigned long idx, bool create)
+{
+	u8 *b = xa_load(&h->blocks, idx);
+	void *old;
+
+	lockdep_assert_held(&h->lock);
+	if (b || !create)
+		return b;
+	b = kzalloc(SIM_HBM_BLOCK, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!b)
+		return NULL;
+	old = xa_store(&h->blocks, idx, b, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (xa_is_err(old)) {
+		kfree(b);
+		return NULL;
+	}
+	h->present++;
+	return b;
+}
+
+int neuron_sim_hbm_read(struct neuron_sim_hbm *h, u64 addr, void *buf, size_t len)
+{
+	u8 *dst = buf;
+
+	if (!hbm_range_ok(h, addr, len))
+		return -EINVAL;
+	mutex_lock(&h->lock);
+	while (len) {
+		size_t off = addr % SIM_HBM_BLOCK, n = min_t(size_t, len, SIM_HBM_BLOCK - off);
+		u8 *b = hbm_block(h, addr / SIM_HBM_BLOCK, false);
+
+		if (b)
+			memcpy(dst, b + off, n);
+		else
+			memset(dst, 0, n);
+		dst += n;
+		addr += n;
+		len -= n;
+	}
+	mutex_unlock(&h->lock);
+	return 0;
+}
+
+int neuron_sim_hbm_write(struct neuron_sim_hbm *h, u64 addr, const void *buf, size_t len)
+{
+	const u8 *src = buf;
+	int ret = 0;
+
+	if (!hbm_range_ok(h, addr, len))
+		return -EINVAL;
+	mutex_lock(&h->lock);
+	while (len) {
+		size_t off = addr % SIM_HBM_BLOCK, n = min_t(size_t, len, SIM_HBM_BLOCK - off);
+		u8 *b = hbm_block(h, addr / SIM_HBM_BLOCK, true);
+
+		if (!b) {
+			ret = -ENOMEM;
+			break;
+		}
+		memcpy(b + off, src, n);
+		src += n;
+		addr += n;
+		len -= n;
+	}
+	mutex_unlock(&h->lock);
+	return ret;
+}
+
+int neuron_sim_hbm_set(struct neuron_sim_hbm *h, u64 addr, u8 value, u64 len)
+{
+	int ret = 0;
+
+	if (!hbm_range_ok(h, addr, len))
+		return -EINVAL;
+	mutex_lock(&h->lock);
+	while (len) {
+		u64 off = addr % SIM_HBM_BLOCK, n = min_t(u64, len, SIM_HBM_BLOCK - off);
+		unsigned long idx = addr / SIM_HBM_BLOCK;
+		u8 *b;
+
+		if (!value && n == SIM_HBM_BLOCK) {
+			/* a whole block of zeros is the absent block */
+			b = xa_erase(&h->blocks, idx);
+			if (b) {
+				kfree(b);
+				h->present--;
+			}
+		} else {
+			b = hbm_block(h, idx, value != 0);
+			if (b) {
+				memset(b + off, value, n);
+			} else if (value) {
+				ret = -ENOMEM;
+				break;
+			}
+		}
+		addr += n;
+		len -= n;
+		if (!(idx % 256))
+			cond_resched();
+	}
+	mutex_unlock(&h->lock);
+	return ret;
+}
+
+u64 neuron_sim_mem_size(void *backend)
+{
+	return ((struct neuron_sim_dev *)backend)->hbm.size;
+}
+
+int neuron_sim_mem_read(void *backend, u64 addr, void *buf, size_t len)
+{
+	return neuron_sim_hbm_read(&((struct neuron_sim_dev *)backend)->hbm, addr, buf, len);
+}
+
+int neuron_sim_mem_write(void *backend, u64 addr, const void *buf, size_t len)
+{
+	return neuron_sim_hbm_write(&((struct neuron_sim_dev *)backend)->hbm, addr, buf, len);
+}
+
+int neuron_sim_mem_set(void *backend, u64 addr, u8 value, u64 len)
+{
+	return neuron_sim_hbm_set(&((struct neuron_sim_dev *)backend)->hbm, addr, value, len);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The device memory (HBM) of one simulated device (sim/neuron_sim_hbm.c):
+ * sparse, allocated a 4 KiB block at a time on first write.
+ */
+#ifndef NEURON_SIM_HBM_H
+#define NEURON_SIM_HBM_H
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+/**
+ * struct neuron_sim_hbm - simulated HBM
+ * @lock:	protects @blocks and their contents
+ * @blocks:	block index -> SIM_HBM_BLOCK bytes; an absent block reads as zeros
+ * @size:	bytes of HBM (the sim_hbm_mb parameter at creation)
+ * @present:	blocks allocated (debugfs hbm_blocks)
+ */
+struct neuron_sim_hbm {
+	struct mutex lock;
+	struct xarray blocks;
+	u64 size;
+	unsigned long present;
+};
+
+void neuron_sim_hbm_init(struct neuron_sim_hbm *h);
+/* Free every block: device removal and reset. */
+void neuron_sim_hbm_clear(struct neuron_sim_hbm *h);
+void neuron_sim_hbm_destroy(struct neuron_sim_hbm *h);
+
+/*
+ * Access [@addr, @addr + @len) of HBM: 0, -EINVAL outside HBM, -ENOMEM
+ * when a block cannot be allocated (write, set to non-zero). Setting a
+ * whole block to zero frees it. Sleeps.
+ */
+int neuron_sim_hbm_read(struct neuron_sim_hbm *h, u64 addr, void *buf, size_t len);
+int neuron_sim_hbm_write(struct neuron_sim_hbm *h, u64 addr, const void *buf, size_t len);
+int neuron_sim_hbm_set(struct neuron_sim_hbm *h, u64 addr, u8 value, u64 len);
+
+/* backend ops mem_size, mem_read, mem_write, mem_set (neuron_backend.h) */
+u64 neuron_sim_mem_size(void *backend);
+int neuron_sim_mem_read(void *backend, u64 addr, void *buf, size_t len);
+int neuron_sim_mem_write(void *backend, u64 addr, const void *buf, size_t len);
+int neuron_sim_mem_set(void *backend, u64 addr, u8 value, u64 len);
+
+#endif /* NEURON_SIM_HBM_H */

@@ -1,0 +1,931 @@
+/*
+ * Guest: device memory and its accounting (issue 14, kernel half).
+ * MEM_ALLOC/FREE/READ/WRITE/SET on device (HBM) and host memory, every
+ * validation failure with otherwise-valid input, handles of another file
+ * and of another process, exhaustion (-ENOMEM), release on exit, the
+ * memory_usage sysfs counters moved by exactly each allocation, the
+ * SIM_EXEC_MODEL operations, and a NeuronCore made unusable by an
+ * uncorrectable error until the device's reset.
+ *
+ * Expects the module loaded with sim_devices=2 sim_nc_per_device=2
+ * sim_hbm_mb=16 and nothing else using the devices.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nds.h>
+#include <neuron/neuron_nq.h>
+
+#include "vmtest.h"
+
+#define HBM		(16ULL << 20)
+#define NCS		2
+#define DEV_SYSFS	"/sys/devices/virtual/neuron_device/neuron%d"
+#define PARAM_HOST_MAX	"/sys/module/neuron/parameters/mem_host_proc_max_mb"
+
+static const char *const dev_cats[NEURON_MEM_CAT_COUNT] = {
+	"uncategorized", "model_code", "tensors", "constants", "model_shared_scratchpad",
+	"runtime_memory", "driver_memory", "collectives", "nonshared_scratchpad",
+	"notifications", "dma_rings",
+};
+
+/* root host_mem/<name> of each category (SCRATCHPAD and friends: uncategorized) */
+static const char *const host_cats[NEURON_MEM_CAT_COUNT] = {
+	"uncategorized", "dma_buffers", "tensors", "constants", "uncategorized",
+	"application_memory", "driver_memory", "uncategorized", "uncategorized",
+	"notifications", "dma_rings",
+};
+
+static const char *const root_cats[] = {
+	"dma_buffers", "tensors", "constants", "application_memory", "driver_memory",
+	"notifications", "dma_rings", "uncategorized",
+};
+
+#define ROOT_CATS	8
+#define CELLS		(ROOT_CATS + NCS * (2 + NEURON_MEM_CAT_COUNT))
+
+static int open_dev(int index)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/neuron%d", index);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int read_u64(const char *path, uint64_t *v)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -errno;
+	close(fd);
+	return ret;
+}
+
+/* Path of memory cell @i of device @dev: root categories, then per core host, device, 11. */
+static void cell_path(char *p, size_t len, int dev, int i, const char *field)
+{
+	int n = snprintf(p, len, DEV_SYSFS, dev);
+
+	if (i < ROOT_CATS) {
+		snprintf(p + n, len - n, "/stats/memory_usage/host_mem/%s/%s", root_cats[i], field);
+		return;
+	}
+	i -= ROOT_CATS;
+	if (i % 13 == 0)
+		snprintf(p + n, len - n, "/neuron_core%d/stats/memory_usage/host_mem/%s", i / 13,
+			 field);
+	else if (i % 13 == 1)
+		snprintf(p + n, len - n, "/neuron_core%d/stats/memory_usage/device_mem/%s", i / 13,
+			 field);
+	else
+		snprintf(p + n, len - n, "/neuron_core%d/stats/memory_usage/device_mem/%s/%s",
+			 i / 13, dev_cats[i % 13 - 2], field);
+}
+
+static int cells_read(int dev, uint64_t *v, const char *field)
+{
+	char p[256];
+	int i;
+
+	for (i = 0; i < CELLS; i++) {
+		cell_path(p, sizeof(p), dev, i, field);
+		if (read_u64(p, &v[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static int cell_root(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ROOT_CATS; i++)
+		if (!strcmp(root_cats[i], name))
+			return i;
+	return -1;
+}
+
+static int cell_host(int nc) { return ROOT_CATS + nc * 13; }
+static int cell_dev(int nc) { return ROOT_CATS + nc * 13 + 1; }
+static int cell_dev_cat(int nc, int cat) { return ROOT_CATS + nc * 13 + 2 + cat; }
+
+static void alloc_init(struct neuron_mem_alloc *a, uint32_t nc, uint32_t loc, uint32_t cat,
+		       uint64_t bytes)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->nc = nc;
+	a->location = loc;
+	a->category = cat;
+	a->bytes = bytes;
+}
+
+static int mem_alloc(int fd, uint32_t nc, uint32_t loc, uint32_t cat, uint64_t bytes,
+		     uint64_t *handle)
+{
+	struct neuron_mem_alloc a;
+
+	alloc_init(&a, nc, loc, cat, bytes);
+	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a))
+		return -errno;
+	*handle = a.handle;
+	return 0;
+}
+
+static int mem_free(int fd, uint64_t handle)
+{
+	struct neuron_mem_free f = { .size = sizeof(f), .handle = handle };
+
+	return ioctl(fd, NEURON_IOCTL_MEM_FREE, &f) ? -errno : 0;
+}
+
+static void rw_init(struct neuron_mem_rw *r, uint64_t handle, uint64_t off, uint64_t bytes,
+		    void *buf)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	r->handle = handle;
+	r->offset = off;
+	r->bytes = bytes;
+	r->user_ptr = (uintptr_t)buf;
+}
+
+static int mem_rw(int fd, unsigned long cmd, uint64_t handle, uint64_t off, uint64_t bytes,
+		  void *buf)
+{
+	struct neuron_mem_rw r;
+
+	rw_init(&r, handle, off, bytes, buf);
+	return ioctl(fd, cmd, &r) ? -errno : 0;
+}
+
+static int mem_set(int fd, uint64_t handle, uint64_t off, uint64_t bytes, uint32_t value)
+{
+	struct neuron_mem_rw r;
+
+	rw_init(&r, handle, off, bytes, NULL);
+	r.value = value;
+	return ioctl(fd, NEURON_IOCTL_MEM_SET, &r) ? -errno : 0;
+}
+
+static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+/* ---- cases ------------------------------------------------------------------ */
+
+static int info_reports_hbm(void)
+{
+	struct neuron_info info;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_GET_INFO, &info) == 0, "GET_INFO: %s", strerror(errno));
+	VT_ASSERT(info.capabilities & NEURON_CAP_MEM, "no NEURON_CAP_MEM");
+	VT_ASSERT(info.hbm_size == HBM, "hbm_size %llu", (unsigned long long)info.hbm_size);
+	close(fd);
+	return 0;
+}
+
+/* Write, read back, set, at offsets, on one location. */
+static int rw_roundtrip(uint32_t loc)
+{
+	static uint8_t in[100000], out[100000];
+	uint64_t h, h2;
+	size_t i;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(mem_alloc(fd, 1, loc, NEURON_MEM_CAT_TENSORS, sizeof(in), &h) == 0, "alloc");
+	VT_ASSERT(h != 0, "zero handle");
+	/* a new allocation reads as zeros */
+	memset(out, 0xee, sizeof(out));
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, sizeof(out), out) == 0, "read");
+	VT_ASSERT(all_bytes(out, sizeof(out), 0), "new allocation not zero");
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (uint8_t)(i * 7 + 3);
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_WRITE, h, 0, sizeof(in), in) == 0, "write");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, sizeof(out), out) == 0, "read");
+	VT_ASSERT(!memcmp(in, out, sizeof(in)), "read back differs");
+	/* at an offset, to the last byte */
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 99990, 10, out) == 0, "read tail");
+	VT_ASSERT(!memcmp(in + 99990, out, 10), "tail differs");
+	VT_ASSERT(mem_set(fd, h, 5000, 70000, 0x5a) == 0, "set");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, sizeof(out), out) == 0, "read");
+	VT_ASSERT(!memcmp(in, out, 5000) && all_bytes(out + 5000, 70000, 0x5a) &&
+		  !memcmp(in + 75000, out + 75000, 25000), "set range wrong");
+	/* freed memory is zero for the next owner */
+	VT_ASSERT(mem_free(fd, h) == 0, "free");
+	VT_ASSERT(mem_alloc(fd, 1, loc, NEURON_MEM_CAT_TENSORS, sizeof(in), &h2) == 0, "alloc 2");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h2, 0, sizeof(out), out) == 0, "read 2");
+	VT_ASSERT(all_bytes(out, sizeof(out), 0), "reused memory not zero");
+	VT_ASSERT(mem_free(fd, h2) == 0, "free 2");
+	close(fd);
+	return 0;
+}
+
+static int device_rw_roundtrip(void) { return rw_roundtrip(NEURON_MEM_LOC_DEVICE); }
+static int host_rw_roundtrip(void) { return rw_roundtrip(NEURON_MEM_LOC_HOST); }
+
+static int device_addresses_distinct(void)
+{
+	struct neuron_mem_alloc a, b;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	alloc_init(&a, 0, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_CODE, 5000);
+	alloc_init(&b, 0, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_CODE, 5000);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a) == 0, "alloc a");
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &b) == 0, "alloc b");
+	VT_ASSERT(a.handle != b.handle, "same handle");
+	VT_ASSERT(a.device_addr + 5000 <= b.device_addr || b.device_addr + 5000 <= a.device_addr,
+		  "overlap %llx %llx", (unsigned long long)a.device_addr,
+		  (unsigned long long)b.device_addr);
+	VT_ASSERT(a.device_addr < HBM && b.device_addr < HBM, "outside HBM");
+	alloc_init(&a, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_CODE, 5000);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a) == 0, "alloc host");
+	VT_ASSERT(a.device_addr == 0, "host allocation with a device address");
+	close(fd);	/* frees all three */
+	return 0;
+}
+
+static int hbm_exhaustion_enomem(void)
+{
+	uint64_t h[17], big;
+	int fd = open_dev(0), i, n = 0;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, HBM + 1, &big) == -ENOMEM,
+		  "larger than HBM");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, UINT64_MAX, &big) == -ENOMEM,
+		  "UINT64_MAX");
+	for (i = 0; i < 17; i++) {
+		int r = mem_alloc(fd, i % NCS, NEURON_MEM_LOC_DEVICE, 2, 1 << 20, &h[i]);
+
+		if (r) {
+			VT_ASSERT(r == -ENOMEM, "alloc %d: %s", i, strerror(-r));
+			break;
+		}
+		n++;
+	}
+	VT_ASSERT(n == 16, "%d MiB allocations fit in 16 MiB", n);
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 1, &big) == -ENOMEM, "1 byte more");
+	/* a hole of 1 MiB takes 1 MiB, not a byte more */
+	VT_ASSERT(mem_free(fd, h[5]) == 0, "free");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, (1 << 20) + 1, &big) == -ENOMEM,
+		  "1 MiB + 1 in a 1 MiB hole");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 1 << 20, &h[5]) == 0, "refill");
+	close(fd);
+	/* everything came back with the file */
+	fd = open_dev(0);
+	VT_ASSERT(fd >= 0, "reopen");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, HBM, &big) == 0, "all of HBM");
+	close(fd);
+	return 0;
+}
+
+static int host_cap_enomem(void)
+{
+	uint64_t h, h2;
+	int fd = open_dev(0), fd2 = open_dev(0), r;
+
+	VT_ASSERT(fd >= 0 && fd2 >= 0, "open");
+	VT_ASSERT(write_str(PARAM_HOST_MAX, "4") == 0, "set the cap");
+	r = mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 5, (4 << 20) + 1, &h);
+	VT_ASSERT(r == -ENOMEM, "over the cap at once: %d", r);
+	r = mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 5, 3 << 20, &h);
+	VT_ASSERT(r == 0, "3 MiB: %d", r);
+	/* the cap is the process's, across its files, page-rounded */
+	r = mem_alloc(fd2, 1, NEURON_MEM_LOC_HOST, 5, (1 << 20) + 1, &h2);
+	VT_ASSERT(r == -ENOMEM, "second file past the cap: %d", r);
+	r = mem_alloc(fd2, 1, NEURON_MEM_LOC_HOST, 5, 1 << 20, &h2);
+	VT_ASSERT(r == 0, "second file to the cap: %d", r);
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 5, 1, &h2) == -ENOMEM, "1 byte more");
+	/* device memory is not host memory */
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 5, 1 << 20, &h2) == 0, "device still");
+	VT_ASSERT(mem_free(fd, h) == 0, "free");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 5, 3 << 20, &h) == 0, "again after free");
+	VT_ASSERT(write_str(PARAM_HOST_MAX, "256") == 0, "restore the cap");
+	close(fd);
+	close(fd2);
+	return 0;
+}
+
+static int alloc_bad_args_einval(void)
+{
+	struct neuron_mem_alloc a;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+#define BAD_ALLOC(stmt, err)                                                    \
+	do {                                                                    \
+		alloc_init(&a, 0, NEURON_MEM_LOC_DEVICE, 2, 64);                \
+		stmt;                                                           \
+		VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a), err);    \
+	} while (0)
+	BAD_ALLOC(a.size = sizeof(a) - 8, EINVAL);
+	BAD_ALLOC(a.flags = 1, EINVAL);
+	BAD_ALLOC(a.reserved0 = 1, EINVAL);
+	BAD_ALLOC(a.reserved[0] = 1, EINVAL);
+	BAD_ALLOC(a.reserved[1] = 1ULL << 63, EINVAL);
+	BAD_ALLOC(a.nc = NCS, EINVAL);
+	BAD_ALLOC(a.location = 2, EINVAL);
+	BAD_ALLOC(a.category = NEURON_MEM_CAT_COUNT, EINVAL);
+	BAD_ALLOC(a.bytes = 0, EINVAL);
+#undef BAD_ALLOC
+	/* and the same with everything valid works */
+	alloc_init(&a, 0, NEURON_MEM_LOC_DEVICE, 2, 64);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a) == 0, "valid: %s", strerror(errno));
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_MEM_ALLOC, (void *)8), EFAULT);
+	close(fd);
+	return 0;
+}
+
+static int rw_bad_args_einval(void)
+{
+	struct neuron_mem_rw r;
+	struct neuron_mem_free f;
+	uint8_t buf[256];
+	uint64_t h, hh;
+	int fd = open_dev(0);
+	void *ro;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 256, &h) == 0, "alloc");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 2, 256, &hh) == 0, "alloc host");
+#define BAD_RW(cmd, stmt, err)                                  \
+	do {                                                    \
+		rw_init(&r, h, 0, 16, buf);                     \
+		if (cmd == NEURON_IOCTL_MEM_SET)                \
+			r.user_ptr = 0;                         \
+		stmt;                                           \
+		VT_ASSERT_ERRNO(ioctl(fd, cmd, &r), err);       \
+	} while (0)
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.size = 8, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.flags = 2, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.reserved0 = 1, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.reserved[1] = 1, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.value = 1, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_WRITE, r.value = 1, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_SET, r.value = 256, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_SET, r.user_ptr = (uintptr_t)buf, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.bytes = 0, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.offset = 241, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_WRITE, r.bytes = 257, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_SET, r.offset = 257; r.bytes = 1, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.offset = UINT64_MAX; r.bytes = 2, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_WRITE, r.offset = 8; r.bytes = UINT64_MAX - 4, EINVAL);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.user_ptr = 16, EFAULT);
+	BAD_RW(NEURON_IOCTL_MEM_WRITE, r.user_ptr = 16, EFAULT);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.handle = hh; r.user_ptr = 16, EFAULT);
+	BAD_RW(NEURON_IOCTL_MEM_WRITE, r.handle = hh; r.user_ptr = 16, EFAULT);
+	/* a read into a read-only buffer faults */
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	VT_ASSERT(ro != MAP_FAILED, "mmap");
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.user_ptr = (uintptr_t)ro, EFAULT);
+	BAD_RW(NEURON_IOCTL_MEM_READ, r.handle = hh; r.user_ptr = (uintptr_t)ro, EFAULT);
+	munmap(ro, 4096);
+#undef BAD_RW
+	memset(&f, 0, sizeof(f));
+	f.size = sizeof(f);
+	f.handle = h;
+	f.reserved[0] = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_MEM_FREE, &f), EINVAL);
+	f.reserved[0] = 0;
+	f.flags = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_MEM_FREE, &f), EINVAL);
+	/* valid calls work: the refusals changed nothing */
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 240, 16, buf) == 0, "valid read");
+	VT_ASSERT(all_bytes(buf, 16, 0), "contents changed");
+	VT_ASSERT(mem_free(fd, h) == 0, "valid free");
+	close(fd);
+	return 0;
+}
+
+static int bad_handles_enoent(void)
+{
+	uint64_t h, other, freed;
+	uint8_t buf[16];
+	int fd = open_dev(0), fd2 = open_dev(0), fd3 = open_dev(1);
+
+	VT_ASSERT(fd >= 0 && fd2 >= 0 && fd3 >= 0, "open");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 64, &h) == 0, "alloc");
+	VT_ASSERT(mem_alloc(fd2, 0, NEURON_MEM_LOC_DEVICE, 2, 64, &other) == 0, "alloc other");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 2, 64, &freed) == 0, "alloc 3");
+	VT_ASSERT(mem_free(fd, freed) == 0, "free");
+	VT_ASSERT(mem_free(fd, 0) == -ENOENT, "handle 0");
+	VT_ASSERT(mem_free(fd, freed) == -ENOENT, "double free");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, freed, 0, 16, buf) == -ENOENT, "freed read");
+	VT_ASSERT(mem_free(fd, h + 1000) == -ENOENT, "unused index");
+	VT_ASSERT(mem_free(fd, h ^ (1ULL << 40)) == -ENOENT, "another tag");
+	/* another file's handle, of the same process, also on another device */
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, other, 0, 16, buf) == -ENOENT, "foreign read");
+	VT_ASSERT(mem_set(fd, other, 0, 16, 1) == -ENOENT, "foreign set");
+	VT_ASSERT(mem_free(fd, other) == -ENOENT, "foreign free");
+	VT_ASSERT(mem_free(fd3, h) == -ENOENT, "other device");
+	VT_ASSERT(mem_rw(fd2, NEURON_IOCTL_MEM_READ, other, 0, 16, buf) == 0, "owner reads");
+	close(fd2);
+	VT_ASSERT(mem_free(fd, other) == -ENOENT, "closed file's handle");
+	VT_ASSERT(mem_free(fd, h) == 0, "own handle still works");
+	close(fd);
+	close(fd3);
+	return 0;
+}
+
+static int child_uses_parent_fd_eacces(void)
+{
+	uint64_t h;
+	int fd = open_dev(0);
+	pid_t pid;
+	int st;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 64, &h) == 0, "alloc");
+	pid = fork();
+	if (pid == 0) {
+		uint8_t buf[16];
+		uint64_t x;
+
+		if (mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 64, &x) != -EACCES)
+			_exit(1);
+		if (mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, 16, buf) != -EACCES)
+			_exit(2);
+		if (mem_free(fd, h) != -EACCES)
+			_exit(3);
+		_exit(0);
+	}
+	VT_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child");
+	VT_ASSERT(WEXITSTATUS(st) == 0, "child step %d not EACCES", WEXITSTATUS(st));
+	VT_ASSERT(mem_free(fd, h) == 0, "parent frees");
+	close(fd);
+	return 0;
+}
+
+/* Every cell's total unchanged, except @a and @b which moved by @delta. */
+static int cells_moved(const uint64_t *before, const uint64_t *after, int a, int b,
+		       int64_t delta, char *why, size_t len)
+{
+	int i;
+
+	for (i = 0; i < CELLS; i++) {
+		int64_t want = (i == a || i == b) ? delta : 0;
+
+		if ((int64_t)(after[i] - before[i]) != want) {
+			char p[256];
+
+			cell_path(p, sizeof(p), 0, i, "total");
+			snprintf(why, len, "%s moved by %lld, expected %lld", p,
+				 (long long)(after[i] - before[i]), (long long)want);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int accounting_exact(void)
+{
+	uint64_t before[CELLS], after[CELLS], present[CELLS], peak[CELLS], h;
+	char why[300];
+	int fd = open_dev(0), nc, cat, loc;
+
+	VT_ASSERT(fd >= 0, "open");
+	for (loc = 0; loc < 2; loc++) {
+		for (nc = 0; nc < NCS; nc++) {
+			for (cat = 0; cat < NEURON_MEM_CAT_COUNT; cat++) {
+				uint64_t n = 1000 + 4096 * cat + 17 * nc + loc;
+				int a, b;
+
+				if (loc == NEURON_MEM_LOC_DEVICE) {
+					a = cell_dev(nc);
+					b = cell_dev_cat(nc, cat);
+				} else {
+					a = cell_host(nc);
+					b = cell_root(host_cats[cat]);
+				}
+				VT_ASSERT(cells_read(0, before, "total") == 0, "read cells");
+				VT_ASSERT(mem_alloc(fd, nc, loc, cat, n, &h) == 0, "alloc");
+				VT_ASSERT(cells_read(0, after, "total") == 0, "read cells");
+				VT_ASSERT(cells_moved(before, after, a, b, (int64_t)n, why,
+						      sizeof(why)) == 0,
+					  "alloc loc %d nc %d cat %d: %s", loc, nc, cat, why);
+				VT_ASSERT(cells_read(0, present, "present") == 0, "present");
+				VT_ASSERT(cells_read(0, peak, "peak") == 0, "peak");
+				VT_ASSERT(present[a] == n && present[b] == n, "present after alloc");
+				VT_ASSERT(peak[a] >= after[a] && peak[b] >= after[b], "peak");
+				VT_ASSERT(mem_free(fd, h) == 0, "free");
+				VT_ASSERT(cells_read(0, after, "total") == 0, "read cells");
+				VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0,
+					  "free loc %d nc %d cat %d: %s", loc, nc, cat, why);
+				VT_ASSERT(cells_read(0, present, "present") == 0, "present");
+				VT_ASSERT(present[a] == n && present[b] == n,
+					  "present after free is the freed size");
+			}
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static int peak_and_clear(void)
+{
+	char p[256];
+	uint64_t h1, h2, v;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	snprintf(p, sizeof(p), DEV_SYSFS "/neuron_core1/stats/memory_usage/device_mem/constants/peak", 0);
+	VT_ASSERT(write_str(p, "0") == 0, "clear peak");
+	VT_ASSERT(read_u64(p, &v) == 0 && v == 0, "peak cleared: %llu", (unsigned long long)v);
+	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 3, 3000, &h1) == 0, "alloc 1");
+	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 3, 5000, &h2) == 0, "alloc 2");
+	VT_ASSERT(mem_free(fd, h1) == 0 && mem_free(fd, h2) == 0, "free");
+	VT_ASSERT(read_u64(p, &v) == 0 && v == 8000, "peak %llu, expected 8000",
+		  (unsigned long long)v);
+	snprintf(p, sizeof(p), DEV_SYSFS "/neuron_core1/stats/memory_usage/device_mem/constants/total", 0);
+	VT_ASSERT(read_u64(p, &v) == 0 && v == 0, "total back to 0");
+	close(fd);
+	return 0;
+}
+
+static int rings_and_slab_accounted(void)
+{
+	uint64_t before[CELLS], after[CELLS];
+	struct neuron_nq_init q;
+	struct neuron_nq_release rel;
+	struct neuron_nds_acquire acq;
+	char why[300];
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.nc = 1;
+	q.nq_type = NEURON_NQ_TYPE_ERROR;
+	q.ring_size = 65536;
+	VT_ASSERT(cells_read(0, before, "total") == 0, "read");
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NQ_INIT, &q) == 0, "NQ_INIT: %s", strerror(errno));
+	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
+	/* the mapping's bytes: control page + ring */
+	VT_ASSERT(cells_moved(before, after, cell_host(1), cell_root("notifications"),
+			      (int64_t)(q.mmap_size + 4095) / 4096 * 4096, why, sizeof(why)) == 0,
+		  "ring: %s", why);
+	memset(&rel, 0, sizeof(rel));
+	rel.size = sizeof(rel);
+	rel.nc = 1;
+	rel.nq_type = NEURON_NQ_TYPE_ERROR;
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NQ_RELEASE, &rel) == 0, "NQ_RELEASE");
+	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
+	VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0, "release: %s", why);
+	/* the first slab of a fresh device is driver memory of core 0 */
+	memset(&acq, 0, sizeof(acq));
+	acq.size = sizeof(acq);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &acq) == 0, "NDS_ACQUIRE");
+	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
+	VT_ASSERT(cells_moved(before, after, cell_host(0), cell_root("driver_memory"),
+			      NEURON_NDS_SIZE, why, sizeof(why)) == 0, "slab: %s", why);
+	close(fd);
+	/* the slab stays allocated for the next process (the vendor's lifetime: the device's) */
+	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
+	VT_ASSERT(cells_moved(before, after, cell_host(0), cell_root("driver_memory"),
+			      NEURON_NDS_SIZE, why, sizeof(why)) == 0, "slab after close: %s", why);
+	return 0;
+}
+
+static int child_allocs_and_dies(struct vt_child *c, void *arg)
+{
+	uint64_t h;
+	int fd = open_dev(0), i;
+
+	(void)arg;
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < 20; i++) {
+		if (mem_alloc(fd, i % NCS, i % 2, i % NEURON_MEM_CAT_COUNT, 10000 + i, &h))
+			return 2;
+		if (mem_set(fd, h, 0, 10000, 0xab))
+			return 3;
+	}
+	/* a second file, not closed either */
+	fd = open_dev(0);
+	if (fd < 0 || mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 1, 8 << 20, &h))
+		return 4;
+	vt_child_hold(c);
+	return 0;
+}
+
+static int exit_frees_everything(void)
+{
+	uint64_t before[CELLS], during[CELLS], after[CELLS], h;
+	struct vt_child c;
+	char why[300];
+	int st, fd, i, moved = 0;
+
+	VT_ASSERT(cells_read(0, before, "total") == 0, "read");
+	VT_ASSERT(vt_child_start(&c, child_allocs_and_dies, NULL) == 0, "child");
+	VT_ASSERT(cells_read(0, during, "total") == 0, "read");
+	for (i = 0; i < CELLS; i++)
+		moved += during[i] != before[i];
+	VT_ASSERT(moved > 10, "the child's memory is visible (%d cells moved)", moved);
+	kill(c.pid, SIGKILL);
+	VT_ASSERT(waitpid(c.pid, &st, 0) == c.pid && WIFSIGNALED(st), "killed");
+	close(c.hold_fd);
+	close(c.ready_fd);
+	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
+	VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0, "after exit: %s",
+		  why);
+	/* and the HBM is free again: all of it fits */
+	fd = open_dev(0);
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, HBM, &h) == 0, "all of HBM");
+	close(fd);
+	return 0;
+}
+
+/* ---- SIM_EXEC_MODEL ---------------------------------------------------------- */
+
+static void model_init(struct neuron_sim_exec_model *m, uint32_t nc, uint32_t op, uint64_t in,
+		       uint64_t out, uint64_t bytes)
+{
+	memset(m, 0, sizeof(*m));
+	m->size = sizeof(*m);
+	m->nc = nc;
+	m->op = op;
+	m->in_handle = in;
+	m->out_handle = out;
+	m->bytes = bytes;
+}
+
+#define WORDS 5000	/* 20000 bytes: several 4 KiB steps and a partial one */
+
+static int model_ops_correct(void)
+{
+	static uint32_t in[WORDS], out[WORDS];
+	struct neuron_sim_exec_model m;
+	uint64_t hin, hout, hhost;
+	size_t i;
+	int fd = open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	for (i = 0; i < WORDS; i++)
+		in[i] = (uint32_t)(i * 2654435761u);
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, sizeof(in), &hin) == 0, "alloc in");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, sizeof(out) + 64, &hout) == 0, "out");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 2, sizeof(out), &hhost) == 0, "host");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_WRITE, hin, 0, sizeof(in), in) == 0, "write in");
+
+	model_init(&m, 0, NEURON_SIM_OP_COPY, hin, hout, sizeof(in));
+	m.out_offset = 64;
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) == 0, "copy: %s", strerror(errno));
+	VT_ASSERT(m.entries == 0 && m.dropped == 0, "entries");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, hout, 64, sizeof(out), out) == 0, "read");
+	VT_ASSERT(!memcmp(in, out, sizeof(in)), "copy wrong");
+
+	model_init(&m, 0, NEURON_SIM_OP_AFFINE_U32, hin, hhost, sizeof(in));
+	m.arg0 = 3;
+	m.arg1 = 0x12345678;
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) == 0, "affine: %s", strerror(errno));
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, hhost, 0, sizeof(out), out) == 0, "read");
+	for (i = 0; i < WORDS; i++)
+		VT_ASSERT(out[i] == in[i] * 3u + 0x12345678u, "affine word %zu", i);
+
+	/* host in, device out, then in place */
+	{
+		uint8_t src[1001], got[1001];
+
+		model_init(&m, 1, NEURON_SIM_OP_XOR_U8, hhost, hout, 1001);
+		m.arg0 = 0xa5;
+		VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) == 0, "xor: %s", strerror(errno));
+		VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, hhost, 0, 1001, src) == 0, "src");
+		VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, hout, 0, 1001, got) == 0, "got");
+		for (i = 0; i < 1001; i++)
+			VT_ASSERT(got[i] == (uint8_t)(src[i] ^ 0xa5), "xor byte %zu", i);
+		model_init(&m, 1, NEURON_SIM_OP_XOR_U8, hout, hout, 1001);
+		m.arg0 = 0xa5;
+		VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) == 0, "in place");
+		VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, hout, 0, 1001, got) == 0, "got");
+		VT_ASSERT(!memcmp(got, src, 1001), "xor twice is not the identity");
+	}
+	/* OP_NONE runs without data */
+	model_init(&m, 1, NEURON_SIM_OP_NONE, 0, 0, 0);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) == 0, "none: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+static int model_bad_args(void)
+{
+	struct neuron_sim_exec_model m;
+	uint64_t a, b, other;
+	int fd = open_dev(0), fd2 = open_dev(0);
+
+	VT_ASSERT(fd >= 0 && fd2 >= 0, "open");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 4096, &a) == 0, "a");
+	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 2, 4096, &b) == 0, "b");
+	VT_ASSERT(mem_alloc(fd2, 0, NEURON_MEM_LOC_DEVICE, 2, 4096, &other) == 0, "other");
+#define BAD_MODEL(stmt, err)                                                    \
+	do {                                                                    \
+		model_init(&m, 0, NEURON_SIM_OP_COPY, a, b, 4096);              \
+		stmt;                                                           \
+		VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m), err); \
+	} while (0)
+	BAD_MODEL(m.size = 8, EINVAL);
+	BAD_MODEL(m.flags = 1, EINVAL);
+	BAD_MODEL(m.reserved[0] = 1, EINVAL);
+	BAD_MODEL(m.entries = 1, EINVAL);
+	BAD_MODEL(m.op = 4, EINVAL);
+	BAD_MODEL(m.nc = NCS, EINVAL);
+	BAD_MODEL(m.bytes = 0, EINVAL);
+	BAD_MODEL(m.bytes = 4097, EINVAL);
+	BAD_MODEL(m.in_offset = 1, EINVAL);
+	BAD_MODEL(m.out_offset = UINT64_MAX, EINVAL);
+	BAD_MODEL(m.arg0 = 1, EINVAL);
+	BAD_MODEL(m.op = NEURON_SIM_OP_AFFINE_U32; m.bytes = 4094, EINVAL);
+	BAD_MODEL(m.op = NEURON_SIM_OP_XOR_U8; m.arg0 = 256, EINVAL);
+	BAD_MODEL(m.op = NEURON_SIM_OP_NONE, EINVAL);
+	BAD_MODEL(m.out_handle = a; m.bytes = 100; m.out_offset = 50, EINVAL);
+	BAD_MODEL(m.in_handle = 0, ENOENT);
+	BAD_MODEL(m.out_handle = other, ENOENT);
+	BAD_MODEL(m.duration_us = NEURON_EXEC_MAX_DURATION_US + 1, EINVAL);
+#undef BAD_MODEL
+	model_init(&m, 0, NEURON_SIM_OP_COPY, a, b, 4096);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) == 0, "valid: %s", strerror(errno));
+	close(fd);
+	close(fd2);
+	return 0;
+}
+
+struct job_arg {
+	int fd;
+	struct neuron_sim_exec_model m;
+	int ret;
+};
+
+static void *job_thread(void *p)
+{
+	struct job_arg *j = p;
+
+	j->ret = ioctl(j->fd, NEURON_IOCTL_SIM_EXEC_MODEL, &j->m) ? -errno : 0;
+	return NULL;
+}
+
+/* The core's line in inject/armed names this process as its holder. */
+static int core_held_by_me(int nc)
+{
+	char line[256], want[64];
+	FILE *f = fopen("/sys/kernel/debug/neuron/neuron0/inject/armed", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	snprintf(want, sizeof(want), "nc%d owner %d ", nc, (int)getpid());
+	while (fgets(line, sizeof(line), f))
+		found |= !strncmp(line, want, strlen(want));
+	fclose(f);
+	return found;
+}
+
+/*
+ * MEM_FREE while a model job uses the memory: the free succeeds at once,
+ * the memory stays (and stays accounted) until the job is done, then goes.
+ */
+static int free_during_job(void)
+{
+	uint64_t a, b, v, before;
+	struct job_arg j;
+	pthread_t t;
+	char p[256];
+	int fd = open_dev(0), spins = 0;
+
+	VT_ASSERT(fd >= 0, "open");
+	snprintf(p, sizeof(p), DEV_SYSFS "/neuron_core1/stats/memory_usage/device_mem/total", 0);
+	VT_ASSERT(read_u64(p, &before) == 0, "read");
+	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 2, 8192, &a) == 0, "a");
+	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_HOST, 2, 8192, &b) == 0, "b");
+	VT_ASSERT(mem_set(fd, a, 0, 8192, 7) == 0, "set");
+	VT_ASSERT(!core_held_by_me(1), "core 1 held before the job");
+	j.fd = fd;
+	model_init(&j.m, 1, NEURON_SIM_OP_COPY, a, b, 8192);
+	j.m.duration_us = 500000;
+	VT_ASSERT(pthread_create(&t, NULL, job_thread, &j) == 0, "thread");
+	/* the job holds both allocations once it holds the core */
+	while (!core_held_by_me(1) && spins++ < 100000)
+		sched_yield();
+	VT_ASSERT(core_held_by_me(1), "the job never started");
+	VT_ASSERT(mem_free(fd, a) == 0 && mem_free(fd, b) == 0, "free during the job");
+	VT_ASSERT(mem_free(fd, a) == -ENOENT, "the handle is gone at once");
+	VT_ASSERT(read_u64(p, &v) == 0 && v == before + 8192, "memory went while in use: %llu",
+		  (unsigned long long)v);
+	pthread_join(t, NULL);
+	VT_ASSERT(j.ret == 0, "job: %s", strerror(-j.ret));
+	VT_ASSERT(read_u64(p, &v) == 0 && v == before, "not freed after the job: %llu",
+		  (unsigned long long)v);
+	close(fd);
+	return 0;
+}
+
+/* ---- uncorrectable NeuronCore error and reset ---------------------------------- */
+
+static int sim_exec(int fd, uint32_t nc)
+{
+	struct neuron_sim_exec e;
+
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	e.nc = nc;
+	return ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) ? -errno : 0;
+}
+
+static int nc_unrecoverable_until_reset(void)
+{
+	struct neuron_sim_exec_model m;
+	char reset[128];
+	uint64_t state;
+	int fd = open_dev(1), r;
+
+	VT_ASSERT(fd >= 0, "open");
+	snprintf(reset, sizeof(reset), DEV_SYSFS "/reset", 1);
+	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY before");
+	VT_ASSERT(sim_exec(fd, 1) == 0, "works before");
+	VT_ASSERT(write_str("/sys/kernel/debug/neuron/neuron1/inject/nc_unrecoverable", "1") == 0,
+		  "inject");
+	VT_ASSERT((r = sim_exec(fd, 1)) == -ENOTRECOVERABLE, "exec: %d", r);
+	VT_ASSERT((r = sim_exec(fd, 1)) == -ENOTRECOVERABLE, "exec again: %d", r);
+	model_init(&m, 1, NEURON_SIM_OP_NONE, 0, 0, 0);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m), ENOTRECOVERABLE);
+	VT_ASSERT(sim_exec(fd, 0) == 0, "the other core still works");
+	/* a reset needs the device closed */
+	VT_ASSERT(write_str(reset, "1") == -EBUSY, "reset while open");
+	VT_ASSERT(sim_exec(fd, 1) == -ENOTRECOVERABLE, "still broken");
+	close(fd);
+	VT_ASSERT(write_str(reset, "1") == 0, "reset");
+	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY after");
+	fd = open_dev(1);
+	VT_ASSERT(fd >= 0, "reopen");
+	VT_ASSERT(sim_exec(fd, 1) == 0, "works after the reset: %s", strerror(errno));
+	model_init(&m, 1, NEURON_SIM_OP_NONE, 0, 0, 0);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) == 0, "model after reset");
+	close(fd);
+	return 0;
+}
+
+int main(void)
+{
+	static const struct vt_case cases[] = {
+		VT_CASE(info_reports_hbm),
+		VT_CASE(rings_and_slab_accounted),
+		VT_CASE(device_rw_roundtrip),
+		VT_CASE(host_rw_roundtrip),
+		VT_CASE(device_addresses_distinct),
+		VT_CASE(hbm_exhaustion_enomem),
+		VT_CASE(host_cap_enomem),
+		VT_CASE(alloc_bad_args_einval),
+		VT_CASE(rw_bad_args_einval),
+		VT_CASE(bad_handles_enoent),
+		VT_CASE(child_uses_parent_fd_eacces),
+		VT_CASE(accounting_exact),
+		VT_CASE(peak_and_clear),
+		VT_CASE(exit_frees_everything),
+		VT_CASE(model_ops_correct),
+		VT_CASE(model_bad_args),
+		VT_CASE(free_during_job),
+		VT_CASE(nc_unrecoverable_until_reset),
+	};
+
+	return vt_run("vm_mem", cases, VT_COUNT(cases));
+}
