@@ -27,6 +27,7 @@ void usage(FILE *f)
 		"  --op OP                none|copy|affine_u32|xor_u8 (default none): inputs[0] -> outputs[0]\n"
 		"  --arg0 N, --arg1 N     the op's parameters (u32)\n"
 		"  --in-offset N          where in inputs[0] the program reads (default 0)\n"
+		"  --proxy PATH           collectives through the network proxy listening on PATH\n"
 		"  --input NAME:BYTES     an input tensor (repeatable, in order)\n"
 		"  --output NAME:BYTES    an output tensor (repeatable, in order)\n"
 		"  --desc FILE            use FILE as model.sim verbatim instead\n"
@@ -96,7 +97,7 @@ int info(const char *path)
 int main(int argc, char **argv)
 {
 	enum { O_NAME = 256, O_NC, O_RUN, O_OP, O_ARG0, O_ARG1, O_INOFF, O_IN, O_OUT, O_DESC,
-	       O_PKG, O_CORRUPT, O_TRUNC, O_INFO };
+	       O_PKG, O_CORRUPT, O_TRUNC, O_INFO, O_PROXY };
 	static const option opts[] = {
 		{ "name", required_argument, nullptr, O_NAME },
 		{ "nc", required_argument, nullptr, O_NC },
@@ -112,6 +113,7 @@ int main(int argc, char **argv)
 		{ "corrupt-hash", no_argument, nullptr, O_CORRUPT },
 		{ "truncate", required_argument, nullptr, O_TRUNC },
 		{ "info", required_argument, nullptr, O_INFO },
+		{ "proxy", required_argument, nullptr, O_PROXY },
 		{ "output-file", required_argument, nullptr, 'o' },
 		{ "help", no_argument, nullptr, 'h' },
 		{ nullptr, 0, nullptr, 0 },
@@ -144,6 +146,7 @@ int main(int argc, char **argv)
 		case O_IN: m.inputs.push_back(tensor_arg("--input", optarg)); break;
 		case O_OUT: m.outputs.push_back(tensor_arg("--output", optarg)); break;
 		case O_DESC: desc = optarg; break;
+		case O_PROXY: m.proxy = optarg; break;
 		case O_PKG: po.packaging_version = num("--packaging-version", optarg, UINT64_MAX); break;
 		case O_CORRUPT: po.corrupt_hash = true; break;
 		case O_TRUNC: truncate = static_cast<long long>(num("--truncate", optarg, 1ull << 40)); break;
@@ -169,7 +172,7 @@ int main(int argc, char **argv)
 		if (st != NRT_SUCCESS)
 			die(std::string("the model is not valid (") + nrt_get_status_as_str(st) +
 			    "): names are 1..63 of [A-Za-z0-9_.:/-], an op needs an input and an "
-			    "output, affine_u32 a multiple of 4 bytes");
+			    "output, affine_u32 a multiple of 4 bytes, a proxy an absolute path");
 	}
 	std::vector<uint8_t> neff;
 	if (!nrt::neff::pack(text, desc ? nullptr : &m, po, &neff))

@@ -7,6 +7,10 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <vector>
 
 namespace nrt::model {
@@ -139,6 +143,24 @@ void record(const model &m, NRT_STATUS st, const nrt_infer_errors_t *errs,
 	kmetric_record_execution(m.dev->nds, static_cast<int>(m.nc_first), st, errs, times);
 }
 
+// Reach the network proxy a collectives model names (a unix socket): the
+// connection is the execution's; NRT_NETWORK_PROXY_FAILURE when nothing
+// accepts it.
+NRT_STATUS proxy_connect(const std::string &path)
+{
+	sockaddr_un sa{};
+	sa.sun_family = AF_UNIX;
+	if (path.size() >= sizeof(sa.sun_path))
+		return NRT_NETWORK_PROXY_FAILURE;
+	std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+	int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == ENOMEM || errno == ENOBUFS ? NRT_RESOURCE : NRT_FAILURE;
+	int ret = ::connect(fd, reinterpret_cast<const sockaddr *>(&sa), sizeof(sa));
+	::close(fd);
+	return ret == 0 ? NRT_SUCCESS : NRT_NETWORK_PROXY_FAILURE;
+}
+
 } // namespace
 
 model_table &models()
@@ -229,6 +251,15 @@ try {
 	if (st != NRT_SUCCESS) {
 		record(m, st, &errs, nullptr);
 		return st;
+	}
+
+	// collectives go through the host's network proxy: no proxy, no execution
+	if (!d.proxy.empty()) {
+		st = proxy_connect(d.proxy);
+		if (st != NRT_SUCCESS) {
+			record(m, st, &errs, nullptr);
+			return st;
+		}
 	}
 
 	neuron_sim_exec_model arg{};

@@ -159,7 +159,7 @@ std::vector<std::string_view> split(std::string_view line)
 NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 {
 	*m = model_desc{};
-	bool have_format = false, have[5] = {};
+	bool have_format = false, have[6] = {};
 	size_t pos = 0;
 	while (pos < text.size()) {
 		size_t nl = text.find('\n', pos);
@@ -185,8 +185,8 @@ NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 		std::string_view k = t[0];
 		// single-valued keys, each at most once
 		static constexpr std::string_view once[] = { "name", "nc_count", "run_time_us", "op",
-							     "in_offset" };
-		for (size_t i = 0; i < 5; i++) {
+							     "in_offset", "proxy" };
+		for (size_t i = 0; i < 6; i++) {
 			if (k != once[i])
 				continue;
 			if (have[i])
@@ -209,6 +209,13 @@ NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 			if (t.size() != 2 || !number(t[1], kMaxTensorBytes, &v))
 				return NRT_INVALID;
 			m->in_offset = v;
+		} else if (k == "proxy") {
+			// an absolute path of printable characters, as a sun_path holds it
+			if (t.size() != 2 || t[1].size() > kMaxProxyLen || !t[1].starts_with('/') ||
+			    !std::all_of(t[1].begin(), t[1].end(),
+					 [](char c) { return c > ' ' && c < 0x7f; }))
+				return NRT_INVALID;
+			m->proxy = t[1];
 		} else if (k == "op") {
 			if (t.size() < 2 || t.size() > 4)
 				return NRT_INVALID;
@@ -348,6 +355,8 @@ std::string format(const model_desc &m)
 	     std::to_string(m.arg0) + " " + std::to_string(m.arg1) + "\n";
 	if (m.in_offset)
 		s += "in_offset " + std::to_string(m.in_offset) + "\n";
+	if (!m.proxy.empty())
+		s += "proxy " + m.proxy + "\n";
 	for (const auto &t : m.inputs)
 		s += "input " + t.name + " " + std::to_string(t.bytes) + "\n";
 	for (const auto &t : m.outputs)

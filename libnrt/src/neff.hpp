@@ -23,6 +23,7 @@ inline constexpr size_t kMaxModelFile = 64 * 1024;	// bytes of model.sim
 inline constexpr size_t kMaxMembers = 256;		// tar members scanned
 inline constexpr size_t kMaxTensors = 64;		// per direction
 inline constexpr size_t kMaxNameLen = 63;
+inline constexpr size_t kMaxProxyLen = 107;	// sun_path less its NUL
 inline constexpr uint32_t kMaxNc = 64;
 inline constexpr uint64_t kMaxRunTimeUs = 60ull * 1000 * 1000;
 inline constexpr uint64_t kMaxTensorBytes = 1ull << 32;
@@ -87,6 +88,7 @@ struct model_desc {
 	op program = op::none;		// what it computes: inputs[0] -> outputs[0]
 	uint32_t arg0 = 0, arg1 = 0;	// the op's parameters
 	uint64_t in_offset = 0;		// where in inputs[0] the program reads
+	std::string proxy;		// collectives: the network proxy's socket, or empty
 	std::vector<tensor_desc> inputs;
 	std::vector<tensor_desc> outputs;
 };

@@ -229,6 +229,9 @@ void description_rules(void **)
 		"format 1\nname 0123456789012345678901234567890123456789012345678901234567890123\n",
 		"format 1\nname m\nin_offset 4\n",	// offset without a program
 		"format 1\nname m\nname\n",
+		"format 1\nname m\nproxy relative.sock\n",
+		"format 1\nname m\nproxy /a\nproxy /b\n",
+		"format 1\nname m\nproxy /a /b\n",
 	};
 	for (const char *t : bad) {
 		assert_int_equal(parse_model(t, &m), NRT_INVALID);
@@ -245,10 +248,17 @@ void description_rules(void **)
 	many += "input t64 4\n";
 	assert_int_equal(parse_model(many, &m), NRT_INVALID);
 	// format() writes what parse_model reads back
+	std::string longp = "format 1\nname m\nproxy /" + std::string(kMaxProxyLen - 1, 'p') + "\n";
+	assert_int_equal(parse_model(longp, &m), NRT_SUCCESS);
+	assert_int_equal(m.proxy.size(), kMaxProxyLen);
+	longp = "format 1\nname m\nproxy /" + std::string(kMaxProxyLen, 'p') + "\n";
+	assert_int_equal(parse_model(longp, &m), NRT_INVALID);
 	model_desc s = sample();
 	s.in_offset = 16;
+	s.proxy = "/run/proxy.sock";
 	assert_int_equal(parse_model(format(s), &m), NRT_SUCCESS);
 	assert_int_equal(m.in_offset, 16);
+	assert_string_equal(m.proxy.c_str(), "/run/proxy.sock");
 	assert_string_equal(format(m).c_str(), format(s).c_str());
 }
 

@@ -3,7 +3,7 @@
 # the status table in docs/error-model.md (vm_app: exact status, and the
 # counters it feeds moved by exactly 1, nothing else).
 SUITE=app
-PLAN=33
+PLAN=34
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4
@@ -18,7 +18,8 @@ check pack-models sh -c "
 	$P -o $D/copy.neff --name copy --op copy --input in:64 --output out:64 &&
 	$P -o $D/oob.neff --name oob --op copy --in-offset 8 --input in:16 --output out:16 &&
 	$P -o $D/nc5.neff --name five --nc 5 &&
-	$P -o $D/nc2.neff --name two --nc 2 --packaging-version 2"
+	$P -o $D/nc2.neff --name two --nc 2 --packaging-version 2 &&
+	$P -o $D/proxy.neff --name collectives --proxy $D/proxy.sock"
 check pack-broken sh -c "
 	$P -o $D/v3.neff --name v3 --packaging-version 3 &&
 	$P -o $D/corrupt.neff --name corrupt --corrupt-hash &&

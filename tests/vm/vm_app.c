@@ -15,7 +15,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -450,6 +452,36 @@ static int st1205_repairable_hbm_ue(void)
 		      "hw_repairable_hbm_ue_error");
 }
 
+/*
+ * 1206: a collectives model reaches the host's network proxy (a unix
+ * socket) at every execution; with nothing listening there the execution
+ * fails before it starts. No status/ counter is fed (docs/error-model.md).
+ */
+static int st1206_network_proxy(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	nrt_model_t *m;
+	struct snap s;
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/proxy.sock", neff_dir);
+	unlink(sa.sun_path);
+	EXPECT(load("proxy", 1, &m), NRT_SUCCESS);
+	snap_take(&s, 1);
+	EXPECT(nrt_execute(m, NULL, NULL), NRT_NETWORK_PROXY_FAILURE);
+	NOTHING_MOVED(&s);
+	/* the same model with its proxy up */
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	VT_ASSERT(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(fd, 4) == 0,
+		  "proxy socket: %s", strerror(errno));
+	EXPECT(nrt_execute(m, NULL, NULL), NRT_SUCCESS);
+	close(fd);
+	unlink(sa.sun_path);
+	MOVED(&s, "success");
+	EXPECT(nrt_unload(m), NRT_SUCCESS);
+	return 0;
+}
+
 /* ---- beyond the table ---------------------------------------------------- */
 
 /* Outputs are what the NEFF's program computes, for each placement pair. */
@@ -664,6 +696,7 @@ int main(int argc, char **argv)
 		VT_CASE(st1203_dma_abort),
 		VT_CASE(st1204_nq_overflow),
 		VT_CASE(st1205_repairable_hbm_ue),
+		VT_CASE(st1206_network_proxy),
 		VT_CASE(outputs_checked),
 		VT_CASE(bad_input),
 		VT_CASE(st101_unit_unrecoverable),
