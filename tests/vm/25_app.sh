@@ -3,7 +3,7 @@
 # the status table in docs/error-model.md (vm_app: exact status, and the
 # counters it feeds moved by exactly 1, nothing else).
 SUITE=app
-PLAN=34
+PLAN=35
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4
@@ -30,6 +30,9 @@ check_fails info-refuses-v3 1 "NRT_UNSUPPORTED_NEFF_VERSION" $P --info $D/v3.nef
 check sdk-app /tests/vm_sdk_app $D/affine.neff
 
 run_prog /tests/vm_app $D
+
+# the benchmark program (make bench runs it at length) still runs, briefly
+check bench-app-runs sh -c "/tests/vm_bench_app $D/empty.neff 20 | grep -q '^ratio nrt_execute/raw ioctl'"
 
 check unload unload
 finish
