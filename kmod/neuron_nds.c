@@ -34,6 +34,7 @@
 #include "neuron_file.h"
 #include "neuron_mem.h"
 #include "neuron_nds.h"
+#include "neuron_sysfs.h"
 
 /* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */
 #define NEURON_NDS_MMAP_BASE	0x10000000ULL
@@ -367,6 +368,9 @@ long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void *karg)
 	/* the runtime updates the same word with atomics through its mapping */
 	atomic64_add(arg.delta, (atomic64_t *)nds_slab_u64(nds->slots[s].mem, off));
 	mutex_unlock(&nds->lock);
+	/* the ioctl path holds gone_sem: the status files show live slabs */
+	if (arg.delta)
+		neuron_sysfs_counters_changed_locked(nd);
 	return 0;
 }
 

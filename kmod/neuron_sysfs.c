@@ -28,6 +28,7 @@
 #include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_fwio.h"
+#include "neuron_log.h"
 #include "neuron_mem.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_nds.h"
@@ -156,7 +157,7 @@ static ssize_t notify_delay_store(struct kobject *kobj, struct kobj_attribute *a
 	int v;
 
 	if (kstrtoint(buf, 10, &v) || (v != 0 && v != -1)) {
-		dev_err(&nd->dev, "notify_delay: expected 0 (notify) or -1 (off)\n");
+		neuron_knob_dev_err(&nd->dev, "notify_delay: expected 0 (notify) or -1 (off)\n");
 		return -EINVAL;
 	}
 	WRITE_ONCE(nd->sysfs->notify, v == 0);
@@ -496,14 +497,14 @@ void neuron_sysfs_exit(struct neuron_device *nd)
 	nd->sysfs = NULL;
 }
 
-void neuron_sysfs_counters_changed(struct neuron_device *nd)
+void neuron_sysfs_counters_changed_locked(struct neuron_device *nd)
 {
 	struct neuron_sysfs_node *n;
 
+	lockdep_assert_held(&nd->gone_sem);
 	/* the tree goes away after @gone is set (neuron_device_destroy) */
-	down_read(&nd->gone_sem);
 	if (nd->gone || !nd->sysfs || !READ_ONCE(nd->sysfs->notify))
-		goto out;
+		return;
 	/*
 	 * kernfs_notify is safe in any context and takes no lock a show
 	 * callback holds, so this never deadlocks with a reader.
@@ -514,6 +515,11 @@ void neuron_sysfs_counters_changed(struct neuron_device *nd)
 		if (n->kn_present)
 			kernfs_notify(n->kn_present);
 	}
-out:
+}
+
+void neuron_sysfs_counters_changed(struct neuron_device *nd)
+{
+	down_read(&nd->gone_sem);
+	neuron_sysfs_counters_changed_locked(nd);
 	up_read(&nd->gone_sem);
 }

@@ -11,5 +11,7 @@ int neuron_sysfs_init(struct neuron_device *nd);
 void neuron_sysfs_exit(struct neuron_device *nd);
 /* Counters folded outside a sysfs read changed: notify pollers if enabled. */
 void neuron_sysfs_counters_changed(struct neuron_device *nd);
+/* The same with @nd->gone_sem held by the caller (an ioctl). */
+void neuron_sysfs_counters_changed_locked(struct neuron_device *nd);
 
 #endif /* NEURON_SYSFS_H */

@@ -11,11 +11,11 @@
 # scripts/deps.sh for the debug kernel): the script and its data files are
 # extracted once into a cache outside the work tree (CHECKPATCH_CACHE,
 # default /var/cache/neuron-oss/checkpatch/<package version>).
-# One line per file, "CHECKPATCH PASS|FAIL <file>", then
-# "checkpatch: N passed, N failed".
+# TAP (scripts/tap.sh), one line per file.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/tap.sh"
 case "${1:-}" in
 -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 "") ;;
@@ -25,8 +25,8 @@ esac
 tarball=/usr/src/linux-source-6.1.tar.xz
 pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
 if [ ! -r "$tarball" ] || [ -z "$pkgver" ]; then
-	echo "CHECKPATCH FAIL setup: linux-source-6.1 is not installed (run scripts/deps.sh)"
-	echo "checkpatch: 0 passed, 1 failed"
+	tap_fail setup "linux-source-6.1 is not installed (run scripts/deps.sh)"
+	tap_done checkpatch
 	exit 1
 fi
 cache=${CHECKPATCH_CACHE:-/var/cache/neuron-oss/checkpatch/$pkgver}
@@ -37,25 +37,20 @@ if [ ! -x "$cp_pl" ]; then
 	if ! tar -C "$cache" --strip-components=1 -xJf "$tarball" \
 		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
 		linux-source-6.1/scripts/const_structs.checkpatch 2>"$cache/extract.log"; then
-		echo "CHECKPATCH FAIL setup: could not extract checkpatch.pl from $tarball: $(head -n 2 "$cache/extract.log" | tr '\n' ' ')"
-		echo "checkpatch: 0 passed, 1 failed"
+		tap_fail setup "could not extract checkpatch.pl from $tarball: $(head -n 2 "$cache/extract.log" | tr '\n' ' ')"
+		tap_done checkpatch
 		exit 1
 	fi
 fi
 
-pass=0
-fail=0
 cd "$top" || exit 1
 while IFS= read -r f; do
 	out=$(perl "$cp_pl" --strict --no-tree --terse --show-types --no-summary -f "$f" 2>&1)
 	bad=$(grep -E ': (ERROR|WARNING):' <<<"$out")
 	if [ -n "$bad" ]; then
-		echo "CHECKPATCH FAIL $f: $(wc -l <<<"$bad") error(s)/warning(s): $(head -n 3 <<<"$bad" | tr '\n' ' ')"
-		fail=$((fail + 1))
+		tap_fail "$f" "$(wc -l <<<"$bad") error(s)/warning(s): $(head -n 3 <<<"$bad" | tr '\n' ' ')"
 	else
-		echo "CHECKPATCH PASS $f"
-		pass=$((pass + 1))
+		tap_pass "$f"
 	fi
 done < <(git ls-files 'kmod/*.c' 'kmod/*.h' | grep -v '^kmod/neuron_compat\.h$')
-echo "checkpatch: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_done checkpatch

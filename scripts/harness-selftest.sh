@@ -2,6 +2,9 @@
 # The test harness tested: every check that guards the guest run must be
 # able to fail. Two parts:
 #
+#  0. scripts/tap.sh's tap_count, the one parser of scripts/check.sh, on
+#     made-up TAP: a clean stream passes; no result, plans that do not add
+#     up, a missing plan and an exit status without a failing check fail.
 #  1. scripts/vm-verdict.sh on made-up guest logs (host only): a clean log
 #     passes; each kernel report class, a wrapped or missing kernel log, a
 #     taint, a suite that never started, stopped early, ran short, lost
@@ -14,7 +17,7 @@
 #
 #   scripts/harness-selftest.sh [--host-only] [--kver V] [--help]
 #
-# Prints "HARNESS PASS|FAIL <case>" lines, then "harness: N passed, N failed".
+# Prints TAP (scripts/tap.sh).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,14 +33,40 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-pass=0
-fail=0
-ok() { echo "HARNESS PASS $1"; pass=$((pass + 1)); }
-ko() { echo "HARNESS FAIL $1: $2"; fail=$((fail + 1)); }
+. "$top/scripts/tap.sh"
+ok() { tap_pass "$1"; }
+ko() { tap_fail "$1" "$2"; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 verdict=$top/scripts/vm-verdict.sh
+
+# ---- 0. the TAP parser --------------------------------------------------------
+# expect_count CASE STATUS WANT_P WANT_F WHY_PATTERN LINES...: tap_count on
+# the lines with exit status STATUS.
+expect_count() {
+	local name=$1 rc=$2 wp=$3 wf=$4 wy=$5 p f why
+	shift 5
+	printf '%s\n' "$@" > "$tmp/tap"
+	read -r p f why < <(tap_count "$tmp/tap" "$rc")
+	if [ "$p $f" != "$wp $wf" ]; then
+		ko "$name" "tap_count said $p passed, $f failed ($why), expected $wp, $wf"
+	elif [ -n "$wy" ] && ! grep -Eq "$wy" <<<"$why"; then
+		ko "$name" "tap_count said '$why', expected /$wy/"
+	elif [ -z "$wy" ] && [ -n "$why" ]; then
+		ko "$name" "tap_count blamed the suite: '$why'"
+	else
+		ok "$name"
+	fi
+}
+expect_count tap-clean-passes 0 3 0 "" "1..2" "ok 1 - a" "ok 2 - b" "1..1" "ok 1 - c"
+expect_count tap-failure-counted 1 1 1 "" "1..2" "ok 1 - a" "not ok 2 - b: why"
+expect_count tap-no-result-fails 0 0 1 "ran no test" "1..0"
+expect_count tap-short-plan-fails 1 1 1 "planned 3 checks but reported 1" "1..3" "ok 1 - a"
+expect_count tap-missing-plan-fails 0 2 1 "planned 0 checks but reported 2" "ok 1 - a" "ok 2 - b"
+expect_count tap-lost-document-fails 0 2 1 "planned 4" "1..2" "ok 1 - a" "ok 2 - b" "1..2"
+expect_count tap-crash-without-failure-fails 139 2 1 "exited 139 without a failing check" "1..2" "ok 1 - a" "ok 2 - b"
+expect_count tap-not-ok-is-not-ok 1 0 1 "" "1..1" "not ok 1 - a: ok 2 - b"
 
 # ---- 1. vm-verdict.sh on made-up logs -----------------------------------
 # A guest log: suite "01_a" (2 checks, plan 2, exit 0), taint O|E, and a
@@ -47,8 +76,9 @@ mklog() { # file [dmesg-line...]
 	shift
 	{
 		echo "VMTEST START 01_a"
-		echo "VMTEST PASS a/one"
-		echo "VMTEST PASS a/two"
+		echo "1..2"
+		echo "ok 1 - a/one"
+		echo "ok 2 - a/two"
 		echo "VMTEST END 01_a 2 2"
 		echo "VMTEST EXIT 01_a 0"
 		echo "VMTEST TAINTED 12288"
@@ -71,9 +101,11 @@ expect_verdict() {
 	out=$("$verdict" --suites "${SUITES-01_a}" "$file" 2>&1)
 	rc=$?
 	if [ "$rc" -ne "$want" ]; then
-		ko "$name" "vm-verdict exited $rc, expected $want: $(grep FAIL <<<"$out" | head -n 2 | tr '\n' ' ')"
-	elif [ -n "$pattern" ] && ! grep -Eq "^VMTEST FAIL vm/$pattern" <<<"$out"; then
-		ko "$name" "no FAIL line /vm\/$pattern/ in: $(tr '\n' ' ' <<<"$out")"
+		ko "$name" "vm-verdict exited $rc, expected $want: $(grep '^not ok' <<<"$out" | head -n 2 | tr '\n' ' ')"
+	elif [ -n "$pattern" ] && ! grep -Eq "^not ok [0-9]+ - vm/$pattern" <<<"$out"; then
+		ko "$name" "no failing line /vm\/$pattern/ in: $(tr '\n' ' ' <<<"$out")"
+	elif echo "$out" > "$tmp/verdict.tap" && [ -n "$(tap_count "$tmp/verdict.tap" "$rc" | cut -d' ' -f3-)" ]; then
+		ko "$name" "vm-verdict's own TAP does not add up: $(tap_count "$tmp/verdict.tap" "$rc")"
 	else
 		ok "$name"
 	fi
@@ -148,7 +180,7 @@ mklog "$tmp/noexit"
 sed -i '/^VMTEST EXIT 01_a/d' "$tmp/noexit"
 expect_verdict no-exit-status-fails 1 "suite-01_a: no exit status" "$tmp/noexit"
 mklog "$tmp/lost"
-sed -i '0,/^VMTEST PASS a\/two/{/^VMTEST PASS a\/two/d}' "$tmp/lost"
+sed -i '0,/^ok 2 - a\/two/{/^ok 2 - a\/two/d}' "$tmp/lost"
 expect_verdict lost-line-fails 1 "suite-01_a: says it ran 2 checks but 1" "$tmp/lost"
 mklog "$tmp/short"
 sed -i 's/^VMTEST END 01_a 2 2/VMTEST END 01_a 2 3/' "$tmp/short"
@@ -159,6 +191,9 @@ expect_verdict bad-status-without-failure-fails 1 "suite-01_a: exited with statu
 mklog "$tmp/segv"
 sed -i 's/^VMTEST EXIT 01_a 0/VMTEST EXIT 01_a 139/' "$tmp/segv"
 expect_verdict crashed-suite-fails 1 "suite-01_a: exited with status 139" "$tmp/segv"
+mklog "$tmp/loaded"
+sed -i 's/^VMTEST EXIT 01_a 0/VMTEST EXIT 01_a 0\nVMTEST LEFT-LOADED 01_a/' "$tmp/loaded"
+expect_verdict module-left-loaded-fails 1 "suite-01_a: left the module loaded" "$tmp/loaded"
 
 # ---- 2. the guest: suites written to fail -----------------------------------
 if [ "$host_only" = 0 ]; then
@@ -170,26 +205,25 @@ if [ "$host_only" = 0 ]; then
 		if grep -Eq "$2" <<<"$out"; then ok "$1"; else ko "$1" "no line /$2/ (log: $build/vm-selftest.log)"; fi
 	}
 	if [ "$rc" -eq 1 ]; then ok guest-run-fails; else ko guest-run-fails "vm.sh exited $rc, expected 1"; fi
-	guest_expect early-exit-caught 'VMTEST FAIL vm/suite-10_early_exit: did not reach its end'
-	guest_expect short-suite-caught 'VMTEST FAIL vm/suite-20_short: ran 1 of the 3 checks'
-	guest_expect crash-in-check-fails-caught 'VMTEST FAIL 30_check_fails/crash-is-not-a-failure: .*status 139'
-	guest_expect missing-program-caught 'VMTEST FAIL 30_check_fails/missing-program-is-not-a-failure: .*status 127'
-	guest_expect wrong-message-caught 'VMTEST FAIL 30_check_fails/wrong-message: .*expected /Invalid argument/'
-	guest_expect wrong-status-caught 'VMTEST FAIL 30_check_fails/wrong-status: .*exited 1, expected 2'
-	guest_expect expected-failure-passes 'VMTEST PASS 30_check_fails/expected-failure$'
-	guest_expect slow-command-caught 'VMTEST FAIL 40_timing/slow-command-over-bound: .*took [0-9]+ ms, bound 300 ms'
-	guest_expect never-state-caught 'VMTEST FAIL 40_timing/state-never-reached: .*still false after 300 ms'
-	guest_expect fast-command-passes 'VMTEST PASS 40_timing/fast-command-in-bound$'
-	guest_expect program-stopping-early-caught 'VMTEST FAIL 50_prog/stops_early/complete: printed 1 cases'
-	guest_expect program-exit-status-caught 'VMTEST FAIL 50_prog/exits_3/exit: exited with status 3'
-	guest_expect program-controls-pass 'VMTEST PASS 50_prog/exits_3/complete$'
-	guest_expect warn-knob-validates 'VMTEST PASS 60_warn/warn-refuses-2$'
-	guest_expect kernel-warning-caught 'VMTEST FAIL vm/dmesg-clean: kernel log shows: .*WARNING: .*'
-	guest_expect deliberate-warning-named 'VMTEST FAIL vm/dmesg-clean: .*deliberate warning from debugfs'
-	guest_expect warning-taint-caught 'VMTEST FAIL vm/kernel-untainted: tainted [0-9]+: flags [A-Z]*W'
-	guest_expect warn-suite-itself-passes 'VMTEST PASS vm/suite-60_warn$'
-	guest_expect failing-suites-accounted 'VMTEST PASS vm/suite-30_check_fails$'
+	guest_expect early-exit-caught '^not ok [0-9]+ - vm/suite-10_early_exit: did not reach its end'
+	guest_expect short-suite-caught '^not ok [0-9]+ - vm/suite-20_short: ran 1 of the 3 checks'
+	guest_expect crash-in-check-fails-caught '^not ok [0-9]+ - 30_check_fails/crash-is-not-a-failure: .*status 139'
+	guest_expect missing-program-caught '^not ok [0-9]+ - 30_check_fails/missing-program-is-not-a-failure: .*status 127'
+	guest_expect wrong-message-caught '^not ok [0-9]+ - 30_check_fails/wrong-message: .*expected /Invalid argument/'
+	guest_expect wrong-status-caught '^not ok [0-9]+ - 30_check_fails/wrong-status: .*exited 1, expected 2'
+	guest_expect expected-failure-passes '^ok [0-9]+ - 30_check_fails/expected-failure$'
+	guest_expect slow-command-caught '^not ok [0-9]+ - 40_timing/slow-command-over-bound: .*took [0-9]+ ms, bound 300 ms'
+	guest_expect never-state-caught '^not ok [0-9]+ - 40_timing/state-never-reached: .*still false after 300 ms'
+	guest_expect fast-command-passes '^ok [0-9]+ - 40_timing/fast-command-in-bound$'
+	guest_expect program-stopping-early-caught '^not ok [0-9]+ - 50_prog/stops_early/complete: printed 1 cases'
+	guest_expect program-exit-status-caught '^not ok [0-9]+ - 50_prog/exits_3/exit: exited with status 3'
+	guest_expect program-controls-pass '^ok [0-9]+ - 50_prog/exits_3/complete$'
+	guest_expect warn-knob-validates '^ok [0-9]+ - 60_warn/warn-refuses-2$'
+	guest_expect kernel-warning-caught '^not ok [0-9]+ - vm/dmesg-clean: kernel log shows: .*WARNING: .*'
+	guest_expect deliberate-warning-named '^not ok [0-9]+ - vm/dmesg-clean: .*deliberate warning from debugfs'
+	guest_expect warning-taint-caught '^not ok [0-9]+ - vm/kernel-untainted: tainted [0-9]+: flags [A-Z]*W'
+	guest_expect warn-suite-itself-passes '^ok [0-9]+ - vm/suite-60_warn$'
+	guest_expect failing-suites-accounted '^ok [0-9]+ - vm/suite-30_check_fails$'
 fi
 
-echo "harness: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_done harness

@@ -10,11 +10,11 @@
 # (cached), then the module is built from a copy of kmod/ (with VERSION and
 # include/uapi beside it, as in the DKMS tree) under BUILD_DIR/kmatrix/ID/,
 # never in the work tree. Checks, one line each:
-#   KBUILD PASS|FAIL <ID>/fetch      the kernel is in the cache
-#   KBUILD PASS|FAIL <ID>/build-W1   builds, no warning
-#   KBUILD PASS|FAIL <ID>/vermagic   the module's vermagic is the kernel's release
-#   KBUILD PASS|FAIL <ID>/sparse     (--sparse ID) make C=2: no sparse report
-# then "kbuild: N passed, N failed". --manifest FILE gets one line per
+#   (not) ok N - <ID>/fetch      the kernel is in the cache
+#   (not) ok N - <ID>/build-W1   builds, no warning
+#   (not) ok N - <ID>/vermagic   the module's vermagic is the kernel's release
+#   (not) ok N - <ID>/sparse     (--sparse ID) make C=2: no sparse report
+# (TAP, scripts/tap.sh). --manifest FILE gets one line per
 # kernel whose module built: "ID KREL VMLINUZ MODULE" (for scripts/vm.sh).
 set -uo pipefail
 
@@ -37,10 +37,9 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "kbuild-matrix.sh: no kernel given (see --help)" >&2; exit 2; }
 
-pass=0
-fail=0
-ok() { echo "KBUILD PASS $1"; pass=$((pass + 1)); }
-ko() { echo "KBUILD FAIL $1: $2"; fail=$((fail + 1)); }
+. "$top/scripts/tap.sh"
+ok() { tap_pass "$1"; }
+ko() { tap_fail "$1" "$2"; }
 
 [ -n "$manifest" ] && : > "$manifest"
 
@@ -113,5 +112,4 @@ for id in "$@"; do
 	fi
 done
 
-echo "kbuild: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_done kbuild

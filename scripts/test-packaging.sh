@@ -10,8 +10,8 @@
 # as DKMS on a user's machine would: dkms.conf's BUILD_EXCLUSIVE_* guards,
 # its MAKE line, the module's vermagic.
 #
-# One line per check, "PKGTEST PASS name" or "PKGTEST FAIL name: why" (with
-# details indented below), then "packaging: N passed, N failed"; exit status
+# TAP (scripts/tap.sh), one line per check, the details of a failure below
+# it as comments; exit status
 # non-zero when anything failed. Needs root (dkms, /usr/src, /etc); changes
 # to the host are undone at the end, also on failure or interrupt.
 #
@@ -40,15 +40,13 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-npass=0
-nfail=0
+. "$top/scripts/tap.sh"
 t0=$(date +%s)
-pass() { echo "PKGTEST PASS $1"; npass=$((npass + 1)); }
+pass() { tap_pass "$1"; }
 # fail NAME WHY [DETAILS]
 fail() {
-	echo "PKGTEST FAIL $1: $2"
-	[ -n "${3:-}" ] && printf '%s\n' "$3" | tail -n 15 | sed 's/^/    /'
-	nfail=$((nfail + 1))
+	tap_fail "$1" "$2"
+	[ -n "${3:-}" ] && printf '%s\n' "$3" | tail -n 15 | sed 's/^/#    /'
 	return 0
 }
 # check NAME WHY CMD...: passes when CMD exits 0.
@@ -61,9 +59,8 @@ check_eq() { # NAME EXPECTED ACTUAL
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
 }
 finish() {
-	echo "packaging: took $(( $(date +%s) - t0 )) s"
-	echo "packaging: $npass passed, $nfail failed"
-	[ "$nfail" -eq 0 ]
+	echo "# packaging: took $(( $(date +%s) - t0 )) s"
+	tap_done packaging
 	exit
 }
 
@@ -460,7 +457,7 @@ else
 		pass vm-dkms-module
 	else
 		fail vm-dkms-module "scripts/vm.sh --module $modpath --only module exited $rc ($(tail -n 1 "$logs/vm-module.out"))" \
-			"$(grep -E '^(VMTEST FAIL|vm)' "$logs/vm-module.out")"
+			"$(grep -E '^(not ok|# vm|vm)' "$logs/vm-module.out")"
 	fi
 	if [ "$client_boot" = 1 ]; then
 		(cd "$top" && BUILD_DIR=$vm_build scripts/vm.sh --module "$modpath" --kver "$kver" --only pkgconfig \
@@ -470,7 +467,7 @@ else
 			pass vm-pkgconfig-client
 		else
 			fail vm-pkgconfig-client "scripts/vm.sh --only pkgconfig exited $rc" \
-				"$(grep -E '^(VMTEST FAIL|vm)' "$logs/vm-pkgconfig.out")"
+				"$(grep -E '^(not ok|# vm|vm)' "$logs/vm-pkgconfig.out")"
 		fi
 	fi
 fi

@@ -7,11 +7,12 @@
 # --suites  the suites the guest was given (file names without .sh); each
 #           must have printed, in order,
 #             VMTEST START <S>
-#             ... its checks (VMTEST PASS/FAIL lines) ...
+#             ... its TAP document (1..<plan>, ok/not ok lines) ...
 #             VMTEST END <S> <checks run> <plan>
 #             VMTEST EXIT <S> <status>
 #           with <checks run> equal to the checks seen between START and END
-#           and to <plan>, and status 0 (or 1 with a failing check shown).
+#           and to <plan>, and status 0 (or 1 with a failing check shown),
+#           and must leave the module unloaded (no "VMTEST LEFT-LOADED <S>").
 #           A suite that was not given must not run.
 # Kernel log: the guest dumps `dmesg` of the whole boot between
 # "VMTEST DMESG-BEGIN" and "VMTEST DMESG-END". It must start with the
@@ -20,9 +21,12 @@
 # O (out-of-tree module) and E (unsigned module). On a kernel with kmemleak,
 # "VMTEST KMEMLEAK <n>" (the end-of-run scan) must be 0.
 #
-# Prints one "VMTEST PASS vm/<check>" or "VMTEST FAIL vm/<check>: why" line
-# per suite and per log check; exits 1 if any failed, 2 on bad usage.
+# Prints TAP (scripts/tap.sh): one "ok N - vm/<check>" or
+# "not ok N - vm/<check>: why" line per suite and per log check, then the
+# plan; exits 1 if any failed, 2 on bad usage.
 set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/tap.sh"
 
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -39,20 +43,19 @@ done
 log=$1
 [ -r "$log" ] || { echo "vm-verdict.sh: cannot read $log" >&2; exit 2; }
 
-failed=0
-ok() { echo "VMTEST PASS vm/$1"; }
-bad() { echo "VMTEST FAIL vm/$1: $2"; failed=1; }
+ok() { tap_pass "vm/$1"; }
+bad() { tap_fail "vm/$1" "$2"; }
 
 # ---- suites ----------------------------------------------------------------
 for s in $suites; do
 	# One awk pass: the state of suite $s as "started ended exit seen run plan fails".
 	read -r started ended status seen run plan fails < <(awk -v s="$s" '
+		inside && /^(not )?ok [0-9]+ / { seen++ }
+		inside && /^not ok [0-9]+ / { fails++ }
 		$1 != "VMTEST" { next }
 		$2 == "START" && $3 == s { started++; inside = 1; next }
 		$2 == "END" && $3 == s { ended++; inside = 0; run = $4; plan = $5; next }
 		$2 == "EXIT" && $3 == s { status = $4; next }
-		inside && ($2 == "PASS" || $2 == "FAIL") { seen++ }
-		inside && $2 == "FAIL" { fails++ }
 		END { printf "%d %d %s %d %s %s %d\n", started, ended, (status == "" ? "-" : status),
 		      seen, (run == "" ? "-" : run), (plan == "" ? "-" : plan), fails }' "$log")
 	if [ "$started" -eq 0 ]; then
@@ -69,6 +72,8 @@ for s in $suites; do
 		bad "suite-$s" "ran $run of the $plan checks it plans (a short suite, or PLAN out of date)"
 	elif [ "$status" != 0 ] && { [ "$status" != 1 ] || [ "$fails" -eq 0 ]; }; then
 		bad "suite-$s" "exited with status $status and $fails failing checks"
+	elif grep -qx "VMTEST LEFT-LOADED $s" "$log"; then
+		bad "suite-$s" "left the module loaded"
 	else
 		ok "suite-$s"
 	fi
@@ -144,4 +149,5 @@ else
 	fi
 fi
 
-exit $failed
+echo "1..$TAP_N"
+exit $(( TAP_FAIL > 0 ))

@@ -17,7 +17,10 @@
 # booted from /boot/vmlinuz-V unless --kernel names the image. --label names
 # the run in its lines (default: the release). selftest runs
 # tests/vm/selftest/, suites that must each fail (scripts/harness-selftest.sh).
-# In check and selftest mode the last line is "vm <label>: N passed, N failed".
+# In check and selftest mode the output is TAP (scripts/tap.sh): the guest
+# suites' documents, vm-verdict.sh's and vm.sh's own (the guest reported a
+# verdict that agrees with its checks), and the last line is the comment
+# "# vm <label>: N passed, N failed".
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
 mode=check
@@ -73,8 +76,11 @@ cp "$module" "$work/neuron.ko"
 cp "$top/tests/vm/init.sh" "$work/init"
 chmod 755 "$work/init"
 cp "$top"/tests/vm/*.sh "$work/tests/"
-mkdir -p "$work/tests/selftest"
+mkdir -p "$work/tests/selftest" "$work/demo" "$work/bench"
 cp "$top"/tests/vm/selftest/*.sh "$work/tests/selftest/"
+# make demo and make bench: their guest scripts live apart from the tests
+cp "$top"/demo/*.sh "$work/demo/"
+cp "$top"/bench/vm/*.sh "$work/bench/"
 printf '%s\n' "$mode" > "$work/etc/vm-mode"
 printf '%s\n' "$only" > "$work/etc/vm-only"
 printf '%s\n' "$kver" > "$work/etc/vm-kver"
@@ -139,7 +145,7 @@ timeout --foreground -k 10 "$timeout_s" \
 	-device isa-debug-exit,iobase=0xf4,iosize=0x04 \
 	-serial mon:stdio -display none < /dev/null 2>&1 |
 	tr -d '\r' | tee "$log" |
-	if [ "$mode" = check ] || [ "$mode" = selftest ]; then grep -E --line-buffered '^(VMTEST (PASS|FAIL)|vm-guest:)' ; else awk '/vm-guest: up/ { p = 1; sub(/.*vm-guest: up/, "vm-guest: up") } /^VMTEST DMESG-BEGIN/ { p = 0 } /^VMTEST DMESG-END/ { p = 1; next } p && !/^\[ *[0-9]+\.[0-9]+\] / { print; fflush() }' ; fi
+	if [ "$mode" = check ] || [ "$mode" = selftest ]; then grep -E --line-buffered '^((not )?ok [0-9]+ |1\.\.[0-9]+$|vm-guest:)' ; else awk '/vm-guest: up/ { p = 1; sub(/.*vm-guest: up/, "vm-guest: up") } /^VMTEST DMESG-BEGIN/ { p = 0 } /^VMTEST DMESG-END/ { p = 1; next } p && !/^\[ *[0-9]+\.[0-9]+\] / { print; fflush() }' ; fi
 rc=${PIPESTATUS[0]}
 set -e
 
@@ -161,8 +167,8 @@ case "$rc" in
 *) verdict=none ;;
 esac
 
-pass=$(grep -c '^VMTEST PASS ' "$log" || true)
-fail=$(grep -c '^VMTEST FAIL ' "$log" || true)
+pass=$(grep -cE '^ok [0-9]+ ' "$log" || true)
+fail=$(grep -cE '^not ok [0-9]+ ' "$log" || true)
 
 # Every suite given ran to its end, and the kernel log of the whole run is clean.
 case "$mode" in
@@ -183,30 +189,33 @@ verdict_out=$("$top/scripts/vm-verdict.sh" --suites "$suites" "$log" || true)
 if [ "$mode" = check ] || [ "$mode" = selftest ]; then
 	echo "$verdict_out"
 else
-	grep -v '^VMTEST PASS' <<<"$verdict_out" || true
+	grep -E '^not ok ' <<<"$verdict_out" || true
 fi
-pass=$((pass + $(grep -c '^VMTEST PASS ' <<<"$verdict_out" || true)))
-fail=$((fail + $(grep -c '^VMTEST FAIL ' <<<"$verdict_out" || true)))
+pass=$((pass + $(grep -cE '^ok [0-9]+ ' <<<"$verdict_out" || true)))
+fail=$((fail + $(grep -cE '^not ok [0-9]+ ' <<<"$verdict_out" || true)))
 
+# vm.sh's own check, always printed (one TAP document of one line): the
+# guest reported a verdict, it agrees with the checks, and in check mode
+# some guest test ran.
+why=
 if [ "$verdict" = none ]; then
 	echo "vm: the guest never reported a verdict (exit $rc); last lines of $log:" >&2
 	tail -n 30 "$log" >&2
-	fail=$((fail + 1))
+	why="the guest never reported a verdict (exit $rc, see $log)"
+elif [ "$verdict" = fail ] && [ "$fail" -eq 0 ]; then
+	why="the guest reported failure without a failing test line (see $log)"
+elif [ "$mode" = check ] && [ "$pass" -eq 0 ]; then
+	why="no guest test ran (see $log)"
 fi
-if [ "$verdict" = pass ] && [ "$fail" -gt 0 ]; then
-	verdict=fail
+[ "$verdict" = pass ] && [ "$fail" -gt 0 ] && verdict=fail
+if [ "$mode" = check ] || [ "$mode" = selftest ]; then
+	if [ -z "$why" ]; then echo "ok 1 - vm/guest-verdict"; else echo "not ok 1 - vm/guest-verdict: $why"; fi
+	echo "1..1"
 fi
-if [ "$verdict" = fail ] && [ "$fail" -eq 0 ]; then
-	echo "VMTEST FAIL vm/guest-verdict: the guest reported failure without a failing test line (see $log)"
-	fail=1
-fi
-if [ "$mode" = check ] && [ "$pass" -eq 0 ]; then
-	echo "vm: no guest test ran" >&2
-	fail=$((fail + 1))
-fi
+if [ -z "$why" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 
 if [ "$mode" = check ] || [ "$mode" = selftest ]; then
-	echo "vm $label: $pass passed, $fail failed"
+	echo "# vm $label: $pass passed, $fail failed"
 elif [ "$fail" -eq 0 ]; then
 	echo "vm: $mode finished, kernel log clean"
 else

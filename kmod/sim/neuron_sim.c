@@ -28,6 +28,7 @@
 
 #include "../neuron_backend.h"
 #include "../neuron_compat.h"
+#include "../neuron_log.h"
 #include "neuron_parse.h"
 #include "neuron_sim.h"
 
@@ -76,14 +77,14 @@ static int neuron_sim_add(u32 id, u32 nc_count)
 		goto out;
 	}
 	if (neuron_sim_find_locked(id)) {
-		pr_err("new_device: device %u already exists\n", id);
+		neuron_knob_pr_err("new_device: device %u already exists\n", id);
 		ret = -EEXIST;
 		goto out;
 	}
 	sd = neuron_sim_dev_create(id, nc_count);
 	if (IS_ERR(sd)) {
 		ret = PTR_ERR(sd);
-		pr_err("new_device: cannot create device %u: %pe\n", id, sd);
+		neuron_knob_pr_err("new_device: cannot create device %u: %pe\n", id, sd);
 		goto out;
 	}
 	list_add_tail(&sd->node, &neuron_sim_devs);
@@ -100,7 +101,7 @@ static int neuron_sim_del(u32 id)
 	mutex_lock(&neuron_sim_lock);
 	sd = neuron_sim_closing ? NULL : neuron_sim_find_locked(id);
 	if (!sd) {
-		pr_err("del_device: no device %u\n", id);
+		neuron_knob_pr_err("del_device: no device %u\n", id);
 		ret = -ENOENT;
 		goto out;
 	}
@@ -122,7 +123,7 @@ static ssize_t new_device_store(neuron_bus_attr_bus *bus, const char *buf, size_
 	if (neuron_tokenize(&t, buf, count) || t.count < 1 || t.count > 2 ||
 	    neuron_parse_u32_range(t.tok[0], 0, NEURON_SIM_MAX_ID, &id) ||
 	    (t.count == 2 && neuron_parse_u32_range(t.tok[1], 1, NEURON_MAX_NC, &nc))) {
-		pr_err("new_device: expected \"<id 0..%u> [nc_count 1..%u]\"\n",
+		neuron_knob_pr_err("new_device: expected \"<id 0..%u> [nc_count 1..%u]\"\n",
 		       NEURON_SIM_MAX_ID, NEURON_MAX_NC);
 		return -EINVAL;
 	}
@@ -141,7 +142,7 @@ static ssize_t del_device_store(neuron_bus_attr_bus *bus, const char *buf, size_
 		return -EPERM;
 	if (neuron_tokenize(&t, buf, count) || t.count != 1 ||
 	    neuron_parse_u32_range(t.tok[0], 0, NEURON_SIM_MAX_ID, &id)) {
-		pr_err("del_device: expected \"<id 0..%u>\"\n", NEURON_SIM_MAX_ID);
+		neuron_knob_pr_err("del_device: expected \"<id 0..%u>\"\n", NEURON_SIM_MAX_ID);
 		return -EINVAL;
 	}
 	ret = neuron_sim_del(id);

@@ -46,6 +46,7 @@
 #include <linux/uaccess.h>
 
 #include "../neuron_compat.h"
+#include "../neuron_log.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_parse.h"
 #include "neuron_sim.h"
@@ -415,11 +416,11 @@ static ssize_t sim_knob_write(struct file *file, const char __user *ubuf, size_t
 	if (!ret)
 		return len;
 	if (k->per_nc)
-		dev_err(sim_dev(sd), "inject/%s: expected %s with nc < %u\n", k->name, k->usage,
-			sd->nc_count);
+		neuron_knob_dev_err(sim_dev(sd), "inject/%s: expected %s with nc < %u\n",
+				    k->name, k->usage, sd->nc_count);
 	else
-		dev_err(sim_dev(sd), "%s/%s: expected %s\n", k->dir == DIR_FW ? "fw" : "inject",
-			k->name, k->usage);
+		neuron_knob_dev_err(sim_dev(sd), "%s/%s: expected %s\n",
+				    k->dir == DIR_FW ? "fw" : "inject", k->name, k->usage);
 	return ret;
 }
 
@@ -483,7 +484,7 @@ static int fw_slow_ms_set(void *data, u64 val)
 	unsigned long flags;
 
 	if (val > SIM_FW_SLOW_MAX_MS) {
-		dev_err(sim_dev(sd), "fw/slow_ms: expected milliseconds 0..%u\n",
+		neuron_knob_dev_err(sim_dev(sd), "fw/slow_ms: expected milliseconds 0..%u\n",
 			SIM_FW_SLOW_MAX_MS);
 		return -EINVAL;
 	}

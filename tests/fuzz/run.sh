@@ -11,13 +11,14 @@
 # -b DIR      build directory (default build-fuzz; configured if missing)
 # fuzzer...   names (fuzz_parse ...); default: every tests/fuzz/fuzz_*.c and fuzz_*.cpp
 #
-# Prints one line per fuzzer ("FUZZ PASS fuzz_parse: 200000 runs ..." or
-# "FUZZ FAIL fuzz_parse: ..." with the crash and the reproducer file), then
-# "fuzz: N passed, N failed", and exits non-zero if any fuzzer failed or
+# Prints TAP (scripts/tap.sh), one line per fuzzer ("ok 1 - fuzz_parse: 200000 runs ..."
+# or "not ok 1 - fuzz_parse: ..." with the crash and the reproducer file
+# below as comments), and exits non-zero if any fuzzer failed or
 # could not be built. A reproducer is replayed with:
 #   BUILD_DIR/fuzz_x path/to/crash-file
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/scripts/tap.sh"
 runs=200000
 secs=0
 build=$top/build-fuzz
@@ -48,14 +49,14 @@ fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
 	if ! CC=clang CXX=clang++ CFLAGS=-fsanitize=fuzzer-no-link CXXFLAGS=-fsanitize=fuzzer-no-link \
 		cmake -S "$top" -B "$build" -DNRT_SANITIZE=ON >/dev/null; then
-		echo "FUZZ FAIL configure: cmake with clang failed"
-		echo "fuzz: 0 passed, 1 failed"
+		tap_fail configure "cmake with clang failed"
+		tap_done fuzz
 		exit 1
 	fi
 fi
 if ! cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target "${fuzzers[@]}" >/dev/null; then
-	echo "FUZZ FAIL build: the fuzz targets did not build (clang with libFuzzer needed)"
-	echo "fuzz: 0 passed, 1 failed"
+	tap_fail build "the fuzz targets did not build (clang with libFuzzer needed)"
+	tap_done fuzz
 	exit 1
 fi
 
@@ -101,8 +102,6 @@ seed fuzz_neff gz '\001\037\213\010\000\000\000\000\000\000\003'
 
 # ---- run ------------------------------------------------------------------
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-passed=0
-failed=0
 for f in "${fuzzers[@]}"; do
 	bin=$build/$f
 	dir=$work/$f
@@ -115,13 +114,10 @@ for f in "${fuzzers[@]}"; do
 	execs=$(grep -E '^stat::number_of_executed_units' "$dir/log" | awk '{print $2}')
 	cov=$(grep -E '^#[0-9]+.*cov:' "$dir/log" | tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+')
 	if [ "$rc" -eq 0 ] && [ "${execs:-0}" -gt 0 ]; then
-		passed=$((passed + 1))
-		echo "FUZZ PASS $f: $execs runs (${cov:-no stats}) ${done_line#Done * runs }"
+		tap_pass "$f: $execs runs (${cov:-no stats}) ${done_line#Done * runs }"
 	else
-		failed=$((failed + 1))
-		echo "FUZZ FAIL $f: exit $rc after ${execs:-no} runs"
-		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$dir/log" | head -n 8 | sed 's/^/    /'
+		tap_fail "$f" "exit $rc after ${execs:-no} runs"
+		grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$dir/log" | head -n 8 | sed 's/^/#    /'
 	fi
 done
-echo "fuzz: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_done fuzz

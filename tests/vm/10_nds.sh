@@ -1,6 +1,6 @@
 # Guest suite: NDS slabs, the counter bridge, the sysfs counter tree, ECC files.
 SUITE=nds
-PLAN=48
+PLAN=49
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=8

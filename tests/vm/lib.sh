@@ -1,5 +1,7 @@
-# Helpers sourced by the guest suites (busybox sh). Each check prints one line:
-#   VMTEST PASS <suite>/<case>      or      VMTEST FAIL <suite>/<case>: <why>
+# Helpers sourced by the guest suites (busybox sh). A suite prints one TAP
+# document (scripts/tap.sh has the format): its plan "1..PLAN" first, then
+# one line per check:
+#   ok <n> - <suite>/<case>      or      not ok <n> - <suite>/<case>: <why>
 #
 # A suite sets PLAN (the exact number of checks it runs, C programs' cases
 # included) before sourcing this file, and ends with `finish`, which prints
@@ -13,8 +15,9 @@ FAILED=0
 CHECKS=0
 : "${PLAN:?the suite must set PLAN before sourcing lib.sh}"
 
-pass() { CHECKS=$((CHECKS + 1)); echo "VMTEST PASS $SUITE/$1"; }
-fail() { CHECKS=$((CHECKS + 1)); echo "VMTEST FAIL $SUITE/$1: $2"; FAILED=1; }
+echo "1..$PLAN"
+pass() { CHECKS=$((CHECKS + 1)); echo "ok $CHECKS - $SUITE/$1"; }
+fail() { CHECKS=$((CHECKS + 1)); echo "not ok $CHECKS - $SUITE/$1: $2"; FAILED=1; }
 
 # check NAME CMD...: passes when CMD exits 0.
 check() {
@@ -125,8 +128,9 @@ check_within() {
 }
 
 # ---- programs -------------------------------------------------------------
-# Run a C test program (tests/vm/vmtest.h); its VMTEST lines count towards
-# this suite's checks, plus two of run_prog's own, which pass or fail but
+# Run a C test program (tests/vm/vmtest.h); its TAP lines count towards
+# this suite's checks (renumbered into the suite's sequence), plus two of
+# run_prog's own, which pass or fail but
 # are always there (so PLAN does not depend on what failed): <name>/exit,
 # status 0, and <name>/complete, its "VMTEST DONE <name> <cases>" line
 # covering every case it printed. A program that crashes, is missing or
@@ -143,10 +147,10 @@ run_prog() {
 	# a hung program must not eat the whole guest budget
 	timeout -s KILL "${PROG_TIMEOUT:-300}" "$@" > "$out" 2>&1
 	rc=$?
-	cat "$out"
-	ran=$(grep -cE '^VMTEST (PASS|FAIL) ' "$out")
+	awk -v n="$CHECKS" '/^ok [0-9]+ / { $2 = ++n } /^not ok [0-9]+ / { $3 = ++n } { print }' "$out"
+	ran=$(grep -cE '^(not )?ok [0-9]+ ' "$out")
 	end=$(sed -n 's/^VMTEST DONE [^ ]* \([0-9]*\)$/\1/p' "$out")
-	grep -qE '^VMTEST FAIL ' "$out" && FAILED=1
+	grep -qE '^not ok ' "$out" && FAILED=1
 	rm -f "$out"
 	CHECKS=$((CHECKS + ran))
 	if [ "$rc" -eq 0 ]; then pass "$name/exit"; else fail "$name/exit" "exited with status $rc"; fi

@@ -997,7 +997,7 @@ int main(void)
 	T_MS = param("fwio_timeout_ms");
 	ATTEMPTS = param("fwio_retries");
 	if (!T_MS || !ATTEMPTS) {
-		printf("VMTEST FAIL fwio/params: cannot read the FW-IO module parameters\n");
+		printf("not ok 1 - fwio/params: cannot read the FW-IO module parameters\n");
 		return 1;
 	}
 	return vt_run("fwio", cases, VT_COUNT(cases));

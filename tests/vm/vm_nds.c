@@ -823,6 +823,70 @@ static int notify_wakes_poll(void)
 }
 
 /*
+ * NDS_COUNTER_ADD changes what the status files show while the process
+ * lives, so with notify_delay 0 it wakes poll() (docs/ABI): checked while
+ * the adding child is still alive, so its exit's fold cannot be what woke
+ * the reader. The notify is synchronous in the ioctl, so a poll with no
+ * timeout after the child said "added" must already see it.
+ */
+static int add_pipe[2], hold_pipe[2];
+
+static int adder_fn(void *unused)
+{
+	struct neuron_nds_counter_add a;
+	struct neuron_nds_acquire q;
+	int fd = open_dev(1);
+	char c = 0;
+
+	(void)unused;
+	acq_init(&q, 0);
+	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
+		return 1;
+	add_init(&a, 6, NDS_NC_COUNTER_OOB, 3);
+	if (ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a))
+		return 1;
+	if (write(add_pipe[1], "a", 1) != 1)
+		return 1;
+	/* stay alive until the parent has polled */
+	return read(hold_pipe[0], &c, 1) == 1 ? 0 : 1;
+}
+
+static int counter_add_wakes_poll(void)
+{
+	char path[256], buf[32], c;
+	struct pollfd pfd;
+	int fd, nfd, ret;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), SYSFS_DEV "/info/notify_delay", 1);
+	nfd = open(path, O_WRONLY);
+	VT_ASSERT(nfd >= 0 && write(nfd, "0", 1) == 1, "enable");
+	close(nfd);
+	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core6/stats/status/oob_error/total", 1);
+	fd = open(path, O_RDONLY);
+	VT_ASSERT(fd >= 0 && read(fd, buf, sizeof(buf)) > 0, "prime read");
+	VT_ASSERT(pipe(add_pipe) == 0 && pipe(hold_pipe) == 0, "pipes");
+	pid = spawn(adder_fn, NULL);
+	VT_ASSERT(read(add_pipe[0], &c, 1) == 1, "the child did not add");
+	pfd = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
+	ret = poll(&pfd, 1, 0);
+	VT_ASSERT(write(hold_pipe[1], "x", 1) == 1, "release the child");
+	VT_ASSERT(wait_ok(pid), "child");
+	VT_ASSERT(ret == 1 && (pfd.revents & (POLLPRI | POLLERR)),
+		  "no wake-up from the counter-add ioctl: poll %d revents %x", ret, pfd.revents);
+	close(fd);
+	close(add_pipe[0]);
+	close(add_pipe[1]);
+	close(hold_pipe[0]);
+	close(hold_pipe[1]);
+	snprintf(path, sizeof(path), SYSFS_DEV "/info/notify_delay", 1);
+	nfd = open(path, O_WRONLY);
+	VT_ASSERT(nfd >= 0 && write(nfd, "-1", 2) == 2, "disable");
+	close(nfd);
+	return 0;
+}
+
+/*
  * A child that inherited its parent's fd acquires a slab through its own fd
  * and tries to map it writable through the inherited one: refused, since
  * that mapping would pin a file counted for the parent, not for the owner,
@@ -890,6 +954,7 @@ int main(void)
 		VT_CASE(counts_survive_last_close),
 		VT_CASE(write_to_clear),
 		VT_CASE(notify_wakes_poll),
+		VT_CASE(counter_add_wakes_poll),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

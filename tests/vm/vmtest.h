@@ -1,6 +1,7 @@
 /*
- * Minimal harness for guest test programs. Each case prints one line the
- * host counts:  VMTEST PASS <suite>/<case>  or  VMTEST FAIL <suite>/<case>: why
+ * Minimal harness for guest test programs. Each case prints one TAP line
+ * (scripts/tap.sh):  ok <n> - <suite>/<case>  or  not ok <n> - <suite>/<case>: why
+ * (the shell suite's run_prog renumbers them into its own sequence),
  * and vt_run() ends with "VMTEST DONE <suite> <cases run>", which the shell
  * suite's run_prog (tests/vm/lib.sh) requires, so a program that stops
  * early is caught even when its exit status is 0.
@@ -66,9 +67,9 @@ static inline int vt_run(const char *suite, const struct vt_case *cases, size_t 
 		vt_msg[0] = '\0';
 		fflush(stdout);
 		if (cases[i].fn() == 0) {
-			printf("VMTEST PASS %s/%s\n", suite, cases[i].name);
+			printf("ok %zu - %s/%s\n", i + 1, suite, cases[i].name);
 		} else {
-			printf("VMTEST FAIL %s/%s: %s\n", suite, cases[i].name, vt_msg);
+			printf("not ok %zu - %s/%s: %s\n", i + 1, suite, cases[i].name, vt_msg);
 			failed++;
 		}
 		fflush(stdout);

@@ -86,7 +86,9 @@ struct neuron_info {
  * @flags:	in: must be 0
  * @pid:	in: 0 = the caller's process: its slab, created on first use,
  *		mappable read-write; > 0 = look up that process's slab,
- *		read-only (-ENOENT if it has none); < 0 -> -EINVAL
+ *		read-only (-ENOENT if it has none), except that the caller's
+ *		own pid through a file its process opened answers read-write
+ *		(the same slab as 0, not created if missing); < 0 -> -EINVAL
  * @slot:	out: slab index on the device, 0..NEURON_NDS_PER_DEVICE-1
  * @mmap_offset: out: pass to mmap() on this fd; a cookie, not an address
  * @mmap_size:	out: NEURON_NDS_SIZE; mmap must cover exactly this
@@ -95,6 +97,8 @@ struct neuron_info {
  * @reserved:	in: must be zero
  *
  * No free slab (NEURON_NDS_PER_DEVICE processes already hold one) -> -ENOSPC.
+ * @pid 0 through a file another process opened (an inherited or passed
+ * fd) -> -EACCES: a slab belongs to the process whose last close frees it.
  * The cookie is good on this fd only, for as long as the slab has the owner
  * it had at the acquire: mmap() of a slab no acquire on the fd handed out
  * is -EACCES, an executable mapping -EPERM. A new slab is charged to the
@@ -125,7 +129,9 @@ struct neuron_nds_acquire {
  * @reserved:	in: must be zero
  *
  * For clients that cannot map their slab; the caller must hold one
- * (NDS_ACQUIRE with pid 0), else -ENOENT.
+ * (NDS_ACQUIRE with pid 0), else -ENOENT; through a file another process
+ * opened -> -EACCES. A non-zero @delta wakes poll() on the status files
+ * when info/notify_delay is 0 (docs/ABI/sysfs-devices-neuron).
  */
 struct neuron_nds_counter_add {
 	__u32 size;
@@ -211,7 +217,8 @@ struct neuron_fw_power_profile {
  * ring mappings per device; past that -ENOSPC. The ring's memory is
  * charged to the caller's memory cgroup. Only the owner maps it, through a
  * file it opened itself (the cookie is no capability): anyone else's
- * mmap() is -EACCES, and an executable mapping is -EPERM.
+ * mmap() is -EACCES, and an executable mapping is -EPERM. NQ_INIT
+ * through a file another process opened -> -EACCES.
  */
 struct neuron_nq_init {
 	__u32 size;
@@ -255,7 +262,8 @@ struct neuron_nq_release {
  * a no-op. RELEASE: -ENOENT when the caller does not hold it; the caller's
  * rings on that NeuronCore are released with it, so the next holder can
  * create its own; -EBUSY (nothing released) while one of them is mapped or
- * a job runs on the NeuronCore.
+ * a job runs on the NeuronCore. Either through a file another process
+ * opened -> -EACCES (a reservation ends with its opener's last close).
  */
 struct neuron_core_reserve {
 	__u32 size;
@@ -281,14 +289,16 @@ struct neuron_core_reserve {
  * @timeout_us:	in: how long to wait for completion, 0 = default,
  *		<= NEURON_EXEC_MAX_TIMEOUT_US; a hung job fails with -ETIMEDOUT
  * @entries:	out: error entries the job wrote to the NeuronCore's ERROR
- *		ring (engine 0)
- * @dropped:	out: error entries dropped (full ring, or no ring)
+ *		ring (engine 0); must be zero on input (-EINVAL)
+ * @dropped:	out: error entries dropped (full ring, or no ring); must be
+ *		zero on input (-EINVAL)
  * @reserved:	in: must be zero
  *
  * The job runs synchronously: it sleeps @duration_us (interruptible:
  * -EINTR), emits every fault armed on the NeuronCore into its ERROR ring,
  * and completes. -EOPNOTSUPP on a device that is not simulated; -ENODEV
- * when the device is removed, also for a job in progress.
+ * when the device is removed, also for a job in progress; -EACCES through
+ * a file another process opened (the reservation is the opener's).
  */
 struct neuron_sim_exec {
 	__u32 size;

@@ -3,7 +3,7 @@
 PLAN=5
 . /tests/lib.sh
 mkdir -p /tmp/selftest
-printf '#!/bin/sh\necho "VMTEST PASS selftest/prog-case"\nexit 0\n' > /tmp/selftest/stops_early
+printf '#!/bin/sh\necho "ok 1 - selftest/prog-case"\nexit 0\n' > /tmp/selftest/stops_early
 printf '#!/bin/sh\necho "VMTEST DONE selftest 0"\nexit 3\n' > /tmp/selftest/exits_3
 chmod 755 /tmp/selftest/stops_early /tmp/selftest/exits_3
 run_prog /tmp/selftest/stops_early

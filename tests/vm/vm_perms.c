@@ -554,8 +554,15 @@ static int chk_peer_slab_ro(void)
 	return 0;
 }
 
-/* A writable map of the peer's object at @off is refused, also by mprotect. */
-static int refuse_write_map(int fd, uint64_t off, size_t len, const char *what)
+/*
+ * A writable map of the peer's object at @off is refused (EACCES), shared
+ * or private. A read-only one works only where the rules grant it
+ * (@ro_ok: a slab this fd looked up with NDS_ACQUIRE, or that the peer
+ * acquired through this very fd), and then cannot be made writable by
+ * mprotect; elsewhere it is EACCES too (a ring maps only for its owner, a
+ * slab only where an acquire on the fd handed out the cookie).
+ */
+static int refuse_write_map(int fd, uint64_t off, size_t len, const char *what, int ro_ok)
 {
 	void *m;
 
@@ -566,6 +573,11 @@ static int refuse_write_map(int fd, uint64_t off, size_t len, const char *what)
 	VT_ASSERT(m == MAP_FAILED && errno == EACCES, "private writable map of the peer's %s: %s", what,
 		  m == MAP_FAILED ? strerror(errno) : "mapped");
 	m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	if (!ro_ok) {
+		VT_ASSERT(m == MAP_FAILED && errno == EACCES, "read-only map of the peer's %s: %s, documented EACCES",
+			  what, m == MAP_FAILED ? strerror(errno) : "mapped");
+		return 0;
+	}
 	VT_ASSERT(m != MAP_FAILED, "read-only map of the peer's %s: %s", what, strerror(errno));
 	VT_ASSERT(mprotect(m, len, PROT_READ | PROT_WRITE) == -1 && errno == EACCES,
 		  "mprotect of the peer's %s to writable: %s", what, errno ? strerror(errno) : "allowed");
@@ -573,39 +585,62 @@ static int refuse_write_map(int fd, uint64_t off, size_t len, const char *what)
 	return 0;
 }
 
+/* Look the peer's slab up on @fd (the grant a read-only map needs); 0 on success. */
+static int lookup_peer_slab(int fd)
+{
+	struct neuron_nds_acquire q;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.pid = sh->peer;
+	return ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0 && q.mmap_offset == sh->slab_off ? 0 : -1;
+}
+
 static int chk_peer_slab_write_refused(void)
 {
 	int fd = open_dev(), r;
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
-	r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab");
+	r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab (not looked up on this fd)", 0);
+	if (!r && lookup_peer_slab(fd) == 0) {
+		r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab", 1);
+	} else if (!r) {
+		/* in the new pid namespace (pid 1) the peer's pid does not exist */
+		VT_ASSERT(errno == ENOENT && getpid() == 1, "lookup of the peer: %s", strerror(errno));
+	}
 	close(fd);
 	return r;
 }
 
+/* A ring maps only for its owner, through a file it opened (NQ_INIT's doc). */
 static int chk_peer_ring_ro(void)
 {
-	const struct neuron_nq_ctrl *c;
+	void *c;
 	int fd = open_dev();
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	c = mmap(NULL, sh->ring_len, PROT_READ, MAP_SHARED, fd, (off_t)sh->ring_off);
-	VT_ASSERT(c != MAP_FAILED, "read-only map of the peer's ring: %s (documented: others map it read-only)",
-		  strerror(errno));
-	VT_ASSERT(c->entries == RING_BYTES / NEURON_NQ_ENTRY_SIZE, "ring entries %u", c->entries);
-	munmap((void *)c, sh->ring_len);
+	VT_ASSERT(c == MAP_FAILED && errno == EACCES,
+		  "read-only map of the peer's ring: %s, documented EACCES (only the owner maps a ring)",
+		  c == MAP_FAILED ? strerror(errno) : "mapped");
 	close(fd);
 	return 0;
 }
 
 static int chk_peer_ring_write_refused(void)
 {
-	int fd = open_dev(), r;
+	void *m;
+	int fd = open_dev();
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
-	r = refuse_write_map(fd, sh->ring_off, sh->ring_len, "ring");
+	m = mmap(NULL, sh->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)sh->ring_off);
+	VT_ASSERT(m == MAP_FAILED && errno == EACCES, "shared writable map of the peer's ring: %s",
+		  m == MAP_FAILED ? strerror(errno) : "mapped");
+	m = mmap(NULL, sh->ring_len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)sh->ring_off);
+	VT_ASSERT(m == MAP_FAILED && errno == EACCES, "private writable map of the peer's ring: %s",
+		  m == MAP_FAILED ? strerror(errno) : "mapped");
 	close(fd);
-	return r;
+	return 0;
 }
 
 static int chk_peer_core_busy(void)
@@ -654,10 +689,10 @@ static int chk_peer_fd(void)
 	memset(&q, 0, sizeof(q));
 	q.size = sizeof(q);
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q), EACCES);
-	r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab (through its own fd)");
+	r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab (through its own fd)", 1);
 	if (r)
 		return r;
-	r = refuse_write_map(fd, sh->ring_off, sh->ring_len, "ring (through its own fd)");
+	r = refuse_write_map(fd, sh->ring_off, sh->ring_len, "ring (through its own fd)", 0);
 	if (r)
 		return r;
 	close(fd);
@@ -734,9 +769,10 @@ static int chk_root_peer_write_refused(void)
 	int fd = open_dev(), r;
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
-	r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab");
+	VT_ASSERT(lookup_peer_slab(fd) == 0, "lookup of the peer: %s", strerror(errno));
+	r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab", 1);
 	if (!r)
-		r = refuse_write_map(fd, sh->ring_off, sh->ring_len, "ring");
+		r = refuse_write_map(fd, sh->ring_off, sh->ring_len, "ring", 0);
 	close(fd);
 	return r;
 }
@@ -803,7 +839,7 @@ int main(int argc, char **argv)
 		{ "group/fw-ioctls-eperm", GROUP_fw_eperm },
 		{ "group/peer-slab-read-only", GROUP_peer_slab_ro },
 		{ "group/peer-slab-write-map-refused", GROUP_peer_slab_write_refused },
-		{ "group/peer-ring-read-only", GROUP_peer_ring_ro },
+		{ "group/peer-ring-map-refused", GROUP_peer_ring_ro },
 		{ "group/peer-ring-write-map-refused", GROUP_peer_ring_write_refused },
 		{ "group/peer-core-busy-ring-not-mine", GROUP_peer_core_busy },
 		{ "group/peer-fd-writes-refused", GROUP_peer_fd },
@@ -826,7 +862,7 @@ int main(int argc, char **argv)
 		{ "userns/fw-ioctls-eperm", USERNS_fw_eperm },
 		{ "userns/peer-pid-not-found", USERNS_peer_pid_invisible },
 		{ "userns/peer-slab-write-map-refused", USERNS_peer_slab_write_refused },
-		{ "userns/peer-ring-read-only", USERNS_peer_ring_ro },
+		{ "userns/peer-ring-map-refused", USERNS_peer_ring_ro },
 		{ "userns/peer-ring-write-map-refused", USERNS_peer_ring_write_refused },
 		{ "userns/peer-core-busy-ring-not-mine", USERNS_peer_core_busy },
 		{ "userns/peer-fd-writes-refused", USERNS_peer_fd },

@@ -44,5 +44,13 @@ echo
 echo "== nrt-status 1204"
 /tests/nrt-status 1204
 echo
+# The demo's other parts (demo/NN_*.sh): each runs with this module loaded
+# (sim_devices=2) and the tools in /tests/.
+for part in /demo/[0-9][0-9]_*.sh; do
+	[ -f "$part" ] || continue
+	echo
+	echo "== $(basename "$part" .sh)"
+	sh "$part" || exit 1
+done
 rmmod neuron
 echo "== unloaded"

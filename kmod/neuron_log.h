@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Logging of rejected writes to root-only knobs (debugfs fault knobs, the
+ * neuron_sim bus files, info/notify_delay). Each call site has its own
+ * rate limit: a burst of NEURON_KNOB_LOG_BURST lines per
+ * NEURON_KNOB_LOG_INTERVAL, so a script's mistakes are all explained while
+ * a process hammering a knob cannot flood the kernel log. The burst is
+ * larger than printk's default (10) because the guest tests check the
+ * explanation of each refused write, several in quick succession.
+ */
+#ifndef NEURON_LOG_H
+#define NEURON_LOG_H
+
+#include <linux/device.h>
+#include <linux/printk.h>
+#include <linux/ratelimit.h>
+
+#define NEURON_KNOB_LOG_INTERVAL	(5 * HZ)
+#define NEURON_KNOB_LOG_BURST		50
+
+#define neuron_knob_ratelimited(print, ...)					\
+	do {									\
+		static DEFINE_RATELIMIT_STATE(_rs, NEURON_KNOB_LOG_INTERVAL,	\
+					      NEURON_KNOB_LOG_BURST);		\
+		if (__ratelimit(&_rs))						\
+			print(__VA_ARGS__);					\
+	} while (0)
+
+#define neuron_knob_dev_err(dev, fmt, ...)					\
+	neuron_knob_ratelimited(dev_err, dev, fmt, ##__VA_ARGS__)
+#define neuron_knob_pr_err(fmt, ...)						\
+	neuron_knob_ratelimited(pr_err, fmt, ##__VA_ARGS__)
+
+#endif /* NEURON_LOG_H */
