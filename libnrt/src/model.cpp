@@ -214,7 +214,7 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, std::shared_ptr<mod
 
 void unload(model &m) noexcept
 {
-	if (!m.dev)
+	if (!m.dev || !m.nc_count)
 		return;
 	std::lock_guard<std::mutex> g(place_lock);
 	for (uint32_t i = 0; i < m.nc_count; i++) {
@@ -222,8 +222,9 @@ void unload(model &m) noexcept
 		if (m.dev->cores[nc].model_refs && --m.dev->cores[nc].model_refs == 0)
 			release_core_locked(*m.dev, nc);
 	}
+	// m.dev stays: an execute racing this unload (a caller bug, as in the
+	// SDK) still has a live device under it, and gets the driver's answer
 	m.nc_count = 0;
-	m.dev.reset();
 }
 
 void unload_all() noexcept
