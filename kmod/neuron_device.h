@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "neuron_backend.h"
+#include "neuron_reset.h"
 
 #define NEURON_MAX_DEVICES	64	/* minors reserved, like the vendor driver */
 
@@ -51,6 +52,7 @@ struct neuron_mem_dev;
  * @mem:		device memory and memory accounting (neuron_mem.c)
  * @reset_state: NEURON_DEVICE_STATE_* (neuron_reset.c); written under
  *		procs_lock, read locklessly
+ * @resets:	reset counters of other_info (neuron_reset.c), under procs_lock
  * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
 struct neuron_device {
@@ -73,6 +75,7 @@ struct neuron_device {
 	struct neuron_nq_dev *nq;
 	struct neuron_mem_dev *mem;
 	u32 reset_state;
+	struct neuron_reset_counts resets;
 	struct list_head node;
 };
 

@@ -17,6 +17,11 @@
  * left to free. The lock that keeps opens out is procs_lock (an open
  * attaches its process under it): an open during a reset waits for it.
  * A failed reset leaves the device INVALID until a reset succeeds.
+ *
+ * Every reset counts in each NeuronCore's other_info/reset_req_count
+ * (+1 on all NEURON_MAX_NC slots: a whole-device request covers them all,
+ * as the vendor's does), a failed one in reset_fail_count (+1 on every
+ * NeuronCore of the device). A refused write (EBUSY) is no request.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,6 +30,30 @@
 
 #include "neuron_device.h"
 #include "neuron_reset.h"
+
+/* +1 into {total, present} (present: the last change, as for every counter). */
+static void reset_count(u64 *cell)
+{
+	cell[0]++;
+	cell[1] = 1;
+}
+
+u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, bool total,
+			 bool clear)
+{
+	bool fail = !strcmp(name, "reset_fail_count");
+	u64 *cell, v;
+
+	if (nc < 0 || nc >= NEURON_MAX_NC)
+		return 0;
+	mutex_lock(&nd->procs_lock);
+	cell = &(fail ? nd->resets.fail : nd->resets.req)[nc][total ? 0 : 1];
+	v = *cell;
+	if (clear)
+		*cell = 0;
+	mutex_unlock(&nd->procs_lock);
+	return v;
+}
 
 static ssize_t reset_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
@@ -50,8 +79,14 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 	if (!list_empty(&nd->procs)) {
 		ret = -EBUSY;
 	} else {
+		u32 nc;
+
 		WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
+		for (nc = 0; nc < NEURON_MAX_NC; nc++)
+			reset_count(nd->resets.req[nc]);
 		ret = nd->ops->reset(nd->backend);
+		for (nc = 0; ret && nc < nd->nc_count; nc++)
+			reset_count(nd->resets.fail[nc]);
 		WRITE_ONCE(nd->reset_state,
 			   ret ? NEURON_DEVICE_STATE_INVALID : NEURON_DEVICE_STATE_READY);
 		if (ret)

@@ -7,6 +7,11 @@
 #define NEURON_RESET_H
 
 #include <linux/device.h>
+#include <linux/types.h>
+
+#include "neuron_backend.h"
+
+struct neuron_device;
 
 /* device states, as the vendor's reset file reads (facts: fwio-nq-cdev-dkms 3.5) */
 #define NEURON_DEVICE_STATE_RESET	0
@@ -14,5 +19,24 @@
 #define NEURON_DEVICE_STATE_INVALID	2
 
 extern struct device_attribute dev_attr_reset;
+
+/**
+ * struct neuron_reset_counts - other_info/reset_req_count and reset_fail_count
+ * (facts: nds-sysfs-metrics 2.3d), {total, present} per NeuronCore slot;
+ * protected by the device's procs_lock (a reset runs under it)
+ * @req:	+1 on every slot (all NEURON_MAX_NC, present or not) per reset
+ * @fail:	+1 on every present NeuronCore per failed reset
+ */
+struct neuron_reset_counts {
+	u64 req[NEURON_MAX_NC][2];
+	u64 fail[NEURON_MAX_NC][2];
+};
+
+/*
+ * The driver counter @name ("reset_req_count" or "reset_fail_count") of
+ * NeuronCore @nc: its total (@total) or present value, cleared when @clear.
+ */
+u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, bool total,
+			 bool clear);
 
 #endif /* NEURON_RESET_H */

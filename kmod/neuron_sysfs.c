@@ -32,6 +32,7 @@
 #include "neuron_mem.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_nds.h"
+#include "neuron_reset.h"
 #include "neuron_sysfs.h"
 
 /**
@@ -86,7 +87,7 @@ static u64 counter_value(struct neuron_sysfs_node *n, bool total)
 	if (!n->other)
 		return get(n->nd, n->nc, n->id);
 	if (n->other->counter == NEURON_COUNTER_DRIVER)
-		return 0;	/* reset counters: no backend resets a device */
+		return neuron_reset_counter(n->nd, n->nc, n->other->name, total, false);
 	return (u64)n->other->scale * get(n->nd, n->nc, n->other->counter);
 }
 
@@ -100,8 +101,10 @@ static ssize_t total_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct neuron_sysfs_node *n = to_node(kobj);
 
-	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER)
+	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER) {
+		neuron_reset_counter(n->nd, n->nc, n->other->name, true, true);
 		return count;
+	}
 	neuron_nds_clear_total(n->nd, n->nc, n->other ? n->other->counter : n->id);
 	return count;
 }
@@ -116,8 +119,10 @@ static ssize_t present_store(struct kobject *kobj, struct kobj_attribute *attr,
 {
 	struct neuron_sysfs_node *n = to_node(kobj);
 
-	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER)
+	if (n->other && n->other->counter == NEURON_COUNTER_DRIVER) {
+		neuron_reset_counter(n->nd, n->nc, n->other->name, false, true);
 		return count;
+	}
 	neuron_nds_clear_present(n->nd, n->nc, n->other ? n->other->counter : n->id);
 	return count;
 }

@@ -147,6 +147,7 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	sd->index = neuron_device_index(nd);
 	neuron_sim_fw_debugfs(sd->fw, neuron_device_fw_debugfs(nd));
 	neuron_sim_inject_debugfs(sd);
+	neuron_sim_hbm_debugfs(&sd->hbm, neuron_device_debugfs(nd));
 
 	/* last: the bus device appears complete, neuron_index included */
 	ret = device_add(&sd->dev);
@@ -155,6 +156,7 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	return sd;
 
 err_core:
+	neuron_sim_hbm_debugfs_exit(&sd->hbm);
 	neuron_sim_inject_exit(sd);
 	neuron_sim_fw_debugfs_exit(sd->fw);
 	neuron_sim_nc_stop(&sd->nc);
@@ -173,6 +175,7 @@ err_put:
 void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 {
 	device_del(&sd->dev);
+	neuron_sim_hbm_debugfs_exit(&sd->hbm);
 	neuron_sim_inject_exit(sd);
 	neuron_sim_fw_debugfs_exit(sd->fw);
 	/* a job sleeping in an ioctl ends now: the core's removal waits for it */

@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -34,6 +35,30 @@ void neuron_sim_hbm_init(struct neuron_sim_hbm *h)
 	xa_init(&h->blocks);
 	h->size = (u64)READ_ONCE(sim_hbm_mb.value) << 20;
 	h->present = 0;
+	h->debugfs = NULL;
+}
+
+/* The 4 KiB blocks held now: how tests see that freed memory went back. */
+static int hbm_blocks_get(void *data, u64 *val)
+{
+	struct neuron_sim_hbm *h = data;
+
+	mutex_lock(&h->lock);
+	*val = h->present;
+	mutex_unlock(&h->lock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(hbm_blocks_fops, hbm_blocks_get, NULL, "%llu\n");
+
+void neuron_sim_hbm_debugfs(struct neuron_sim_hbm *h, struct dentry *dir)
+{
+	h->debugfs = debugfs_create_file_unsafe("hbm_blocks", 0400, dir, h, &hbm_blocks_fops);
+}
+
+void neuron_sim_hbm_debugfs_exit(struct neuron_sim_hbm *h)
+{
+	debugfs_remove(h->debugfs);
+	h->debugfs = NULL;
 }
 
 void neuron_sim_hbm_clear(struct neuron_sim_hbm *h)
@@ -145,12 +170,22 @@ int neuron_sim_hbm_set(struct neuron_sim_hbm *h, u64 addr, u8 value, u64 len)
 		u8 *b;
 
 		if (!value && n == SIM_HBM_BLOCK) {
-			/* a whole block of zeros is the absent block */
-			b = xa_erase(&h->blocks, idx);
-			if (b) {
+			/*
+			 * Whole blocks of zeros are absent blocks: free the
+			 * ones present, visiting only those (zeroing all of a
+			 * large HBM costs what it holds, not its size).
+			 */
+			unsigned long last = idx + len / SIM_HBM_BLOCK - 1, i = idx;
+
+			while ((b = xa_find(&h->blocks, &i, last, XA_PRESENT))) {
+				xa_erase(&h->blocks, i);
 				kfree(b);
 				h->present--;
+				cond_resched();
+				if (i++ == last)
+					break;
 			}
+			n = (u64)(last - idx + 1) * SIM_HBM_BLOCK;
 		} else {
 			b = hbm_block(h, idx, value != 0);
 			if (b) {

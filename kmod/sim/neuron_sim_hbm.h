@@ -15,16 +15,21 @@
  * @lock:	protects @blocks and their contents
  * @blocks:	block index -> SIM_HBM_BLOCK bytes; an absent block reads as zeros
  * @size:	bytes of HBM (the sim_hbm_mb parameter at creation)
- * @present:	blocks allocated (debugfs hbm_blocks)
+ * @present:	blocks allocated (debugfs neuron<N>/hbm_blocks, read-only)
+ * @debugfs:	that file
  */
 struct neuron_sim_hbm {
 	struct mutex lock;
 	struct xarray blocks;
 	u64 size;
 	unsigned long present;
+	struct dentry *debugfs;
 };
 
 void neuron_sim_hbm_init(struct neuron_sim_hbm *h);
+/* debugfs neuron<N>/hbm_blocks: once the device exists; removed before it goes. */
+void neuron_sim_hbm_debugfs(struct neuron_sim_hbm *h, struct dentry *dir);
+void neuron_sim_hbm_debugfs_exit(struct neuron_sim_hbm *h);
 /* Free every block: device removal and reset. */
 void neuron_sim_hbm_clear(struct neuron_sim_hbm *h);
 void neuron_sim_hbm_destroy(struct neuron_sim_hbm *h);

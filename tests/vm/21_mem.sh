@@ -1,7 +1,7 @@
 # Guest suite: device memory (MEM_* ioctls), memory accounting in sysfs,
 # SIM_EXEC_MODEL, an uncorrectable NeuronCore error and the device reset.
 SUITE=mem
-PLAN=43
+PLAN=47
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=2 sim_hbm_mb=16
@@ -40,6 +40,7 @@ slabs=$(cat $D/stats/memory_usage/host_mem/driver_memory/total)
 check_eq slabs-whole "0" "$((slabs % 262144))"
 check_eq core0-host-is-slabs "$slabs" "$(cat $D/neuron_core0/stats/memory_usage/host_mem/total)"
 check_eq totals-back "" "$(grep -l -v '^0$' $(find $D /sys/devices/virtual/neuron_device/neuron1 -path '*memory_usage*' -name total | grep -v -e driver_memory -e neuron_core0/stats/memory_usage/host_mem))"
+check_eq hbm-blocks-back "0 0" "$(cat /sys/kernel/debug/neuron/neuron0/hbm_blocks /sys/kernel/debug/neuron/neuron1/hbm_blocks | tr '\n' ' ' | sed 's/ $//')"
 check_eq nothing-broken-after "0" "$(grep -c unrecoverable /sys/kernel/debug/neuron/neuron1/inject/armed)"
 
 # a reset is refused while a process has the device open

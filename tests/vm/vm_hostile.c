@@ -288,7 +288,7 @@ static int errno_documented(int e)
 	switch (e) {
 	case EINVAL: case ENOENT: case EBUSY: case ENOSPC: case EACCES: case EFAULT:
 	case E2BIG: case EPERM: case EIO: case ETIMEDOUT: case EOPNOTSUPP: case EINTR:
-	case ENOMEM: case ENODEV: case ENOTTY:
+	case ENOMEM: case ENODEV: case ENOTTY: case ENOTRECOVERABLE:
 		return 1;
 	}
 	return 0;
@@ -383,6 +383,7 @@ static const struct fdesc f_info[] = {
 	FD(struct neuron_info, abi_version, FK_OUT, 0), FD(struct neuron_info, device_index, FK_OUT, 0),
 	FD(struct neuron_info, nc_count, FK_OUT, 0), FD(struct neuron_info, backend, FK_OUT, 0),
 	FD(struct neuron_info, capabilities, FK_OUT, 0), FD(struct neuron_info, driver_version, FK_OUT, 0),
+	FD(struct neuron_info, hbm_size, FK_RES, 0),	/* out only: zero on input */
 	FD(struct neuron_info, reserved, FK_RES, 0),
 };
 static const struct fdesc f_acq[] = {
@@ -442,7 +443,31 @@ static const struct fdesc f_pp[] = {
 	FD(struct neuron_fw_power_profile, reserved, FK_RES, 0),
 };
 
-enum cmd { C_INFO, C_ACQ, C_ADD, C_NQI, C_NQR, C_CRES, C_CREL, C_EXEC, C_FWR, C_PP, C_MAX };
+/*
+ * Issue 14's commands (device memory, jobs with data): known to the random
+ * command judge (a known number is not ENOTTY) but not fuzzed field by
+ * field yet (weight 0).
+ */
+static const struct fdesc f_malloc[] = {
+	FD(struct neuron_mem_alloc, size, FK_SIZE, 0), FD(struct neuron_mem_alloc, flags, FK_FLAGS, 0),
+	FD(struct neuron_mem_alloc, reserved0, FK_RES, 0), FD(struct neuron_mem_alloc, reserved, FK_RES, 0),
+};
+static const struct fdesc f_mfree[] = {
+	FD(struct neuron_mem_free, size, FK_SIZE, 0), FD(struct neuron_mem_free, flags, FK_FLAGS, 0),
+	FD(struct neuron_mem_free, reserved, FK_RES, 0),
+};
+static const struct fdesc f_mrw[] = {
+	FD(struct neuron_mem_rw, size, FK_SIZE, 0), FD(struct neuron_mem_rw, flags, FK_FLAGS, 0),
+	FD(struct neuron_mem_rw, reserved0, FK_RES, 0), FD(struct neuron_mem_rw, reserved, FK_RES, 0),
+};
+static const struct fdesc f_model[] = {
+	FD(struct neuron_sim_exec_model, size, FK_SIZE, 0),
+	FD(struct neuron_sim_exec_model, flags, FK_FLAGS, 0),
+	FD(struct neuron_sim_exec_model, reserved, FK_RES, 0),
+};
+
+enum cmd { C_INFO, C_ACQ, C_ADD, C_NQI, C_NQR, C_CRES, C_CREL, C_EXEC, C_FWR, C_PP,
+	   C_MODEL, C_MALLOC, C_MFREE, C_MREAD, C_MWRITE, C_MSET, C_MAX };
 
 struct cdesc {
 	const char *name;
@@ -468,6 +493,13 @@ static const struct cdesc cmds[C_MAX] = {
 	[C_FWR] = CD("FW_READ", NEURON_IOCTL_FW_READ, struct neuron_fw_read, 0, f_fwr, 3),
 	[C_PP] = CD("FW_POWER_PROFILE", NEURON_IOCTL_FW_POWER_PROFILE, struct neuron_fw_power_profile, 0,
 		    f_pp, 3),
+	[C_MODEL] = CD("SIM_EXEC_MODEL", NEURON_IOCTL_SIM_EXEC_MODEL, struct neuron_sim_exec_model, 0,
+		       f_model, 0),
+	[C_MALLOC] = CD("MEM_ALLOC", NEURON_IOCTL_MEM_ALLOC, struct neuron_mem_alloc, 0, f_malloc, 0),
+	[C_MFREE] = CD("MEM_FREE", NEURON_IOCTL_MEM_FREE, struct neuron_mem_free, 0, f_mfree, 0),
+	[C_MREAD] = CD("MEM_READ", NEURON_IOCTL_MEM_READ, struct neuron_mem_rw, 0, f_mrw, 0),
+	[C_MWRITE] = CD("MEM_WRITE", NEURON_IOCTL_MEM_WRITE, struct neuron_mem_rw, 0, f_mrw, 0),
+	[C_MSET] = CD("MEM_SET", NEURON_IOCTL_MEM_SET, struct neuron_mem_rw, 0, f_mrw, 0),
 };
 
 static int pick_cmd(struct ts *t)

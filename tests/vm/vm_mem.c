@@ -11,12 +11,18 @@
  * sim_hbm_mb=16 and nothing else using the devices.
  */
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +36,7 @@
 #define NCS		2
 #define DEV_SYSFS	"/sys/devices/virtual/neuron_device/neuron%d"
 #define PARAM_HOST_MAX	"/sys/module/neuron/parameters/mem_host_proc_max_mb"
+#define HBM_BLOCKS	"/sys/kernel/debug/neuron/neuron0/hbm_blocks"
 
 static const char *const dev_cats[NEURON_MEM_CAT_COUNT] = {
 	"uncategorized", "model_code", "tensors", "constants", "model_shared_scratchpad",
@@ -153,6 +160,7 @@ static int mem_alloc(int fd, uint32_t nc, uint32_t loc, uint32_t cat, uint64_t b
 {
 	struct neuron_mem_alloc a;
 
+	*handle = 0;
 	alloc_init(&a, nc, loc, cat, bytes);
 	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a))
 		return -errno;
@@ -250,6 +258,12 @@ static int rw_roundtrip(uint32_t loc)
 	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, sizeof(out), out) == 0, "read");
 	VT_ASSERT(!memcmp(in, out, 5000) && all_bytes(out + 5000, 70000, 0x5a) &&
 		  !memcmp(in + 75000, out + 75000, 25000), "set range wrong");
+	/* zeros over whole and partial 4 KiB blocks (the sparse HBM frees the whole ones) */
+	VT_ASSERT(mem_set(fd, h, 1000, 30000, 0) == 0, "set 0");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, sizeof(out), out) == 0, "read");
+	VT_ASSERT(!memcmp(in, out, 1000) && all_bytes(out + 1000, 30000, 0) &&
+		  all_bytes(out + 31000, 44000, 0x5a) && !memcmp(in + 75000, out + 75000, 25000),
+		  "zeroed range wrong");
 	/* freed memory is zero for the next owner */
 	VT_ASSERT(mem_free(fd, h) == 0, "free");
 	VT_ASSERT(mem_alloc(fd, 1, loc, NEURON_MEM_CAT_TENSORS, sizeof(in), &h2) == 0, "alloc 2");
@@ -651,7 +665,7 @@ static int child_allocs_and_dies(struct vt_child *c, void *arg)
 
 static int exit_frees_everything(void)
 {
-	uint64_t before[CELLS], during[CELLS], after[CELLS], h;
+	uint64_t before[CELLS], during[CELLS], after[CELLS], h, blocks;
 	struct vt_child c;
 	char why[300];
 	int st, fd, i, moved = 0;
@@ -662,6 +676,8 @@ static int exit_frees_everything(void)
 	for (i = 0; i < CELLS; i++)
 		moved += during[i] != before[i];
 	VT_ASSERT(moved > 10, "the child's memory is visible (%d cells moved)", moved);
+	VT_ASSERT(read_u64(HBM_BLOCKS, &blocks) == 0 && blocks >= 20 / 2 * 3,
+		  "the child's HBM writes hold %llu blocks", (unsigned long long)blocks);
 	kill(c.pid, SIGKILL);
 	VT_ASSERT(waitpid(c.pid, &st, 0) == c.pid && WIFSIGNALED(st), "killed");
 	close(c.hold_fd);
@@ -669,11 +685,65 @@ static int exit_frees_everything(void)
 	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
 	VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0, "after exit: %s",
 		  why);
+	/* the simulated HBM gave every block back */
+	VT_ASSERT(read_u64(HBM_BLOCKS, &blocks) == 0 && blocks == 0, "%llu HBM blocks left",
+		  (unsigned long long)blocks);
 	/* and the HBM is free again: all of it fits */
 	fd = open_dev(0);
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, HBM, &h) == 0, "all of HBM");
 	close(fd);
+	return 0;
+}
+
+#define CG "/sys/fs/cgroup"
+
+static int charged_child(void)
+{
+	uint64_t before, after, h;
+	char pid[16];
+	int fd, i;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (write_str(CG "/memtest/cgroup.procs", pid))
+		return 10;
+	fd = open_dev(0);
+	if (fd < 0 || read_u64(CG "/memtest/memory.current", &before))
+		return 11;
+	for (i = 0; i < 8; i++)
+		if (mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_TENSORS, 1 << 20, &h))
+			return 12;
+	if (read_u64(CG "/memtest/memory.current", &after))
+		return 13;
+	printf("# memory.current %llu -> %llu with 8 MiB of host allocations\n",
+	       (unsigned long long)before, (unsigned long long)after);
+	return after - before >= 8ULL << 20 ? 0 : 14;
+}
+
+/* Host allocations are charged to the memory cgroup of the process that made them. */
+static int host_memory_charged_to_cgroup(void)
+{
+	struct stat st;
+	pid_t pid;
+	int status;
+
+	if (stat(CG "/cgroup.controllers", &st)) {
+		mkdir(CG, 0755);
+		VT_ASSERT(mount("none", CG, "cgroup2", 0, NULL) == 0, "mount cgroup2: %s",
+			  strerror(errno));
+	}
+	VT_ASSERT(write_str(CG "/cgroup.subtree_control", "+memory") == 0,
+		  "enable the memory controller");
+	VT_ASSERT(mkdir(CG "/memtest", 0755) == 0 || errno == EEXIST, "mkdir");
+	VT_ASSERT(write_str(CG "/memtest/memory.max", "64M") == 0, "memory.max");
+	pid = fork();
+	if (pid == 0)
+		_exit(charged_child());
+	VT_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
+	rmdir(CG "/memtest");
+	VT_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "8 MiB of host allocations were not charged to the cgroup (child status %d)",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	return 0;
 }
 
@@ -841,7 +911,7 @@ static int free_during_job(void)
 	VT_ASSERT(!core_held_by_me(1), "core 1 held before the job");
 	j.fd = fd;
 	model_init(&j.m, 1, NEURON_SIM_OP_COPY, a, b, 8192);
-	j.m.duration_us = 500000;
+	j.m.duration_us = 1000000;
 	VT_ASSERT(pthread_create(&t, NULL, job_thread, &j) == 0, "thread");
 	/* the job holds both allocations once it holds the core */
 	while (!core_held_by_me(1) && spins++ < 100000)
@@ -856,6 +926,202 @@ static int free_during_job(void)
 	VT_ASSERT(read_u64(p, &v) == 0 && v == before, "not freed after the job: %llu",
 		  (unsigned long long)v);
 	close(fd);
+	return 0;
+}
+
+/* ---- concurrency ------------------------------------------------------------------- */
+
+#define STRESS_THREADS	4
+#define STRESS_OPS	400
+#define STRESS_SLOTS	8
+
+struct stress {
+	int fd;
+	unsigned int seed;
+	uint64_t h[STRESS_SLOTS];	/* shared: any thread may use or free any slot */
+	int bad;
+};
+
+static struct stress st_shared;
+
+static void *stress_thread(void *p)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)p, i;
+	struct stress *s = &st_shared;
+	static __thread uint8_t buf[70000];
+
+	for (i = 0; i < STRESS_OPS; i++) {
+		unsigned int slot = rand_r(&seed) % STRESS_SLOTS, op = rand_r(&seed) % 6;
+		uint64_t h = __atomic_load_n(&s->h[slot], __ATOMIC_RELAXED), nh;
+		int r = 0;
+
+		switch (op) {
+		case 0:
+			r = mem_alloc(s->fd, rand_r(&seed) % NCS, rand_r(&seed) % 2,
+				      rand_r(&seed) % NEURON_MEM_CAT_COUNT, 1 + rand_r(&seed) % 70000, &nh);
+			if (r == 0 && !__atomic_compare_exchange_n(&s->h[slot], &h, nh, 0,
+								   __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				r = mem_free(s->fd, nh);
+			break;
+		case 1:
+			if (h && __atomic_compare_exchange_n(&s->h[slot], &h, 0, 0, __ATOMIC_RELAXED,
+							     __ATOMIC_RELAXED))
+				r = mem_free(s->fd, h);
+			break;
+		case 2:
+			r = mem_rw(s->fd, NEURON_IOCTL_MEM_WRITE, h, 0, 1, buf);
+			break;
+		case 3:
+			r = mem_rw(s->fd, NEURON_IOCTL_MEM_READ, h, 0, 1, buf);
+			break;
+		case 4:
+			r = mem_set(s->fd, h, 0, 1, 0x11);
+			break;
+		default: {
+			struct neuron_sim_exec_model m;
+			uint64_t h2 = __atomic_load_n(&s->h[(slot + 1) % STRESS_SLOTS], __ATOMIC_RELAXED);
+
+			model_init(&m, rand_r(&seed) % NCS, NEURON_SIM_OP_COPY, h, h2, 1);
+			r = ioctl(s->fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m) ? -errno : 0;
+			/* a concurrent job on the same core is EBUSY */
+			if (r == -EBUSY)
+				r = 0;
+			break;
+		}
+		}
+		/* a handle another thread freed meanwhile is ENOENT; nothing else may fail */
+		if (r && r != -ENOENT && r != -ENOMEM)
+			__atomic_store_n(&s->bad, r, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * Threads of one process allocate, free, read, write, set and run model
+ * jobs on shared handles at once: every call succeeds or fails with the
+ * documented ENOENT (freed by another thread) or ENOMEM, and closing the
+ * file brings every counter back.
+ */
+static int concurrent_use(void)
+{
+	uint64_t before[CELLS], after[CELLS];
+	pthread_t th[STRESS_THREADS];
+	char why[300];
+	int i;
+
+	VT_ASSERT(cells_read(0, before, "total") == 0, "read");
+	memset(&st_shared, 0, sizeof(st_shared));
+	st_shared.fd = open_dev(0);
+	VT_ASSERT(st_shared.fd >= 0, "open");
+	for (i = 0; i < STRESS_THREADS; i++)
+		VT_ASSERT(pthread_create(&th[i], NULL, stress_thread, (void *)(uintptr_t)(i + 1)) == 0,
+			  "thread");
+	for (i = 0; i < STRESS_THREADS; i++)
+		pthread_join(th[i], NULL);
+	VT_ASSERT(st_shared.bad == 0, "a call failed with %s", strerror(-st_shared.bad));
+	close(st_shared.fd);
+	VT_ASSERT(cells_read(0, after, "total") == 0, "read");
+	VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0, "after close: %s", why);
+	return 0;
+}
+
+/* ---- user faults and removal ---------------------------------------------------- */
+
+#define BUS "/sys/bus/neuron_sim"
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct uffd_write {
+	int fd;
+	uint64_t handle;
+	void *buf;
+	int ret;
+};
+
+static void *uffd_write_thread(void *p)
+{
+	struct uffd_write *u = p;
+
+	u->ret = mem_rw(u->fd, NEURON_IOCTL_MEM_WRITE, u->handle, 0, 4096, u->buf);
+	return NULL;
+}
+
+/*
+ * A MEM_WRITE whose user buffer sits on a page nobody provides
+ * (userfaultfd) must not hold up device removal: the buffer is copied
+ * outside gone_sem. Removal runs in a child bounded to 5 s; once the fault
+ * is answered, the write finds the device gone: ENODEV.
+ */
+static int removal_not_blocked_by_mem_write_fault(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+	struct uffdio_zeropage zp;
+	struct uffd_write u = { .ret = 0 };
+	struct pollfd pfd;
+	long page = sysconf(_SC_PAGESIZE), t0, ms;
+	char path[96], buf[32];
+	pthread_t th;
+	int uffd, idx, st = 0, fd;
+	pid_t pid;
+	char *mem;
+
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	VT_ASSERT(uffd >= 0, "userfaultfd: %s", strerror(errno));
+	VT_ASSERT(ioctl(uffd, UFFDIO_API, &api) == 0, "UFFDIO_API: %s", strerror(errno));
+	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	VT_ASSERT(mem != MAP_FAILED, "mmap");
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (unsigned long)mem;
+	reg.range.len = page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	VT_ASSERT(ioctl(uffd, UFFDIO_REGISTER, &reg) == 0, "UFFDIO_REGISTER: %s", strerror(errno));
+
+	VT_ASSERT(write_str(BUS "/new_device", "7 1") == 0, "new_device 7");
+	fd = open(BUS "/devices/neuron_sim7/neuron_index", O_RDONLY);
+	VT_ASSERT(fd >= 0 && read(fd, buf, sizeof(buf)) > 0, "neuron_index");
+	close(fd);
+	idx = atoi(buf);
+	snprintf(path, sizeof(path), "/dev/neuron%d", idx);
+	u.fd = open(path, O_RDWR | O_CLOEXEC);
+	VT_ASSERT(u.fd >= 0, "open");
+	VT_ASSERT(mem_alloc(u.fd, 0, NEURON_MEM_LOC_DEVICE, 2, 4096, &u.handle) == 0, "alloc");
+	u.buf = mem;
+	VT_ASSERT(pthread_create(&th, NULL, uffd_write_thread, &u) == 0, "pthread_create");
+	/* the fault message proves the write is inside the user copy */
+	pfd.fd = uffd;
+	pfd.events = POLLIN;
+	VT_ASSERT(poll(&pfd, 1, 5000) == 1, "the write never faulted on the page");
+
+	t0 = now_ms();
+	pid = fork();
+	if (pid == 0)
+		_exit(write_str(BUS "/del_device", "7") == 0 ? 0 : 1);
+	while ((ms = now_ms() - t0) < 5000 && waitpid(pid, &st, WNOHANG) == 0)
+		usleep(1000);
+	/* answer the fault whatever happened, so nothing stays blocked */
+	zp.range.start = (unsigned long)mem;
+	zp.range.len = page;
+	zp.mode = 0;
+	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	pthread_join(th, NULL);
+	if (ms >= 5000) {
+		waitpid(pid, &st, 0);
+		VT_ASSERT(0, "removal blocked behind the faulting MEM_WRITE");
+	}
+	VT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "del_device 7 failed");
+	VT_ASSERT(u.ret == -ENODEV, "the faulting write returned %d, expected -ENODEV", u.ret);
+	/* the allocation goes with the file, after the device */
+	VT_ASSERT(mem_free(u.fd, u.handle) == -ENODEV, "free after removal");
+	close(u.fd);
+	close(uffd);
+	munmap(mem, page);
 	return 0;
 }
 
@@ -874,12 +1140,15 @@ static int sim_exec(int fd, uint32_t nc)
 static int nc_unrecoverable_until_reset(void)
 {
 	struct neuron_sim_exec_model m;
-	char reset[128];
-	uint64_t state;
+	char reset[128], req[160], fail[160];
+	uint64_t state, req0, req1, fail0, fail1, present;
 	int fd = open_dev(1), r;
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(reset, sizeof(reset), DEV_SYSFS "/reset", 1);
+	snprintf(req, sizeof(req), DEV_SYSFS "/neuron_core1/stats/other_info/reset_req_count/total", 1);
+	snprintf(fail, sizeof(fail), DEV_SYSFS "/neuron_core0/stats/other_info/reset_fail_count/total", 1);
+	VT_ASSERT(read_u64(req, &req0) == 0 && read_u64(fail, &fail0) == 0, "reset counters");
 	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY before");
 	VT_ASSERT(sim_exec(fd, 1) == 0, "works before");
 	VT_ASSERT(write_str("/sys/kernel/debug/neuron/neuron1/inject/nc_unrecoverable", "1") == 0,
@@ -893,8 +1162,16 @@ static int nc_unrecoverable_until_reset(void)
 	VT_ASSERT(write_str(reset, "1") == -EBUSY, "reset while open");
 	VT_ASSERT(sim_exec(fd, 1) == -ENOTRECOVERABLE, "still broken");
 	close(fd);
+	VT_ASSERT(read_u64(req, &req1) == 0 && req1 == req0, "a refused reset counted");
 	VT_ASSERT(write_str(reset, "1") == 0, "reset");
 	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY after");
+	/* one request on every core, no failure */
+	VT_ASSERT(read_u64(req, &req1) == 0 && req1 == req0 + 1, "reset_req_count %llu -> %llu",
+		  (unsigned long long)req0, (unsigned long long)req1);
+	req[strlen(req) - strlen("total")] = '\0';
+	strcat(req, "present");
+	VT_ASSERT(read_u64(req, &present) == 0 && present == 1, "reset_req_count present");
+	VT_ASSERT(read_u64(fail, &fail1) == 0 && fail1 == fail0, "reset_fail_count moved");
 	fd = open_dev(1);
 	VT_ASSERT(fd >= 0, "reopen");
 	VT_ASSERT(sim_exec(fd, 1) == 0, "works after the reset: %s", strerror(errno));
@@ -921,9 +1198,12 @@ int main(void)
 		VT_CASE(accounting_exact),
 		VT_CASE(peak_and_clear),
 		VT_CASE(exit_frees_everything),
+		VT_CASE(host_memory_charged_to_cgroup),
 		VT_CASE(model_ops_correct),
 		VT_CASE(model_bad_args),
 		VT_CASE(free_during_job),
+		VT_CASE(concurrent_use),
+		VT_CASE(removal_not_blocked_by_mem_write_fault),
 		VT_CASE(nc_unrecoverable_until_reset),
 	};
 

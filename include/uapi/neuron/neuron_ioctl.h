@@ -299,6 +299,11 @@ struct neuron_core_reserve {
  * and completes. -EOPNOTSUPP on a device that is not simulated; -ENODEV
  * when the device is removed, also for a job in progress; -EACCES through
  * a file another process opened (the reservation is the opener's).
+ * -ENOTRECOVERABLE: the NeuronCore
+ * took an uncorrectable error (simulated: debugfs inject/nc_unrecoverable)
+ * and refuses every job, at once and writing nothing, until the device is
+ * reset (sysfs neuron<N>/reset, with no process holding the device open);
+ * libnrt reports it as NRT_EXEC_UNIT_UNRECOVERABLE (101).
  */
 struct neuron_sim_exec {
 	__u32 size;
@@ -314,7 +319,7 @@ struct neuron_sim_exec {
 
 /* ---- device memory (issue 14) ----------------------------------------- */
 
-#define NEURON_CAP_MEM		(1ULL << 5)	/* MEM_ALLOC/FREE/READ/WRITE */
+#define NEURON_CAP_MEM		(1ULL << 5)	/* device memory: MEM_* with NEURON_MEM_LOC_DEVICE */
 
 /* Where an allocation lives. */
 #define NEURON_MEM_LOC_DEVICE	0	/* the device's HBM */
@@ -354,6 +359,17 @@ struct neuron_sim_exec {
  * -ENOMEM when the device's HBM (or the per-process host cap) is
  * exhausted: never a kernel warning. Everything a file allocated is freed
  * on its last close.
+ *
+ * Device memory comes in 4 KiB granules (@device_addr is 4 KiB aligned;
+ * @bytes is rounded up to whole granules of HBM, and sysfs counts @bytes)
+ * and reads as zeros when allocated. Host memory is charged to the
+ * caller's memory cgroup and capped per process and device at the
+ * mem_host_proc_max_mb module parameter (page-rounded sizes, across the
+ * process's files). Errors: -EINVAL: header, flags, @reserved0/@reserved,
+ * @nc, @location or @category out of range, @bytes 0; -EOPNOTSUPP: device
+ * memory on a device without any (GET_INFO @hbm_size 0); -EACCES: the
+ * caller is not the process that opened the file; -ENOMEM as above;
+ * -ENOSPC: the file holds 2^32 - 1 allocations.
  */
 struct neuron_mem_alloc {
 	__u32 size;
@@ -372,8 +388,13 @@ struct neuron_mem_alloc {
  * struct neuron_mem_free - NEURON_IOCTL_MEM_FREE argument
  * @size:	in: sizeof(struct neuron_mem_free)
  * @flags:	in: must be 0
- * @handle:	in: from MEM_ALLOC on this file; -ENOENT otherwise
+ * @handle:	in: from MEM_ALLOC on this file; -ENOENT otherwise (also for
+ *		a handle already freed, or another file's)
  * @reserved:	in: must be zero
+ *
+ * The handle is gone at once; the memory goes when a READ/WRITE/SET or
+ * SIM_EXEC_MODEL still using it ends. -EACCES from a process other than
+ * the file's opener.
  */
 struct neuron_mem_free {
 	__u32 size;
@@ -392,6 +413,14 @@ struct neuron_mem_free {
  * @user_ptr:	in: READ: destination, WRITE: source buffer; SET: unused, 0
  * @value:	in: SET: the byte value (0..255); READ/WRITE: must be 0
  * @reserved0, @reserved: in: must be zero
+ *
+ * Errors: -EINVAL: header, flags, reserved, @value, SET with @user_ptr,
+ * @bytes 0, or the range past the allocation's end; -ENOENT: @handle;
+ * -EACCES: not the file's opener; -EFAULT: @user_ptr; -EINTR: killed
+ * (device memory moves in 64 KiB steps, each one complete); -ENOMEM: the
+ * simulated HBM cannot hold the data; -ENODEV: the device was removed.
+ * The user buffer is copied outside the device lock, so a fault on it
+ * never delays device removal.
  */
 struct neuron_mem_rw {
 	__u32 size;
@@ -429,6 +458,16 @@ struct neuron_mem_rw {
  * NEURON_IOCTL_SIM_EXEC with data: the job runs @op from the input to the
  * output allocation, then completes as SIM_EXEC does (armed faults go to
  * the ERROR ring). -EOPNOTSUPP on a device that is not simulated.
+ *
+ * The operation runs after @duration_us and before the armed faults are
+ * taken, device or host memory alike. In and out may be the same
+ * allocation at the same offset (in place) or apart; a partial overlap is
+ * -EINVAL. OP_NONE needs every data field (handles, offsets, @bytes,
+ * @arg0, @arg1) zero; COPY needs @arg0 and @arg1 zero; XOR_U8 @arg0 <=
+ * 255 and @arg1 zero; any other @op is -EINVAL. Errors as SIM_EXEC, plus
+ * -ENOENT for a handle that is not this file's and -EINVAL for a range
+ * past either allocation. Both allocations stay alive for the job even
+ * if freed meanwhile.
  */
 struct neuron_sim_exec_model {
 	__u32 size;
