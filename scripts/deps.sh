@@ -9,6 +9,7 @@ PKGS=(
 	linux-headers-amd64 linux-image-amd64
 	qemu-system-x86 busybox-static cpio kmod
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev
+	libarchive-dev libssl-dev
 	sparse dkms gcc-multilib
 	python3
 	clang libclang-rt-14-dev

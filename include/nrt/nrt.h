@@ -88,6 +88,84 @@ NRT_STATUS nrt_sim_execute(uint32_t device_index, uint32_t nc_index, uint64_t du
 NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_index,
 			      const nrt_sim_exec_opts_t *opts, nrt_sim_exec_result_t *result);
 
+/* ---- the application API (SDK names, signatures and types) -------------
+ *
+ * Handles are opaque and checked: a NULL, freed or never-issued model,
+ * tensor or tensor set (or one of another kind) is NRT_INVALID_HANDLE (3),
+ * never a crash; a freed handle's value is not issued again. nrt_load,
+ * nrt_unload, nrt_get_model_nc_count, nrt_execute* and nrt_tensor_allocate
+ * need the runtime (13 before nrt_init(), 14 after nrt_close(), which
+ * unloads every model); the calls on an existing tensor or tensor set work
+ * on any live handle. Status producers and counters: docs/error-model.md.
+ */
+
+typedef struct nrt_model nrt_model_t;
+typedef struct nrt_tensor nrt_tensor_t;
+
+typedef enum {
+	NRT_TENSOR_PLACEMENT_DEVICE,	/* the NeuronCore's HBM (MEM_ALLOC) */
+	NRT_TENSOR_PLACEMENT_HOST,	/* process memory */
+	NRT_TENSOR_PLACEMENT_VIRTUAL,	/* not supported: NRT_INVALID */
+} nrt_tensor_placement_t;
+
+/* A container of named tensors. */
+typedef void nrt_tensor_set_t;
+
+/*
+ * Load a NEFF (docs/neff.md) onto NeuronCore @vnc (-1: the first free
+ * NeuronCores that fit) and reserve the NeuronCores it needs for this
+ * process. @vnc_count is deprecated and must be -1. Errors: NRT_INVALID
+ * (NULL, truncated or corrupt NEFF, bad @vnc), NRT_UNSUPPORTED_NEFF_VERSION,
+ * NRT_LOAD_NOT_ENOUGH_NC, NRT_EXEC_NC_BUSY (@vnc held by another process),
+ * NRT_FAIL_HOST_MEM_ALLOC.
+ */
+NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, nrt_model_t **model);
+
+/* Unload @model and release its NeuronCores (when no other model holds them). */
+NRT_STATUS nrt_unload(nrt_model_t *model);
+
+/* NeuronCores @model uses. */
+NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count);
+
+NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result);
+void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set);
+
+/* Add or replace @tensor under @tensor_name; the set does not own it. */
+NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name, nrt_tensor_t *tensor);
+NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name, nrt_tensor_t **tensor);
+
+/*
+ * Run @model once: every input the model declares must be in @input_set
+ * with its declared size (else NRT_EXEC_BAD_INPUT), likewise every output
+ * in @output_set. The status folds the job's result and the NeuronCore's
+ * error ring (nrt_sim_execute()), and the execution is counted in sysfs.
+ */
+NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set);
+
+/* nrt_execute() @repeat_count (>= 1) times; stops at the first failure. */
+NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set, int repeat_count);
+
+/*
+ * A tensor of @size bytes: DEVICE placement in the HBM of NeuronCore @vnc
+ * (NRT_RESOURCE when it is full), HOST placement in process memory (@vnc
+ * ignored, NRT_FAIL_HOST_MEM_ALLOC when that fails). @name may be NULL.
+ */
+NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placement, int vnc, size_t size, const char *name, nrt_tensor_t **tensor);
+
+/* Free *@tensor and set it to NULL (NULL or an unknown handle: nothing). */
+void nrt_tensor_free(nrt_tensor_t **tensor);
+
+/* Offsets and sizes past the end of the tensor are NRT_INVALID. */
+NRT_STATUS nrt_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset, size_t size);
+NRT_STATUS nrt_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset, size_t size);
+NRT_STATUS nrt_tensor_copy(const nrt_tensor_t *src, size_t src_offset, nrt_tensor_t *dst, size_t dst_offset, size_t size);
+
+/* The tensor's size in bytes, 0 for an invalid handle. */
+size_t nrt_tensor_get_size(const nrt_tensor_t *tensor);
+
+/* Set @size bytes from @offset to (uint8_t)@value. */
+NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, int value, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

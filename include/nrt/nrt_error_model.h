@@ -99,7 +99,8 @@ typedef enum nrt_syscall_site {
 	NRT_SITE_NQ_MMAP = 6,		/* mmap of a notification ring */
 	NRT_SITE_CORE_RESERVE = 7,	/* reserve NeuronCores */
 	NRT_SITE_EXEC = 8,		/* submit / wait for an execution */
-	NRT_SITE_COUNT = 9,
+	NRT_SITE_MEM = 9,		/* device/host memory: MEM_ALLOC/FREE/READ/WRITE/SET */
+	NRT_SITE_COUNT = 10,
 } nrt_syscall_site_t;
 
 /* The kernel-internal "operation not supported" (not in userspace errno.h). */
@@ -186,7 +187,7 @@ typedef struct nrt_infer_errors {
 } nrt_infer_errors_t;
 
 /*
- * Whether NaN/Inf (the NUMERICAL subtype) fails an execution with
+ * Whether a NaN (the NUMERICAL subtype; FP_INF remaps to NONE) fails an execution with
  * NRT_EXEC_COMPLETED_WITH_NUM_ERR. When disarmed the flag is still set
  * and counted, but the status is unaffected.
  */

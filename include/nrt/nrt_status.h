@@ -44,7 +44,7 @@ typedef enum
 
 	/* 1002..1006: per-inference execution */
 	NRT_EXEC_BAD_INPUT = 1002,		/* invalid input submitted to exec */
-	NRT_EXEC_COMPLETED_WITH_NUM_ERR = 1003,	/* completed with NaN/Inf */
+	NRT_EXEC_COMPLETED_WITH_NUM_ERR = 1003,	/* completed with a NaN (TPB FP_INF maps to NONE) */
 	NRT_EXEC_COMPLETED_WITH_ERR = 1004,	/* completed with other errors */
 	NRT_EXEC_NC_BUSY = 1005,		/* NeuronCore owned by another process */
 	NRT_EXEC_OOB = 1006,			/* indirect copy / embedding OOB */

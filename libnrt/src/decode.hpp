@@ -43,9 +43,12 @@ static_assert(hw_status[NEURON_NQ_HW_REPAIRABLE_HBM_UE] == NRT_EXEC_HW_ERR_REPAI
 static_assert(sizeof(nrt_infer_errors_t) == 24, "C ABI layout");
 static_assert(sizeof(struct neuron_nq_entry) == NEURON_NQ_ENTRY_SIZE);
 
+// Every index of sunda_error_subtypes is a type the seed's table maps:
+// 0..10 are the TPB types and 11 maps to NONE (accepted, no flag), so only
+// ids past the table are malformed (docs/error-model.md, issue 14 item 5).
 constexpr bool tpb_type_valid(uint32_t t)
 {
-	return t < NEURON_TPB_ERROR_COUNT;
+	return t < NRT_TPB_REMAP_COUNT;
 }
 
 constexpr bool hw_error_valid(uint32_t h)

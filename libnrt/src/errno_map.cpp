@@ -61,6 +61,7 @@ constexpr errno_name errno_names[] = {
 	{ EALREADY, "EALREADY" },
 	{ EINPROGRESS, "EINPROGRESS" },
 	{ ECANCELED, "ECANCELED" },
+	{ ENOTRECOVERABLE, "ENOTRECOVERABLE" },
 	{ NRT_ENOTSUPP, "ENOTSUPP" },
 };
 

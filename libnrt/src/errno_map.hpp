@@ -73,7 +73,7 @@ inline constexpr row get_info_rows[] = {
 	{ ENOMEM, R },
 	{ EACCES, F },
 	{ EFAULT, F },		// libnrt owns the struct: a libnrt bug
-	{ EBUSY, F },
+	{ EBUSY, BUSY },	// seed convention (docs/error-model.md)
 	{ ENODEV, HW },		// device gone after open
 	{ EINVAL, I },		// size/flags/reserved refused: ABI mismatch
 	{ ENOTTY, F },		// not this driver
@@ -92,7 +92,7 @@ inline constexpr row nds_acquire_rows[] = {
 	{ ENOMEM, R },
 	{ EACCES, F },
 	{ EFAULT, F },
-	{ EBUSY, F },		// this fd already holds a slab: libnrt state bug
+	{ EBUSY, BUSY },	// seed convention: -EBUSY -> 1005 (docs/error-model.md)
 	{ ENODEV, HW },
 	{ EINVAL, I },
 	{ ENOTTY, F },		// driver without NDS
@@ -110,10 +110,10 @@ inline constexpr row nds_mmap_rows[] = {
 	{ ENXIO, I },		// offset/length past the slab
 	{ EBADF, H },
 	{ EAGAIN, HM },		// locked-memory limit
-	{ ENOMEM, HM },		// process address space
+	{ ENOMEM, R },		// seed convention: -ENOMEM -> NRT_RESOURCE
 	{ EACCES, F },		// fd mode does not allow the mapping
 	{ EFAULT, F },
-	{ EBUSY, F },
+	{ EBUSY, BUSY },	// seed convention
 	{ ENODEV, F },		// fd does not support mmap
 	{ EINVAL, I },
 	{ ENOTTY, F },
@@ -133,7 +133,7 @@ inline constexpr row counter_add_rows[] = {
 	{ ENOMEM, R },
 	{ EACCES, F },
 	{ EFAULT, F },
-	{ EBUSY, F },
+	{ EBUSY, BUSY },	// seed convention
 	{ ENODEV, HW },
 	{ EINVAL, I },		// counter id / NC out of range
 	{ ENOTTY, F },
@@ -170,10 +170,10 @@ inline constexpr row nq_mmap_rows[] = {
 	{ ENXIO, I },
 	{ EBADF, H },
 	{ EAGAIN, HM },
-	{ ENOMEM, HM },
+	{ ENOMEM, R },		// seed convention
 	{ EACCES, F },
 	{ EFAULT, F },
-	{ EBUSY, F },
+	{ EBUSY, BUSY },	// seed convention
 	{ ENODEV, F },
 	{ EINVAL, I },
 	{ ENOTTY, F },
@@ -221,6 +221,27 @@ inline constexpr row exec_rows[] = {
 	{ ENOSPC, NRT_QUEUE_FULL },
 	{ EOPNOTSUPP, F },
 	{ ETIMEDOUT, T },
+	{ ENOTRECOVERABLE, NRT_EXEC_UNIT_UNRECOVERABLE },	// NC took an uncorrectable error, until reset
+	{ NRT_ENOTSUPP, F },
+};
+
+// NEURON_IOCTL_MEM_ALLOC / FREE / READ / WRITE / SET (tensors).
+inline constexpr row mem_rows[] = {
+	{ EPERM, F },
+	{ ENOENT, H },		// no such allocation on this file
+	{ EINTR, F },
+	{ EIO, HW },
+	{ EBADF, H },
+	{ ENOMEM, R },		// HBM (or the host cap) exhausted: seed -ENOMEM -> 4
+	{ EACCES, F },
+	{ EFAULT, I },		// the application's buffer pointer was refused
+	{ EBUSY, BUSY },	// NeuronCore held by another process
+	{ ENODEV, HW },
+	{ EINVAL, I },		// size, offset past the end, flags
+	{ ENOTTY, F },		// driver without device memory
+	{ ENOSPC, R },
+	{ EOPNOTSUPP, F },
+	{ ETIMEDOUT, T },
 	{ NRT_ENOTSUPP, F },
 };
 
@@ -241,6 +262,7 @@ inline constexpr std::array<site_table, NRT_SITE_COUNT> sites = { {
 	make(NRT_SITE_NQ_MMAP, "nq_mmap", F, nq_mmap_rows),
 	make(NRT_SITE_CORE_RESERVE, "core_reserve", F, core_reserve_rows),
 	make(NRT_SITE_EXEC, "exec", F, exec_rows),
+	make(NRT_SITE_MEM, "mem", F, mem_rows),
 } };
 
 // Positive errno of @err (either sign), or 0 when it has none.

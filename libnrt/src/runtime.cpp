@@ -20,57 +20,24 @@
 #include <vector>
 
 #include "export.hpp"
+#include "model.hpp"
+#include "runtime.hpp"
 
 namespace nrt::rt {
-
-constexpr uint32_t kErrorRingBytes = 1024 * NEURON_NQ_ENTRY_SIZE;	// 1024 entries
-constexpr uint64_t kDefaultTimeoutUs = 2000000;
-
-enum class state { uninitialized, initialized, closed };
-
-struct core_ctx {
-	std::mutex lock;	// one execute at a time on this core, in this process
-	nrt_nq_t *error_ring = nullptr;
-};
-
-struct device_ctx {
-	ndl_device_t *dev = nullptr;
-	nds_instance_t *nds = nullptr;
-	std::array<core_ctx, MAX_NC_PER_DEVICE> cores;
-
-	~device_ctx()
-	{
-		for (size_t i = 0; i < cores.size(); i++) {
-			if (!cores[i].error_ring)
-				continue;
-			nrt_nq_close(cores[i].error_ring);
-			// executing reserved the core: give it back (ENOENT if it never was)
-			neuron_core_reserve rel{};
-			rel.size = sizeof(rel);
-			rel.nc = static_cast<uint32_t>(i);
-			::ioctl(ndl_device_fd(dev), NEURON_IOCTL_CORE_RELEASE, &rel);
-		}
-		if (nds)
-			nds_close(nds);
-		if (dev)
-			ndl_close_device(dev);
-	}
-};
-
-struct runtime {
-	std::mutex lock;	// protects everything below
-	state st = state::uninitialized;
-	// by device index; an execute holds its own reference, so nrt_close()
-	// never frees a device an execute is still using
-	std::vector<std::shared_ptr<device_ctx>> devices;
-	nrt_decode_config_t cfg{};
-	uint64_t timeout_us = kDefaultTimeoutUs;
-};
 
 runtime &rt()
 {
 	static runtime r;
 	return r;
+}
+
+NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc)
+{
+	core_ctx &c = d.cores[nc];
+	if (c.error_ring)
+		return NRT_SUCCESS;
+	int ret = nrt_nq_open(d.dev, nc, NEURON_NQ_TYPE_ERROR, 0, kErrorRingBytes, &c.error_ring);
+	return ret ? nrt_status_from_errno(NRT_SITE_NQ_INIT, ret) : NRT_SUCCESS;
 }
 
 NRT_STATUS guard(const runtime &r)
@@ -227,6 +194,8 @@ NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_ve
 NRT_EXPORT void nrt_close(void)
 {
 	runtime &r = rt();
+	// models first, outside r.lock (placing a model takes it after its own lock)
+	nrt::model::unload_all();
 	std::lock_guard<std::mutex> g(r.lock);
 	if (r.st != state::initialized)
 		return;

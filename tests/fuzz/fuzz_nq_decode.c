@@ -37,7 +37,7 @@ static int entry_valid(const struct neuron_nq_entry *e)
 	unsigned type = e->header & 0x1f;
 
 	if (type == 0x1f)
-		return e->error_id <= 10;
+		return e->error_id <= 11;	/* 0..10 TPB types, 11 the table's NONE entry */
 	if (type == 0x03)
 		return e->error_id >= 1 && e->error_id <= 5;
 	return 0;

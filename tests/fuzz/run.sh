@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the libFuzzer targets (tests/fuzz/fuzz_*.c) with clang and run each
+# Build the libFuzzer targets (tests/fuzz/fuzz_*.c, fuzz_*.cpp) with clang and run each
 # for a fixed number of executions, from a seed corpus written here.
 #
 #   tests/fuzz/run.sh [-q] [-r RUNS] [-t SECONDS] [-b BUILD_DIR] [fuzzer...]
@@ -9,7 +9,7 @@
 # -r RUNS     executions per fuzzer (default 200000)
 # -t SECONDS  also stop each fuzzer after this long (default: no limit)
 # -b DIR      build directory (default build-fuzz; configured if missing)
-# fuzzer...   names (fuzz_parse ...); default: every tests/fuzz/fuzz_*.c
+# fuzzer...   names (fuzz_parse ...); default: every tests/fuzz/fuzz_*.c and fuzz_*.cpp
 #
 # Prints TAP (scripts/tap.sh), one line per fuzzer ("ok 1 - fuzz_parse: 200000 runs ..."
 # or "not ok 1 - fuzz_parse: ..." with the crash and the reproducer file
@@ -37,8 +37,10 @@ if [ $# -gt 0 ]; then
 	fuzzers=("$@")
 else
 	fuzzers=()
-	for f in "$top"/tests/fuzz/fuzz_*.c; do
-		fuzzers+=("$(basename "$f" .c)")
+	for f in "$top"/tests/fuzz/fuzz_*.c "$top"/tests/fuzz/fuzz_*.cpp; do
+		[ -e "$f" ] || continue
+		f=$(basename "$f")
+		fuzzers+=("${f%%.*}")
 	done
 fi
 
@@ -91,6 +93,12 @@ ring_seed() {
 mkdir -p "$work/fuzz_nq_decode/corpus"
 ring_seed >"$work/fuzz_nq_decode/corpus/ring16"
 seed fuzz_nq_decode entry '\004\000\000\237\000\000\000\000\000\000\000\000\000\000\000\000'
+
+# the NEFF loader: a whole NEFF (mode 0), a data section (1), a model.sim (2)
+seed fuzz_neff desc '\002format 1\nname m\nop affine_u32 3 7\ninput in 64\noutput out 64\n'
+seed fuzz_neff desc2 '\002format 1\nname m\nnc_count 2\nrun_time_us 10\nop xor_u8 255\nin_offset 4\ninput a 8\ninput b 4\noutput c 4\n'
+seed fuzz_neff raw '\000\001\000\000\000\000\000\000\000\000\004'
+seed fuzz_neff gz '\001\037\213\010\000\000\000\000\000\000\003'
 
 # ---- run ------------------------------------------------------------------
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}

@@ -247,8 +247,8 @@ static void malformed(void **state)
 		ne = entry(bad_types[i] | NEURON_NQ_HDR_SW_OVERFLOW, NEURON_TPB_ERROR_MEMORY_ERROR);
 		assert_int_equal(nrt_decode_nq_entry(&e, &ne), -1);
 	}
-	/* TPB error ids past 10, hardware ids 0 and past 5 */
-	ne = entry(NEURON_NQ_NOTIFIC_TPB_ERROR | NEURON_NQ_HDR_SW_OVERFLOW, 11);
+	/* TPB error ids past the remap table (11 is in it), hardware ids 0 and past 5 */
+	ne = entry(NEURON_NQ_NOTIFIC_TPB_ERROR | NEURON_NQ_HDR_SW_OVERFLOW, NRT_TPB_REMAP_COUNT);
 	assert_int_equal(nrt_decode_nq_entry(&e, &ne), -1);
 	ne = entry(NEURON_NQ_NOTIFIC_TPB_ERROR, 255);
 	assert_int_equal(nrt_decode_nq_entry(&e, &ne), -1);
@@ -274,7 +274,7 @@ static void malformed(void **state)
 	assert_int_equal(nrt_infer_errors_status(&e, &armed), NRT_SUCCESS);
 
 	/* the accumulate calls count the same way */
-	assert_int_equal(nrt_infer_errors_add_tpb(&e, 11), -1);
+	assert_int_equal(nrt_infer_errors_add_tpb(&e, NRT_TPB_REMAP_COUNT), -1);
 	assert_int_equal(nrt_infer_errors_add_hw(&e, 0), -1);
 	assert_int_equal(nrt_infer_errors_add_hw(&e, 6), -1);
 	assert_int_equal(e.malformed, sizeof(bad_types) + 10);
@@ -286,6 +286,31 @@ static void malformed(void **state)
 	assert_int_equal(nrt_infer_errors_add_hw(NULL, 1), -1);
 	nrt_infer_errors_clear(NULL);
 	assert_int_equal(nrt_infer_errors_status(NULL, &armed), NRT_SUCCESS);
+}
+
+/* The remap table's 12th entry: TPB error id 11 maps to NONE, so an entry
+ * carrying it is accepted (counted, its overflow bit honoured) and sets no
+ * flag: not malformed (seed table; issue 14 item 5). */
+static void tpb_id_11_is_none(void **state)
+{
+	static const nrt_decode_config_t cfg = { true };
+	nrt_infer_errors_t e;
+	struct neuron_nq_entry ne;
+
+	(void)state;
+	nrt_infer_errors_clear(&e);
+	ne = entry(NEURON_NQ_NOTIFIC_TPB_ERROR, 11);
+	assert_int_equal(nrt_decode_nq_entry(&e, &ne), 0);
+	assert_int_equal(e.entries, 1);
+	assert_int_equal(e.malformed, 0);
+	assert_int_equal(e.infer_error_flags[NRT_INFER_ERROR_SUBTYPE_NONE], 1);
+	assert_int_equal(nrt_infer_errors_status(&e, &cfg), NRT_SUCCESS);
+	ne = entry(NEURON_NQ_NOTIFIC_TPB_ERROR | NEURON_NQ_HDR_SW_OVERFLOW, 11);
+	assert_int_equal(nrt_decode_nq_entry(&e, &ne), 0);
+	assert_int_equal(e.nq_overflow, 1);
+	assert_int_equal(nrt_infer_errors_add_tpb(&e, 11), 0);
+	assert_int_equal(e.entries, 3);
+	assert_int_equal(e.malformed, 0);
 }
 
 static void saturation(void **state)
@@ -496,6 +521,7 @@ int main(void)
 		cmocka_unit_test(hw_faults),
 		cmocka_unit_test(overflow),
 		cmocka_unit_test(malformed),
+		cmocka_unit_test(tpb_id_11_is_none),
 		cmocka_unit_test(saturation),
 		cmocka_unit_test(combinations),
 		cmocka_unit_test(collapse_examples),

@@ -26,44 +26,46 @@
 #define HM NRT_FAIL_HOST_MEM_ALLOC
 #define BI NRT_EXEC_BAD_INPUT
 #define B NRT_EXEC_NC_BUSY
+#define U NRT_EXEC_UNIT_UNRECOVERABLE
 #define NL 0	/* not listed */
 
-#define SITES 9
+#define SITES 10
 
 /* columns: open get_info nds_acquire nds_mmap counter_add nq_init nq_mmap
- *          core_reserve exec */
+ *          core_reserve exec mem */
 static const struct {
 	int err;
 	unsigned s[SITES];
 } matrix[] = {
-	{ EPERM,	{ F,  F,  F,  F,  F,  F,  F,  F,  F  } },
-	{ ENOENT,	{ I,  F,  I,  H,  H,  I,  H,  I,  H  } },
-	{ EINTR,	{ F,  F,  F,  F,  F,  F,  F,  F,  F  } },
-	{ EIO,		{ HW, HW, HW, HW, HW, HW, HW, HW, HW } },
-	{ ENXIO,	{ I,  NL, NL, I,  NL, NL, I,  NL, NL } },
-	{ EBADF,	{ NL, H,  H,  H,  H,  H,  H,  H,  H  } },
-	{ EAGAIN,	{ NL, NL, NL, HM, NL, NL, HM, B,  Q  } },
-	{ ENOMEM,	{ R,  R,  R,  HM, R,  R,  HM, R,  R  } },
-	{ EACCES,	{ F,  F,  F,  F,  F,  F,  F,  F,  F  } },
-	{ EFAULT,	{ F,  F,  F,  F,  F,  F,  F,  F,  BI } },
-	{ EBUSY,	{ B,  F,  F,  F,  F,  B,  F,  B,  B  } },
-	{ ENODEV,	{ I,  HW, HW, F,  HW, HW, F,  HW, HW } },
-	{ EINVAL,	{ I,  I,  I,  I,  I,  I,  I,  I,  I  } },
-	{ ENFILE,	{ R,  NL, NL, NL, NL, NL, NL, NL, NL } },
-	{ EMFILE,	{ R,  NL, NL, NL, NL, NL, NL, NL, NL } },
-	{ ENOTTY,	{ F,  F,  F,  F,  F,  F,  F,  F,  F  } },
-	{ ENOSPC,	{ F,  F,  R,  F,  R,  R,  F,  NC, Q  } },
-	{ EOVERFLOW,	{ NL, NL, NL, I,  NL, NL, I,  NL, NL } },
-	{ EOPNOTSUPP,	{ F,  F,  F,  F,  F,  F,  F,  F,  F  } },
-	{ ETIMEDOUT,	{ T,  T,  T,  F,  T,  T,  F,  T,  T  } },
-	{ 524,		{ F,  F,  F,  F,  F,  F,  F,  F,  F  } },	/* ENOTSUPP */
+	{ EPERM,		{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },
+	{ ENOENT,		{ I,  F,  I,  H,  H,  I,  H,  I,  H, H  } },
+	{ EINTR,		{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },
+	{ EIO,		{ HW, HW, HW, HW, HW, HW, HW, HW, HW, HW } },
+	{ ENXIO,		{ I,  NL, NL, I,  NL, NL, I,  NL, NL, NL } },
+	{ EBADF,		{ NL, H,  H,  H,  H,  H,  H,  H,  H, H  } },
+	{ EAGAIN,		{ NL, NL, NL, HM, NL, NL, HM, B,  Q, NL } },
+	{ ENOMEM,		{ R,  R,  R,  R,  R,  R,  R,  R,  R, R  } },
+	{ EACCES,		{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },
+	{ EFAULT,		{ F,  F,  F,  F,  F,  F,  F,  F,  BI, I  } },
+	{ EBUSY,		{ B,  B,  B,  B,  B,  B,  B,  B,  B, B  } },
+	{ ENODEV,		{ I,  HW, HW, F,  HW, HW, F,  HW, HW, HW } },
+	{ EINVAL,		{ I,  I,  I,  I,  I,  I,  I,  I,  I, I  } },
+	{ ENFILE,		{ R,  NL, NL, NL, NL, NL, NL, NL, NL, NL } },
+	{ EMFILE,		{ R,  NL, NL, NL, NL, NL, NL, NL, NL, NL } },
+	{ ENOTTY,		{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },
+	{ ENOSPC,		{ F,  F,  R,  F,  R,  R,  F,  NC, Q, R  } },
+	{ EOVERFLOW,	{ NL, NL, NL, I,  NL, NL, I,  NL, NL, NL } },
+	{ EOPNOTSUPP,	{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },
+	{ ETIMEDOUT,	{ T,  T,  T,  F,  T,  T,  F,  T,  T, T  } },
+	{ ENOTRECOVERABLE, { NL, NL, NL, NL, NL, NL, NL, NL, U,  NL } },
+	{ 524,		{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },	/* ENOTSUPP */
 };
 
 #define MATRIX_ROWS (sizeof(matrix) / sizeof(matrix[0]))
 
 static const char *const site_names[SITES] = {
 	"open", "get_info", "nds_acquire", "nds_mmap", "counter_add", "nq_init", "nq_mmap",
-	"core_reserve", "exec",
+	"core_reserve", "exec", "mem",
 };
 
 static void every_cell(void **state)
@@ -128,7 +130,7 @@ static void short_copy(void **state)
 
 	(void)state;
 	memset(rows, 0xab, sizeof(rows));
-	assert_int_equal(nrt_errno_map_rows(NRT_SITE_EXEC, rows, 2), 17);
+	assert_int_equal(nrt_errno_map_rows(NRT_SITE_EXEC, rows, 2), 18);
 	assert_int_equal(rows[0].err, EPERM);
 	assert_int_equal(rows[1].err, ENOENT);
 	assert_int_equal(rows[1].status, NRT_INVALID_HANDLE);
@@ -190,8 +192,17 @@ static void reference_conventions(void **state)
 	/* the same errno, different sites */
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_CORE_RESERVE, ENOSPC), NRT_LOAD_NOT_ENOUGH_NC);
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_EXEC, ENOSPC), NRT_QUEUE_FULL);
-	assert_int_equal(nrt_status_from_errno(NRT_SITE_NDS_MMAP, ENOMEM), NRT_FAIL_HOST_MEM_ALLOC);
+	assert_int_equal(nrt_status_from_errno(NRT_SITE_NDS_MMAP, EAGAIN), NRT_FAIL_HOST_MEM_ALLOC);
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_EXEC, ENOENT), NRT_INVALID_HANDLE);
+	/* issue 14 item 5: the seed's -ENOMEM -> 4 and -EBUSY -> 1005 everywhere */
+	for (int site = 0; site < NRT_SITE_COUNT; site++) {
+		assert_int_equal(nrt_status_from_errno((nrt_syscall_site_t)site, -ENOMEM), NRT_RESOURCE);
+		assert_int_equal(nrt_status_from_errno((nrt_syscall_site_t)site, -EBUSY), NRT_EXEC_NC_BUSY);
+	}
+	/* issue 14: an uncorrectable NeuronCore, and device memory */
+	assert_int_equal(nrt_status_from_errno(NRT_SITE_EXEC, -ENOTRECOVERABLE), NRT_EXEC_UNIT_UNRECOVERABLE);
+	assert_int_equal(nrt_status_from_errno(NRT_SITE_MEM, -ENOMEM), NRT_RESOURCE);
+	assert_int_equal(nrt_status_from_errno(NRT_SITE_MEM, -ENOENT), NRT_INVALID_HANDLE);
 }
 
 static void site_names_lookup(void **state)
@@ -199,7 +210,7 @@ static void site_names_lookup(void **state)
 	static const char *const prefixed[SITES] = {
 		"NRT_SITE_OPEN", "NRT_SITE_GET_INFO", "NRT_SITE_NDS_ACQUIRE", "NRT_SITE_NDS_MMAP",
 		"NRT_SITE_COUNTER_ADD", "NRT_SITE_NQ_INIT", "NRT_SITE_NQ_MMAP",
-		"NRT_SITE_CORE_RESERVE", "NRT_SITE_EXEC",
+		"NRT_SITE_CORE_RESERVE", "NRT_SITE_EXEC", "NRT_SITE_MEM",
 	};
 	nrt_syscall_site_t s;
 	int site;

@@ -871,7 +871,7 @@ static const struct mix_case mixes[] = {
 	{ "collectives", { HW }, { NEURON_NQ_HW_COLLECTIVES }, 1,
 	  NRT_EXEC_HW_ERR_COLLECTIVES, NRT_EXEC_HW_ERR_COLLECTIVES, 1, 0 },
 	{ "malformed only", { NEURON_NQ_NOTIFIC_DMA, TPB, HW, HW, 0 },
-	  { 0, NEURON_TPB_ERROR_COUNT, 0, NEURON_NQ_HW_COUNT, 1 }, 5,
+	  { 0, NRT_TPB_REMAP_COUNT, 0, NEURON_NQ_HW_COUNT, 1 }, 5,
 	  NRT_SUCCESS, NRT_SUCCESS, 0, 5 },
 	{ "malformed + fatal seq", { 0x1e, TPB, TPB }, { 3, NEURON_TPB_ERROR_SEQUENCER_FATAL, 200 }, 3,
 	  NRT_EXEC_COMPLETED_WITH_ERR, NRT_EXEC_COMPLETED_WITH_ERR, 1, 2 },
@@ -943,9 +943,9 @@ static void malformed_counted(void **state)
 	assert_int_equal(n, 192);
 	memset(&errs, 0, sizeof(errs));
 	assert_int_equal(nrt_nq_drain(r.q, &errs, NULL), 192);
-	/* valid: TPB with 0, 1, 5, 10 and ERROR with 1, 5 */
-	assert_int_equal(errs.entries, 6);
-	assert_int_equal(errs.malformed, 186);
+	/* valid: TPB with 0, 1, 5, 10, 11 (NONE) and ERROR with 1, 5 */
+	assert_int_equal(errs.entries, 7);
+	assert_int_equal(errs.malformed, 185);
 	assert_int_equal(errs.nq_overflow, 0);
 	assert_int_equal(errs.hw_error_flags[1], 1);
 	assert_int_equal(errs.hw_error_flags[5], 1);

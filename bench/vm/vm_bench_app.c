@@ -1,0 +1,191 @@
+/*
+ * Guest benchmark (issue 14 item 7), ratios from one run:
+ *   - nrt_execute() of an empty model (no tensors, run time 0) vs the raw
+ *     job ioctl (NEURON_IOCTL_SIM_EXEC, duration 0) on another NeuronCore;
+ *   - device tensor write + read (nrt_tensor_write/read, MEM_WRITE/READ)
+ *     vs memcpy of the same bytes there and back.
+ *
+ *   vm_bench_app [NEFF] [jobs]
+ *
+ * Without NEFF it packs an empty model with the neff-pack beside it.
+ * Expects the module loaded with a simulated device.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <neuron/neuron_ioctl.h>
+#include <nrt/nrt.h>
+
+#define TENSOR_BYTES (1u << 20)
+#define ROUNDS 64
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *slurp(const char *path, size_t *size)
+{
+	struct stat st;
+	void *b = NULL;
+	int fd = open(path, O_RDONLY);
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+		b = malloc((size_t)st.st_size);
+		if (b && read(fd, b, (size_t)st.st_size) != st.st_size) {
+			free(b);
+			b = NULL;
+		}
+		*size = (size_t)st.st_size;
+	}
+	if (fd >= 0)
+		close(fd);
+	return b;
+}
+
+static int die(const char *what, NRT_STATUS st)
+{
+	fprintf(stderr, "vm_bench_app: %s: %s\n", what, nrt_get_status_as_str(st));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *neff = argc > 1 ? argv[1] : NULL;
+	int jobs = argc > 2 ? atoi(argv[2]) : 2000;
+	char packed[] = "/tmp/vm_bench_app.neff", cmd[512];
+	struct neuron_sim_exec raw = { .size = sizeof(raw), .nc = 1 };
+	nrt_tensor_t *t = NULL;
+	nrt_model_t *m = NULL;
+	double api_ns = 1e30, raw_ns = 1e30, api_mbs = 0, cpy_mbs = 0;
+	uint8_t *buf, *back, *host;
+	size_t size = 0;
+	NRT_STATUS st;
+	void *bytes;
+	int fd, i, k;
+
+	if (!neff) {
+		char self[256];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n <= 0)
+			return 1;
+		self[n] = '\0';
+		*strrchr(self, '/') = '\0';
+		snprintf(cmd, sizeof(cmd), "%s/neff-pack -o %s --name empty", self, packed);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "vm_bench_app: '%s' failed\n", cmd);
+			return 1;
+		}
+		neff = packed;
+	}
+	bytes = slurp(neff, &size);
+	if (!bytes) {
+		fprintf(stderr, "vm_bench_app: cannot read %s\n", neff);
+		return 1;
+	}
+	st = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, NULL, NULL);
+	if (st != NRT_SUCCESS)
+		return die("nrt_init", st);
+	st = nrt_load(bytes, size, 0, -1, &m);
+	free(bytes);
+	if (st != NRT_SUCCESS)
+		return die("nrt_load", st);
+	fd = open("/dev/neuron0", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		perror("vm_bench_app: /dev/neuron0");
+		return 1;
+	}
+
+	/* warm up both paths (error ring mapped, core reserved) */
+	for (i = 0; i < 50; i++)
+		if (nrt_execute(m, NULL, NULL) != NRT_SUCCESS || ioctl(fd, NEURON_IOCTL_SIM_EXEC, &raw))
+			return die("warm-up", NRT_FAILURE);
+	/* alternating blocks, best of three */
+	for (k = 0; k < 3; k++) {
+		uint64_t t0 = now_ns();
+
+		for (i = 0; i < jobs; i++)
+			if ((st = nrt_execute(m, NULL, NULL)) != NRT_SUCCESS)
+				return die("nrt_execute", st);
+		uint64_t t1 = now_ns();
+
+		for (i = 0; i < jobs; i++) {
+			raw.entries = raw.dropped = 0;
+			if (ioctl(fd, NEURON_IOCTL_SIM_EXEC, &raw)) {
+				perror("vm_bench_app: SIM_EXEC");
+				return 1;
+			}
+		}
+		uint64_t t2 = now_ns();
+
+		if ((double)(t1 - t0) / jobs < api_ns)
+			api_ns = (double)(t1 - t0) / jobs;
+		if ((double)(t2 - t1) / jobs < raw_ns)
+			raw_ns = (double)(t2 - t1) / jobs;
+	}
+
+	buf = malloc(TENSOR_BYTES);
+	back = malloc(TENSOR_BYTES);
+	host = malloc(TENSOR_BYTES);
+	if (!buf || !back || !host)
+		return 1;
+	memset(buf, 0x5a, TENSOR_BYTES);
+	st = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, TENSOR_BYTES, "bench", &t);
+	if (st != NRT_SUCCESS)
+		return die("nrt_tensor_allocate", st);
+	for (k = 0; k < 3; k++) {
+		uint64_t t0 = now_ns();
+
+		for (i = 0; i < ROUNDS; i++) {
+			if ((st = nrt_tensor_write(t, buf, 0, TENSOR_BYTES)) != NRT_SUCCESS)
+				return die("nrt_tensor_write", st);
+			if ((st = nrt_tensor_read(t, back, 0, TENSOR_BYTES)) != NRT_SUCCESS)
+				return die("nrt_tensor_read", st);
+		}
+		uint64_t t1 = now_ns();
+
+		for (i = 0; i < ROUNDS; i++) {
+			memcpy(host, buf, TENSOR_BYTES);
+			__asm__ volatile("" ::"r"(host) : "memory");
+			memcpy(back, host, TENSOR_BYTES);
+			__asm__ volatile("" ::"r"(back) : "memory");
+		}
+		uint64_t t2 = now_ns();
+		double mb = 2.0 * ROUNDS * TENSOR_BYTES / 1e6;
+
+		if (mb / ((double)(t1 - t0) / 1e9) > api_mbs)
+			api_mbs = mb / ((double)(t1 - t0) / 1e9);
+		if (mb / ((double)(t2 - t1) / 1e9) > cpy_mbs)
+			cpy_mbs = mb / ((double)(t2 - t1) / 1e9);
+	}
+	if (memcmp(buf, back, TENSOR_BYTES)) {
+		fprintf(stderr, "vm_bench_app: tensor read back differs\n");
+		return 1;
+	}
+
+	printf("nrt_execute, empty model:   %10.1f us/job\n", api_ns / 1e3);
+	printf("raw SIM_EXEC ioctl:         %10.1f us/job\n", raw_ns / 1e3);
+	printf("ratio nrt_execute/raw ioctl (time per job): %.2f\n", api_ns / raw_ns);
+	printf("tensor write+read, 1 MiB:   %10.0f MB/s\n", api_mbs);
+	printf("memcpy there and back:      %10.0f MB/s\n", cpy_mbs);
+	printf("ratio tensor write+read/memcpy (throughput): %.3f\n", api_mbs / cpy_mbs);
+	nrt_tensor_free(&t);
+	nrt_unload(m);
+	nrt_close();
+	close(fd);
+	free(buf);
+	free(back);
+	free(host);
+	return 0;
+}

@@ -1,0 +1,258 @@
+// C ABI of the application API (<nrt/nrt.h>): argument checks, handle
+// look-ups and the runtime guard; the work is in model.cpp and tensor.cpp.
+// No exception crosses: every internal call is noexcept.
+#include <nrt/kmetric.h>
+#include <nrt/nrt.h>
+
+#include "export.hpp"
+#include "model.hpp"
+#include "tensor.hpp"
+
+using namespace nrt;
+
+namespace {
+
+NRT_STATUS runtime_guard()
+{
+	rt::runtime &r = rt::rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	return rt::guard(r);
+}
+
+template <typename Table, typename T>
+void *issue(Table &table, std::shared_ptr<T> obj)
+{
+	return reinterpret_cast<void *>(table.issue(std::move(obj)));
+}
+
+} // namespace
+
+NRT_EXPORT NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+			       nrt_model_t **model)
+{
+	NRT_STATUS st = runtime_guard();
+	if (st != NRT_SUCCESS)
+		return st;
+	if (!model)
+		return NRT_INVALID;
+	*model = nullptr;
+	if (!neff_bytes || vnc < -1 || vnc_count != -1)
+		return NRT_INVALID;
+	std::shared_ptr<model::model> m;
+	st = model::load({ static_cast<const uint8_t *>(neff_bytes), size }, vnc, &m);
+	if (st != NRT_SUCCESS)
+		return st;
+	void *h = issue(model::models(), m);
+	if (!h) {
+		model::unload(*m);
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	*model = static_cast<nrt_model_t *>(h);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_unload(nrt_model_t *model)
+{
+	NRT_STATUS st = runtime_guard();
+	if (st != NRT_SUCCESS)
+		return st;
+	auto m = model::models().take(model);
+	if (!m)
+		return NRT_INVALID_HANDLE;
+	model::unload(*m);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count)
+{
+	NRT_STATUS st = runtime_guard();
+	if (st != NRT_SUCCESS)
+		return st;
+	auto m = model::models().find(model);
+	if (!m)
+		return NRT_INVALID_HANDLE;
+	if (!vnc_count)
+		return NRT_INVALID;
+	*vnc_count = m->nc_count;
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result)
+{
+	if (!result)
+		return NRT_INVALID;
+	*result = nullptr;
+	std::shared_ptr<tensor::tensor_set> s;
+	try {
+		s = std::make_shared<tensor::tensor_set>();
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	void *h = issue(tensor::sets(), std::move(s));
+	if (!h)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	*result = h;
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set)
+{
+	if (!tensor_set)
+		return;
+	tensor::sets().take(*tensor_set);
+	*tensor_set = nullptr;
+}
+
+NRT_EXPORT NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
+						   nrt_tensor_t *tensor)
+{
+	auto s = tensor::sets().find(tensor_set);
+	if (!s || !tensor::tensors().find(tensor))
+		return NRT_INVALID_HANDLE;
+	if (!tensor_name || !*tensor_name)
+		return NRT_INVALID;
+	try {
+		std::lock_guard<std::mutex> g(s->lock);
+		s->by_name[tensor_name] = reinterpret_cast<uintptr_t>(tensor);
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
+						     nrt_tensor_t **tensor)
+{
+	auto s = tensor::sets().find(tensor_set);
+	if (!s)
+		return NRT_INVALID_HANDLE;
+	if (!tensor_name || !tensor)
+		return NRT_INVALID;
+	*tensor = nullptr;
+	try {
+		std::lock_guard<std::mutex> g(s->lock);
+		auto it = s->by_name.find(tensor_name);
+		if (it == s->by_name.end())
+			return NRT_INVALID;
+		*tensor = reinterpret_cast<nrt_tensor_t *>(it->second);
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
+				  nrt_tensor_set_t *output_set)
+{
+	return nrt_execute_repeat(model, input_set, output_set, 1);
+}
+
+NRT_EXPORT NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
+					 nrt_tensor_set_t *output_set, int repeat_count)
+{
+	NRT_STATUS st = runtime_guard();
+	if (st != NRT_SUCCESS)
+		return st;
+	auto m = model::models().find(model);
+	if (!m)
+		return NRT_INVALID_HANDLE;
+	// a NULL set is an empty one: a model without inputs needs none
+	std::shared_ptr<tensor::tensor_set> in, out;
+	if (input_set && !(in = tensor::sets().find(input_set)))
+		return NRT_INVALID_HANDLE;
+	if (output_set && !(out = tensor::sets().find(output_set)))
+		return NRT_INVALID_HANDLE;
+	if (repeat_count < 1)
+		return NRT_INVALID;
+	for (int i = 0; i < repeat_count; i++) {
+		st = model::execute(*m, in.get(), out.get());
+		if (st != NRT_SUCCESS)
+			return st;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placement, int vnc, size_t size,
+					  const char *name, nrt_tensor_t **tensor)
+{
+	NRT_STATUS st = runtime_guard();
+	if (st != NRT_SUCCESS)
+		return st;
+	if (!tensor)
+		return NRT_INVALID;
+	*tensor = nullptr;
+	std::shared_ptr<tensor::tensor> t;
+	switch (tensor_placement) {
+	case NRT_TENSOR_PLACEMENT_HOST:
+		st = tensor::allocate_host(size, name, &t);
+		break;
+	case NRT_TENSOR_PLACEMENT_DEVICE: {
+		std::shared_ptr<rt::device_ctx> d;
+		uint32_t di, nc;
+		if (!model::locate(vnc, &d, &di, &nc))
+			return NRT_INVALID;
+		st = tensor::allocate_device(d, di, nc, size, name, &t);
+		// HBM exhausted counts like any resource failure of that NeuronCore
+		if (st == NRT_RESOURCE)
+			kmetric_update_nds_generic_status(d->nds, static_cast<int>(nc), st);
+		break;
+	}
+	default:
+		return NRT_INVALID;	// VIRTUAL and unknown placements
+	}
+	if (st != NRT_SUCCESS)
+		return st;
+	void *h = issue(tensor::tensors(), std::move(t));
+	if (!h)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	*tensor = static_cast<nrt_tensor_t *>(h);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT void nrt_tensor_free(nrt_tensor_t **tensor)
+{
+	if (!tensor)
+		return;
+	tensor::tensors().take(*tensor);
+	*tensor = nullptr;
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset, size_t size)
+{
+	auto t = tensor::tensors().find(tensor);
+	if (!t)
+		return NRT_INVALID_HANDLE;
+	return tensor::read(*t, buf, offset, size);
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset, size_t size)
+{
+	auto t = tensor::tensors().find(tensor);
+	if (!t)
+		return NRT_INVALID_HANDLE;
+	return tensor::write(*t, buf, offset, size);
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_copy(const nrt_tensor_t *src, size_t src_offset, nrt_tensor_t *dst,
+				      size_t dst_offset, size_t size)
+{
+	auto s = tensor::tensors().find(src);
+	auto d = tensor::tensors().find(dst);
+	if (!s || !d)
+		return NRT_INVALID_HANDLE;
+	return tensor::copy(*s, src_offset, *d, dst_offset, size);
+}
+
+NRT_EXPORT size_t nrt_tensor_get_size(const nrt_tensor_t *tensor)
+{
+	auto t = tensor::tensors().find(tensor);
+	return t ? t->size : 0;
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, int value, size_t size)
+{
+	auto t = tensor::tensors().find(tensor);
+	if (!t)
+		return NRT_INVALID_HANDLE;
+	return tensor::memset(*t, offset, value, size);
+}

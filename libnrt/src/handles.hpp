@@ -1,0 +1,84 @@
+// Checked opaque handles for the application API. A handle is not an
+// address: it is (serial << 4 | kind), issued once and never again, so a
+// freed handle, a handle of another kind or a made-up pointer is found
+// missing instead of being dereferenced (NRT_INVALID_HANDLE).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace nrt::handles {
+
+enum class kind : uintptr_t { model = 1, tensor = 2, tensor_set = 3 };
+
+template <typename T, kind K>
+class table {
+public:
+	// A new handle for @obj; 0 when the handle space or memory ran out.
+	uintptr_t issue(std::shared_ptr<T> obj) noexcept
+	{
+		std::lock_guard<std::mutex> g(lock_);
+		if (next_ >= (UINTPTR_MAX >> 4))
+			return 0;
+		uintptr_t h = (next_ << 4) | static_cast<uintptr_t>(K);
+		try {
+			objs_.emplace(h, std::move(obj));
+		} catch (...) {
+			return 0;
+		}
+		next_++;
+		return h;
+	}
+
+	std::shared_ptr<T> find(const void *p) const noexcept
+	{
+		uintptr_t h = reinterpret_cast<uintptr_t>(p);
+		if ((h & 0xf) != static_cast<uintptr_t>(K))
+			return nullptr;
+		std::lock_guard<std::mutex> g(lock_);
+		auto it = objs_.find(h);
+		return it == objs_.end() ? nullptr : it->second;
+	}
+
+	// Remove the handle; the object lives on while someone holds it.
+	std::shared_ptr<T> take(const void *p) noexcept
+	{
+		uintptr_t h = reinterpret_cast<uintptr_t>(p);
+		std::lock_guard<std::mutex> g(lock_);
+		auto it = objs_.find(h);
+		if (it == objs_.end())
+			return nullptr;
+		auto obj = std::move(it->second);
+		objs_.erase(it);
+		return obj;
+	}
+
+	// Remove every handle (nrt_close()); the objects are returned.
+	std::vector<std::shared_ptr<T>> take_all()
+	{
+		std::vector<std::shared_ptr<T>> v;
+		std::lock_guard<std::mutex> g(lock_);
+		v.reserve(objs_.size());
+		for (auto &[h, o] : objs_)
+			v.push_back(std::move(o));
+		objs_.clear();
+		return v;
+	}
+
+	template <typename F> void for_each(F f) const
+	{
+		std::lock_guard<std::mutex> g(lock_);
+		for (const auto &[h, o] : objs_)
+			f(h, o);
+	}
+
+private:
+	mutable std::mutex lock_;	// protects objs_ and next_
+	std::unordered_map<uintptr_t, std::shared_ptr<T>> objs_;
+	uintptr_t next_ = 1;
+};
+
+} // namespace nrt::handles

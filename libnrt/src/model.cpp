@@ -1,0 +1,354 @@
+// Models: load (NEFF -> NeuronCores), unload, execute (model.hpp).
+#include "model.hpp"
+
+#include <nrt/kmetric.h>
+#include <nrt/nrt_error_model.h>
+#include <neuron/neuron_nds.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <vector>
+
+namespace nrt::model {
+namespace {
+
+// protects every core_ctx::model_refs, and orders reservations so two
+// loads in this process never interleave their CORE_RESERVE calls
+std::mutex place_lock;
+
+int core_ioctl(rt::device_ctx &d, unsigned long cmd, uint32_t nc)
+{
+	neuron_core_reserve arg{};
+	arg.size = sizeof(arg);
+	arg.nc = nc;
+	return ::ioctl(ndl_device_fd(d.dev), cmd, &arg) ? errno : 0;
+}
+
+// The last model on @nc is gone: give the core back. Its error ring goes
+// first (CORE_RELEASE refuses while a ring of the core is mapped).
+void release_core_locked(rt::device_ctx &d, uint32_t nc)
+{
+	rt::core_ctx &c = d.cores[nc];
+	std::lock_guard<std::mutex> g(c.lock);
+	if (c.error_ring) {
+		nrt_nq_close(c.error_ring);
+		c.error_ring = nullptr;
+	}
+	core_ioctl(d, NEURON_IOCTL_CORE_RELEASE, nc);
+}
+
+// Reserve @first .. @first + @count - 1 for one more model. 0 or the errno
+// of the first refusal (nothing is held then).
+int reserve_range_locked(rt::device_ctx &d, uint32_t first, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++) {
+		int err = d.cores[first + i].model_refs ? 0 :
+			  core_ioctl(d, NEURON_IOCTL_CORE_RESERVE, first + i);
+		if (err) {
+			for (uint32_t j = 0; j < i; j++)
+				if (!d.cores[first + j].model_refs)
+					release_core_locked(d, first + j);
+			return err;
+		}
+	}
+	for (uint32_t i = 0; i < count; i++)
+		d.cores[first + i].model_refs++;
+	return 0;
+}
+
+// A failed load counts on the NeuronCore it was aimed at (CSWTCH.6).
+void count_load_failure(int vnc, NRT_STATUS st)
+{
+	std::shared_ptr<rt::device_ctx> d;
+	uint32_t di, nc;
+	if (!locate(vnc >= 0 ? vnc : 0, &d, &di, &nc) && !locate(0, &d, &di, &nc))
+		return;
+	kmetric_update_nds_generic_status(d->nds, static_cast<int>(nc), st);
+}
+
+NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc)
+{
+	uint32_t need = m->desc.nc_count;
+	std::lock_guard<std::mutex> g(place_lock);
+	if (vnc >= 0) {
+		if (!locate(vnc, &m->dev, &m->device_index, &m->nc_first))
+			return NRT_INVALID;
+		if (need > m->dev->dev->nc_count - m->nc_first)
+			return NRT_LOAD_NOT_ENOUGH_NC;
+		int err = reserve_range_locked(*m->dev, m->nc_first, need);
+		if (err)
+			return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
+		m->nc_count = need;
+		return NRT_SUCCESS;
+	}
+	// the first free run of NeuronCores, device by device
+	for (int g_nc = 0;; g_nc++) {
+		std::shared_ptr<rt::device_ctx> d;
+		uint32_t di, nc;
+		if (!locate(g_nc, &d, &di, &nc))
+			return NRT_LOAD_NOT_ENOUGH_NC;
+		if (need > d->dev->nc_count - nc)
+			continue;
+		int err = reserve_range_locked(*d, nc, need);
+		if (err == EBUSY)
+			continue;	// held by another process: try the next run
+		if (err)
+			return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
+		m->dev = std::move(d);
+		m->device_index = di;
+		m->nc_first = nc;
+		m->nc_count = need;
+		return NRT_SUCCESS;
+	}
+}
+
+struct bound {
+	std::shared_ptr<tensor::tensor> t;
+};
+
+// Every tensor @decl names, from @set, with the declared size and a usable
+// placement: NRT_EXEC_BAD_INPUT otherwise, NRT_INVALID_HANDLE for a freed one.
+NRT_STATUS resolve(const model &m, const tensor::tensor_set *set,
+		   const std::vector<neff::tensor_desc> &decl, std::vector<bound> *out)
+{
+	for (const auto &td : decl) {
+		uintptr_t h = 0;
+		if (set) {
+			std::lock_guard<std::mutex> g(const_cast<tensor::tensor_set *>(set)->lock);
+			auto it = set->by_name.find(td.name);
+			if (it != set->by_name.end())
+				h = it->second;
+		}
+		if (!h)
+			return NRT_EXEC_BAD_INPUT;	// missing tensor
+		auto t = tensor::tensors().find(reinterpret_cast<const void *>(h));
+		if (!t)
+			return NRT_INVALID_HANDLE;	// freed after it was added
+		if (t->size != td.bytes)
+			return NRT_EXEC_BAD_INPUT;	// wrong size
+		if (t->mem && (t->mem->dev != m.dev || t->mem->nc != m.nc_first))
+			return NRT_EXEC_BAD_INPUT;	// another NeuronCore's memory
+		out->push_back(bound{ std::move(t) });
+	}
+	return NRT_SUCCESS;
+}
+
+void record(const model &m, NRT_STATUS st, const nrt_infer_errors_t *errs,
+	    const nrt_exec_times_t *times)
+{
+	kmetric_record_execution(m.dev->nds, static_cast<int>(m.nc_first), st, errs, times);
+}
+
+// Reach the network proxy a collectives model names (a unix socket): the
+// connection is the execution's; NRT_NETWORK_PROXY_FAILURE when nothing
+// accepts it.
+NRT_STATUS proxy_connect(const std::string &path)
+{
+	sockaddr_un sa{};
+	sa.sun_family = AF_UNIX;
+	if (path.size() >= sizeof(sa.sun_path))
+		return NRT_NETWORK_PROXY_FAILURE;
+	std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
+	int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno == ENOMEM || errno == ENOBUFS ? NRT_RESOURCE : NRT_FAILURE;
+	int ret = ::connect(fd, reinterpret_cast<const sockaddr *>(&sa), sizeof(sa));
+	::close(fd);
+	return ret == 0 ? NRT_SUCCESS : NRT_NETWORK_PROXY_FAILURE;
+}
+
+} // namespace
+
+model_table &models()
+{
+	static model_table t;
+	return t;
+}
+
+bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_index, uint32_t *nc)
+{
+	if (vnc < 0)
+		return false;
+	rt::runtime &r = rt::rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	uint32_t left = static_cast<uint32_t>(vnc);
+	for (size_t i = 0; i < r.devices.size(); i++) {
+		const auto &d = r.devices[i];
+		if (!d)
+			continue;
+		if (left < d->dev->nc_count) {
+			*dev = d;
+			*device_index = static_cast<uint32_t>(i);
+			*nc = left;
+			return true;
+		}
+		left -= d->dev->nc_count;
+	}
+	return false;
+}
+
+NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, std::shared_ptr<model> *out) noexcept
+{
+	try {
+		auto m = std::make_shared<model>();
+		neff::header h;
+		NRT_STATUS st = neff::parse(bytes, &h, &m->desc);
+		if (st == NRT_SUCCESS)
+			st = place(m, vnc);
+		if (st != NRT_SUCCESS) {
+			count_load_failure(vnc, st);
+			return st;
+		}
+		nds_increment_nc_counter(m->dev->nds, static_cast<int>(m->nc_first),
+					 NDS_NC_COUNTER_MODEL_LOAD_COUNT, 1);
+		*out = std::move(m);
+		return NRT_SUCCESS;
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+}
+
+void unload(model &m) noexcept
+{
+	if (!m.dev || !m.nc_count)
+		return;
+	std::lock_guard<std::mutex> g(place_lock);
+	for (uint32_t i = 0; i < m.nc_count; i++) {
+		uint32_t nc = m.nc_first + i;
+		if (m.dev->cores[nc].model_refs && --m.dev->cores[nc].model_refs == 0)
+			release_core_locked(*m.dev, nc);
+	}
+	// m.dev stays: an execute racing this unload (a caller bug, as in the
+	// SDK) still has a live device under it, and gets the driver's answer
+	m.nc_count = 0;
+}
+
+void unload_all() noexcept
+{
+	try {
+		for (auto &m : models().take_all())
+			unload(*m);
+	} catch (...) {
+		// take_all could not allocate: the file close releases the cores
+	}
+}
+
+NRT_STATUS execute(model &m, const tensor::tensor_set *in_set,
+		   const tensor::tensor_set *out_set) noexcept
+try {
+	const neff::model_desc &d = m.desc;
+	std::vector<bound> in, out;
+	NRT_STATUS st = resolve(m, in_set, d.inputs, &in);
+	if (st == NRT_SUCCESS)
+		st = resolve(m, out_set, d.outputs, &out);
+	if (st == NRT_INVALID_HANDLE)
+		return st;	// the caller's handle, not an execution
+	nrt_infer_errors_t errs;
+	nrt_infer_errors_clear(&errs);
+	if (st != NRT_SUCCESS) {
+		record(m, st, &errs, nullptr);
+		return st;
+	}
+
+	// collectives go through the host's network proxy: no proxy, no execution
+	if (!d.proxy.empty()) {
+		st = proxy_connect(d.proxy);
+		if (st != NRT_SUCCESS) {
+			record(m, st, &errs, nullptr);
+			return st;
+		}
+	}
+
+	neuron_sim_exec_model arg{};
+	arg.size = sizeof(arg);
+	arg.nc = m.nc_first;
+	arg.op = static_cast<uint32_t>(d.program);
+	arg.duration_us = d.run_time_us;
+	arg.arg0 = d.arg0;
+	arg.arg1 = d.arg1;
+	std::unique_ptr<tensor::device_mem> stage_in, stage_out;
+	tensor::tensor *host_out = nullptr;
+	if (d.program != neff::op::none) {
+		tensor::tensor &ti = *in[0].t, &to = *out[0].t;
+		uint64_t bytes = to.size;
+		// the program's (indirect) read must stay inside its input, as the
+		// device's DMA bounds-checks it
+		if (!tensor::in_range(ti.size, d.in_offset, bytes)) {
+			record(m, NRT_EXEC_OOB, &errs, nullptr);
+			return NRT_EXEC_OOB;
+		}
+		arg.bytes = bytes;
+		if (ti.mem) {
+			arg.in_handle = ti.mem->handle;
+			arg.in_offset = d.in_offset;
+		} else {
+			// host input: staged through the NeuronCore's scratchpad
+			st = tensor::mem_alloc(m.dev, m.nc_first, NEURON_MEM_LOC_DEVICE,
+					       NEURON_MEM_CAT_SCRATCHPAD, bytes, &stage_in);
+			if (st == NRT_SUCCESS)
+				st = tensor::mem_rw(*stage_in, NEURON_IOCTL_MEM_WRITE, 0, bytes,
+						    ti.host.get() + d.in_offset, 0);
+			if (st != NRT_SUCCESS)
+				return st;
+			arg.in_handle = stage_in->handle;
+		}
+		if (to.mem) {
+			arg.out_handle = to.mem->handle;
+		} else {
+			st = tensor::mem_alloc(m.dev, m.nc_first, NEURON_MEM_LOC_DEVICE,
+					       NEURON_MEM_CAT_SCRATCHPAD, bytes, &stage_out);
+			if (st != NRT_SUCCESS)
+				return st;
+			arg.out_handle = stage_out->handle;
+			host_out = &to;
+		}
+	}
+
+	rt::runtime &r = rt::rt();
+	nrt_decode_config_t cfg;
+	{
+		std::lock_guard<std::mutex> g(r.lock);
+		cfg = r.cfg;
+		arg.timeout_us = r.timeout_us;
+	}
+	rt::core_ctx &c = m.dev->cores[m.nc_first];
+	std::lock_guard<std::mutex> cg(c.lock);
+	st = rt::error_ring_locked(*m.dev, m.nc_first);
+	if (st != NRT_SUCCESS)
+		return st;
+	int exec_errno = 0;
+	auto t0 = std::chrono::steady_clock::now();
+	if (::ioctl(ndl_device_fd(m.dev->dev), NEURON_IOCTL_SIM_EXEC_MODEL, &arg) != 0)
+		exec_errno = errno;
+	auto t1 = std::chrono::steady_clock::now();
+	NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
+					: NRT_SUCCESS;
+	uint64_t dropped = 0;
+	nrt_nq_drain(c.error_ring, &errs, &dropped);
+	NRT_STATUS sts[2] = { exec_st, nrt_infer_errors_status(&errs, &cfg) };
+	st = nrt_status_fold(sts, 2);
+
+	nrt_exec_times_t times{};
+	times.total_ns = static_cast<uint64_t>(
+		std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+	if (!exec_errno) {
+		times.device_ns = d.run_time_us * 1000;
+		times.nc_ns = d.run_time_us * 1000;
+	}
+	record(m, st, &errs, &times);
+	if (host_out && !exec_errno) {
+		NRT_STATUS rs = tensor::mem_rw(*stage_out, NEURON_IOCTL_MEM_READ, 0, host_out->size,
+					       host_out->host.get(), 0);
+		if (st == NRT_SUCCESS)
+			st = rs;
+	}
+	return st;
+} catch (...) {
+	return NRT_FAIL_HOST_MEM_ALLOC;
+}
+
+} // namespace nrt::model

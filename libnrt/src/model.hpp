@@ -1,0 +1,40 @@
+// Loaded models of the application API: a parsed NEFF placed on
+// NeuronCores this process reserved, and its execution through
+// NEURON_IOCTL_SIM_EXEC_MODEL.
+#pragma once
+
+#include <nrt/nrt.h>
+
+#include <memory>
+
+#include "handles.hpp"
+#include "neff.hpp"
+#include "runtime.hpp"
+#include "tensor.hpp"
+
+namespace nrt::model {
+
+struct model {
+	std::shared_ptr<rt::device_ctx> dev;
+	uint32_t device_index = 0;
+	uint32_t nc_first = 0;		// the program runs here
+	uint32_t nc_count = 0;		// nc_first .. nc_first + nc_count - 1 reserved
+	neff::model_desc desc;
+};
+
+using model_table = handles::table<model, handles::kind::model>;
+model_table &models();
+
+// nrt_load() behind the guard: @vnc -1 or a global NeuronCore index.
+NRT_STATUS load(std::span<const uint8_t> neff, int32_t vnc, std::shared_ptr<model> *out) noexcept;
+// Release the model's NeuronCores (those no other model holds).
+void unload(model &m) noexcept;
+// Release every model (nrt_close()).
+void unload_all() noexcept;
+// One execution, accounted in the NDS slab.
+NRT_STATUS execute(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out) noexcept;
+
+// Global NeuronCore index -> (device, NeuronCore), as nrt_tensor_allocate's vnc.
+bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_index, uint32_t *nc);
+
+} // namespace nrt::model

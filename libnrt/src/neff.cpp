@@ -1,0 +1,438 @@
+// NEFF parsing and packing (docs/neff.md). The archive is read and written
+// by libarchive and the digest computed by OpenSSL's libcrypto; only the
+// model description (our own line format) is parsed here.
+#include "neff.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string_view>
+
+namespace nrt::neff {
+namespace {
+
+uint64_t le64(std::span<const uint8_t> b, size_t at)
+{
+	uint64_t v = 0;
+	for (size_t i = 0; i < 8; i++)
+		v |= uint64_t{b[at + i]} << (8 * i);
+	return v;
+}
+
+uint32_t le32(std::span<const uint8_t> b, size_t at)
+{
+	uint32_t v = 0;
+	for (size_t i = 0; i < 4; i++)
+		v |= uint32_t{b[at + i]} << (8 * i);
+	return v;
+}
+
+void put64(uint8_t *p, uint64_t v)
+{
+	for (size_t i = 0; i < 8; i++)
+		p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+void put32(uint8_t *p, uint32_t v)
+{
+	for (size_t i = 0; i < 4; i++)
+		p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// A NUL-terminated (or full-length) string field.
+std::string cstr(std::span<const uint8_t> b, size_t at, size_t len)
+{
+	const char *p = reinterpret_cast<const char *>(b.data() + at);
+	return std::string(p, strnlen(p, len));
+}
+
+struct archive_deleter {
+	void operator()(archive *a) const { archive_read_free(a); }
+};
+struct archive_write_deleter {
+	void operator()(archive *a) const { archive_write_free(a); }
+};
+struct entry_deleter {
+	void operator()(archive_entry *e) const { archive_entry_free(e); }
+};
+
+// The model.sim member of a gzip'd tar, or NRT_INVALID.
+NRT_STATUS extract_model(std::span<const uint8_t> data, std::string *text)
+{
+	std::unique_ptr<archive, archive_deleter> a(archive_read_new());
+	if (!a)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	if (archive_read_support_filter_gzip(a.get()) != ARCHIVE_OK ||
+	    archive_read_support_format_tar(a.get()) != ARCHIVE_OK)
+		return NRT_FAILURE;
+	if (archive_read_open_memory(a.get(), data.data(), data.size()) != ARCHIVE_OK)
+		return NRT_INVALID;
+	bool found = false, eof = false;
+	for (size_t n = 0; n <= kMaxMembers; n++) {
+		archive_entry *e;
+		int r = archive_read_next_header(a.get(), &e);
+		if (r == ARCHIVE_EOF) {
+			eof = true;	// the whole archive read to its end marker
+			break;
+		}
+		if (n == kMaxMembers)
+			return NRT_INVALID;
+		if (r != ARCHIVE_OK)
+			return NRT_INVALID;
+		// gzip only: a plain or otherwise compressed tar is not a NEFF
+		if (n == 0 && (archive_filter_count(a.get()) != 2 ||
+			       archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP))
+			return NRT_INVALID;
+		const char *path = archive_entry_pathname(e);
+		std::string_view p = path ? path : "";
+		if (p.starts_with("./"))
+			p.remove_prefix(2);
+		if (p != kModelFile)
+			continue;	// other members are not read (data skipped lazily)
+		if (found || archive_entry_filetype(e) != AE_IFREG || !archive_entry_size_is_set(e) ||
+		    archive_entry_size(e) <= 0 ||
+		    static_cast<uint64_t>(archive_entry_size(e)) > kMaxModelFile)
+			return NRT_INVALID;
+		text->resize(static_cast<size_t>(archive_entry_size(e)));
+		la_ssize_t got = archive_read_data(a.get(), text->data(), text->size());
+		if (got != static_cast<la_ssize_t>(text->size()))
+			return NRT_INVALID;
+		found = true;
+	}
+	return found && eof ? NRT_SUCCESS : NRT_INVALID;
+}
+
+bool valid_name(std::string_view s)
+{
+	if (s.empty() || s.size() > kMaxNameLen)
+		return false;
+	return std::all_of(s.begin(), s.end(), [](char c) {
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		       c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
+	});
+}
+
+bool number(std::string_view s, uint64_t max, uint64_t *v)
+{
+	if (s.empty())
+		return false;
+	int base = 10;
+	if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s.remove_prefix(2);
+		base = 16;
+	}
+	auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *v, base);
+	return ec == std::errc() && p == s.data() + s.size() && *v <= max;
+}
+
+constexpr std::pair<std::string_view, op> op_names[] = {
+	{ "none", op::none },
+	{ "copy", op::copy },
+	{ "affine_u32", op::affine_u32 },
+	{ "xor_u8", op::xor_u8 },
+};
+
+std::vector<std::string_view> split(std::string_view line)
+{
+	std::vector<std::string_view> t;
+	size_t i = 0;
+	while (i < line.size()) {
+		while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		size_t j = i;
+		while (j < line.size() && line[j] != ' ' && line[j] != '\t')
+			j++;
+		if (j > i)
+			t.push_back(line.substr(i, j - i));
+		i = j;
+	}
+	return t;
+}
+
+NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
+{
+	*m = model_desc{};
+	bool have_format = false, have[6] = {};
+	size_t pos = 0;
+	while (pos < text.size()) {
+		size_t nl = text.find('\n', pos);
+		std::string_view line = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+		pos = nl == std::string_view::npos ? text.size() : nl + 1;
+		if (!line.empty() && line.back() == '\r')
+			line.remove_suffix(1);
+		if (line.find('\0') != std::string_view::npos)
+			return NRT_INVALID;
+		auto t = split(line);
+		if (t.empty() || t[0].starts_with('#'))
+			continue;
+		uint64_t v;
+		if (!have_format) {
+			// the first line says which description format this is
+			if (t[0] != "format" || t.size() != 2 || !number(t[1], UINT32_MAX, &v))
+				return NRT_INVALID;
+			if (v != kModelFormat)
+				return NRT_UNSUPPORTED_NEFF_VERSION;
+			have_format = true;
+			continue;
+		}
+		std::string_view k = t[0];
+		// single-valued keys, each at most once
+		static constexpr std::string_view once[] = { "name", "nc_count", "run_time_us", "op",
+							     "in_offset", "proxy" };
+		for (size_t i = 0; i < 6; i++) {
+			if (k != once[i])
+				continue;
+			if (have[i])
+				return NRT_INVALID;
+			have[i] = true;
+		}
+		if (k == "name") {
+			if (t.size() != 2 || !valid_name(t[1]))
+				return NRT_INVALID;
+			m->name = t[1];
+		} else if (k == "nc_count") {
+			if (t.size() != 2 || !number(t[1], kMaxNc, &v) || v == 0)
+				return NRT_INVALID;
+			m->nc_count = static_cast<uint32_t>(v);
+		} else if (k == "run_time_us") {
+			if (t.size() != 2 || !number(t[1], kMaxRunTimeUs, &v))
+				return NRT_INVALID;
+			m->run_time_us = v;
+		} else if (k == "in_offset") {
+			if (t.size() != 2 || !number(t[1], kMaxTensorBytes, &v))
+				return NRT_INVALID;
+			m->in_offset = v;
+		} else if (k == "proxy") {
+			// an absolute path of printable characters, as a sun_path holds it
+			if (t.size() != 2 || t[1].size() > kMaxProxyLen || !t[1].starts_with('/') ||
+			    !std::all_of(t[1].begin(), t[1].end(),
+					 [](char c) { return c > ' ' && c < 0x7f; }))
+				return NRT_INVALID;
+			m->proxy = t[1];
+		} else if (k == "op") {
+			if (t.size() < 2 || t.size() > 4)
+				return NRT_INVALID;
+			auto it = std::find_if(std::begin(op_names), std::end(op_names),
+					       [&](const auto &p) { return p.first == t[1]; });
+			if (it == std::end(op_names))
+				return NRT_INVALID;
+			m->program = it->second;
+			uint64_t a[2] = { 0, 0 };
+			for (size_t i = 2; i < t.size(); i++)
+				if (!number(t[i], UINT32_MAX, &a[i - 2]))
+					return NRT_INVALID;
+			m->arg0 = static_cast<uint32_t>(a[0]);
+			m->arg1 = static_cast<uint32_t>(a[1]);
+		} else if (k == "input" || k == "output") {
+			auto &list = k == "input" ? m->inputs : m->outputs;
+			if (t.size() != 3 || !valid_name(t[1]) || !number(t[2], kMaxTensorBytes, &v) ||
+			    v == 0 || list.size() >= kMaxTensors)
+				return NRT_INVALID;
+			for (const auto &x : m->inputs)
+				if (x.name == t[1])
+					return NRT_INVALID;
+			for (const auto &x : m->outputs)
+				if (x.name == t[1])
+					return NRT_INVALID;
+			list.push_back(tensor_desc{ std::string(t[1]), v });
+		} else {
+			return NRT_INVALID;	// unknown keys are refused, not ignored
+		}
+	}
+	if (!have_format || !have[0])
+		return NRT_INVALID;
+	if (m->program != op::none) {
+		// the program maps inputs[0] to outputs[0], word for word
+		if (m->inputs.empty() || m->outputs.empty())
+			return NRT_INVALID;
+		if (m->program == op::affine_u32 && m->outputs[0].bytes % 4)
+			return NRT_INVALID;
+	} else if (m->in_offset) {
+		return NRT_INVALID;
+	}
+	return NRT_SUCCESS;
+}
+
+} // namespace
+
+size_t digest(uint64_t packaging_version, std::span<const uint8_t> data, uint8_t md[kHashLen])
+{
+	const EVP_MD *type;
+	if (packaging_version == kPackagingSha256)
+		type = EVP_sha256();
+	else if (packaging_version == kPackagingMd5)
+		type = EVP_md5();
+	else
+		return 0;
+	unsigned int len = 0;
+	if (EVP_Digest(data.data(), data.size(), md, &len, type, nullptr) != 1)
+		return 0;
+	return len;
+}
+
+NRT_STATUS parse_header(std::span<const uint8_t> b, header *h) noexcept
+{
+	if (b.size() < kHeaderSize)
+		return NRT_INVALID;
+	try {
+		h->packaging_version = le64(b, off::packaging_version);
+		h->header_size = le64(b, off::header_size);
+		h->data_size = le64(b, off::data_size);
+		h->version_major = le64(b, off::version_major);
+		h->version_minor = le64(b, off::version_minor);
+		h->version_build = cstr(b, off::version_build, kVersionBuildLen);
+		h->num_tpb = le32(b, off::num_tpb);
+		h->requested_tpb_count = le32(b, off::requested_tpb_count);
+		h->name = cstr(b, off::name, kNameLen);
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS parse_model(std::string_view text, model_desc *model) noexcept
+{
+	try {
+		return parse_model_throwing(text, model);
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+}
+
+NRT_STATUS parse(std::span<const uint8_t> b, header *h, model_desc *m) noexcept
+{
+	NRT_STATUS st = parse_header(b, h);
+	if (st != NRT_SUCCESS)
+		return st;
+	// The version decides how the rest is read, so it is checked first.
+	if (h->packaging_version != kPackagingSha256 && h->packaging_version != kPackagingMd5)
+		return NRT_UNSUPPORTED_NEFF_VERSION;
+	if (h->header_size != kHeaderSize || h->data_size == 0 ||
+	    h->data_size != b.size() - kHeaderSize)
+		return NRT_INVALID;
+	auto data = b.subspan(kHeaderSize);
+	uint8_t md[kHashLen] = {};
+	size_t len = digest(h->packaging_version, data, md);
+	if (!len)
+		return NRT_FAILURE;
+	// the digest, then zeros to the end of the field
+	uint8_t want[kHashLen] = {};
+	std::memcpy(want, md, len);
+	if (CRYPTO_memcmp(want, b.data() + off::hash, kHashLen) != 0)
+		return NRT_INVALID;
+	try {
+		std::string text;
+		st = extract_model(data, &text);
+		if (st != NRT_SUCCESS)
+			return st;
+		st = parse_model_throwing(text, m);
+		if (st != NRT_SUCCESS)
+			return st;
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	if (h->requested_tpb_count && h->requested_tpb_count != m->nc_count)
+		return NRT_INVALID;
+	return NRT_SUCCESS;
+}
+
+std::string format(const model_desc &m)
+{
+	std::string s = "format 1\n";
+	s += "name " + m.name + "\n";
+	s += "nc_count " + std::to_string(m.nc_count) + "\n";
+	s += "run_time_us " + std::to_string(m.run_time_us) + "\n";
+	auto it = std::find_if(std::begin(op_names), std::end(op_names),
+			       [&](const auto &p) { return p.second == m.program; });
+	s += "op " + std::string(it == std::end(op_names) ? "none" : it->first) + " " +
+	     std::to_string(m.arg0) + " " + std::to_string(m.arg1) + "\n";
+	if (m.in_offset)
+		s += "in_offset " + std::to_string(m.in_offset) + "\n";
+	if (!m.proxy.empty())
+		s += "proxy " + m.proxy + "\n";
+	for (const auto &t : m.inputs)
+		s += "input " + t.name + " " + std::to_string(t.bytes) + "\n";
+	for (const auto &t : m.outputs)
+		s += "output " + t.name + " " + std::to_string(t.bytes) + "\n";
+	return s;
+}
+
+namespace {
+
+la_ssize_t append_cb(archive *, void *ctx, const void *buf, size_t n)
+{
+	auto *v = static_cast<std::vector<uint8_t> *>(ctx);
+	try {
+		const auto *p = static_cast<const uint8_t *>(buf);
+		v->insert(v->end(), p, p + n);
+	} catch (...) {
+		return -1;
+	}
+	return static_cast<la_ssize_t>(n);
+}
+
+} // namespace
+
+bool pack(std::string_view text, const model_desc *hm, const pack_options &opt,
+	  std::vector<uint8_t> *out)
+{
+	std::vector<uint8_t> data;
+	{
+		std::unique_ptr<archive, archive_write_deleter> a(archive_write_new());
+		std::unique_ptr<archive_entry, entry_deleter> e(archive_entry_new());
+		if (!a || !e)
+			return false;
+		if (archive_write_add_filter_gzip(a.get()) != ARCHIVE_OK ||
+		    archive_write_set_format_ustar(a.get()) != ARCHIVE_OK ||
+		    archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
+		    archive_write_open(a.get(), &data, nullptr, append_cb, nullptr) != ARCHIVE_OK)
+			return false;
+		archive_entry_set_pathname(e.get(), kModelFile);
+		archive_entry_set_filetype(e.get(), AE_IFREG);
+		archive_entry_set_perm(e.get(), 0644);
+		archive_entry_set_size(e.get(), static_cast<la_int64_t>(text.size()));
+		if (archive_write_header(a.get(), e.get()) != ARCHIVE_OK)
+			return false;
+		if (!text.empty() &&
+		    archive_write_data(a.get(), text.data(), text.size()) !=
+			    static_cast<la_ssize_t>(text.size()))
+			return false;
+		if (archive_write_close(a.get()) != ARCHIVE_OK)
+			return false;
+	}
+	out->assign(kHeaderSize, 0);
+	uint8_t *h = out->data();
+	put64(h + off::packaging_version, opt.packaging_version);
+	put64(h + off::header_size, kHeaderSize);
+	put64(h + off::data_size, data.size() + opt.data_size_delta);
+	put64(h + off::version_major, opt.version_major);
+	put64(h + off::version_minor, opt.version_minor);
+	std::memcpy(h + off::version_build, opt.version_build.data(),
+		    std::min(opt.version_build.size(), kVersionBuildLen - 1));
+	uint32_t nc = hm ? hm->nc_count : 0;
+	put32(h + off::num_tpb, nc);
+	put32(h + off::requested_tpb_count, nc);
+	if (hm)
+		std::memcpy(h + off::name, hm->name.data(), std::min(hm->name.size(), kNameLen - 1));
+	uint8_t md[kHashLen] = {};
+	// an unsupported version gets a SHA-256, so only the version is wrong
+	uint64_t dv = opt.packaging_version == kPackagingMd5 ? kPackagingMd5 : kPackagingSha256;
+	if (!digest(dv, data, md))
+		return false;
+	if (opt.corrupt_hash)
+		md[0] ^= 0x5a;
+	std::memcpy(h + off::hash, md, kHashLen);
+	// uuid: a digest-derived value, so the same input packs the same bytes
+	std::memcpy(h + off::uuid, md, kUuidLen);
+	out->insert(out->end(), data.begin(), data.end());
+	return true;
+}
+
+} // namespace nrt::neff

@@ -1,0 +1,74 @@
+// The runtime's shared state (nrt_init .. nrt_close): the devices this
+// process opened, their NDS slabs and per-NeuronCore error rings. Used by
+// runtime.cpp (lifecycle, nrt_sim_execute) and model.cpp (the application
+// API).
+#pragma once
+
+#include <nrt/nrt.h>
+#include <nrt/nrt_nq.h>
+#include <nrt/nds/neuron_ds.h>
+#include <ndl/ndl.h>
+#include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nq.h>
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <sys/ioctl.h>
+#include <vector>
+
+namespace nrt::rt {
+
+constexpr uint32_t kErrorRingBytes = 1024 * NEURON_NQ_ENTRY_SIZE;	// 1024 entries
+constexpr uint64_t kDefaultTimeoutUs = 2000000;
+
+enum class state { uninitialized, initialized, closed };
+
+struct core_ctx {
+	std::mutex lock;	// one execute at a time on this core, in this process
+	nrt_nq_t *error_ring = nullptr;
+	uint32_t model_refs = 0;	// models placed here (model.cpp's place_lock)
+};
+
+struct device_ctx {
+	ndl_device_t *dev = nullptr;
+	nds_instance_t *nds = nullptr;
+	std::array<core_ctx, MAX_NC_PER_DEVICE> cores;
+
+	~device_ctx()
+	{
+		for (size_t i = 0; i < cores.size(); i++) {
+			if (!cores[i].error_ring)
+				continue;
+			nrt_nq_close(cores[i].error_ring);
+			// executing reserved the core: give it back (ENOENT if it never was)
+			neuron_core_reserve rel{};
+			rel.size = sizeof(rel);
+			rel.nc = static_cast<uint32_t>(i);
+			::ioctl(ndl_device_fd(dev), NEURON_IOCTL_CORE_RELEASE, &rel);
+		}
+		if (nds)
+			nds_close(nds);
+		if (dev)
+			ndl_close_device(dev);
+	}
+};
+
+struct runtime {
+	std::mutex lock;	// protects everything below
+	state st = state::uninitialized;
+	// by device index; an execute holds its own reference, so nrt_close()
+	// never frees a device an execute is still using
+	std::vector<std::shared_ptr<device_ctx>> devices;
+	nrt_decode_config_t cfg{};
+	uint64_t timeout_us = kDefaultTimeoutUs;
+};
+
+
+runtime &rt();
+NRT_STATUS guard(const runtime &r);
+
+// The error ring of @nc, opened on first use (the caller holds c.lock).
+NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc);
+
+} // namespace nrt::rt

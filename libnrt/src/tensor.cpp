@@ -1,0 +1,194 @@
+// Tensors (tensor.hpp). Offsets and sizes are checked here, before any
+// ioctl, so a bad range is NRT_INVALID whatever the placement.
+#include "tensor.hpp"
+
+#include <nrt/nrt_error_model.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace nrt::tensor {
+
+tensor_table &tensors()
+{
+	static tensor_table t;
+	return t;
+}
+
+set_table &sets()
+{
+	static set_table t;
+	return t;
+}
+
+device_mem::~device_mem()
+{
+	if (!handle || !dev)
+		return;
+	neuron_mem_free arg{};
+	arg.size = sizeof(arg);
+	arg.handle = handle;
+	// the driver frees it with the file anyway; nothing to report here
+	::ioctl(ndl_device_fd(dev->dev), NEURON_IOCTL_MEM_FREE, &arg);
+}
+
+NRT_STATUS mem_alloc(std::shared_ptr<rt::device_ctx> dev, uint32_t nc, uint32_t location,
+		     uint32_t category, uint64_t bytes, std::unique_ptr<device_mem> *out) noexcept
+{
+	std::unique_ptr<device_mem> m(new (std::nothrow) device_mem);
+	if (!m)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	neuron_mem_alloc arg{};
+	arg.size = sizeof(arg);
+	arg.nc = nc;
+	arg.location = location;
+	arg.category = category;
+	arg.bytes = bytes;
+	if (::ioctl(ndl_device_fd(dev->dev), NEURON_IOCTL_MEM_ALLOC, &arg) != 0)
+		return nrt_status_from_errno(NRT_SITE_MEM, errno);
+	m->dev = std::move(dev);
+	m->nc = nc;
+	m->handle = arg.handle;
+	m->bytes = bytes;
+	*out = std::move(m);
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint64_t bytes,
+		  const void *ptr, uint32_t value) noexcept
+{
+	if (!bytes)
+		return NRT_SUCCESS;
+	neuron_mem_rw arg{};
+	arg.size = sizeof(arg);
+	arg.handle = m.handle;
+	arg.offset = offset;
+	arg.bytes = bytes;
+	arg.user_ptr = reinterpret_cast<uintptr_t>(ptr);
+	arg.value = value;
+	if (::ioctl(ndl_device_fd(m.dev->dev), cmd, &arg) != 0)
+		return nrt_status_from_errno(NRT_SITE_MEM, errno);
+	return NRT_SUCCESS;
+}
+
+namespace {
+
+NRT_STATUS make(size_t size, const char *name, nrt_tensor_placement_t pl,
+		std::shared_ptr<tensor> *out) noexcept
+{
+	try {
+		auto t = std::make_shared<tensor>();
+		t->placement = pl;
+		t->size = size;
+		if (name)
+			t->name = name;
+		*out = std::move(t);
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	return NRT_SUCCESS;
+}
+
+} // namespace
+
+NRT_STATUS allocate_host(size_t size, const char *name, std::shared_ptr<tensor> *out) noexcept
+{
+	if (size == 0)
+		return NRT_INVALID;
+	std::shared_ptr<tensor> t;
+	NRT_STATUS st = make(size, name, NRT_TENSOR_PLACEMENT_HOST, &t);
+	if (st != NRT_SUCCESS)
+		return st;
+	// calloc: zeroed like device memory, and untouched pages cost nothing
+	t->host.reset(static_cast<uint8_t *>(std::calloc(1, size)));
+	if (!t->host)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	*out = std::move(t);
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS allocate_device(std::shared_ptr<rt::device_ctx> dev, uint32_t device_index, uint32_t nc,
+			   size_t size, const char *name, std::shared_ptr<tensor> *out) noexcept
+{
+	if (size == 0)
+		return NRT_INVALID;
+	std::shared_ptr<tensor> t;
+	NRT_STATUS st = make(size, name, NRT_TENSOR_PLACEMENT_DEVICE, &t);
+	if (st != NRT_SUCCESS)
+		return st;
+	st = mem_alloc(std::move(dev), nc, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_TENSORS, size,
+		       &t->mem);
+	if (st != NRT_SUCCESS)
+		return st;
+	t->device_index = device_index;
+	*out = std::move(t);
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS read(const tensor &t, void *buf, uint64_t offset, uint64_t size) noexcept
+{
+	if (!buf || !in_range(t.size, offset, size))
+		return NRT_INVALID;
+	if (t.host) {
+		std::memmove(buf, t.host.get() + offset, size);
+		return NRT_SUCCESS;
+	}
+	return mem_rw(*t.mem, NEURON_IOCTL_MEM_READ, offset, size, buf, 0);
+}
+
+NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noexcept
+{
+	if (!buf || !in_range(t.size, offset, size))
+		return NRT_INVALID;
+	if (t.host) {
+		std::memmove(t.host.get() + offset, buf, size);
+		return NRT_SUCCESS;
+	}
+	return mem_rw(*t.mem, NEURON_IOCTL_MEM_WRITE, offset, size, buf, 0);
+}
+
+NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint64_t size) noexcept
+{
+	if (!in_range(src.size, so, size) || !in_range(dst.size, d_o, size))
+		return NRT_INVALID;
+	if (src.host)
+		return write(dst, src.host.get() + so, d_o, size);	// memmove-safe below
+	if (dst.host)
+		return read(src, dst.host.get() + d_o, so, size);
+	// device to device: both on one NeuronCore, as the SDK requires
+	if (src.mem->dev != dst.mem->dev || src.mem->nc != dst.mem->nc)
+		return NRT_INVALID;
+	constexpr uint64_t kChunk = 1 << 20;
+	std::unique_ptr<uint8_t[]> bounce(new (std::nothrow) uint8_t[std::min(size, kChunk) + 1]);
+	if (!bounce)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	// an overlapping copy within one tensor moves backwards when dst is after src
+	bool backwards = &src == &dst && d_o > so;
+	for (uint64_t done = 0; done < size;) {
+		uint64_t n = std::min(kChunk, size - done);
+		uint64_t at = backwards ? size - done - n : done;
+		NRT_STATUS st = read(src, bounce.get(), so + at, n);
+		if (st == NRT_SUCCESS)
+			st = write(dst, bounce.get(), d_o + at, n);
+		if (st != NRT_SUCCESS)
+			return st;
+		done += n;
+	}
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS memset(tensor &t, uint64_t offset, int value, uint64_t size) noexcept
+{
+	if (!in_range(t.size, offset, size))
+		return NRT_INVALID;
+	if (t.host) {
+		std::memset(t.host.get() + offset, value, size);
+		return NRT_SUCCESS;
+	}
+	return mem_rw(*t.mem, NEURON_IOCTL_MEM_SET, offset, size, nullptr,
+		      static_cast<uint8_t>(value));
+}
+
+} // namespace nrt::tensor

@@ -1,0 +1,81 @@
+// Tensors of the application API: host tensors in process memory, device
+// tensors in a NeuronCore's HBM through the driver's MEM_* ioctls.
+#pragma once
+
+#include <nrt/nrt.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "handles.hpp"
+#include "runtime.hpp"
+
+namespace nrt::tensor {
+
+struct free_deleter {
+	void operator()(uint8_t *p) const { std::free(p); }
+};
+
+// One driver allocation (MEM_ALLOC), freed with its owner.
+struct device_mem {
+	std::shared_ptr<rt::device_ctx> dev;	// keeps the fd open
+	uint32_t nc = 0;
+	uint64_t handle = 0;
+	uint64_t bytes = 0;
+
+	device_mem() = default;
+	device_mem(const device_mem &) = delete;
+	device_mem &operator=(const device_mem &) = delete;
+	~device_mem();
+};
+
+// MEM_ALLOC of @bytes on @nc of @dev (NRT_SITE_MEM mapping on failure).
+NRT_STATUS mem_alloc(std::shared_ptr<rt::device_ctx> dev, uint32_t nc, uint32_t location,
+		     uint32_t category, uint64_t bytes, std::unique_ptr<device_mem> *out) noexcept;
+// MEM_READ / MEM_WRITE / MEM_SET (cmd) on @m.
+NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint64_t bytes,
+		  const void *ptr, uint32_t value) noexcept;
+
+struct tensor {
+	nrt_tensor_placement_t placement = NRT_TENSOR_PLACEMENT_HOST;
+	std::string name;
+	size_t size = 0;
+	std::unique_ptr<uint8_t, free_deleter> host;	// HOST placement
+	std::unique_ptr<device_mem> mem;		// DEVICE placement
+	uint32_t device_index = 0;			// DEVICE placement
+};
+
+using tensor_table = handles::table<tensor, handles::kind::tensor>;
+tensor_table &tensors();
+
+// [offset, offset + size) inside a tensor of @total bytes (overflow-safe).
+constexpr bool in_range(uint64_t total, uint64_t offset, uint64_t size)
+{
+	return offset <= total && size <= total - offset;
+}
+
+// A host tensor (no runtime needed; nrt_tensor_allocate checks that).
+NRT_STATUS allocate_host(size_t size, const char *name, std::shared_ptr<tensor> *out) noexcept;
+// A device tensor on NeuronCore @nc of device @dev.
+NRT_STATUS allocate_device(std::shared_ptr<rt::device_ctx> dev, uint32_t device_index, uint32_t nc,
+			   size_t size, const char *name, std::shared_ptr<tensor> *out) noexcept;
+
+NRT_STATUS read(const tensor &t, void *buf, uint64_t offset, uint64_t size) noexcept;
+NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noexcept;
+NRT_STATUS copy(const tensor &src, uint64_t src_offset, tensor &dst, uint64_t dst_offset,
+		uint64_t size) noexcept;
+NRT_STATUS memset(tensor &t, uint64_t offset, int value, uint64_t size) noexcept;
+
+// Named tensors; the set holds handles, not tensors (a freed tensor is
+// found missing at execute time).
+struct tensor_set {
+	std::mutex lock;	// protects by_name
+	std::unordered_map<std::string, uintptr_t> by_name;
+};
+using set_table = handles::table<tensor_set, handles::kind::tensor_set>;
+set_table &sets();
+
+} // namespace nrt::tensor

@@ -1,0 +1,38 @@
+# Guest suite: the application API (issue 14). NEFFs packed with neff-pack,
+# an application written only to the SDK header, and one check per row of
+# the status table in docs/error-model.md (vm_app: exact status, and the
+# counters it feeds moved by exactly 1, nothing else).
+SUITE=app
+PLAN=35
+. /tests/lib.sh
+
+check load load sim_devices=2 sim_nc_per_device=4
+D=/tmp/neff
+P=/tests/neff-pack
+mkdir -p $D
+check pack-models sh -c "
+	$P -o $D/empty.neff --name empty &&
+	$P -o $D/affine.neff --name affine --op affine_u32 --arg0 3 --arg1 7 \
+		--input in:64 --output out:64 --run-us 50 &&
+	$P -o $D/xor.neff --name xor --op xor_u8 --arg0 0x5a --input in:64 --output out:64 &&
+	$P -o $D/copy.neff --name copy --op copy --input in:64 --output out:64 &&
+	$P -o $D/oob.neff --name oob --op copy --in-offset 8 --input in:16 --output out:16 &&
+	$P -o $D/nc5.neff --name five --nc 5 &&
+	$P -o $D/nc2.neff --name two --nc 2 --packaging-version 2 &&
+	$P -o $D/proxy.neff --name collectives --proxy $D/proxy.sock"
+check pack-broken sh -c "
+	$P -o $D/v3.neff --name v3 --packaging-version 3 &&
+	$P -o $D/corrupt.neff --name corrupt --corrupt-hash &&
+	$P -o $D/trunc.neff --name trunc --truncate 600"
+check_fails pack-refuses-bad-op 1 "expected none\|copy" $P -o $D/x.neff --op bogus
+check pack-info sh -c "$P --info $D/affine.neff | grep -qx 'op affine_u32 3 7'"
+check_fails info-refuses-v3 1 "NRT_UNSUPPORTED_NEFF_VERSION" $P --info $D/v3.neff
+check sdk-app /tests/vm_sdk_app $D/affine.neff
+
+run_prog /tests/vm_app $D
+
+# the benchmark program (make bench runs it at length) still runs, briefly
+check bench-app-runs sh -c "/tests/vm_bench_app $D/empty.neff 20 | grep -q '^ratio nrt_execute/raw ioctl'"
+
+check unload unload
+finish
