@@ -9,5 +9,8 @@ echo "== simulated jobs: error accounting on vs off"
 echo
 echo "== FW-IO: mailbox round trip vs GET_INFO"
 /tests/vm_bench_fwio || rc=1
+echo
+echo "== application API: nrt_execute vs the raw job ioctl; tensor write+read vs memcpy"
+/tests/vm_bench_app || rc=1
 rmmod neuron || rc=1
 exit $rc

@@ -299,11 +299,11 @@ struct neuron_core_reserve {
  * and completes. -EOPNOTSUPP on a device that is not simulated; -ENODEV
  * when the device is removed, also for a job in progress; -EACCES through
  * a file another process opened (the reservation is the opener's).
- * -ENOTRECOVERABLE: the NeuronCore
- * took an uncorrectable error (simulated: debugfs inject/nc_unrecoverable)
- * and refuses every job, at once and writing nothing, until the device is
- * reset (sysfs neuron<N>/reset, with no process holding the device open);
- * libnrt reports it as NRT_EXEC_UNIT_UNRECOVERABLE (101).
+ * -ENOTRECOVERABLE: the NeuronCore took an uncorrectable error (simulated:
+ * debugfs inject/nc_unrecoverable) and refuses every job, at once and
+ * writing nothing, until the device is reset (sysfs neuron<N>/reset, with
+ * no process holding the device open); libnrt reports it as
+ * NRT_EXEC_UNIT_UNRECOVERABLE (101).
  */
 struct neuron_sim_exec {
 	__u32 size;
