@@ -187,6 +187,16 @@ struct dentry *neuron_device_fw_debugfs(const struct neuron_device *nd);
 int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u32 time_div,
 			 u32 *routing_id);
 
+/*
+ * neuron_fwio.c: reset the device as the vendor's probe does
+ * (lib/neuron_fw_profile.h, NEURON_FW_RESET_*), before the device is
+ * created and before any bus mastering: RESET = 1, TRIGGER = 1, wait for
+ * firmware to take it and for FW_STATUS to stop reading busy. Times
+ * divided by @time_div when it is > 1. 0, -ETIMEDOUT, -EINTR. Sleeps.
+ */
+int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			   u32 time_div);
+
 /* neuron_nq.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);
 

@@ -506,6 +506,62 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
 	return -ENODEV;
 }
 
+/* Sleep @ms / @div ms (at least 1); -EINTR when killed. */
+static int neuron_fw_sleep(unsigned int ms, u32 div)
+{
+	msleep(max(ms / div, 1u));
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+static void neuron_fw_ring_reset(const struct neuron_backend_ops *ops, void *backend)
+{
+	ops->misc_write(backend, NEURON_MISCRAM_RESET, 1);	/* device reset */
+	/* the request word before the doorbell */
+	mb();
+	ops->misc_write(backend, NEURON_MISCRAM_TRIGGER, 1);
+}
+
+int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			   u32 time_div)
+{
+	u32 div = time_div > 1 ? time_div : 1;
+	u32 max_ms = neuron_fw_reset_max_ms(fw_arch) / div;
+	u32 reissue_ms = NEURON_FW_RESET_REISSUE_MS / div;
+	ktime_t start = ktime_get(), issued = start;
+	unsigned int i;
+	u32 v;
+	int ret;
+
+	if (!max_ms)
+		return 0;
+	neuron_fw_ring_reset(ops, backend);
+	for (;;) {
+		ret = neuron_fw_sleep(NEURON_FW_RESET_POLL_MS, div);
+		if (ret)
+			return ret;
+		/* 0: firmware took the request (0xDEADBEEF: not readable yet) */
+		v = ops->misc_read(backend, NEURON_MISCRAM_RESET);
+		if (!v)
+			break;
+		if (ktime_ms_delta(ktime_get(), start) >= max_ms)
+			return -ETIMEDOUT;
+		if (ktime_ms_delta(ktime_get(), issued) >= reissue_ms) {
+			neuron_fw_ring_reset(ops, backend);
+			issued = ktime_get();
+		}
+	}
+	for (i = 1; ; i++) {
+		v = ops->misc_read(backend, NEURON_MISCRAM_FW_STATUS);
+		if (v != NEURON_MISCRAM_BAD_READ && !(v & NEURON_MISCRAM_FW_STATUS_BUSY))
+			return 0;
+		if (i == NEURON_FW_RESET_DONE_TRIES)
+			return -ETIMEDOUT;
+		ret = neuron_fw_sleep(NEURON_FW_RESET_DONE_STEP_MS * i, div);
+		if (ret)
+			return ret;
+	}
+}
+
 u64 neuron_fwio_err_count(struct neuron_device *nd)
 {
 	return nd->fwio ? atomic64_read(&nd->fwio->err_count) : 0;

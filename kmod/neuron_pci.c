@@ -17,11 +17,14 @@
  *  3. number the device from that routing id with the vendor's map for the
  *     product, so /dev/neuronN is the vendor's N (a taken N fails the
  *     probe, as the vendor's duplicate check does);
- *  4. no bus mastering: it is turned on, with the vendor's DMA mask (64
+ *  4. no bus mastering at probe: it is turned on, with the vendor's DMA mask (64
  *     bits, else 32), the first time a DMA path needs it: the legacy FW-IO
  *     buffers (ops->dma_alloc);
- *  5. no device reset (the vendor resets every device at probe, for its
- *     runtime's sake; docs/fwio.md says why we need not).
+ *  5. reset the device through firmware as the vendor's probe does
+ *     (neuron_fw_reset_device()), before bus mastering can be on: what
+ *     the last owner left programmed (notification queues, DMA rings
+ *     pointing at host memory that is no longer its) must not come alive
+ *     when the legacy FW-IO path turns bus mastering on.
  * A PCI device never gets fault knobs: only the simulator creates them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": pci: " fmt
@@ -211,6 +214,12 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (ret) {
 		dev_err(&pdev->dev, "firmware not ready (DEVICE_ID reads 0x%08x): %d\n",
 			neuron_pci_misc_read(pd, NEURON_MISCRAM_DEVICE_ID), ret);
+		goto err_unmap;
+	}
+	/* before anything can turn bus mastering on (docs/fwio.md, "Reset at probe") */
+	ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0);
+	if (ret) {
+		dev_err(&pdev->dev, "device reset failed: %d\n", ret);
 		goto err_unmap;
 	}
 	ret = neuron_fw_route_index(pd->arch->route, rid, NEURON_PCI_MAX_DEVICES, &index);

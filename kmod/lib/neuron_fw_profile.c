@@ -99,6 +99,18 @@ const char *neuron_fw_resp_name(unsigned int r)
 	return "?";
 }
 
+u32 neuron_fw_reset_max_ms(unsigned int arch)
+{
+	switch (arch) {
+	case NEURON_FW_ARCH_V2:
+		return 120000;
+	case NEURON_FW_ARCH_V3:
+	case NEURON_FW_ARCH_V4:
+		return 480000;
+	}
+	return 0;
+}
+
 /* Trn1: per group of 16 routing ids (v2/neuron_dhal_v2.c, get_device_id). */
 static const u8 neuron_fw_route_trn1[16] = {
 	0, 4, 1, 5, 3, 7, 2, 6, 12, 8, 13, 9, 15, 11, 14, 10,

@@ -98,6 +98,24 @@ static inline u32 neuron_fw_ready_bound_ms(void)
 	return NEURON_FW_READY_TRIES * (NEURON_FW_READY_READ_MS + NEURON_FW_READY_SLEEP_MS);
 }
 
+/*
+ * Device reset at probe (vendor: the reset kthread's first request, id
+ * 0xFFFFFFFF -> nr_initiate_reset_via_fw, then nr_wait_for_reset_completion):
+ * write 1 (device reset) to RESET, ring TRIGGER; every
+ * NEURON_FW_RESET_POLL_MS read RESET until firmware clears it (accepted),
+ * ringing again every NEURON_FW_RESET_REISSUE_MS, for at most
+ * neuron_fw_reset_max_ms(); then read FW_STATUS until its busy bit clears,
+ * NEURON_FW_RESET_DONE_TRIES times, sleeping NEURON_FW_RESET_DONE_STEP_MS x
+ * the try number in between.
+ */
+#define NEURON_FW_RESET_POLL_MS		100
+#define NEURON_FW_RESET_REISSUE_MS	30000
+#define NEURON_FW_RESET_DONE_TRIES	5
+#define NEURON_FW_RESET_DONE_STEP_MS	100
+
+/* initiate_max_wait_time: v2 120 s, v3 and v4 480 s; 0 for the lenient simulator (no reset). */
+u32 neuron_fw_reset_max_ms(unsigned int arch);
+
 /* Which routing id -> device index map a product uses (vendor: the HAL's get_device_id). */
 enum neuron_fw_route {
 	NEURON_FW_ROUTE_IDENTITY = 0,	/* Inf2; the simulated device */

@@ -145,6 +145,8 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 	} else {
 		/* strict: the PCI probe's path, on simulated MiscRAM */
 		ret = neuron_fw_wait_ready(&neuron_sim_ops, sd, time_div, &rid);
+		if (!ret)
+			ret = neuron_fw_reset_device(&neuron_sim_ops, sd, fw_arch, time_div);
 		if (ret)
 			goto err_fw;
 		ret = neuron_fw_route_index(fw_arch == NEURON_FW_ARCH_V2 ? NEURON_FW_ROUTE_TRN1 :

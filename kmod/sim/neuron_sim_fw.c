@@ -30,7 +30,10 @@
  *    mailbox at all (never answers it). SET_POWER_PROFILE takes
  *    NEURON_SIM_FW_STRICT_POWER_MS (longer than the 1 s READ timeout).
  *    DEVICE_ID reads 0xDEADBEEF for NEURON_SIM_FW_STRICT_READY_MS after
- *    the device appears, then the routing id (= the simulator's id).
+ *    the device appears, then the routing id (= the simulator's id). A
+ *    doorbell with RESET set is a device reset: TRIGGER clear and FW_STATUS
+ *    busy at once, RESET 0 and FW_STATUS idle NEURON_SIM_FW_STRICT_RESET_MS
+ *    later.
  *    Every time divided by the device's fw_time_div.
  *
  * Faults: each request takes the fault armed through fw/fault
@@ -72,6 +75,7 @@
 #define NEURON_SIM_FW_DMA_STRIDE	(1ull << 24)
 #define NEURON_SIM_FW_STRICT_POWER_MS	1500	/* strict: a power profile takes this long */
 #define NEURON_SIM_FW_STRICT_READY_MS	2500	/* strict: DEVICE_ID 0xDEADBEEF after creation */
+#define NEURON_SIM_FW_STRICT_RESET_MS	1000	/* strict: a device reset takes this long */
 /* legacy request/response bytes the firmware looks at: header + the largest payload */
 #define NEURON_SIM_FW_HOST_MAX	(NEURON_FWIO_REQ_HDR_SIZE + NEURON_FWIO_MAX_PAYLOAD)
 
@@ -118,6 +122,7 @@ struct neuron_sim_dma {
  * @req_work:	processes the latched request
  * @slow_work:	delivers @pending after its delay
  * @ready_work:	strict: makes DEVICE_ID readable
+ * @reset_work:	strict: completes a device reset
  * @stopping:	no more work is queued
  * @dbg:	its debugfs files (posted, posted_blobs, sim_stats)
  * @gen:	latch generation; changes only under the MiscRAM lock
@@ -134,6 +139,7 @@ struct neuron_sim_dma {
  * @legacy:	of which over the legacy host-memory path
  * @trigger_zero: writes of 0 to TRIGGER (the driver must never make one)
  * @rewrites:	writes of 1 while a request was in flight
+ * @resets:	strict: device resets taken (RESET set when the doorbell rang)
  * @refused:	strict: requests not served (no ACK, register-only on v2,
  *		a legacy address that is not one of our buffers)
  * @zero_seq:	requests that carried sequence number 0 (must stay 0)
@@ -157,6 +163,7 @@ struct neuron_sim_fw {
 	struct work_struct req_work;
 	struct delayed_work slow_work;
 	struct delayed_work ready_work;
+	struct delayed_work reset_work;
 	bool stopping;
 	struct dentry *dbg[3];
 	u32 gen;
@@ -174,6 +181,7 @@ struct neuron_sim_fw {
 	u64 legacy;
 	u64 trigger_zero;
 	u64 rewrites;
+	u64 resets;
 	u64 refused;
 	u64 zero_seq;
 	u64 seq_wraps;
@@ -302,6 +310,7 @@ enum neuron_sim_fw_trig {
 	NEURON_SIM_TRIG_REPLACE,	/* lenient: replaced the one in flight */
 	NEURON_SIM_TRIG_REWRITE,	/* strict: refused, the one in flight goes on */
 	NEURON_SIM_TRIG_ZERO,		/* a write of 0 */
+	NEURON_SIM_TRIG_RESET,		/* strict: a device reset request (RESET set) */
 };
 
 struct neuron_sim_trig_ctx {
@@ -331,6 +340,12 @@ static bool neuron_sim_fw_trigger_words(u32 *w, void *ctx)
 	}
 	if (busy && fw->strict) {
 		c->action = NEURON_SIM_TRIG_REWRITE;
+		return false;
+	}
+	if (fw->strict && w[NEURON_MISCRAM_RESET / 4]) {
+		/* taken at once: TRIGGER clear, reset in progress until reset_work */
+		c->action = NEURON_SIM_TRIG_RESET;
+		w[NEURON_MISCRAM_FW_STATUS / 4] |= NEURON_MISCRAM_FW_STATUS_BUSY;
 		return false;
 	}
 	c->action = busy ? NEURON_SIM_TRIG_REPLACE : NEURON_SIM_TRIG_LATCH;
@@ -378,6 +393,9 @@ void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 	case NEURON_SIM_TRIG_REWRITE:
 		fw->rewrites++;
 		break;
+	case NEURON_SIM_TRIG_RESET:
+		fw->resets++;
+		break;
 	case NEURON_SIM_TRIG_REPLACE:
 		fw->rewrites++;
 		fallthrough;
@@ -396,6 +414,9 @@ void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 				     "doorbell rung while a request is in flight: refused\n");
 	if (latched && !READ_ONCE(fw->stopping))
 		queue_work(system_wq, &fw->req_work);
+	if (c.action == NEURON_SIM_TRIG_RESET && !READ_ONCE(fw->stopping))
+		mod_delayed_work(system_wq, &fw->reset_work,
+				 msecs_to_jiffies(NEURON_SIM_FW_STRICT_RESET_MS / fw->div));
 }
 
 /* ---- answers ---------------------------------------------------------------- */
@@ -656,6 +677,25 @@ static void neuron_sim_fw_slow_work(struct work_struct *work)
 	neuron_sim_fw_count(fw, &fw->slow_done);
 }
 
+/*
+ * Strict: a device reset is over: RESET reads 0 (taken), FW_STATUS no
+ * longer busy. (The vendor polls RESET for "taken", then FW_STATUS.)
+ */
+static bool neuron_sim_fw_reset_words(u32 *w, void *ctx)
+{
+	w[NEURON_MISCRAM_RESET / 4] = 0;
+	w[NEURON_MISCRAM_FW_STATUS / 4] &= ~NEURON_MISCRAM_FW_STATUS_BUSY;
+	return true;
+}
+
+static void neuron_sim_fw_reset_work(struct work_struct *work)
+{
+	struct neuron_sim_fw *fw = container_of(to_delayed_work(work), struct neuron_sim_fw,
+						reset_work);
+
+	neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_reset_words, NULL);
+}
+
 /* Strict: the firmware is up; DEVICE_ID reads the routing id. */
 static void neuron_sim_fw_ready_work(struct work_struct *work)
 {
@@ -759,6 +799,7 @@ static int neuron_sim_fw_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "legacy %llu\n", fw->legacy);
 	seq_printf(m, "trigger_zero %llu\n", fw->trigger_zero);
 	seq_printf(m, "rewrites %llu\n", fw->rewrites);
+	seq_printf(m, "resets %llu\n", fw->resets);
 	seq_printf(m, "refused %llu\n", fw->refused);
 	seq_printf(m, "last_seq %u\n", fw->last_seq);
 	seq_printf(m, "zero_seq %llu\n", fw->zero_seq);
@@ -813,6 +854,7 @@ struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd)
 	INIT_WORK(&fw->req_work, neuron_sim_fw_req_work);
 	INIT_DELAYED_WORK(&fw->slow_work, neuron_sim_fw_slow_work);
 	INIT_DELAYED_WORK(&fw->ready_work, neuron_sim_fw_ready_work);
+	INIT_DELAYED_WORK(&fw->reset_work, neuron_sim_fw_reset_work);
 
 	neuron_sim_miscram_write(m, NEURON_MISCRAM_API_VERSION, NEURON_SIM_FW_API_VERSION);
 	if (fw->strict) {
@@ -843,6 +885,7 @@ void neuron_sim_fw_destroy(struct neuron_sim_fw *fw)
 		return;
 	WRITE_ONCE(fw->stopping, true);
 	cancel_delayed_work_sync(&fw->ready_work);
+	cancel_delayed_work_sync(&fw->reset_work);
 	cancel_work_sync(&fw->req_work);
 	cancel_delayed_work_sync(&fw->slow_work);
 	kfree(fw);

@@ -103,6 +103,16 @@ static void ready_bound(void **state)
 	(void)state;
 	/* 20 tries x (30 x 1 s non-operational read + 1 s sleep) */
 	assert_int_equal(neuron_fw_ready_bound_ms(), 20u * 31u * 1000u);
+	/* reset: 100 ms polls, re-issued every 30 s, v2 120 s, v3/v4 480 s */
+	assert_int_equal(NEURON_FW_RESET_POLL_MS, 100);
+	assert_int_equal(NEURON_FW_RESET_REISSUE_MS, 30000);
+	assert_int_equal(NEURON_FW_RESET_DONE_TRIES, 5);
+	assert_int_equal(NEURON_FW_RESET_DONE_STEP_MS, 100);
+	assert_int_equal(neuron_fw_reset_max_ms(NEURON_FW_ARCH_V2), 120000);
+	assert_int_equal(neuron_fw_reset_max_ms(NEURON_FW_ARCH_V3), 480000);
+	assert_int_equal(neuron_fw_reset_max_ms(NEURON_FW_ARCH_V4), 480000);
+	assert_int_equal(neuron_fw_reset_max_ms(NEURON_FW_ARCH_SIM), 0);
+	assert_int_equal(neuron_fw_reset_max_ms(NEURON_FW_ARCH_COUNT), 0);
 }
 
 static void routes(void **state)

@@ -5,7 +5,7 @@
 # on both transports, TRIGGER never written 0, stale answers told apart by
 # sequence number. Times of the contract are divided by sim_fw_time_div.
 SUITE=fwstrict
-PLAN=33
+PLAN=35
 . /tests/lib.sh
 
 DIV=100
@@ -13,16 +13,17 @@ B=/sys/bus/neuron_sim
 check load load sim_fw_time_div=$DIV
 check_eq div-param $DIV "$(cat /sys/module/neuron/parameters/sim_fw_time_div)"
 
-# A strict device appears only once its firmware reads ready: DEVICE_ID is
-# 0xDEADBEEF for 2500 ms / DIV after it is powered, and new_device returns
-# after the probe path's readiness wait (less the 10 ms resolution of now_ms).
+# A strict device appears only after the PCI probe's steps: DEVICE_ID is
+# 0xDEADBEEF for 2500 ms / DIV after it is powered (readiness wait), then
+# the device reset through firmware takes 1000 ms / DIV; new_device returns
+# after both (less the 10 ms resolution of now_ms).
 t0=$(now_ms)
 check new-v2 sh -c "echo '3 2 v2' > $B/new_device"
 ms=$(( $(now_ms) - t0 ))
-if [ "$ms" -ge $((2500 / DIV - 10)) ]; then
-	pass readiness-waited
+if [ "$ms" -ge $((3500 / DIV - 10)) ]; then
+	pass readiness-and-reset-waited
 else
-	fail readiness-waited "new_device returned after $ms ms, firmware ready after $((2500 / DIV)) ms"
+	fail readiness-and-reset-waited "new_device returned after $ms ms, firmware ready and reset after $((3500 / DIV)) ms"
 fi
 # Numbered from the routing id (= the simulator's id) like the vendor:
 # Trn1 map for v2 (3 -> 5), the Trn2 torus map for v3 and v4 (1 -> 3, 9 -> 2).
@@ -43,6 +44,13 @@ check new-lenient sh -c "echo '20' > $B/new_device"
 check_eq lenient-index 0 "$(cat $B/devices/neuron_sim20/neuron_index)"
 check_eq modes "mode v2 mode v3 mode v4 mode lenient" \
 	"$(for n in 5 3 2 0; do grep '^mode ' /sys/kernel/debug/neuron/neuron$n/fw/sim_stats; done | tr '\n' ' ' | sed 's/ $//')"
+
+# one device reset each at probe, none for the lenient device; no doorbell
+# was rung twice for it
+check_eq resets "resets 1 resets 1 resets 1 resets 0" \
+	"$(for n in 5 3 2 0; do grep '^resets ' /sys/kernel/debug/neuron/neuron$n/fw/sim_stats; done | tr '\n' ' ' | sed 's/ $//')"
+check_eq reset-no-rewrites "rewrites 0 rewrites 0 rewrites 0" \
+	"$(for n in 5 3 2; do grep '^rewrites ' /sys/kernel/debug/neuron/neuron$n/fw/sim_stats; done | tr '\n' ' ' | sed 's/ $//')"
 
 run_prog /tests/vm_fwstrict 5 3 2
 
