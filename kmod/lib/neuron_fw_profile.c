@@ -27,9 +27,10 @@
 static const struct neuron_fw_cmd_profile neuron_fw_profiles[NEURON_FW_ARCH_COUNT]
 							    [NEURON_FW_PROFILE_CMDS] = {
 	[NEURON_FW_ARCH_SIM] = {
-		/* the lenient simulator: register-only, parameters, exact sizes */
+		/* the lenient simulator: register-only, module parameters, exact READ/power sizes */
 		{ NEURON_FW_XPORT_REGS, NEURON_FW_RESP_EXACT, 0, 0, "(simulator only)" },
-		{ NEURON_FW_XPORT_REGS, NEURON_FW_RESP_EXACT, 0, 0, "(simulator only)" },
+		/* a POST answer may carry up to the blob's length, as on the vendor's */
+		{ NEURON_FW_XPORT_REGS, NEURON_FW_RESP_FIT, 0, 0, "(simulator only)" },
 		{ NEURON_FW_XPORT_REGS, NEURON_FW_RESP_EXACT, 0, 0, "(simulator only)" },
 		ROW_NONE("(simulator only)"),
 	},

@@ -312,7 +312,7 @@ static int v3_v4_read_legacy_power_attempts(void)
 /*
  * Response-size rules: the power profile ignores the size (the vendor
  * does), a legacy READ answer larger than the caller's buffer is an error
- * without retry.
+ * without retry, a POST answer up to the blob's length is fine.
  */
 static int response_rules(void)
 {
@@ -337,6 +337,15 @@ static int response_rules(void)
 	VT_ASSERT(ret == -EIO && b.requests == a.requests + 1 && b.tmo == a.tmo + 1,
 		  "READ with an oversized answer: %s, requests +%" PRIu64, err_name(ret),
 		  b.requests - a.requests);
+	/* a POST answer may carry up to the blob's length: accepted, not retried */
+	VT_ASSERT(dbg_write(V3, "fault", "oversize 1") == 0, "arm");
+	a = counts(V3);
+	ret = dbg_write(V3, "post_now", "1");
+	b = counts(V3);
+	VT_ASSERT(dbg_write(V3, "fault", "none") == 0, "clear");
+	VT_ASSERT(ret == 0 && b.tmo == a.tmo && b.requests == a.requests + 1,
+		  "POST with a 4-byte answer: %s, timeouts +%" PRIu64 ", requests +%" PRIu64,
+		  err_name(ret), b.tmo - a.tmo, b.requests - a.requests);
 	return 0;
 }
 
