@@ -366,15 +366,12 @@ static bool neuron_sim_fw_trigger_words(u32 *w, void *ctx)
 
 void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 {
-	struct neuron_sim_request *r;
-	struct neuron_sim_trig_ctx c = { .fw = fw, .val = val };
+	/* on the stack: misc_write must not fail or sleep for memory */
+	struct neuron_sim_request req = { 0 }, *r = &req;
+	struct neuron_sim_trig_ctx c = { .fw = fw, .val = val, .req = r };
 	unsigned long flags;
 	bool latched;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return;
-	c.req = r;
 	latched = neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_trigger_words, &c);
 	if (latched && r->legacy) {
 		/* the device reads the request from host memory when it takes it */
@@ -405,7 +402,6 @@ void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 		break;
 	}
 	spin_unlock_irqrestore(&fw->lock, flags);
-	kfree(r);
 
 	if (c.action == NEURON_SIM_TRIG_ZERO)
 		dev_err(&fw->sd->dev, "driver wrote 0 to TRIGGER: only firmware clears it\n");
