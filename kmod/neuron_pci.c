@@ -161,6 +161,12 @@ static void *neuron_pci_dma_alloc(void *backend, size_t size, u64 *dev_addr)
 	va = dma_alloc_coherent(&pd->pdev->dev, size, &dma, GFP_KERNEL);
 	if (!va)
 		return NULL;
+	/* an address that already has the window bit cannot be told apart from it */
+	if ((u64)dma & pd->arch->host_base) {
+		dma_free_coherent(&pd->pdev->dev, size, va, dma);
+		dev_err(&pd->pdev->dev, "DMA address %pad overlaps the host window\n", &dma);
+		return NULL;
+	}
 	/* the device sees host memory through its pci_host_base window */
 	*dev_addr = (u64)dma | pd->arch->host_base;
 	return va;
