@@ -5,7 +5,7 @@
 # on both transports, TRIGGER never written 0, stale answers told apart by
 # sequence number. Times of the contract are divided by sim_fw_time_div.
 SUITE=fwstrict
-PLAN=35
+PLAN=36
 . /tests/lib.sh
 
 DIV=100

@@ -279,7 +279,7 @@ static int v3_power_takes_its_time(void)
 	return 0;
 }
 
-/* v3 and v4: READ goes legacy; the power profile makes 3 attempts. */
+/* v3 and v4: READ and POST go legacy; the power profile makes 3 attempts. */
 static int v3_v4_read_legacy_power_attempts(void)
 {
 	int devs[2] = { V3, V4 }, i;
@@ -296,6 +296,13 @@ static int v3_v4_read_legacy_power_attempts(void)
 		VT_ASSERT(ret == 0 && v == 0x4e53494d, "neuron%d FW_READ: %s, %#x", devs[i],
 			  err_name(ret), v);
 		VT_ASSERT(b.legacy == a.legacy + 1, "neuron%d: not legacy", devs[i]);
+		a = counts(devs[i]);
+		ret = dbg_write(devs[i], "post_now", "1");
+		b = counts(devs[i]);
+		VT_ASSERT(ret == 0 && b.requests > a.requests &&
+			  b.legacy - a.legacy == b.requests - a.requests,
+			  "neuron%d post: %s, requests +%" PRIu64 ", legacy +%" PRIu64, devs[i],
+			  err_name(ret), b.requests - a.requests, b.legacy - a.legacy);
 		VT_ASSERT(dbg_write(devs[i], "fault", "fail 0") == 0, "arm");
 		a = counts(devs[i]);
 		ret = power(fd, 1);
@@ -412,6 +419,62 @@ static int regs_stale_answer(void)
 	return 0;
 }
 
+/*
+ * Each row's timeout and attempts, measured: a firmware that answers only
+ * long after the whole exchange gave up. The first doorbell is taken, every
+ * later one refused (strict), each attempt waits the row's full timeout:
+ * READ 30 x 1 s, the power profile 3 x 60 s (divided by DIV).
+ */
+static int row_timeouts(void)
+{
+	struct {
+		int dev;
+		int power;		/* SET_POWER_PROFILE, else READ */
+		unsigned int attempts, t_ms;
+	} rows[2] = {
+		{ V2, 0, 30, 0 },
+		{ V3, 1, 3, 0 },
+	};
+	int i;
+
+	rows[0].t_ms = READ_T_MS;
+	rows[1].t_ms = POWER_T_MS;
+	for (i = 0; i < 2; i++) {
+		unsigned int budget = rows[i].attempts * rows[i].t_ms;
+		unsigned int slow = budget + budget / 2;
+		struct counts a, b;
+		uint64_t t0, ms;
+		char buf[32];
+		uint32_t v;
+		int fd = open_dev(rows[i].dev), ret;
+
+		VT_ASSERT(fd >= 0, "open");
+		snprintf(buf, sizeof(buf), "%u", slow);
+		VT_ASSERT(dbg_write(rows[i].dev, "slow_ms", buf) == 0, "slow_ms %s", buf);
+		VT_ASSERT(dbg_write(rows[i].dev, "fault", "slow 1") == 0, "arm");
+		a = counts(rows[i].dev);
+		t0 = now_ms();
+		ret = rows[i].power ? power(fd, 1) : fw_read1(fd, 0, &v);
+		ms = now_ms() - t0;
+		VT_ASSERT(wait_slow_done(rows[i].dev, a.slow_done, slow + 5000) == 0,
+			  "late answer never landed");
+		b = counts(rows[i].dev);
+		close(fd);
+		VT_ASSERT(ret == -ETIMEDOUT, "neuron%d: %s, expected ETIMEDOUT", rows[i].dev,
+			  err_name(ret));
+		VT_ASSERT(b.tmo - a.tmo == rows[i].attempts && b.requests - a.requests == 1 &&
+			  b.rewrites - a.rewrites == rows[i].attempts - 1,
+			  "neuron%d: timeouts +%" PRIu64 ", requests +%" PRIu64 ", rewrites +%"
+			  PRIu64 ", expected %u / 1 / %u", rows[i].dev, b.tmo - a.tmo,
+			  b.requests - a.requests, b.rewrites - a.rewrites, rows[i].attempts,
+			  rows[i].attempts - 1);
+		/* the full budget, and not far beyond it (emulation slack) */
+		VT_ASSERT(ms >= budget && ms <= budget + budget / 3 + 300,
+			  "neuron%d: took %" PRIu64 " ms, budget %u ms", rows[i].dev, ms, budget);
+	}
+	return 0;
+}
+
 /* What the strict firmware saw overall: never a 0 in TRIGGER, nothing refused. */
 static int contract_kept(void)
 {
@@ -448,6 +511,7 @@ int main(int argc, char **argv)
 		VT_CASE(response_rules),
 		VT_CASE(legacy_stale_answer),
 		VT_CASE(regs_stale_answer),
+		VT_CASE(row_timeouts),
 		VT_CASE(contract_kept),
 	};
 	char buf[32];
