@@ -40,10 +40,16 @@ struct neuron_job;
  * @misc_read:	read the 32-bit MiscRAM word at byte offset @off
  *		(neuron_miscram_reg.h); NEURON_MISCRAM_BAD_READ for an offset
  *		the backend cannot read, as the hardware does
- * @misc_write:	write the 32-bit MiscRAM word at byte offset @off
- * @fw_doorbell: optional; called after the driver rang the FW-IO doorbell
- *		(MiscRAM TRIGGER); the simulated firmware queues the request.
+ * @misc_write:	write the 32-bit MiscRAM word at byte offset @off (the
+ *		FW-IO doorbell is the write of 1 to TRIGGER: a backend's
+ *		firmware sees it here, there is no other doorbell)
+ * @dma_alloc:	optional; a zeroed buffer of @size bytes the device reads and
+ *		writes (DMA-coherent), its device-side address in @dev_addr.
+ *		The first call is where a PCI function gets its DMA mask and
+ *		bus mastering. NULL on failure. Without it, the legacy
+ *		host-memory FW-IO path is unavailable (-EOPNOTSUPP).
  *		Process context.
+ * @dma_free:	optional; release what @dma_alloc returned
  * @exec:	optional; run a job on a NeuronCore (NEURON_IOCTL_SIM_EXEC).
  *		The core has validated the arguments and reserved the core for
  *		the caller. The backend writes the job's error entries with
@@ -76,7 +82,8 @@ struct neuron_backend_ops {
 	const char *instance_id;
 	u32 (*misc_read)(void *backend, u32 off);
 	void (*misc_write)(void *backend, u32 off, u32 val);
-	void (*fw_doorbell)(void *backend);
+	void *(*dma_alloc)(void *backend, size_t size, u64 *dev_addr);
+	void (*dma_free)(void *backend, size_t size, void *va, u64 dev_addr);
 	int (*exec)(void *backend, struct neuron_job *job);
 	u64 (*mem_size)(void *backend);
 	int (*mem_read)(void *backend, u64 addr, void *buf, size_t len);
@@ -93,6 +100,10 @@ struct neuron_backend_ops {
  * @device_name:	product name ("Trainium1")
  * @hbm_channels:	HBM ECC words in MiscRAM (NEURON_MISCRAM_HBM_ECC(ch))
  * @has_repair_state:	MiscRAM carries the HBM repair state (v3+)
+ * @fw_arch:		enum neuron_fw_arch (lib/neuron_fw_profile.h): whose
+ *			firmware contract the FW-IO transport follows
+ * @fw_time_div:	simulated devices only: the contract's timeouts divided
+ *			by this (0 and 1: real time, what every PCI device has)
  */
 struct neuron_arch_desc {
 	const char *arch_type;
@@ -101,6 +112,8 @@ struct neuron_arch_desc {
 	const char *device_name;
 	u32 hbm_channels;
 	bool has_repair_state;
+	u32 fw_arch;
+	u32 fw_time_div;
 };
 
 /**
@@ -199,6 +212,13 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
  * No op is called after it returns.
  */
 void neuron_device_destroy(struct neuron_device *nd);
+/*
+ * The same with a chosen index (N of /dev/neuron<N>, < 64), as a PCI
+ * device numbered from its firmware routing id: -EEXIST when N is taken.
+ */
+struct neuron_device *neuron_device_create_index(const struct neuron_backend_ops *ops,
+						 const struct neuron_arch_desc *arch,
+						 void *backend, u32 nc_count, u32 index);
 
 /* N of /dev/neuron<N>. */
 u32 neuron_device_index(const struct neuron_device *nd);
@@ -210,6 +230,26 @@ struct device *neuron_device_dev(struct neuron_device *nd);
  */
 struct dentry *neuron_device_debugfs(const struct neuron_device *nd);
 struct dentry *neuron_device_fw_debugfs(const struct neuron_device *nd);
+/*
+ * neuron_fwio.c: before a device is created, wait until its firmware is
+ * ready as the vendor's probe does: DEVICE_ID (MiscRAM 0x24) stops reading
+ * 0xDEADBEEF (bounds: lib/neuron_fw_profile.h, NEURON_FW_READY_*, each
+ * divided by @time_div when it is > 1). 0 and the routing id in
+ * *@routing_id, -ENODEV when the bound passes, -EINTR when killed. Sleeps.
+ */
+int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u32 time_div,
+			 u32 *routing_id);
+
+/*
+ * neuron_fwio.c: reset the device as the vendor's probe does
+ * (lib/neuron_fw_profile.h, NEURON_FW_RESET_*), before the device is
+ * created and before any bus mastering: RESET = 1, TRIGGER = 1, wait for
+ * firmware to take it and for FW_STATUS to stop reading busy. Times
+ * divided by @time_div when it is > 1. 0, -ETIMEDOUT, -EINTR. Sleeps.
+ */
+int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			   u32 time_div);
+
 /* neuron_nq.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);
 

@@ -131,24 +131,29 @@ void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid)
 		neuron_sysfs_counters_changed(nd);
 }
 
-struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
-					   const struct neuron_arch_desc *arch,
-					   void *backend, u32 nc_count)
+/* @want: the index to take, or -1 for the lowest free one. */
+static struct neuron_device *neuron_device_create_at(const struct neuron_backend_ops *ops,
+						     const struct neuron_arch_desc *arch,
+						     void *backend, u32 nc_count, int want)
 {
 	struct neuron_device *nd;
 	int index, ret;
 
-	if (!nc_count || nc_count > NEURON_MAX_NC)
+	if (!nc_count || nc_count > NEURON_MAX_NC || want >= NEURON_MAX_DEVICES)
 		return ERR_PTR(-EINVAL);
 
 	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
 	if (!nd)
 		return ERR_PTR(-ENOMEM);
 
-	index = ida_alloc_max(&neuron_ida, NEURON_MAX_DEVICES - 1, GFP_KERNEL);
+	if (want < 0)
+		index = ida_alloc_max(&neuron_ida, NEURON_MAX_DEVICES - 1, GFP_KERNEL);
+	else
+		index = ida_alloc_range(&neuron_ida, want, want, GFP_KERNEL);
 	if (index < 0) {
 		kfree(nd);
-		return ERR_PTR(index);
+		/* ida says -ENOSPC for a taken index */
+		return ERR_PTR(want >= 0 && index == -ENOSPC ? -EEXIST : index);
 	}
 	nd->index = index;
 	nd->nc_count = nc_count;
@@ -224,6 +229,22 @@ err_put:
 	/* the release callback frees the NDS state, the index and the struct */
 	put_device(&nd->dev);
 	return ERR_PTR(ret);
+}
+
+struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
+					   const struct neuron_arch_desc *arch,
+					   void *backend, u32 nc_count)
+{
+	return neuron_device_create_at(ops, arch, backend, nc_count, -1);
+}
+
+struct neuron_device *neuron_device_create_index(const struct neuron_backend_ops *ops,
+						 const struct neuron_arch_desc *arch,
+						 void *backend, u32 nc_count, u32 index)
+{
+	if (index >= NEURON_MAX_DEVICES)
+		return ERR_PTR(-EINVAL);
+	return neuron_device_create_at(ops, arch, backend, nc_count, index);
 }
 
 /*

@@ -1,33 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * FW-IO transport: the register-only MiscRAM mailbox ("new framework",
- * firmware API >= 7), one exchange in flight per device.
+ * FW-IO transport: one exchange in flight per device, over the transport
+ * the device's firmware contract names for the command
+ * (lib/neuron_fw_profile.c, the vendor's per-architecture table; the
+ * lenient simulated firmware has a row of its own):
  *
- * An attempt:
- *   1. if TRIGGER is still set (it should not be: see 4), write 0 to it:
- *      the request is withdrawn; firmware must not complete a request whose
- *      TRIGGER was withdrawn or whose header was replaced;
- *   2. take a fresh sequence number (never 0);
- *   3. write the payload to DATA (0x100..), the header dw0 to 0x1F0, the
- *      CRC-32C (header with crc 0, then payload) to 0x1F4, zero the legacy
- *      response address words 0x1F8/0x1FC, write 1 to ACK (0xF0) and then 1
- *      to TRIGGER (0x800), and call the backend's doorbell hook;
- *   4. poll TRIGGER until firmware clears it or fwio_timeout_ms passes;
- *      on a timeout (or when the caller is killed) withdraw the request by
- *      writing 0 to TRIGGER;
- *   5. read the response header from 0x1F0 and, on SUCCESS, the payload
- *      from DATA.
- * Up to fwio_retries attempts: the loop and the per-attempt rules (what
- * retries, what is counted where) are neuron_fwio_loop() and
+ *  - register-only ("new framework", firmware API >= 7): the payload in
+ *    DATA (0x100..), header dw0 in 0x1F0, the CRC-32C in 0x1F4, 0 in the
+ *    legacy response-address words 0x1F8/0x1FC, 1 in ACK (0xF0), then 1 in
+ *    TRIGGER (0x800); firmware clears TRIGGER when the response header is
+ *    in 0x1F0 (and its payload in DATA);
+ *  - legacy host memory: the request (header + payload) in a DMA-coherent
+ *    buffer, the response in another; their device addresses in 0x1F4
+ *    (request low), 0x1F0 (high), 0x1FC (response low), 0x1F8 (high), in
+ *    that order; the response's sequence byte cleared, then 1 in TRIGGER;
+ *    the response is complete when its sequence byte reads the request's.
+ *    For POST_TO_CW the blob also goes to DATA first, as the vendor does.
+ *
+ * TRIGGER is only ever written with 1: the same doorbell starts device
+ * resets, and firmware owns clearing it. An attempt that times out is not
+ * withdrawn; the next attempt takes a fresh sequence number (never 0), so
+ * a late answer to an abandoned request is told apart by its number and
+ * never taken for the answer of the current one.
+ *
+ * Per command the profile gives the attempt's timeout, the attempts of an
+ * exchange and the response-size rule. The loop and the per-attempt rules
+ * (what retries, what is counted where) are neuron_fwio_loop() and
  * neuron_fwio_attempt_step() in lib/neuron_fwio_frame.c, shared with the
  * host tests.
  *
  * Locking: fw->lock (mutex) serializes exchanges: it covers the mailbox
- * registers and the sequence number for a whole exchange, all attempts.
- * Lock order: metrics lock -> fw->lock -> the backend's own lock, if any,
- * inside misc_read/misc_write. Nothing is called under fw->lock
- * that takes a lock of the NDS, sysfs or device core. The counters are
- * atomics, readable without the lock.
+ * registers, the host buffers and the sequence number for a whole
+ * exchange, all attempts. Lock order: metrics lock -> fw->lock -> the
+ * backend's own lock, if any, inside misc_read/misc_write. Nothing is
+ * called under fw->lock that takes a lock of the NDS, sysfs or device
+ * core. The counters are atomics, readable without the lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -41,13 +48,22 @@
 
 #include "neuron_compat.h"
 #include "neuron_device.h"
+#include "neuron_fw_profile.h"
 #include "neuron_fwio.h"
 #include "neuron_main.h"
+
+/*
+ * Legacy host buffers: header + payload always fits in one page (requests
+ * and responses are at most 8 + 128 bytes here; the vendor allocates 64 KiB
+ * but never sends more than its u16 size field and our callers' limits).
+ */
+#define NEURON_FWIO_HOSTBUF_SIZE	PAGE_SIZE
 
 /**
  * struct neuron_fwio - FW-IO state of one device
  * @nd:		the device
- * @lock:	serializes exchanges; protects the mailbox registers and @seq
+ * @lock:	serializes exchanges; protects the mailbox registers, the host
+ *		buffers and @seq
  * @seq:	last sequence number used (written under @lock, read locklessly
  *		by debugfs)
  * @err_count:	error responses (error_code != SUCCESS), the vendor's
@@ -57,6 +73,10 @@
  * @old_api_logged: "API too old" was logged once
  * @dying:	set once at device removal: exchanges abort at their next poll
  * @dbg:	debugfs fw/ directory
+ * @req_buf:	legacy request buffer (DMA-coherent), allocated on first use
+ * @resp_buf:	legacy response buffer
+ * @req_dma:	device address of @req_buf
+ * @resp_dma:	device address of @resp_buf
  */
 struct neuron_fwio {
 	struct neuron_device *nd;
@@ -67,13 +87,17 @@ struct neuron_fwio {
 	bool old_api_logged;
 	bool dying;
 	struct dentry *dbg;
+	u8 *req_buf;
+	u8 *resp_buf;
+	u64 req_dma;
+	u64 resp_dma;
 };
 
 /*
  * CRC-32C with the kernel's implementation (lib/crc32.c, built in): the
  * raw-register form, so the header and the payload chain; inverted at the
  * end. lib/neuron_fwio_frame.c has the same CRC as a software table, which
- * the host tests and a firmware model check against this one.
+ * the host tests and the simulated firmware check against this one.
  */
 static u32 neuron_fwio_req_crc(u32 dw0, const void *payload, size_t len)
 {
@@ -115,23 +139,31 @@ void neuron_fwio_quiesce(struct neuron_device *nd)
 		WRITE_ONCE(nd->fwio->dying, true);
 }
 
+/* Completion of an attempt: TRIGGER cleared (registers) or the seq byte (host memory). */
+static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
+{
+	if (hostmem)
+		return READ_ONCE(fw->resp_buf[0]) == seq;
+	return !fw_rd(fw, NEURON_MISCRAM_TRIGGER);
+}
+
 /*
- * Wait for firmware to clear TRIGGER: 1 done, 0 deadline passed, -EINTR.
+ * Wait for completion: 1 done, 0 deadline passed, -EINTR.
  * For the first 100 us poll with cond_resched() (a firmware answers in
  * tens of microseconds; one that answers from a work item on this CPU gets
  * it at the reschedule point), then sleep from a few microseconds
- * doubling up to 1 ms, so a hung firmware costs about 1000 wake-ups per
- * second and nothing else.
+ * doubling up to 1 ms (the vendor's poll step), so a hung firmware costs
+ * about 1000 wake-ups per second and nothing else.
  */
 static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfer *x,
-			    unsigned int timeout_ms)
+			    bool hostmem, u8 seq, unsigned int timeout_ms)
 {
 	ktime_t deadline = ktime_add_ms(ktime_get(), timeout_ms);
 	ktime_t spin_end = ktime_add_us(ktime_get(), 100);
 	unsigned int us = 4;
 
 	while (ktime_before(ktime_get(), spin_end)) {
-		if (!fw_rd(fw, NEURON_MISCRAM_TRIGGER))
+		if (neuron_fwio_done(fw, hostmem, seq))
 			return 1;
 		cond_resched();
 		cpu_relax();
@@ -140,7 +172,7 @@ static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfe
 		bool late = ktime_after(ktime_get(), deadline);
 
 		/* one last look after the deadline: never time out on a done request */
-		if (!fw_rd(fw, NEURON_MISCRAM_TRIGGER))
+		if (neuron_fwio_done(fw, hostmem, seq))
 			return 1;
 		if (late)
 			return 0;
@@ -170,24 +202,36 @@ static const char *neuron_fwio_attempt_name(enum neuron_fwio_attempt a)
 	return "?";
 }
 
-/* One attempt; returns its classification or -EINTR. Called with fw->lock held. */
-static int neuron_fwio_attempt(struct neuron_fwio *fw, struct neuron_fwio_xfer *x,
-			       unsigned int timeout_ms)
+/* The transport's side of neuron_fwio_loop() (lib/neuron_fwio_frame.c). */
+struct neuron_fwio_loop_ctx {
+	struct neuron_fwio *fw;
+	struct neuron_fwio_xfer *x;
+	const struct neuron_fw_cmd_profile *prof;
+	unsigned int timeout_ms;
+};
+
+/* Copy the accepted response payload (@len bytes from @words) and zero the rest. */
+static void neuron_fwio_take_payload(struct neuron_fwio_xfer *x, const u32 *words, u16 len)
 {
+	if (!x->resp_len)
+		return;
+	neuron_fwio_unpack_words(words, len, x->resp);
+	memset((u8 *)x->resp + len, 0, x->resp_len - len);
+}
+
+/* One register-only attempt; its classification or -EINTR. fw->lock held. */
+static int neuron_fwio_attempt_regs(struct neuron_fwio_loop_ctx *c, u8 seq)
+{
+	struct neuron_fwio *fw = c->fw;
+	struct neuron_fwio_xfer *x = c->x;
 	u32 words[NEURON_FWIO_DATA_SIZE / 4];
 	u16 size = NEURON_FWIO_REQ_HDR_SIZE + x->req_len;
 	enum neuron_fwio_attempt att;
 	u32 dw0, rsp, nwords, i;
 	int done;
-	u8 seq;
+	u16 len;
 
-	if (fw_rd(fw, NEURON_MISCRAM_TRIGGER))
-		fw_wr(fw, NEURON_MISCRAM_TRIGGER, 0);
-
-	seq = neuron_fwio_seq_next(fw->seq);
-	WRITE_ONCE(fw->seq, seq);
 	dw0 = neuron_fwio_req_dw0(seq, x->cmd, size);
-
 	nwords = neuron_fwio_pack_words(x->req, x->req_len, words);
 	for (i = 0; i < nwords; i++)
 		fw_wr(fw, NEURON_MISCRAM_DATA + 4 * i, words[i]);
@@ -197,25 +241,19 @@ static int neuron_fwio_attempt(struct neuron_fwio *fw, struct neuron_fwio_xfer *
 	fw_wr(fw, NEURON_MISCRAM_RESP_LO, 0);
 	fw_wr(fw, NEURON_MISCRAM_ACK, 1);
 	fw_wr(fw, NEURON_MISCRAM_TRIGGER, 1);
-	if (fw->nd->ops->fw_doorbell)
-		fw->nd->ops->fw_doorbell(fw->nd->backend);
 
-	done = neuron_fwio_poll(fw, x, timeout_ms);
-	if (done <= 0)
-		/* withdraw: firmware must not complete an abandoned request */
-		fw_wr(fw, NEURON_MISCRAM_TRIGGER, 0);
+	done = neuron_fwio_poll(fw, x, false, seq, c->timeout_ms);
 	if (done < 0)
 		return done;
 	x->attempts++;
 	rsp = done ? fw_rd(fw, NEURON_MISCRAM_HDR0) : 0;
-
-	att = neuron_fwio_classify(done, seq, rsp, x->resp_len);
+	att = neuron_fwio_classify_rule(done, seq, rsp, x->resp_len, c->prof->resp);
 	if (att == NEURON_FWIO_ATT_OK && x->resp_len) {
-		nwords = DIV_ROUND_UP(x->resp_len, 4);
-		for (i = 0; i < nwords; i++)
+		len = neuron_fwio_resp_copy_len(rsp, x->resp_len);
+		for (i = 0; i < DIV_ROUND_UP(len, 4); i++)
 			words[i] = fw_rd(fw, NEURON_MISCRAM_DATA + 4 * i);
-		/* exactly resp_len bytes: never past the caller's buffer */
-		neuron_fwio_unpack_words(words, x->resp_len, x->resp);
+		/* at most resp_len bytes: never past the caller's buffer */
+		neuron_fwio_take_payload(x, words, len);
 	}
 	if (att != NEURON_FWIO_ATT_OK)
 		dev_dbg(&fw->nd->dev, "fw-io: cmd %u seq %u attempt %u: %s (response 0x%08x)\n",
@@ -223,34 +261,86 @@ static int neuron_fwio_attempt(struct neuron_fwio *fw, struct neuron_fwio_xfer *
 	return att;
 }
 
-/* API version gate of the register-only mailbox, checked on every exchange. */
-static bool neuron_fwio_api_ok(struct neuron_fwio *fw)
+static void neuron_fwio_put_le32(u8 *p, u32 v)
 {
-	u32 v = fw_rd(fw, NEURON_MISCRAM_API_VERSION);
-
-	if (v != NEURON_MISCRAM_BAD_READ && v >= NEURON_FWIO_MIN_API_VERSION)
-		return true;
-	if (!fw->old_api_logged) {
-		fw->old_api_logged = true;
-		dev_warn(&fw->nd->dev,
-			 "fw-io: firmware API version %#x is below %u: the mailbox is unavailable\n",
-			 v, NEURON_FWIO_MIN_API_VERSION);
-	}
-	return false;
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = v >> 24;
 }
 
-/* The transport's side of neuron_fwio_loop() (lib/neuron_fwio_frame.c). */
-struct neuron_fwio_loop_ctx {
-	struct neuron_fwio *fw;
-	struct neuron_fwio_xfer *x;
-	unsigned int timeout_ms;
-};
+static u32 neuron_fwio_get_le32(const u8 *p)
+{
+	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+}
+
+/* One legacy host-memory attempt; its classification or -EINTR. fw->lock held. */
+static int neuron_fwio_attempt_hostmem(struct neuron_fwio_loop_ctx *c, u8 seq)
+{
+	struct neuron_fwio *fw = c->fw;
+	struct neuron_fwio_xfer *x = c->x;
+	u32 words[NEURON_FWIO_DATA_SIZE / 4];
+	u16 size = NEURON_FWIO_REQ_HDR_SIZE + x->req_len;
+	enum neuron_fwio_attempt att;
+	u32 dw0, rsp = 0, nwords, i;
+	int done;
+	u16 len;
+
+	/* the vendor rewrites the four address words before every attempt */
+	fw_wr(fw, NEURON_MISCRAM_REQ_LO, lower_32_bits(fw->req_dma));
+	fw_wr(fw, NEURON_MISCRAM_REQ_HI, upper_32_bits(fw->req_dma));
+	fw_wr(fw, NEURON_MISCRAM_RESP_LO, lower_32_bits(fw->resp_dma));
+	fw_wr(fw, NEURON_MISCRAM_RESP_HI, upper_32_bits(fw->resp_dma));
+
+	/* POST_TO_CW: the vendor also puts the blob in the DATA window */
+	if (x->cmd == NEURON_FWIO_CMD_POST_TO_CW) {
+		nwords = neuron_fwio_pack_words(x->req, x->req_len, words);
+		for (i = 0; i < nwords; i++)
+			fw_wr(fw, NEURON_MISCRAM_DATA + 4 * i, words[i]);
+	}
+
+	dw0 = neuron_fwio_req_dw0(seq, x->cmd, size);
+	neuron_fwio_put_le32(fw->req_buf, dw0);
+	neuron_fwio_put_le32(fw->req_buf + 4, neuron_fwio_req_crc(dw0, x->req, x->req_len));
+	memcpy(fw->req_buf + NEURON_FWIO_REQ_HDR_SIZE, x->req, x->req_len);
+	/* the number we wait for is not in the response buffer yet */
+	WRITE_ONCE(fw->resp_buf[0], 0);
+	/* request and cleared seq byte reach memory before the doorbell */
+	dma_wmb();
+	fw_wr(fw, NEURON_MISCRAM_TRIGGER, 1);
+
+	done = neuron_fwio_poll(fw, x, true, seq, c->timeout_ms);
+	if (done < 0)
+		return done;
+	x->attempts++;
+	if (done) {
+		/* the seq byte is written last: read the rest after it */
+		dma_rmb();
+		rsp = neuron_fwio_get_le32(fw->resp_buf);
+	}
+	att = neuron_fwio_classify_rule(done, seq, rsp, x->resp_len, c->prof->resp);
+	if (att == NEURON_FWIO_ATT_OK && x->resp_len) {
+		len = neuron_fwio_resp_copy_len(rsp, x->resp_len);
+		memcpy(x->resp, fw->resp_buf + NEURON_FWIO_RESP_HDR_SIZE, len);
+		memset((u8 *)x->resp + len, 0, x->resp_len - len);
+	}
+	if (att != NEURON_FWIO_ATT_OK)
+		dev_dbg(&fw->nd->dev, "fw-io: legacy cmd %u seq %u attempt %u: %s (response 0x%08x)\n",
+			x->cmd, seq, x->attempts, neuron_fwio_attempt_name(att), rsp);
+	return att;
+}
 
 static int neuron_fwio_loop_attempt(void *ctx)
 {
 	struct neuron_fwio_loop_ctx *c = ctx;
+	u8 seq;
 
-	return neuron_fwio_attempt(c->fw, c->x, c->timeout_ms);
+	/* a fresh number for every attempt, retries included */
+	seq = neuron_fwio_seq_next(c->fw->seq);
+	WRITE_ONCE(c->fw->seq, seq);
+	if (c->prof->transport == NEURON_FW_XPORT_HOSTMEM)
+		return neuron_fwio_attempt_hostmem(c, seq);
+	return neuron_fwio_attempt_regs(c, seq);
 }
 
 static void neuron_fwio_loop_count(void *ctx, const struct neuron_fwio_step *step)
@@ -268,13 +358,68 @@ static const struct neuron_fwio_loop_ops neuron_fwio_loop_ops = {
 	.count = neuron_fwio_loop_count,
 };
 
+/* API version gate of the register-only mailbox, checked on every exchange. */
+static bool neuron_fwio_api_ok(struct neuron_fwio *fw)
+{
+	u32 v = fw_rd(fw, NEURON_MISCRAM_API_VERSION);
+
+	if (v != NEURON_MISCRAM_BAD_READ && v >= NEURON_FWIO_MIN_API_VERSION) {
+		if (fw->old_api_logged) {
+			fw->old_api_logged = false;
+			dev_info(&fw->nd->dev, "fw-io: firmware API version is supported again\n");
+		}
+		return true;
+	}
+	if (!fw->old_api_logged) {
+		fw->old_api_logged = true;
+		dev_warn(&fw->nd->dev,
+			 "fw-io: firmware API version %#x is below %u: the mailbox is unavailable\n",
+			 v, NEURON_FWIO_MIN_API_VERSION);
+	}
+	return false;
+}
+
+/* Legacy buffers on first use: where a PCI function first needs bus mastering. fw->lock held. */
+static int neuron_fwio_hostbuf(struct neuron_fwio *fw)
+{
+	const struct neuron_backend_ops *ops = fw->nd->ops;
+
+	if (fw->req_buf)
+		return 0;
+	if (!ops->dma_alloc || !ops->dma_free)
+		return -EOPNOTSUPP;
+	fw->req_buf = ops->dma_alloc(fw->nd->backend, NEURON_FWIO_HOSTBUF_SIZE, &fw->req_dma);
+	if (!fw->req_buf)
+		return -ENOMEM;
+	fw->resp_buf = ops->dma_alloc(fw->nd->backend, NEURON_FWIO_HOSTBUF_SIZE, &fw->resp_dma);
+	if (!fw->resp_buf) {
+		ops->dma_free(fw->nd->backend, NEURON_FWIO_HOSTBUF_SIZE, fw->req_buf, fw->req_dma);
+		fw->req_buf = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Timeout of one attempt of @p on this device, ms (never 0). */
+static unsigned int neuron_fwio_timeout_ms(struct neuron_fwio *fw,
+					   const struct neuron_fw_cmd_profile *p)
+{
+	unsigned int ms = p->timeout_ms ? p->timeout_ms : neuron_param_fwio_timeout_ms();
+	u32 div = fw->nd->arch->fw_time_div;
+
+	if (div > 1)
+		ms /= div;
+	return max(ms, 1u);
+}
+
 int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 {
 	struct neuron_fwio *fw = nd->fwio;
-	struct neuron_fwio_loop_ctx ctx = {
-		.fw = fw, .x = x, .timeout_ms = neuron_param_fwio_timeout_ms(),
-	};
+	struct neuron_fwio_loop_ctx ctx = { .fw = fw, .x = x };
+	const struct neuron_fw_cmd_profile *prof;
 	enum neuron_fwio_outcome out;
+	unsigned int attempts;
+	int ret;
 
 	x->attempts = 0;
 	x->outcome = NEURON_FWIO_OUT_INTR;
@@ -284,6 +429,16 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 		x->outcome = NEURON_FWIO_OUT_TOO_BIG;
 		return neuron_fwio_outcome_errno(x->outcome);
 	}
+	prof = neuron_fw_profile(nd->arch->fw_arch, x->cmd);
+	if (!prof || prof->transport == NEURON_FW_XPORT_NONE) {
+		/* the vendor never sends this command to this architecture: nor do we */
+		x->outcome = NEURON_FWIO_OUT_OLD_API;
+		return -EOPNOTSUPP;
+	}
+	ctx.prof = prof;
+	ctx.timeout_ms = neuron_fwio_timeout_ms(fw, prof);
+	attempts = prof->attempts ? prof->attempts : neuron_param_fwio_retries();
+
 	if (mutex_lock_killable(&fw->lock))
 		return -EINTR;
 	/* removal began while this caller queued behind another exchange */
@@ -292,16 +447,19 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 		return -ENODEV;
 	}
 
-	if (!neuron_fwio_api_ok(fw)) {
+	if (prof->transport == NEURON_FW_XPORT_HOSTMEM) {
+		ret = neuron_fwio_hostbuf(fw);
+		if (ret) {
+			mutex_unlock(&fw->lock);
+			return ret;
+		}
+	} else if (!neuron_fwio_api_ok(fw)) {
+		/* the vendor gates only its register-only path on the API version */
 		out = NEURON_FWIO_OUT_OLD_API;
 		goto unlock;
 	}
-	if (fw->old_api_logged) {
-		fw->old_api_logged = false;
-		dev_info(&nd->dev, "fw-io: firmware API version is supported again\n");
-	}
 
-	out = neuron_fwio_loop(neuron_param_fwio_retries(), &neuron_fwio_loop_ops, &ctx);
+	out = neuron_fwio_loop(attempts, &neuron_fwio_loop_ops, &ctx);
 
 	if (out != NEURON_FWIO_OUT_OK && out != NEURON_FWIO_OUT_INTR)
 		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %pe\n",
@@ -314,6 +472,94 @@ unlock:
 	if (out == NEURON_FWIO_OUT_INTR && READ_ONCE(fw->dying))
 		return -ENODEV;
 	return neuron_fwio_outcome_errno(out);
+}
+
+/*
+ * Probe-time readiness, as the vendor's probe reads DEVICE_ID: up to
+ * NEURON_FW_READY_TRIES reads, NEURON_FW_READY_SLEEP_MS apart, each
+ * re-reading every millisecond while the word is 0xDEADBEEF for up to
+ * NEURON_FW_READY_READ_MS. Only reads.
+ */
+int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u32 time_div,
+			 u32 *routing_id)
+{
+	u32 div = time_div > 1 ? time_div : 1;
+	unsigned int try;
+	ktime_t deadline;
+	u32 v;
+
+	for (try = 0; try < NEURON_FW_READY_TRIES; try++) {
+		if (try)
+			msleep(max(NEURON_FW_READY_SLEEP_MS / div, 1u));
+		deadline = ktime_add_ms(ktime_get(), max(NEURON_FW_READY_READ_MS / div, 1u));
+		do {
+			v = ops->misc_read(backend, NEURON_MISCRAM_DEVICE_ID);
+			if (v != NEURON_MISCRAM_BAD_READ) {
+				*routing_id = v;
+				return 0;
+			}
+			if (fatal_signal_pending(current))
+				return -EINTR;
+			usleep_range(1000, 1100);
+		} while (ktime_before(ktime_get(), deadline));
+	}
+	return -ENODEV;
+}
+
+/* Sleep @ms / @div ms (at least 1); -EINTR when killed. */
+static int neuron_fw_sleep(unsigned int ms, u32 div)
+{
+	msleep(max(ms / div, 1u));
+	return fatal_signal_pending(current) ? -EINTR : 0;
+}
+
+static void neuron_fw_ring_reset(const struct neuron_backend_ops *ops, void *backend)
+{
+	ops->misc_write(backend, NEURON_MISCRAM_RESET, 1);	/* device reset */
+	/* the request word before the doorbell */
+	mb();
+	ops->misc_write(backend, NEURON_MISCRAM_TRIGGER, 1);
+}
+
+int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			   u32 time_div)
+{
+	u32 div = time_div > 1 ? time_div : 1;
+	u32 max_ms = neuron_fw_reset_max_ms(fw_arch) / div;
+	u32 reissue_ms = NEURON_FW_RESET_REISSUE_MS / div;
+	ktime_t start = ktime_get(), issued = start;
+	unsigned int i;
+	u32 v;
+	int ret;
+
+	if (!max_ms)
+		return 0;
+	neuron_fw_ring_reset(ops, backend);
+	for (;;) {
+		ret = neuron_fw_sleep(NEURON_FW_RESET_POLL_MS, div);
+		if (ret)
+			return ret;
+		/* 0: firmware took the request (0xDEADBEEF: not readable yet) */
+		v = ops->misc_read(backend, NEURON_MISCRAM_RESET);
+		if (!v)
+			break;
+		if (ktime_ms_delta(ktime_get(), start) >= max_ms)
+			return -ETIMEDOUT;
+		if (ktime_ms_delta(ktime_get(), issued) >= reissue_ms) {
+			neuron_fw_ring_reset(ops, backend);
+			issued = ktime_get();
+		}
+	}
+	for (i = 1; ; i++) {
+		v = ops->misc_read(backend, NEURON_MISCRAM_FW_STATUS);
+		if (v != NEURON_MISCRAM_BAD_READ && !(v & NEURON_MISCRAM_FW_STATUS_BUSY))
+			return 0;
+		if (i == NEURON_FW_RESET_DONE_TRIES)
+			return -ETIMEDOUT;
+		ret = neuron_fw_sleep(NEURON_FW_RESET_DONE_STEP_MS * i, div);
+		if (ret)
+			return ret;
+	}
 }
 
 u64 neuron_fwio_err_count(struct neuron_device *nd)
@@ -416,6 +662,10 @@ void neuron_fwio_exit(struct neuron_device *nd)
 	 */
 	if (nd->debugfs)
 		debugfs_remove_recursive(fw->dbg);
+	if (fw->req_buf) {
+		nd->ops->dma_free(nd->backend, NEURON_FWIO_HOSTBUF_SIZE, fw->resp_buf, fw->resp_dma);
+		nd->ops->dma_free(nd->backend, NEURON_FWIO_HOSTBUF_SIZE, fw->req_buf, fw->req_dma);
+	}
 	nd->fwio = NULL;
 	mutex_destroy(&fw->lock);
 	kfree(fw);

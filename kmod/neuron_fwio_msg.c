@@ -57,10 +57,17 @@ int neuron_fwio_read(struct neuron_device *nd, const u64 *addr, u32 n, u32 *val)
 int neuron_fwio_post_metric(struct neuron_device *nd, const void *blob, u32 len,
 			    const bool *abort)
 {
+	/*
+	 * The vendor hands the blob's own buffer (and length) as the response
+	 * buffer: an answer of up to len bytes is accepted and ignored.
+	 */
+	u8 resp[NEURON_FWIO_DATA_SIZE];
 	struct neuron_fwio_xfer x = {
 		.cmd = NEURON_FWIO_CMD_POST_TO_CW,
 		.req = blob,
 		.req_len = len,
+		.resp = resp,
+		.resp_len = len,
 		.abort = abort,
 	};
 

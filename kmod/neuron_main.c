@@ -43,8 +43,10 @@ const struct kernel_param_ops neuron_uint_range_ops = {
 /*
  * FW-IO and metrics (neuron_fwio.c, neuron_metrics.c). Writable at run
  * time; read at the start of every exchange / when the next post is
- * scheduled. A fully hung firmware blocks a caller for at most
- * fwio_timeout_ms x fwio_retries (3 s by default).
+ * scheduled. The two FW-IO parameters apply to lenient simulated devices
+ * only: every other device follows its architecture's firmware contract
+ * (lib/neuron_fw_profile.c). There a fully hung firmware blocks a caller
+ * for at most fwio_timeout_ms x fwio_retries (3 s by default).
  */
 static struct neuron_uint_param fwio_timeout_ms = { .value = 1000, .min = 1, .max = 60000 };
 static struct neuron_uint_param fwio_retries = { .value = 3, .min = 1, .max = 30 };
@@ -54,10 +56,10 @@ static struct neuron_uint_param nmetric_post_delay_ms = {
 
 module_param_cb(fwio_timeout_ms, &neuron_uint_range_ops, &fwio_timeout_ms, 0644);
 MODULE_PARM_DESC(fwio_timeout_ms,
-		 "FW-IO: wait for one firmware answer (milliseconds, 1..60000, default 1000)");
+		 "FW-IO, lenient simulated devices: wait for one firmware answer (milliseconds, 1..60000, default 1000)");
 module_param_cb(fwio_retries, &neuron_uint_range_ops, &fwio_retries, 0644);
 MODULE_PARM_DESC(fwio_retries,
-		 "FW-IO: attempts per exchange, the first included (count, 1..30, default 3)");
+		 "FW-IO, lenient simulated devices: attempts per exchange, the first included (count, 1..30, default 3)");
 module_param_cb(nmetric_post_delay_ms, &neuron_uint_range_ops, &nmetric_post_delay_ms, 0644);
 MODULE_PARM_DESC(nmetric_post_delay_ms,
 		 "Metrics post period (milliseconds, 100..86400000, default 150000)");

@@ -1,13 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PCI backend: binds the Neuron PCI functions (vendor 0x1D0F), maps BAR0
- * (APB: registers, MiscRAM) and BAR4 (device DRAM) and registers a
- * neuron_device whose MiscRAM accessors are MMIO. There is no hardware in
- * this project's test environment: this backend is compile-tested and its
- * driver registers and unregisters, but it binds nothing.
+ * (APB: registers, MiscRAM) and registers a neuron_device whose MiscRAM
+ * accessors are MMIO. There is no hardware in this project's test
+ * environment: this file is compile-tested, and the core paths it drives
+ * (readiness, routing-id numbering, both FW-IO transports, the profile of
+ * its architecture) run in the guest against the simulated firmware in
+ * strict mode (docs/fwio.md, tests/vm/31_fwstrict.sh).
+ *
+ * What probe does, and what the vendor's probe does that we do not
+ * (docs/fwio.md, "Probe"):
+ *  1. enable the function; request and map BAR0 only (the only BAR used:
+ *     nothing here touches AXI or device DRAM);
+ *  2. wait for the firmware as the vendor does: DEVICE_ID (MiscRAM 0x24)
+ *     stops reading 0xDEADBEEF (neuron_fw_wait_ready(), vendor bounds);
+ *  3. number the device from that routing id with the vendor's map for the
+ *     product, so /dev/neuronN is the vendor's N (a taken N fails the
+ *     probe, as the vendor's duplicate check does);
+ *  4. no bus mastering at probe: it is turned on, with the vendor's DMA mask (64
+ *     bits, else 32), the first time a DMA path needs it: the legacy FW-IO
+ *     buffers (ops->dma_alloc);
+ *  5. reset the device through firmware as the vendor's probe does
+ *     (neuron_fw_reset_device()), before bus mastering can be on: what
+ *     the last owner left programmed (notification queues, DMA rings
+ *     pointing at host memory that is no longer its) must not come alive
+ *     when the legacy FW-IO path turns bus mastering on.
+ * A PCI device never gets fault knobs: only the simulator creates them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": pci: " fmt
 
+#include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/io.h>
 #include <linux/module.h>
@@ -15,29 +37,45 @@
 #include <linux/slab.h>
 
 #include "neuron_backend.h"
+#include "neuron_fw_profile.h"
 #include "neuron_miscram_reg.h"
 
 #define NEURON_PCI_VENDOR	0x1D0F
+#define NEURON_PCI_MAX_DEVICES	64	/* the vendor's MAX_NEURON_DEVICE_COUNT, our minors */
 
-/* MiscRAM offset within BAR0 and NeuronCores per device, per architecture. */
+/**
+ * struct neuron_pci_arch - per-product constants
+ * @name:	"v2", "v3", "v4"
+ * @miscram_off: MiscRAM offset within BAR0
+ * @host_base:	OR'd into host DMA addresses the device is given (pci_host_base)
+ * @nc_count:	NeuronCores per device
+ * @route:	enum neuron_fw_route: routing id -> device index
+ * @desc:	what the core reports; its fw_arch selects the firmware contract
+ */
 struct neuron_pci_arch {
 	const char *name;
 	u32 miscram_off;
+	u64 host_base;
 	u32 nc_count;
+	u32 route;
 	struct neuron_arch_desc desc;
 };
 
 static const struct neuron_pci_arch neuron_arch_trn1 = {
-	"v2", 0x30FA0000, 2, { "NDv2", "NCv2", "Trn1", "Trainium1", 2, false },
+	"v2", 0x30FA0000, 1ull << 44, 2, NEURON_FW_ROUTE_TRN1,
+	{ "NDv2", "NCv2", "Trn1", "Trainium1", 2, false, NEURON_FW_ARCH_V2, 0 },
 };
 static const struct neuron_pci_arch neuron_arch_inf2 = {
-	"v2", 0x30FA0000, 2, { "NDv3", "NCv2", "Inf2", "Inferentia2", 2, false },
+	"v2", 0x30FA0000, 1ull << 44, 2, NEURON_FW_ROUTE_IDENTITY,
+	{ "NDv3", "NCv2", "Inf2", "Inferentia2", 2, false, NEURON_FW_ARCH_V2, 0 },
 };
 static const struct neuron_pci_arch neuron_arch_trn2 = {
-	"v3", 0x06C84000, 8, { "NDv3", "NCv3", "Trn2", "Trainium2", 4, true },
+	"v3", 0x06C84000, 1ull << 46, 8, NEURON_FW_ROUTE_TRN2,
+	{ "NDv3", "NCv3", "Trn2", "Trainium2", 4, true, NEURON_FW_ARCH_V3, 0 },
 };
 static const struct neuron_pci_arch neuron_arch_trn3 = {
-	"v4", 0x06C84000, 8, { "NDv4", "NCv4", "Trn3", "Trainium3", 4, true },
+	"v4", 0x06C84000, 1ull << 46, 8, NEURON_FW_ROUTE_TRN2,
+	{ "NDv4", "NCv4", "Trn3", "Trainium3", 4, true, NEURON_FW_ARCH_V4, 0 },
 };
 
 static const struct pci_device_id neuron_pci_ids[] = {
@@ -56,7 +94,8 @@ MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
  * @arch:	architecture constants from the id table
  * @bar0:	APB mapping (registers, MiscRAM)
  * @bar0_len:	length of @bar0
- * @bar4:	device DRAM mapping (may be NULL when the BAR is absent)
+ * @dma_lock:	protects @dma_on
+ * @dma_on:	DMA mask set and bus mastering enabled (first ops->dma_alloc)
  * @nd:		the device core's view
  */
 struct neuron_pci_dev {
@@ -64,7 +103,8 @@ struct neuron_pci_dev {
 	const struct neuron_pci_arch *arch;
 	void __iomem *bar0;
 	resource_size_t bar0_len;
-	void __iomem *bar4;
+	struct mutex dma_lock;
+	bool dma_on;
 	struct neuron_device *nd;
 };
 
@@ -88,17 +128,71 @@ static void neuron_pci_misc_write(void *backend, u32 off, u32 val)
 	writel(val, pd->bar0 + pos);
 }
 
+/* The first DMA user: the vendor's mask (64 bits, else 32), then bus mastering. */
+static int neuron_pci_dma_enable(struct neuron_pci_dev *pd)
+{
+	int ret = 0;
+
+	mutex_lock(&pd->dma_lock);
+	if (pd->dma_on)
+		goto out;
+	ret = dma_set_mask_and_coherent(&pd->pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		ret = dma_set_mask_and_coherent(&pd->pdev->dev, DMA_BIT_MASK(32));
+	if (ret) {
+		dev_err(&pd->pdev->dev, "no usable DMA mask: %d\n", ret);
+		goto out;
+	}
+	pci_set_master(pd->pdev);
+	pd->dma_on = true;
+out:
+	mutex_unlock(&pd->dma_lock);
+	return ret;
+}
+
+static void *neuron_pci_dma_alloc(void *backend, size_t size, u64 *dev_addr)
+{
+	struct neuron_pci_dev *pd = backend;
+	dma_addr_t dma;
+	void *va;
+
+	if (neuron_pci_dma_enable(pd))
+		return NULL;
+	va = dma_alloc_coherent(&pd->pdev->dev, size, &dma, GFP_KERNEL);
+	if (!va)
+		return NULL;
+	/* an address that already has the window bit cannot be told apart from it */
+	if ((u64)dma & pd->arch->host_base) {
+		dma_free_coherent(&pd->pdev->dev, size, va, dma);
+		dev_err(&pd->pdev->dev, "DMA address %pad overlaps the host window\n", &dma);
+		return NULL;
+	}
+	/* the device sees host memory through its pci_host_base window */
+	*dev_addr = (u64)dma | pd->arch->host_base;
+	return va;
+}
+
+static void neuron_pci_dma_free(void *backend, size_t size, void *va, u64 dev_addr)
+{
+	struct neuron_pci_dev *pd = backend;
+
+	dma_free_coherent(&pd->pdev->dev, size, va, dev_addr & ~pd->arch->host_base);
+}
+
 static const struct neuron_backend_ops neuron_pci_ops = {
 	.name = "pci",
 	.kind = NEURON_BACKEND_PCI,
 	.misc_read = neuron_pci_misc_read,
 	.misc_write = neuron_pci_misc_write,
+	.dma_alloc = neuron_pci_dma_alloc,
+	.dma_free = neuron_pci_dma_free,
 };
 
 static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct neuron_pci_dev *pd;
 	struct neuron_device *nd;
+	u32 rid, index;
 	int ret;
 
 	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
@@ -106,45 +200,65 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		return -ENOMEM;
 	pd->pdev = pdev;
 	pd->arch = (const struct neuron_pci_arch *)id->driver_data;
+	mutex_init(&pd->dma_lock);
 
 	ret = pci_enable_device(pdev);
 	if (ret)
 		goto err_free;
-	pci_set_master(pdev);
-
-	ret = pci_request_regions(pdev, KBUILD_MODNAME);
+	/* BAR0 only: nothing else is used; no bus mastering yet */
+	ret = pci_request_region(pdev, 0, "neuron APB");
 	if (ret)
 		goto err_disable;
-
 	pd->bar0_len = pci_resource_len(pdev, 0);
 	pd->bar0 = pci_iomap(pdev, 0, 0);
 	if (!pd->bar0) {
 		ret = -ENOMEM;
-		goto err_regions;
+		goto err_region;
 	}
-	if (pci_resource_len(pdev, 4))
-		pd->bar4 = pci_iomap_wc(pdev, 4, 0);
 
-	nd = neuron_device_create(&neuron_pci_ops, &pd->arch->desc, pd, pd->arch->nc_count);
+	ret = neuron_fw_wait_ready(&neuron_pci_ops, pd, 0, &rid);
+	if (ret) {
+		dev_err(&pdev->dev, "firmware not ready (DEVICE_ID reads 0x%08x): %d\n",
+			neuron_pci_misc_read(pd, NEURON_MISCRAM_DEVICE_ID), ret);
+		goto err_unmap;
+	}
+	/* before anything can turn bus mastering on (docs/fwio.md, "Reset at probe") */
+	ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0);
+	if (ret) {
+		dev_err(&pdev->dev, "device reset failed: %d\n", ret);
+		goto err_unmap;
+	}
+	ret = neuron_fw_route_index(pd->arch->route, rid, NEURON_PCI_MAX_DEVICES, &index);
+	if (ret) {
+		dev_err(&pdev->dev, "routing id %u has no device index\n", rid);
+		ret = -ENODEV;
+		goto err_unmap;
+	}
+
+	nd = neuron_device_create_index(&neuron_pci_ops, &pd->arch->desc, pd,
+					pd->arch->nc_count, index);
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
+		if (ret == -EEXIST) {
+			dev_err(&pdev->dev, "routing id %u: neuron%u exists already\n", rid, index);
+			ret = -ENODEV;
+		}
 		goto err_unmap;
 	}
 	pd->nd = nd;
 	pci_set_drvdata(pdev, pd);
-	dev_info(&pdev->dev, "arch %s bound as neuron%u\n", pd->arch->name,
+	dev_info(&pdev->dev, "arch %s, routing id %u: neuron%u\n", pd->arch->name, rid,
 		 neuron_device_index(nd));
 	return 0;
 
 err_unmap:
-	if (pd->bar4)
-		pci_iounmap(pdev, pd->bar4);
 	pci_iounmap(pdev, pd->bar0);
-err_regions:
-	pci_release_regions(pdev);
+err_region:
+	pci_release_region(pdev, 0);
 err_disable:
 	pci_disable_device(pdev);
 err_free:
+	mutex_destroy(&pd->dma_lock);
 	kfree(pd);
 	return ret;
 }
@@ -153,12 +267,14 @@ static void neuron_pci_remove(struct pci_dev *pdev)
 {
 	struct neuron_pci_dev *pd = pci_get_drvdata(pdev);
 
+	/* no late firmware answer may land in buffers the core is about to free */
+	if (pd->dma_on)
+		pci_clear_master(pdev);
 	neuron_device_destroy(pd->nd);
-	if (pd->bar4)
-		pci_iounmap(pdev, pd->bar4);
 	pci_iounmap(pdev, pd->bar0);
-	pci_release_regions(pdev);
+	pci_release_region(pdev, 0);
 	pci_disable_device(pdev);
+	mutex_destroy(&pd->dma_lock);
 	kfree(pd);
 }
 
@@ -167,6 +283,8 @@ static struct pci_driver neuron_pci_driver = {
 	.id_table = neuron_pci_ids,
 	.probe = neuron_pci_probe,
 	.remove = neuron_pci_remove,
+	/* the readiness wait may take minutes (the vendor's bound): not at load */
+	.driver.probe_type = PROBE_PREFER_ASYNCHRONOUS,
 };
 
 int neuron_pci_init(void)

@@ -3,6 +3,7 @@
  * FW-IO framing (see neuron_fwio_frame.h). No kernel or libc dependencies
  * beyond neuron_pure.h.
  */
+#include "neuron_fw_profile.h"
 #include "neuron_fwio_frame.h"
 
 /*
@@ -158,6 +159,37 @@ enum neuron_fwio_attempt neuron_fwio_classify(bool done, u8 seq, u32 dw0, u16 ex
 	if (neuron_fwio_dw0_size(dw0) != NEURON_FWIO_RESP_HDR_SIZE + (u32)expect)
 		return NEURON_FWIO_ATT_BAD_SIZE;
 	return NEURON_FWIO_ATT_OK;
+}
+
+enum neuron_fwio_attempt neuron_fwio_classify_rule(bool done, u8 seq, u32 dw0, u16 expect,
+						   unsigned int rule)
+{
+	enum neuron_fwio_attempt a = neuron_fwio_classify(done, seq, dw0, expect);
+	u32 size = neuron_fwio_dw0_size(dw0);
+
+	if (a != NEURON_FWIO_ATT_BAD_SIZE)
+		return a;
+	switch (rule) {
+	case NEURON_FW_RESP_FIT:
+		if (size >= NEURON_FWIO_RESP_HDR_SIZE &&
+		    size - NEURON_FWIO_RESP_HDR_SIZE <= (u32)expect)
+			return NEURON_FWIO_ATT_OK;
+		return NEURON_FWIO_ATT_BAD_SIZE;
+	case NEURON_FW_RESP_ANY:
+		return NEURON_FWIO_ATT_OK;
+	default:
+		return NEURON_FWIO_ATT_BAD_SIZE;
+	}
+}
+
+u16 neuron_fwio_resp_copy_len(u32 dw0, u16 cap)
+{
+	u32 size = neuron_fwio_dw0_size(dw0);
+
+	if (size <= NEURON_FWIO_RESP_HDR_SIZE)
+		return 0;
+	size -= NEURON_FWIO_RESP_HDR_SIZE;
+	return size < cap ? size : cap;
 }
 
 struct neuron_fwio_step neuron_fwio_attempt_step(enum neuron_fwio_attempt a)

@@ -139,6 +139,17 @@ enum neuron_fwio_attempt {
  */
 enum neuron_fwio_attempt neuron_fwio_classify(bool done, u8 seq, u32 dw0, u16 expect);
 
+/*
+ * The same under a response-size rule of the firmware profile (enum
+ * neuron_fw_resp_rule, neuron_fw_profile.h): EXACT is neuron_fwio_classify();
+ * FIT accepts a payload of at most @expect bytes; ANY ignores the size.
+ */
+enum neuron_fwio_attempt neuron_fwio_classify_rule(bool done, u8 seq, u32 dw0, u16 expect,
+						   unsigned int rule);
+
+/* Payload bytes of a SUCCESS response @dw0 to copy into a buffer of @cap bytes. */
+u16 neuron_fwio_resp_copy_len(u32 dw0, u16 cap);
+
 /* Per attempt: what to count and whether to try again. */
 struct neuron_fwio_step {
 	bool retry;		/* another attempt may fix it */

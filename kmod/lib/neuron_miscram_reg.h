@@ -23,11 +23,26 @@
 #define NEURON_MISCRAM_ACK		0x0F0	/* driver: 1 before every doorbell */
 #define NEURON_MISCRAM_DATA		0x100	/* both: FW-IO payload window */
 #define NEURON_MISCRAM_DATA_SIZE	128	/* bytes in the window */
+#define NEURON_MISCRAM_RESET_TPB_MAP	0x1D8	/* driver: TPB reset map (vendor reset only) */
+#define NEURON_MISCRAM_RESET		0x1EC	/* driver: reset type 1 device, 2 TPB; FW: 0 = accepted */
+/*
+ * 0x1F0..0x1FC: the legacy path's host buffer addresses (HIGH at the lower
+ * address, written LOW then HIGH); the register-only path reuses 0x1F0 and
+ * 0x1F4 for the request header and writes 0 to the response address.
+ */
 #define NEURON_MISCRAM_HDR0		0x1F0	/* driver: request dw0; FW: response dw0 */
 #define NEURON_MISCRAM_HDR1		0x1F4	/* driver: request dw1 (CRC-32C) */
-#define NEURON_MISCRAM_RESP_HI		0x1F8	/* driver: 0 (legacy response address) */
-#define NEURON_MISCRAM_RESP_LO		0x1FC	/* driver: 0 */
-#define NEURON_MISCRAM_TRIGGER		0x800	/* driver: 1 = request posted; FW: 0 = done */
+#define NEURON_MISCRAM_REQ_HI		0x1F0	/* driver (legacy): request address [63:32] */
+#define NEURON_MISCRAM_REQ_LO		0x1F4	/* driver (legacy): request address [31:0] */
+#define NEURON_MISCRAM_RESP_HI		0x1F8	/* driver: response address [63:32]; 0 register-only */
+#define NEURON_MISCRAM_RESP_LO		0x1FC	/* driver: response address [31:0]; 0 register-only */
+/*
+ * The doorbell of FW-IO requests and resets. The driver only ever writes 1;
+ * firmware clears it (register-only path: when the response is in place).
+ */
+#define NEURON_MISCRAM_TRIGGER		0x800
+#define NEURON_MISCRAM_FW_STATUS	0x808	/* FW (v2+): bit 3 set = reset in progress */
+#define NEURON_MISCRAM_FW_STATUS_BUSY	0x8
 
 /* A word a backend could not read reads as this (as on the hardware). */
 #define NEURON_MISCRAM_BAD_READ		0xDEADBEEFu

@@ -3,10 +3,15 @@
  * The neuron_sim bus: simulated devices that come and go at run time, in
  * the style of netdevsim. Root writes to two bus files:
  *
- *   /sys/bus/neuron_sim/new_device   "<id> [nc_count]"
+ *   /sys/bus/neuron_sim/new_device   "<id> [nc_count [firmware]]"
  *       add device neuron_sim<id> (id 0..1023) with nc_count NeuronCores
- *       (1..8, default sim_nc_per_device); it registers /dev/neuron<N>
- *       with the lowest free N (devices/neuron_sim<id>/neuron_index)
+ *       (1..8, default sim_nc_per_device). firmware "lenient" (default):
+ *       the lenient simulated firmware, /dev/neuron<N> with the lowest free
+ *       N; "v2", "v3", "v4": the strict firmware of that architecture
+ *       (docs/fwio.md): the core follows that architecture's contract, the
+ *       write waits for the firmware to be ready and N comes from the
+ *       routing id (= id) through the architecture's map, as on PCI
+ *       (devices/neuron_sim<id>/neuron_index)
  *   /sys/bus/neuron_sim/del_device   "<id>"
  *       remove it, whatever its files are doing (docs/ARCHITECTURE.md,
  *       "Removal"); returns once the device is gone from sysfs, debugfs
@@ -29,6 +34,7 @@
 #include "../neuron_backend.h"
 #include "../neuron_compat.h"
 #include "../neuron_log.h"
+#include "neuron_fw_profile.h"
 #include "neuron_parse.h"
 #include "neuron_sim.h"
 
@@ -39,12 +45,23 @@ static struct neuron_uint_param sim_nc_per_device = {
 	.value = 2, .min = 1, .max = NEURON_MAX_NC,
 };
 
+static struct neuron_uint_param sim_fw_time_div = { .value = 1, .min = 1, .max = 1000 };
+
 module_param_cb(sim_devices, &neuron_uint_range_ops, &sim_devices, 0444);
 MODULE_PARM_DESC(sim_devices,
 		 "Number of simulated Neuron devices to create at load (count, 0..16, default 0)");
 module_param_cb(sim_nc_per_device, &neuron_uint_range_ops, &sim_nc_per_device, 0444);
 MODULE_PARM_DESC(sim_nc_per_device,
 		 "NeuronCores per simulated device, unless new_device says (count, 1..8, default 2)");
+
+module_param_cb(sim_fw_time_div, &neuron_uint_range_ops, &sim_fw_time_div, 0644);
+MODULE_PARM_DESC(sim_fw_time_div,
+		 "Strict simulated firmware: its times and the contract's timeouts divided by this, read at new_device (divisor, 1..1000, default 1 = real time)");
+
+/* new_device's firmware word; the index is the enum neuron_fw_arch */
+static const char *const neuron_sim_fw_names[NEURON_FW_ARCH_COUNT] = {
+	"lenient", "v2", "v3", "v4",
+};
 
 /*
  * Serializes adding and removing devices: protects the list and @closing.
@@ -66,7 +83,7 @@ static struct neuron_sim_dev *neuron_sim_find_locked(u32 id)
 	return NULL;
 }
 
-static int neuron_sim_add(u32 id, u32 nc_count)
+static int neuron_sim_add(u32 id, u32 nc_count, u32 fw_arch)
 {
 	struct neuron_sim_dev *sd;
 	int ret = 0;
@@ -81,7 +98,7 @@ static int neuron_sim_add(u32 id, u32 nc_count)
 		ret = -EEXIST;
 		goto out;
 	}
-	sd = neuron_sim_dev_create(id, nc_count);
+	sd = neuron_sim_dev_create(id, nc_count, fw_arch, READ_ONCE(sim_fw_time_div.value));
 	if (IS_ERR(sd)) {
 		ret = PTR_ERR(sd);
 		neuron_knob_pr_err("new_device: cannot create device %u: %pe\n", id, sd);
@@ -116,18 +133,21 @@ static ssize_t new_device_store(neuron_bus_attr_bus *bus, const char *buf, size_
 {
 	u32 id, nc = sim_nc_per_device.value;
 	struct neuron_tokens t;
-	int ret;
+	int ret, fw = NEURON_FW_ARCH_SIM;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (neuron_tokenize(&t, buf, count) || t.count < 1 || t.count > 2 ||
+	ret = neuron_tokenize(&t, buf, count);
+	if (!ret && t.count == 3)
+		fw = neuron_parse_name(t.tok[2], neuron_sim_fw_names, NEURON_FW_ARCH_COUNT);
+	if (ret || t.count < 1 || t.count > 3 || fw < 0 ||
 	    neuron_parse_u32_range(t.tok[0], 0, NEURON_SIM_MAX_ID, &id) ||
-	    (t.count == 2 && neuron_parse_u32_range(t.tok[1], 1, NEURON_MAX_NC, &nc))) {
-		neuron_knob_pr_err("new_device: expected \"<id 0..%u> [nc_count 1..%u]\"\n",
+	    (t.count >= 2 && neuron_parse_u32_range(t.tok[1], 1, NEURON_MAX_NC, &nc))) {
+		neuron_knob_pr_err("new_device: expected \"<id 0..%u> [nc_count 1..%u [lenient|v2|v3|v4]]\"\n",
 		       NEURON_SIM_MAX_ID, NEURON_MAX_NC);
 		return -EINVAL;
 	}
-	ret = neuron_sim_add(id, nc);
+	ret = neuron_sim_add(id, nc, fw);
 	return ret ? ret : count;
 }
 static BUS_ATTR_WO(new_device);
@@ -186,7 +206,7 @@ int neuron_sim_init(void)
 	if (ret)
 		return ret;
 	for (i = 0; i < sim_devices.value; i++) {
-		ret = neuron_sim_add(i, sim_nc_per_device.value);
+		ret = neuron_sim_add(i, sim_nc_per_device.value, NEURON_FW_ARCH_SIM);
 		if (ret)
 			goto err_del;
 	}

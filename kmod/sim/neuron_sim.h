@@ -21,6 +21,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "../neuron_backend.h"
 #include "neuron_sim_hbm.h"
 #include "neuron_sim_inject.h"
 #include "neuron_sim_miscram.h"
@@ -36,6 +37,7 @@ struct neuron_sim_fw;
  * @id:		the simulator's id of the device (serial number, DEVICE_ID)
  * @index:	N of the core's /dev/neuron<N>
  * @nc_count:	NeuronCores
+ * @arch:	what the core reports, with this device's firmware contract
  * @nd:		the core's device (opaque), valid between create and destroy
  * @miscram:	MiscRAM; the firmware emulator owns the firmware words
  * @nc:		the NeuronCore job engine
@@ -49,6 +51,7 @@ struct neuron_sim_dev {
 	u32 id;
 	u32 index;
 	u32 nc_count;
+	struct neuron_arch_desc arch;
 	struct neuron_device *nd;
 	struct neuron_sim_miscram miscram;
 	struct neuron_sim_nc nc;
@@ -64,8 +67,14 @@ extern struct bus_type neuron_sim_bus;
 /*
  * neuron_sim_dev.c: a device with @nc_count NeuronCores: registered with
  * the core, then added to the bus. An error pointer on failure.
+ * @fw_arch: enum neuron_fw_arch: NEURON_FW_ARCH_SIM for the lenient
+ * firmware, V2..V4 for the strict firmware of that architecture (the core
+ * follows that architecture's contract; the device is numbered from its
+ * routing id, which is @id, after the readiness wait, as a PCI device is).
+ * @time_div: strict only: every time of the contract and of the firmware
+ * divided by this (1 = real time).
  */
-struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count);
+struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, u32 time_div);
 /* Remove it: from the bus, then every part in reverse order; frees @sd. */
 void neuron_sim_dev_destroy(struct neuron_sim_dev *sd);
 

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 
 #include "../neuron_backend.h"
+#include "neuron_fw_profile.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_sim.h"
 #include "neuron_sim_fw.h"
@@ -35,14 +36,25 @@ static void neuron_sim_misc_write(void *backend, u32 off, u32 val)
 {
 	struct neuron_sim_dev *sd = backend;
 
-	neuron_sim_miscram_write(&sd->miscram, off, val);
+	/* the doorbell: the firmware decides what a write of TRIGGER does */
+	if (off == NEURON_MISCRAM_TRIGGER)
+		neuron_sim_fw_trigger(sd->fw, val);
+	else
+		neuron_sim_miscram_write(&sd->miscram, off, val);
 }
 
-static void neuron_sim_doorbell(void *backend)
+static void *neuron_sim_dma_alloc(void *backend, size_t size, u64 *dev_addr)
 {
 	struct neuron_sim_dev *sd = backend;
 
-	neuron_sim_fw_doorbell(sd->fw);
+	return neuron_sim_fw_dma_alloc(sd->fw, size, dev_addr);
+}
+
+static void neuron_sim_dma_free(void *backend, size_t size, void *va, u64 dev_addr)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	neuron_sim_fw_dma_free(sd->fw, va);
 }
 
 /*
@@ -65,7 +77,8 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.instance_id = "sim",
 	.misc_read = neuron_sim_misc_read,
 	.misc_write = neuron_sim_misc_write,
-	.fw_doorbell = neuron_sim_doorbell,
+	.dma_alloc = neuron_sim_dma_alloc,
+	.dma_free = neuron_sim_dma_free,
 	.exec = neuron_sim_nc_exec,
 	.mem_size = neuron_sim_mem_size,
 	.mem_read = neuron_sim_mem_read,
@@ -74,7 +87,11 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.reset = neuron_sim_reset,
 };
 
-/* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
+/*
+ * The simulated device presents itself like a v3 part (4 HBM channels,
+ * repair state); fw_arch and fw_time_div are set per device (lenient or
+ * strict firmware of an architecture).
+ */
 static const struct neuron_arch_desc neuron_sim_arch = {
 	.arch_type = "NDsim",
 	.nc_arch_type = "NCsim",
@@ -82,6 +99,7 @@ static const struct neuron_arch_desc neuron_sim_arch = {
 	.device_name = "SimulatedNeuron",
 	.hbm_channels = NEURON_MISCRAM_HBM_CHANNELS,
 	.has_repair_state = true,
+	.fw_arch = NEURON_FW_ARCH_SIM,
 };
 
 static ssize_t nc_count_show(struct device *dev, struct device_attribute *attr, char *buf)
@@ -108,10 +126,11 @@ static void neuron_sim_dev_release(struct device *dev)
 	kfree(container_of(dev, struct neuron_sim_dev, dev));
 }
 
-struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
+struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, u32 time_div)
 {
 	struct neuron_sim_dev *sd;
 	struct neuron_device *nd;
+	u32 rid, index;
 	int ret;
 
 	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
@@ -124,6 +143,9 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	sd->dev.release = neuron_sim_dev_release;
 	sd->id = id;
 	sd->nc_count = nc_count;
+	sd->arch = neuron_sim_arch;
+	sd->arch.fw_arch = fw_arch;
+	sd->arch.fw_time_div = fw_arch == NEURON_FW_ARCH_SIM ? 0 : time_div;
 	ret = dev_set_name(&sd->dev, "neuron_sim%u", id);
 	if (ret)
 		goto err_put;
@@ -138,7 +160,21 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 		ret = -ENOMEM;
 		goto err_nc;
 	}
-	nd = neuron_device_create(&neuron_sim_ops, &neuron_sim_arch, sd, nc_count);
+	if (fw_arch == NEURON_FW_ARCH_SIM) {
+		nd = neuron_device_create(&neuron_sim_ops, &sd->arch, sd, nc_count);
+	} else {
+		/* strict: the PCI probe's path, on simulated MiscRAM */
+		ret = neuron_fw_wait_ready(&neuron_sim_ops, sd, time_div, &rid);
+		if (!ret)
+			ret = neuron_fw_reset_device(&neuron_sim_ops, sd, fw_arch, time_div);
+		if (ret)
+			goto err_fw;
+		ret = neuron_fw_route_index(fw_arch == NEURON_FW_ARCH_V2 ? NEURON_FW_ROUTE_TRN1 :
+					    NEURON_FW_ROUTE_TRN2, rid, 64, &index);
+		if (ret)
+			goto err_fw;
+		nd = neuron_device_create_index(&neuron_sim_ops, &sd->arch, sd, nc_count, index);
+	}
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
 		goto err_fw;

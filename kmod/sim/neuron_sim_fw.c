@@ -1,17 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Simulated firmware: owns the firmware words of MiscRAM (API version,
- * serial number, ECC, power, repair state) and serves the register-only
- * FW-IO mailbox the driver's transport speaks (neuron_fwio.c).
+ * device id, serial number, ECC, power, repair state) and serves both FW-IO
+ * transports the driver speaks (neuron_fwio.c): the register-only mailbox
+ * and the legacy host-memory path.
  *
- * A request is processed asynchronously: the doorbell queues a work item,
- * which snapshots the mailbox (TRIGGER, header, DATA), validates size, CRC
- * (the software CRC-32C of lib/neuron_fwio_frame.c, against the kernel's on
- * the driver side) and command, executes it, and answers: response header
- * into 0x1F0, payload into DATA, TRIGGER cleared. An answer is only written
- * while the request is still posted (TRIGGER set, header unchanged): a
- * request the driver withdrew or replaced is never completed, so a late
- * answer cannot corrupt the next request.
+ * The doorbell is the driver's write of TRIGGER (the backend's misc_write
+ * hands it to neuron_sim_fw_trigger()). A write of 1 while TRIGGER is clear
+ * latches the request: the registers, and for the legacy path (non-zero
+ * response address) the request in the host buffer at the request address
+ * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). A work item
+ * validates size, CRC (the software CRC-32C of lib/neuron_fwio_frame.c,
+ * against the kernel's on the driver side) and command, executes and
+ * answers: register-only, the response header into 0x1F0, its payload
+ * into DATA, then TRIGGER cleared; legacy, TRIGGER cleared, then the
+ * response payload and header in the response buffer, its sequence byte
+ * last.
+ *
+ * Two modes (per device, new_device's firmware word):
+ *  - lenient (the default; the fault-injection suites): a write of 1 while
+ *    a request is in flight replaces it, a write of 0 withdraws it; the
+ *    answer of a replaced or withdrawn request is dropped.
+ *  - strict (v2, v3, v4): the strictest reading of the vendor's contract.
+ *    TRIGGER belongs to the firmware once set: a write of 0 and a write of
+ *    1 while a request is in flight are refused (ignored, counted, logged);
+ *    the request in flight is answered all the same, with its own sequence
+ *    number, into whatever the driver wrote since. A register-only request
+ *    without ACK = 1 is refused; v2 does not serve the register-only
+ *    mailbox at all (never answers it). SET_POWER_PROFILE takes
+ *    NEURON_SIM_FW_STRICT_POWER_MS (longer than the 1 s READ timeout).
+ *    DEVICE_ID reads 0xDEADBEEF for NEURON_SIM_FW_STRICT_READY_MS after
+ *    the device appears, then the routing id (= the simulator's id). A
+ *    doorbell with RESET set is a device reset: TRIGGER clear and FW_STATUS
+ *    busy at once, RESET 0 and FW_STATUS idle NEURON_SIM_FW_STRICT_RESET_MS
+ *    later.
+ *    Every time divided by the device's fw_time_div.
  *
  * Faults: each request takes the fault armed through fw/fault
  * (neuron_sim_inject.c, neuron_sim_inject_take_fw()) and behaves
@@ -21,8 +44,10 @@
  *
  * Locking: MiscRAM has its own lock (neuron_sim_miscram.c), the armed
  * faults theirs (neuron_sim_inject.c); fw->lock (spinlock) protects the
- * statistics, the posted-blob ring and the pending slow answer. None of
- * the three is taken while holding another.
+ * statistics, the latched request, the posted-blob ring and the pending
+ * slow answer; fw->dma_lock the DMA buffer table and the buffers' contents
+ * as the firmware sees them. None of them is taken while holding another.
+ * fw->gen changes only under the MiscRAM lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim-fw: " fmt
 
@@ -34,6 +59,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include "neuron_fw_profile.h"
 #include "neuron_fwio_frame.h"
 #include "neuron_metrics_pack.h"
 #include "neuron_miscram_reg.h"
@@ -44,40 +70,85 @@
 #define NEURON_SIM_FW_SERIAL_HI		0x4e53494d	/* "NSIM" */
 #define NEURON_SIM_FW_POSTED_MAX	64	/* POST_TO_CW blobs kept */
 #define NEURON_SIM_FW_PROFILE_MAX	3	/* power profiles it accepts */
+#define NEURON_SIM_FW_DMA_MAX		4	/* host buffers a device may hand it */
+#define NEURON_SIM_FW_DMA_BASE		(1ull << 46)	/* device addresses start here */
+#define NEURON_SIM_FW_DMA_STRIDE	(1ull << 24)
+#define NEURON_SIM_FW_STRICT_POWER_MS	1500	/* strict: a power profile takes this long */
+#define NEURON_SIM_FW_STRICT_READY_MS	2500	/* strict: DEVICE_ID 0xDEADBEEF after creation */
+#define NEURON_SIM_FW_STRICT_RESET_MS	1000	/* strict: a device reset takes this long */
+/* legacy request/response bytes the firmware looks at: header + the largest payload */
+#define NEURON_SIM_FW_HOST_MAX	(NEURON_FWIO_REQ_HDR_SIZE + NEURON_FWIO_MAX_PAYLOAD)
 
 struct neuron_sim_blob {
 	u8 len;
 	u8 data[NEURON_METRIC_BLOB_MAX];
 };
 
-/* An answer, or an answer waiting for the slow fault's delay. */
+/* An answer, or an answer waiting for a delay (slow fault, strict power profile). */
 struct neuron_sim_answer {
-	u32 req_dw0;		/* the request it answers (must still be posted) */
-	u32 req_dw1;
+	u32 gen;		/* the latch it answers: dropped if TRIGGER was re-latched */
+	bool legacy;		/* write to the host response buffer */
+	u64 resp_addr;		/* legacy: device address of the response buffer */
 	u32 resp_dw0;
-	u32 nwords;		/* DATA words to write */
+	u32 nwords;		/* payload words */
 	u32 words[NEURON_FWIO_DATA_SIZE / 4];
+};
+
+/* A latched request as the firmware read it when the doorbell rang. */
+struct neuron_sim_request {
+	u32 gen;
+	bool legacy;
+	bool no_ack;		/* register-only without ACK = 1 */
+	u32 dw0;
+	u32 dw1;
+	u64 resp_addr;
+	u32 words[NEURON_FWIO_DATA_SIZE / 4];	/* register-only: DATA */
+	u8 host[NEURON_SIM_FW_HOST_MAX];	/* legacy: the request buffer */
+	bool host_ok;		/* legacy: the request address was a buffer of ours */
+};
+
+struct neuron_sim_dma {
+	void *va;
+	size_t size;
+	u64 dev_addr;
 };
 
 /**
  * struct neuron_sim_fw - the simulated firmware of one device
  * @sd:		its device (MiscRAM, armed faults)
- * @req_work:	processes the posted request (queued by the doorbell)
- * @slow_work:	delivers @pending after the slow fault's delay
+ * @strict:	strict mode (the device's fw_arch is not SIM)
+ * @arch:	enum neuron_fw_arch of the device
+ * @div:	time divisor (>= 1)
+ * @req_work:	processes the latched request
+ * @slow_work:	delivers @pending after its delay
+ * @ready_work:	strict: makes DEVICE_ID readable
+ * @reset_work:	strict: completes a device reset
  * @stopping:	no more work is queued
  * @dbg:	its debugfs files (posted, posted_blobs, sim_stats)
+ * @gen:	latch generation; changes only under the MiscRAM lock
+ * @dma_lock:	protects @dma and what the firmware reads and writes in the buffers
+ * @dma:	host buffers handed out by neuron_sim_fw_dma_alloc()
  * @lock:	protects everything below
+ * @latched:	the request to process, valid when @latched_valid
+ * @latched_valid: @req_work has a request to process
  * @pending:	the delayed answer, valid when @pending_valid
  * @pending_valid: @pending waits for @slow_work
  * @power_profile: last profile SET_POWER_PROFILE accepted
- * @requests:	requests seen (doorbells that found TRIGGER set)
+ * @requests:	requests latched (doorbells that found TRIGGER clear, and in
+ *		lenient mode the ones that replaced a request in flight)
+ * @legacy:	of which over the legacy host-memory path
+ * @trigger_zero: writes of 0 to TRIGGER (the driver must never make one)
+ * @rewrites:	writes of 1 while a request was in flight
+ * @resets:	strict: device resets taken (RESET set when the doorbell rang)
+ * @refused:	strict: requests not served (no ACK, register-only on v2,
+ *		a legacy address that is not one of our buffers)
  * @zero_seq:	requests that carried sequence number 0 (must stay 0)
  * @seq_wraps:	times the sequence number went down (255 -> 1)
  * @seq_gaps:	requests whose number was not the one after the previous
  * @last_seq:	the last sequence number seen, valid when @seq_seen
  * @seq_seen:	a request with a non-zero number has arrived
  * @crc_errors:	requests whose CRC did not match (bad_crc included)
- * @dropped:	answers not written because the request was withdrawn
+ * @dropped:	answers not written because the request was withdrawn or replaced
  * @slow_done:	delayed answers @slow_work has delivered (or dropped); with
  *		@pending_valid clear, no late answer is left to land
  * @posted:	ring of the last NEURON_SIM_FW_POSTED_MAX POST_TO_CW blobs
@@ -86,16 +157,32 @@ struct neuron_sim_answer {
  */
 struct neuron_sim_fw {
 	struct neuron_sim_dev *sd;
+	bool strict;
+	u32 arch;
+	u32 div;
 	struct work_struct req_work;
 	struct delayed_work slow_work;
+	struct delayed_work ready_work;
+	struct delayed_work reset_work;
 	bool stopping;
 	struct dentry *dbg[3];
+	u32 gen;
+
+	spinlock_t dma_lock;
+	struct neuron_sim_dma dma[NEURON_SIM_FW_DMA_MAX];
 
 	spinlock_t lock;
+	struct neuron_sim_request latched;
+	bool latched_valid;
 	struct neuron_sim_answer pending;
 	bool pending_valid;
 	u32 power_profile;
 	u64 requests;
+	u64 legacy;
+	u64 trigger_zero;
+	u64 rewrites;
+	u64 resets;
+	u64 refused;
 	u64 zero_seq;
 	u64 seq_wraps;
 	u64 seq_gaps;
@@ -109,44 +196,274 @@ struct neuron_sim_fw {
 	u32 posted_count;
 };
 
-/* Under the MiscRAM lock: write the answer if its request is still posted. */
+static void neuron_sim_fw_count(struct neuron_sim_fw *fw, u64 *counter)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&fw->lock, flags);
+	(*counter)++;
+	spin_unlock_irqrestore(&fw->lock, flags);
+}
+
+/* ---- host memory: the buffers the driver hands the device --------------- */
+
+void *neuron_sim_fw_dma_alloc(struct neuron_sim_fw *fw, size_t size, u64 *dev_addr)
+{
+	unsigned long flags;
+	void *va;
+	int i;
+
+	va = kzalloc(size, GFP_KERNEL);
+	if (!va)
+		return NULL;
+	spin_lock_irqsave(&fw->dma_lock, flags);
+	for (i = 0; i < NEURON_SIM_FW_DMA_MAX; i++) {
+		if (!fw->dma[i].va) {
+			fw->dma[i].va = va;
+			fw->dma[i].size = size;
+			fw->dma[i].dev_addr = NEURON_SIM_FW_DMA_BASE +
+					      (i + 1) * NEURON_SIM_FW_DMA_STRIDE;
+			*dev_addr = fw->dma[i].dev_addr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&fw->dma_lock, flags);
+	if (i == NEURON_SIM_FW_DMA_MAX) {
+		kfree(va);
+		return NULL;
+	}
+	return va;
+}
+
+void neuron_sim_fw_dma_free(struct neuron_sim_fw *fw, void *va)
+{
+	unsigned long flags;
+	int i;
+
+	/* after this the firmware cannot reach the buffer any more */
+	spin_lock_irqsave(&fw->dma_lock, flags);
+	for (i = 0; i < NEURON_SIM_FW_DMA_MAX; i++)
+		if (fw->dma[i].va == va)
+			fw->dma[i].va = NULL;
+	spin_unlock_irqrestore(&fw->dma_lock, flags);
+	kfree(va);
+}
+
+/* Buffer holding [@addr, @addr + @len), or NULL. fw->dma_lock held. */
+static u8 *neuron_sim_fw_dma_find(struct neuron_sim_fw *fw, u64 addr, size_t len)
+{
+	int i;
+
+	for (i = 0; i < NEURON_SIM_FW_DMA_MAX; i++) {
+		struct neuron_sim_dma *d = &fw->dma[i];
+
+		if (d->va && addr >= d->dev_addr && len <= d->size &&
+		    addr - d->dev_addr <= d->size - len)
+			return (u8 *)d->va + (addr - d->dev_addr);
+	}
+	return NULL;
+}
+
+/* Legacy: read the request buffer at @addr (the device's DMA read). */
+static bool neuron_sim_fw_dma_read(struct neuron_sim_fw *fw, u64 addr, u8 *out, size_t len)
+{
+	unsigned long flags;
+	u8 *p;
+
+	spin_lock_irqsave(&fw->dma_lock, flags);
+	p = neuron_sim_fw_dma_find(fw, addr, len);
+	if (p)
+		memcpy(out, p, len);
+	spin_unlock_irqrestore(&fw->dma_lock, flags);
+	return p;
+}
+
+/*
+ * Legacy: write the response at @addr: payload, then error code and size,
+ * then the sequence byte, which the driver polls.
+ */
+static bool neuron_sim_fw_dma_respond(struct neuron_sim_fw *fw, const struct neuron_sim_answer *a)
+{
+	u32 len = NEURON_FWIO_RESP_HDR_SIZE + 4 * a->nwords;
+	unsigned long flags;
+	u8 *p;
+
+	spin_lock_irqsave(&fw->dma_lock, flags);
+	p = neuron_sim_fw_dma_find(fw, a->resp_addr, len);
+	if (p) {
+		neuron_fwio_unpack_words(a->words, 4 * a->nwords, p + NEURON_FWIO_RESP_HDR_SIZE);
+		p[1] = (a->resp_dw0 >> 8) & 0xff;
+		p[2] = (a->resp_dw0 >> 16) & 0xff;
+		p[3] = a->resp_dw0 >> 24;
+		/* everything else before the sequence byte, as a device's DMA orders it */
+		smp_wmb();
+		WRITE_ONCE(p[0], a->resp_dw0 & 0xff);
+	}
+	spin_unlock_irqrestore(&fw->dma_lock, flags);
+	return p;
+}
+
+/* ---- the doorbell ---------------------------------------------------------- */
+
+enum neuron_sim_fw_trig {
+	NEURON_SIM_TRIG_LATCH,		/* a new request */
+	NEURON_SIM_TRIG_REPLACE,	/* lenient: replaced the one in flight */
+	NEURON_SIM_TRIG_REWRITE,	/* strict: refused, the one in flight goes on */
+	NEURON_SIM_TRIG_ZERO,		/* a write of 0 */
+	NEURON_SIM_TRIG_RESET,		/* strict: a device reset request (RESET set) */
+};
+
+struct neuron_sim_trig_ctx {
+	struct neuron_sim_fw *fw;
+	u32 val;
+	enum neuron_sim_fw_trig action;
+	struct neuron_sim_request *req;
+	u64 req_addr;
+};
+
+/* Under the MiscRAM lock: what a write of TRIGGER does; latch the registers. */
+static bool neuron_sim_fw_trigger_words(u32 *w, void *ctx)
+{
+	struct neuron_sim_trig_ctx *c = ctx;
+	struct neuron_sim_fw *fw = c->fw;
+	struct neuron_sim_request *r = c->req;
+	bool busy = w[NEURON_MISCRAM_TRIGGER / 4];
+
+	if (!c->val) {
+		c->action = NEURON_SIM_TRIG_ZERO;
+		if (!fw->strict && busy) {
+			/* lenient: withdrawn; its answer will be dropped */
+			w[NEURON_MISCRAM_TRIGGER / 4] = 0;
+			fw->gen++;
+		}
+		return false;
+	}
+	if (busy && fw->strict) {
+		c->action = NEURON_SIM_TRIG_REWRITE;
+		return false;
+	}
+	if (fw->strict && w[NEURON_MISCRAM_RESET / 4]) {
+		/* taken at once: TRIGGER clear, reset in progress until reset_work */
+		c->action = NEURON_SIM_TRIG_RESET;
+		w[NEURON_MISCRAM_FW_STATUS / 4] |= NEURON_MISCRAM_FW_STATUS_BUSY;
+		return false;
+	}
+	c->action = busy ? NEURON_SIM_TRIG_REPLACE : NEURON_SIM_TRIG_LATCH;
+	w[NEURON_MISCRAM_TRIGGER / 4] = 1;
+	r->gen = ++fw->gen;
+	r->resp_addr = (u64)w[NEURON_MISCRAM_RESP_HI / 4] << 32 | w[NEURON_MISCRAM_RESP_LO / 4];
+	r->legacy = r->resp_addr != 0;
+	if (r->legacy) {
+		c->req_addr = (u64)w[NEURON_MISCRAM_REQ_HI / 4] << 32 | w[NEURON_MISCRAM_REQ_LO / 4];
+	} else {
+		r->no_ack = w[NEURON_MISCRAM_ACK / 4] != 1;
+		r->dw0 = w[NEURON_MISCRAM_HDR0 / 4];
+		r->dw1 = w[NEURON_MISCRAM_HDR1 / 4];
+		memcpy(r->words, &w[NEURON_MISCRAM_DATA / 4], sizeof(r->words));
+	}
+	return true;
+}
+
+void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
+{
+	/* on the stack: misc_write must not fail or sleep for memory */
+	struct neuron_sim_request req = { 0 }, *r = &req;
+	struct neuron_sim_trig_ctx c = { .fw = fw, .val = val, .req = r };
+	unsigned long flags;
+	bool latched;
+
+	latched = neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_trigger_words, &c);
+	if (latched && r->legacy) {
+		/* the device reads the request from host memory when it takes it */
+		r->host_ok = neuron_sim_fw_dma_read(fw, c.req_addr, r->host, sizeof(r->host));
+		r->dw0 = (u32)r->host[0] | (u32)r->host[1] << 8 | (u32)r->host[2] << 16 |
+			 (u32)r->host[3] << 24;
+		r->dw1 = (u32)r->host[4] | (u32)r->host[5] << 8 | (u32)r->host[6] << 16 |
+			 (u32)r->host[7] << 24;
+	}
+
+	spin_lock_irqsave(&fw->lock, flags);
+	switch (c.action) {
+	case NEURON_SIM_TRIG_ZERO:
+		fw->trigger_zero++;
+		break;
+	case NEURON_SIM_TRIG_REWRITE:
+		fw->rewrites++;
+		break;
+	case NEURON_SIM_TRIG_RESET:
+		fw->resets++;
+		break;
+	case NEURON_SIM_TRIG_REPLACE:
+		fw->rewrites++;
+		fallthrough;
+	case NEURON_SIM_TRIG_LATCH:
+		fw->latched = *r;
+		fw->latched_valid = true;
+		break;
+	}
+	spin_unlock_irqrestore(&fw->lock, flags);
+
+	if (c.action == NEURON_SIM_TRIG_ZERO)
+		dev_err(&fw->sd->dev, "driver wrote 0 to TRIGGER: only firmware clears it\n");
+	else if (c.action == NEURON_SIM_TRIG_REWRITE)
+		dev_warn_ratelimited(&fw->sd->dev,
+				     "doorbell rung while a request is in flight: refused\n");
+	if (latched && !READ_ONCE(fw->stopping))
+		queue_work(system_wq, &fw->req_work);
+	if (c.action == NEURON_SIM_TRIG_RESET && !READ_ONCE(fw->stopping))
+		mod_delayed_work(system_wq, &fw->reset_work,
+				 msecs_to_jiffies(NEURON_SIM_FW_STRICT_RESET_MS / fw->div));
+}
+
+/* ---- answers ---------------------------------------------------------------- */
+
+struct neuron_sim_ans_ctx {
+	struct neuron_sim_fw *fw;
+	const struct neuron_sim_answer *a;
+};
+
+/* Under the MiscRAM lock: complete the request if it is still the latched one. */
 static bool neuron_sim_fw_answer_words(u32 *w, void *ctx)
 {
-	const struct neuron_sim_answer *a = ctx;
+	struct neuron_sim_ans_ctx *c = ctx;
+	const struct neuron_sim_answer *a = c->a;
 	u32 i;
 
-	if (!w[NEURON_MISCRAM_TRIGGER / 4] || w[NEURON_MISCRAM_HDR0 / 4] != a->req_dw0 ||
-	    w[NEURON_MISCRAM_HDR1 / 4] != a->req_dw1)
+	if (!w[NEURON_MISCRAM_TRIGGER / 4] || a->gen != c->fw->gen)
 		return false;
-	for (i = 0; i < a->nwords; i++)
-		w[NEURON_MISCRAM_DATA / 4 + i] = a->words[i];
-	w[NEURON_MISCRAM_HDR0 / 4] = a->resp_dw0;
+	if (!a->legacy) {
+		for (i = 0; i < a->nwords; i++)
+			w[NEURON_MISCRAM_DATA / 4 + i] = a->words[i];
+		w[NEURON_MISCRAM_HDR0 / 4] = a->resp_dw0;
+	}
 	w[NEURON_MISCRAM_TRIGGER / 4] = 0;
 	return true;
 }
 
-/* Write @a if its request is still posted; false if it was withdrawn. */
+/* Deliver @a; false if its request was withdrawn or replaced (lenient). */
 static bool neuron_sim_fw_answer(struct neuron_sim_fw *fw, struct neuron_sim_answer *a)
 {
-	unsigned long flags;
+	struct neuron_sim_ans_ctx c = { .fw = fw, .a = a };
 	bool ok;
 
-	ok = neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_answer_words, a);
-	if (!ok) {
-		spin_lock_irqsave(&fw->lock, flags);
-		fw->dropped++;
-		spin_unlock_irqrestore(&fw->lock, flags);
-	}
+	ok = neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_answer_words, &c);
+	/* legacy: TRIGGER is clear before the driver can see the answer */
+	if (ok && a->legacy && !neuron_sim_fw_dma_respond(fw, a))
+		ok = false;
+	if (!ok)
+		neuron_sim_fw_count(fw, &fw->dropped);
 	return ok;
 }
 
 /* Account the request's sequence number. */
-static void neuron_sim_fw_account(struct neuron_sim_fw *fw, u8 seq)
+static void neuron_sim_fw_account(struct neuron_sim_fw *fw, u8 seq, bool legacy)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&fw->lock, flags);
 	fw->requests++;
+	if (legacy)
+		fw->legacy++;
 	if (!seq) {
 		fw->zero_seq++;
 	} else {
@@ -233,66 +550,67 @@ static u8 neuron_sim_fw_execute(struct neuron_sim_fw *fw, u8 cmd, const u8 *p, u
 	}
 }
 
-/* A posted request as the firmware reads it. */
-struct neuron_sim_request {
-	u32 dw0;
-	u32 dw1;
-	u32 words[NEURON_FWIO_DATA_SIZE / 4];
-};
-
-/*
- * Under the MiscRAM lock: copy the request out. A request is complete once
- * TRIGGER is set (the driver writes it last); false when it is not.
- */
-static bool neuron_sim_fw_read_request(u32 *w, void *ctx)
+/* Strict: a request the firmware does not serve at all. */
+static bool neuron_sim_fw_refuses(struct neuron_sim_fw *fw, const struct neuron_sim_request *r)
 {
-	struct neuron_sim_request *r = ctx;
-
-	if (!w[NEURON_MISCRAM_TRIGGER / 4])
+	if (!fw->strict)
 		return false;
-	r->dw0 = w[NEURON_MISCRAM_HDR0 / 4];
-	r->dw1 = w[NEURON_MISCRAM_HDR1 / 4];
-	memcpy(r->words, &w[NEURON_MISCRAM_DATA / 4], sizeof(r->words));
-	return true;
+	if (r->legacy)
+		return !r->host_ok;
+	return r->no_ack || fw->arch == NEURON_FW_ARCH_V2;
 }
 
 static void neuron_sim_fw_req_work(struct work_struct *work)
 {
 	struct neuron_sim_fw *fw = container_of(work, struct neuron_sim_fw, req_work);
-	struct neuron_sim_request req;
+	struct neuron_sim_request *req;
 	u8 payload[NEURON_FWIO_DATA_SIZE];
 	u8 resp[NEURON_FWIO_DATA_SIZE];
 	struct neuron_sim_answer a = { 0 };
 	enum neuron_sim_fw_fault fault;
-	u32 dw0, dw1, plen = 0, rlen = 0, i, slow_ms;
+	u32 dw0, dw1, plen = 0, rlen = 0, i, slow_ms, delay_ms = 0;
 	unsigned long flags;
+	bool valid;
 	u16 size;
 	u8 seq, cmd, code;
 
-	if (!neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_read_request, &req))
+	req = kmalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
 		return;
-	dw0 = req.dw0;
-	dw1 = req.dw1;
+	spin_lock_irqsave(&fw->lock, flags);
+	valid = fw->latched_valid;
+	fw->latched_valid = false;
+	*req = fw->latched;
+	spin_unlock_irqrestore(&fw->lock, flags);
+	if (!valid)
+		goto out;
+	if (neuron_sim_fw_refuses(fw, req)) {
+		neuron_sim_fw_count(fw, &fw->refused);
+		goto out;
+	}
+	dw0 = req->dw0;
+	dw1 = req->dw1;
 
 	seq = neuron_fwio_dw0_seq(dw0);
 	cmd = neuron_fwio_dw0_code(dw0);
 	size = neuron_fwio_dw0_size(dw0);
-	neuron_sim_fw_account(fw, seq);
+	neuron_sim_fw_account(fw, seq, req->legacy);
 	fault = neuron_sim_inject_take_fw(fw->sd, &slow_ms);
 	if (fault == NEURON_SIM_FW_TIMEOUT)
-		return;
+		goto out;
 
 	if (size < NEURON_FWIO_REQ_HDR_SIZE ||
 	    size > NEURON_FWIO_REQ_HDR_SIZE + NEURON_FWIO_MAX_PAYLOAD) {
 		code = NEURON_FWIO_FAIL;
 	} else {
 		plen = size - NEURON_FWIO_REQ_HDR_SIZE;
-		neuron_fwio_unpack_words(req.words, plen, payload);
+		if (req->legacy)
+			memcpy(payload, req->host + NEURON_FWIO_REQ_HDR_SIZE, plen);
+		else
+			neuron_fwio_unpack_words(req->words, plen, payload);
 		if (fault == NEURON_SIM_FW_BAD_CRC ||
 		    neuron_fwio_req_crc_sw(dw0, payload, plen) != dw1) {
-			spin_lock_irqsave(&fw->lock, flags);
-			fw->crc_errors++;
-			spin_unlock_irqrestore(&fw->lock, flags);
+			neuron_sim_fw_count(fw, &fw->crc_errors);
 			code = NEURON_FWIO_FAIL;
 		} else if (fault == NEURON_SIM_FW_FAIL) {
 			code = NEURON_FWIO_FAIL;
@@ -300,13 +618,16 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 			code = NEURON_FWIO_UNKNOWN_COMMAND;
 		} else {
 			code = neuron_sim_fw_execute(fw, cmd, payload, plen, resp, &rlen);
+			if (fw->strict && cmd == NEURON_FWIO_CMD_SET_POWER_PROFILE)
+				delay_ms = NEURON_SIM_FW_STRICT_POWER_MS / fw->div;
 		}
 	}
 	if (code != NEURON_FWIO_SUCCESS)
 		rlen = 0;
 
-	a.req_dw0 = dw0;
-	a.req_dw1 = dw1;
+	a.gen = req->gen;
+	a.legacy = req->legacy;
+	a.resp_addr = req->resp_addr;
 	if (fault == NEURON_SIM_FW_BAD_SEQ && code == NEURON_FWIO_SUCCESS)
 		seq = (seq ^ 0x80) ? (seq ^ 0x80) : 0x55;
 	if (fault == NEURON_SIM_FW_OVERSIZE && code == NEURON_FWIO_SUCCESS) {
@@ -317,16 +638,20 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 	a.resp_dw0 = neuron_fwio_resp_dw0(seq, code, NEURON_FWIO_RESP_HDR_SIZE + rlen);
 	a.nwords = neuron_fwio_pack_words(resp, rlen, a.words);
 
-	if (fault == NEURON_SIM_FW_SLOW) {
+	if (fault == NEURON_SIM_FW_SLOW)
+		delay_ms = max(delay_ms, slow_ms);
+	if (delay_ms) {
 		spin_lock_irqsave(&fw->lock, flags);
 		fw->pending = a;
 		fw->pending_valid = true;
 		spin_unlock_irqrestore(&fw->lock, flags);
 		if (!READ_ONCE(fw->stopping))
-			mod_delayed_work(system_wq, &fw->slow_work, msecs_to_jiffies(slow_ms));
-		return;
+			mod_delayed_work(system_wq, &fw->slow_work, msecs_to_jiffies(delay_ms));
+		goto out;
 	}
 	neuron_sim_fw_answer(fw, &a);
+out:
+	kfree(req);
 }
 
 static void neuron_sim_fw_slow_work(struct work_struct *work)
@@ -345,15 +670,35 @@ static void neuron_sim_fw_slow_work(struct work_struct *work)
 	if (!valid)
 		return;
 	neuron_sim_fw_answer(fw, &a);
-	spin_lock_irqsave(&fw->lock, flags);
-	fw->slow_done++;
-	spin_unlock_irqrestore(&fw->lock, flags);
+	neuron_sim_fw_count(fw, &fw->slow_done);
 }
 
-void neuron_sim_fw_doorbell(struct neuron_sim_fw *fw)
+/*
+ * Strict: a device reset is over: RESET reads 0 (taken), FW_STATUS no
+ * longer busy. (The vendor polls RESET for "taken", then FW_STATUS.)
+ */
+static bool neuron_sim_fw_reset_words(u32 *w, void *ctx)
 {
-	if (!READ_ONCE(fw->stopping))
-		queue_work(system_wq, &fw->req_work);
+	w[NEURON_MISCRAM_RESET / 4] = 0;
+	w[NEURON_MISCRAM_FW_STATUS / 4] &= ~NEURON_MISCRAM_FW_STATUS_BUSY;
+	return true;
+}
+
+static void neuron_sim_fw_reset_work(struct work_struct *work)
+{
+	struct neuron_sim_fw *fw = container_of(to_delayed_work(work), struct neuron_sim_fw,
+						reset_work);
+
+	neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_reset_words, NULL);
+}
+
+/* Strict: the firmware is up; DEVICE_ID reads the routing id. */
+static void neuron_sim_fw_ready_work(struct work_struct *work)
+{
+	struct neuron_sim_fw *fw = container_of(to_delayed_work(work), struct neuron_sim_fw,
+						ready_work);
+
+	neuron_sim_miscram_write(&fw->sd->miscram, NEURON_MISCRAM_DEVICE_ID, fw->sd->id);
 }
 
 /* ---- debugfs: what the firmware saw (fw/posted, posted_blobs, sim_stats) -- */
@@ -447,6 +792,11 @@ static int neuron_sim_fw_stats_show(struct seq_file *m, void *unused)
 
 	spin_lock_irqsave(&fw->lock, flags);
 	seq_printf(m, "requests %llu\n", fw->requests);
+	seq_printf(m, "legacy %llu\n", fw->legacy);
+	seq_printf(m, "trigger_zero %llu\n", fw->trigger_zero);
+	seq_printf(m, "rewrites %llu\n", fw->rewrites);
+	seq_printf(m, "resets %llu\n", fw->resets);
+	seq_printf(m, "refused %llu\n", fw->refused);
 	seq_printf(m, "last_seq %u\n", fw->last_seq);
 	seq_printf(m, "zero_seq %llu\n", fw->zero_seq);
 	seq_printf(m, "seq_wraps %llu\n", fw->seq_wraps);
@@ -456,6 +806,7 @@ static int neuron_sim_fw_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "slow_pending %u\n", fw->pending_valid);
 	seq_printf(m, "slow_done %llu\n", fw->slow_done);
 	seq_printf(m, "power_profile %u\n", fw->power_profile);
+	seq_printf(m, "mode %s\n", fw->strict ? neuron_fw_arch_name(fw->arch) : "lenient");
 	spin_unlock_irqrestore(&fw->lock, flags);
 	return 0;
 }
@@ -491,12 +842,25 @@ struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd)
 	if (!fw)
 		return NULL;
 	fw->sd = sd;
+	fw->arch = sd->arch.fw_arch;
+	fw->strict = fw->arch != NEURON_FW_ARCH_SIM;
+	fw->div = max(sd->arch.fw_time_div, 1u);
 	spin_lock_init(&fw->lock);
+	spin_lock_init(&fw->dma_lock);
 	INIT_WORK(&fw->req_work, neuron_sim_fw_req_work);
 	INIT_DELAYED_WORK(&fw->slow_work, neuron_sim_fw_slow_work);
+	INIT_DELAYED_WORK(&fw->ready_work, neuron_sim_fw_ready_work);
+	INIT_DELAYED_WORK(&fw->reset_work, neuron_sim_fw_reset_work);
 
 	neuron_sim_miscram_write(m, NEURON_MISCRAM_API_VERSION, NEURON_SIM_FW_API_VERSION);
-	neuron_sim_miscram_write(m, NEURON_MISCRAM_DEVICE_ID, sd->id);
+	if (fw->strict) {
+		/* not ready yet: the probe path waits for it */
+		neuron_sim_miscram_write(m, NEURON_MISCRAM_DEVICE_ID, NEURON_MISCRAM_BAD_READ);
+		schedule_delayed_work(&fw->ready_work,
+				      msecs_to_jiffies(NEURON_SIM_FW_STRICT_READY_MS / fw->div));
+	} else {
+		neuron_sim_miscram_write(m, NEURON_MISCRAM_DEVICE_ID, sd->id);
+	}
 	neuron_sim_miscram_write(m, NEURON_MISCRAM_SERIAL_LO, 0x00010000 + sd->id);
 	neuron_sim_miscram_write(m, NEURON_MISCRAM_SERIAL_HI, NEURON_SIM_FW_SERIAL_HI);
 	/* ECC counts start at 0; inject/ecc writes them */
@@ -516,6 +880,8 @@ void neuron_sim_fw_destroy(struct neuron_sim_fw *fw)
 	if (!fw)
 		return;
 	WRITE_ONCE(fw->stopping, true);
+	cancel_delayed_work_sync(&fw->ready_work);
+	cancel_delayed_work_sync(&fw->reset_work);
 	cancel_work_sync(&fw->req_work);
 	cancel_delayed_work_sync(&fw->slow_work);
 	kfree(fw);

@@ -6,6 +6,8 @@
 #ifndef NEURON_SIM_FW_H
 #define NEURON_SIM_FW_H
 
+#include <linux/types.h>
+
 struct dentry;
 struct neuron_sim_dev;
 struct neuron_sim_fw;
@@ -18,7 +20,13 @@ void neuron_sim_fw_debugfs(struct neuron_sim_fw *fw, struct dentry *dir);
 void neuron_sim_fw_debugfs_exit(struct neuron_sim_fw *fw);
 /* After the device is destroyed: no request can arrive any more. */
 void neuron_sim_fw_destroy(struct neuron_sim_fw *fw);
-/* backend op fw_doorbell: queue the request in MiscRAM for processing. */
-void neuron_sim_fw_doorbell(struct neuron_sim_fw *fw);
+/*
+ * The driver wrote @val to TRIGGER (backend op misc_write): the doorbell.
+ * Latches the request (lenient and strict rules: sim/neuron_sim_fw.c).
+ */
+void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val);
+/* backend ops dma_alloc/dma_free: host buffers the firmware can reach. */
+void *neuron_sim_fw_dma_alloc(struct neuron_sim_fw *fw, size_t size, u64 *dev_addr);
+void neuron_sim_fw_dma_free(struct neuron_sim_fw *fw, void *va);
 
 #endif /* NEURON_SIM_FW_H */

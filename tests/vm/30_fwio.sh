@@ -2,7 +2,7 @@
 # mode at each call site, bounded waits, sequence numbers) and the metrics
 # post (deltas, metric 11, 12/13, blob bound, cadence, unload while hung).
 SUITE=fwio
-PLAN=79
+PLAN=80
 . /tests/lib.sh
 
 # Out-of-range parameters are refused at load, naming the range.
@@ -62,6 +62,8 @@ run_prog /tests/vm_fwio
 check_eq sysfs-matches-debugfs "err_count $(cat $S/stats/fw_io/err_count) timeout_count $(cat $S/stats/fw_io/timeout_count)" \
 	"$(head -n 2 $D/stats | tr '\n' ' ' | sed 's/ $//')"
 check_eq never-seq-zero "zero_seq 0" "$(grep zero_seq $D/sim_stats)"
+# TRIGGER is only ever written with 1, whatever the faults did
+check_eq never-trigger-zero "trigger_zero 0" "$(grep trigger_zero $D/sim_stats)"
 check_eq other-device-clean "0 0" "$(cat /sys/devices/virtual/neuron_device/neuron1/stats/fw_io/err_count) $(cat /sys/devices/virtual/neuron_device/neuron1/stats/fw_io/timeout_count)"
 
 # post_now reports the post's errno to the writer: ETIMEDOUT against a hung

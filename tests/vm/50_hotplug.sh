@@ -31,8 +31,10 @@ check_eq add-7-index 1 "$(cat $B/devices/neuron_sim7/neuron_index)"
 check_eq add-7-cores "4 4" "$(cat $B/devices/neuron_sim7/nc_count) $(cat $V/neuron1/core_count)"
 
 # Malformed input: EINVAL and a log line with the format; nothing changes.
+# ("1 2 3": the third word names the firmware mode: lenient, v2, v3, v4)
 for bad in "" "x" "-1" "1024" "1 0" "1 9" "1 2 3" "1 x" "0x"; do
-	expect_refused "new-refuses-'$bad'" 'new_device: expected "<id 0\.\.1023> \[nc_count 1\.\.8\]"' \
+	expect_refused "new-refuses-'$bad'" \
+		'new_device: expected "<id 0\.\.1023> \[nc_count 1\.\.8 \[lenient\|v2\|v3\|v4\]\]"' \
 		sh -c "echo '$bad' > $B/new_device"
 done
 for bad in "" "x" "1 2" "1024"; do

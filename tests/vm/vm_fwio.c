@@ -460,8 +460,16 @@ static int fault_cases(int (*call)(int fd), const char *site)
 			  " gaps +%" PRIu64, site, c->fault, b.zero_seq, b.gaps - a.gaps);
 		if (!strncmp(c->fault, "bad_crc", 7))
 			VT_ASSERT(b.crc - a.crc == (uint64_t)c->d_err, "crc_errors");
-		/* a late answer is never written over the next request */
-		if (c->slow_ms > T)
+		/*
+		 * A late answer is never taken for a later request's: the
+		 * driver does not withdraw a timed-out request (TRIGGER is
+		 * only ever written 1), its next attempt rings again with a
+		 * fresh number and this lenient firmware drops the late
+		 * answer of the replaced request. When every attempt timed
+		 * out, the last late answer completes its own request, which
+		 * nobody waits for any more: nothing is dropped.
+		 */
+		if (c->slow_ms > T && c->expect == 0)
 			VT_ASSERT(b.dropped - a.dropped >= 1,
 				  "%s '%s': no late answer was dropped", site, c->fault);
 		else
@@ -671,7 +679,7 @@ static int killed_caller_exits(void)
 	set_param("fwio_timeout_ms", saved);
 	VT_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "child status %#x", st);
 	VT_ASSERT(ms < 500, "exit took %" PRIu64 " ms with a 5 s firmware timeout", ms);
-	/* the withdrawn request does not poison the next one */
+	/* the abandoned request (still posted: it is never withdrawn) does not poison the next one */
 	{
 		uint32_t v;
 		int fd = open_dev(0), ret = fw_read1(fd, 0, &v);
