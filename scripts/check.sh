@@ -134,7 +134,7 @@ for id in "${kernel_ids[@]}"; do
 	case "$id" in
 	*-debug) limit=2700; sizes=(VM_HOTPLUG_CYCLES=25) ;;
 	"$sparse_id") limit=900; sizes=() ;;
-	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=5) ;;
+	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=12) ;;
 	esac
 	run_tap "vm $id" env BUILD_DIR="$build" "${sizes[@]}" "$top/scripts/vm.sh" --mode check \
 		--kernel "$vmlinuz" --kver "$krel" --module "$module" --label "$id" \
