@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Top-level build: the kernel module (kbuild) and libnrt + tools + tests
 # (CMake, out of tree under build/).
 #

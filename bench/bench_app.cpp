@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Host half of the application-API benchmark (the guest half, with the
 // device, is tests/vm/vm_bench_app.c): NEFF parse + digest + archive read
 // per second, and host-tensor write+read through the C API against memcpy

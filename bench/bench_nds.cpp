@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // NDS counter update cost on the host: nds_increment_nc_counter on a slab
 // opened with nds_open_memory (argument checks, offset computation, one
 // relaxed 64-bit atomic add on the slab) against a bare

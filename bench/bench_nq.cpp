@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // Notification-ring drain + decode throughput on the host, against a plain
 // memcpy of the same ring bytes.
 //

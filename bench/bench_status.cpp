@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // ns/call of nrt_get_status_as_str / nrt_get_status_priority against a
 // plain switch written here, over the same pseudo-random input stream.
 // Both sides are indirect calls through volatile function pointers on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The demo: what a user of the driver looks at, then the error path end to end.
 echo "== insmod neuron.ko sim_devices=2"
 insmod "$NEURON_KO" sim_devices=2 || exit 1

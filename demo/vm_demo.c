@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The demo workload: jobs with a fault mix on two simulated devices. Per
  * job it prints what was injected and the NRT_STATUS that came back, a live

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # make bench: the host benchmarks (build/bench/*), then the guest ones
 # (scripts/vm.sh --mode bench). Each prints its measurements and a
 # "ratio ...: X" line computed from the same run; a summary of every ratio

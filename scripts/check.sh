@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Run every test suite and print one totals line:
 #   N passed, N failed
 # Suites: each host CMocka program (build/unit_test_*, TAP output, plans
@@ -6,7 +7,8 @@
 # 32/64-bit UAPI layout comparison, the packaging test
 # (scripts/test-packaging.sh, root: DKMS, make install), a short run of
 # every fuzz target, the harness self-test (scripts/harness-selftest.sh),
-# checkpatch --strict on kmod/ (scripts/checkpatch.sh), then, for every
+# checkpatch --strict on kmod/ (scripts/checkpatch.sh), the licensing
+# check (scripts/licensing.sh), then, for every
 # kernel of the matrix (scripts/kmatrix.sh: Debian's kernels and the debug
 # kernel of scripts/debug-kernel.sh), the module's
 # W=1 build (scripts/kbuild-matrix.sh) and the QEMU guest suites
@@ -104,6 +106,10 @@ run_tap harness env BUILD_DIR="$build" "$top/scripts/harness-selftest.sh" "${kve
 # The kernel's style checker on the module (checkpatch.pl --strict from
 # linux-source-6.1): no error, no warning.
 run_tap checkpatch "$top/scripts/checkpatch.sh"
+
+# Licensing: every file's SPDX expression, the licence texts, and the
+# symbols libnrt.so.1 exports against libnrt/libnrt.map (scripts/licensing.sh).
+run_tap licensing "$top/scripts/licensing.sh" --lib "$build/libnrt.so.1"
 
 # The kernel matrix: build the module for each kernel (W=1, sparse on the
 # default one), then boot each and run the whole guest suite on it.

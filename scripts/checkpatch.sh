@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The kernel's own style checker on the module's sources: every file of
 # kmod/ (but the compatibility header kmod/neuron_compat.h, whose version
 # checks checkpatch rightly dislikes, and generated files) must give 0

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Build, once, a debug kernel (KASAN, lockdep, UBSAN, kmemleak, ...) from
 # Debian's linux-source-6.1 for the guest tests, and cache it.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Install the system packages the build, the tests and the demo need.
 # Idempotent: only missing packages are installed, after one `apt-get update`.
 # Prints what it installed (or that nothing was missing).

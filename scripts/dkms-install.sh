@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Install neuron.ko through DKMS as package neuron-oss, and the host files
 # the device nodes need. Run as root; `make dkms-install [KVER=V]` calls it.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Remove what scripts/dkms-install.sh added. Run as root; `make
 # dkms-uninstall` calls it, and it also works without the source checkout as
 # /usr/src/neuron-oss-<VERSION>/dkms-uninstall.sh.

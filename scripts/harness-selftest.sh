@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The test harness tested: every check that guards the guest run must be
 # able to fail. Two parts:
 #

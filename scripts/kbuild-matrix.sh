@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Build neuron.ko for every kernel of the matrix the way DKMS does
 # (make -C <headers> M=<kmod> modules), warning-free with W=1, and sparse-
 # clean on the default kernel.

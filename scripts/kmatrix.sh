@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The kernel matrix (docs/kernels.md): fetch Debian kernels (image, headers,
 # kbuild) into a cache outside the work tree, list them, and build the module
 # against one of them the DKMS way (make -C <headers> M=<moddir> modules).

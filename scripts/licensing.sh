@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Licensing a user can ship with, checked (TAP, scripts/tap.sh):
 #  * every tracked file carries the SPDX expression its place in the tree
 #    calls for (in its first three lines, or in a FILE.license beside a
@@ -43,7 +44,7 @@ policy() {
 
 used=
 while IFS= read -r f; do
-	case "$f" in LICENSES/*|*.license) continue ;; esac
+	case "$f" in LICENSE|LICENSES/*|*.license) continue ;; esac
 	[ -f "$f" ] || continue
 	want=$(policy "$f")
 	if [ -f "$f.license" ]; then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # TAP output for the test scripts (sourced by bash scripts; the guest's
 # tests/vm/lib.sh and tests/vm/vmtest.h print the same lines). Every suite
 # `make check` runs prints TAP (https://testanything.org, version 13

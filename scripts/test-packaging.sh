@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Packaging test: DKMS install/remove of neuron.ko on this host, the
 # installed module booted in the guest, `make install DESTDIR=` of libnrt and
 # an external program built from it through pkg-config.

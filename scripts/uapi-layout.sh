@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The UAPI is identical for 32- and 64-bit processes: build tests/uapi/layout.c
 # with -m32 and -m64, compare every struct's size and alignment, every
 # member's offset and size and every ioctl number, and require struct sizes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Judge a guest console log (scripts/vm.sh keeps it) beyond the tests' own
 # lines: did every suite run to its end, and is the kernel log clean?
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Boot a kernel under QEMU with neuron.ko and the guest tests.
 #
 #   scripts/vm.sh [--mode check|selftest|demo|bench] [--module PATH] [--kver V]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // neff-pack: write a NEFF (docs/neff.md) holding a simulated model, or
 // describe one. Used by the tests and the demo.
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // neuron-ls: list Neuron devices and what the driver reports for each.
 #include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // neuron-monitor: read the "neuron" generic netlink family: the status
 // counters of every NeuronCore, and the "errors" event group.
 #include <neuron/neuron_genl.h>

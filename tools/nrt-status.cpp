@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // nrt-status: explain an NRT_STATUS code, or what an errno becomes at each
 // libnrt syscall site. Everything shown comes from libnrt's error-model
 // API, so the tool cannot disagree with the library.

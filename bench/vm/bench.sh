@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest benchmarks (make bench). No slub_debug in this mode.
 insmod "$NEURON_KO" sim_devices=2 || exit 1
 rc=0

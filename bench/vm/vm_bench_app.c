@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest benchmark (issue 14 item 7), ratios from one run:
  *   - nrt_execute() of an empty model (no tensors, run time 0) vs the raw

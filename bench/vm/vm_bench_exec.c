@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest benchmark: simulated jobs per second with the error accounting
  * (ring drain + decode + counter bridge into the NDS slab) on and off, in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest benchmark: one FW-IO mailbox round trip (NEURON_IOCTL_FW_READ of
  * one MiscRAM word, answered by the simulated firmware's work item) against

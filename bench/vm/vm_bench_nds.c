@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest benchmark, NDS: a counter update through the mapped slab against
  * the counter-add ioctl, and a sysfs "total" read with 16 live slabs against

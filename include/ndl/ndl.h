@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * ndl: the thin device layer of libnrt. Opens /dev/neuron<N> and asks the
  * driver what it is. Signatures follow the public SDK's ndl.h for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * The runtime -> kernel counter bridge: persist an execution's result into
  * the caller's NDS slab, where the kernel folds it into sysfs and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * libnrt public API (the subset this project implements). Signatures follow
  * the public SDK's nrt.h where an equivalent exists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * The Neuron error model beyond the bare NRT_STATUS enum: classification
  * and aggregation of statuses, errno -> NRT_STATUS per syscall site, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Notification-queue rings from userspace: open an ERROR ring of a
  * NeuronCore, drain it (phase-bit aware: no entry lost or read twice across

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * NRT_STATUS: the return code of every nrt_* entry point.
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "neuron_abi.h"
 
 bool neuron_abi_all_zero(const void *p, size_t len)

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Validation of ioctl argument headers (pure logic, host-testable). */
 #ifndef NEURON_ABI_H
 #define NEURON_ABI_H

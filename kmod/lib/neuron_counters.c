@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Counter id -> sysfs attribute / CloudWatch id tables. The status list is
  * the driver's creation order (24 attributes since 2.23); the CloudWatch

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The NDS NeuronCore counters as the outside world sees them: the sysfs
  * attributes under neuron_coreK/stats/{status,other_info}/ that show them

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The per-architecture firmware contract (neuron_fw_profile.h). Every
  * number below is the vendor's (aws-neuronx-dkms 2.25, src/), as recorded

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The firmware contract per device architecture, as the vendor's driver
  * (aws-neuronx-dkms 2.25) speaks it: for every FW-IO command, which

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * FW-IO framing (see neuron_fwio_frame.h). No kernel or libc dependencies
  * beyond neuron_pure.h.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * FW-IO mailbox framing: request/response headers, the sequence-number
  * step, a software CRC-32C, the per-attempt classification of a response,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * First-fit granule allocator over a bitmap (see neuron_mem_range.h).
  * Whole free words are skipped 64 granules at a time, so a scan of a

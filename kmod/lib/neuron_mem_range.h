@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Device memory address space: a first-fit allocator of granules over a
  * caller-provided bitmap (pure logic, host-testable). The core carves HBM

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Metrics post: definitions, deltas and blob packing (see
  * neuron_metrics_pack.h). The CloudWatch id of each counter comes from the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The metrics post to firmware ("CloudWatch" over FW-IO POST_TO_CW):
  * metric definitions, aggregation arithmetic (deltas against the last

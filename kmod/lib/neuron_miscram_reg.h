@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The MiscRAM register map: every word the driver, the firmware and the
  * simulated device agree on, each written once. Byte offsets from the start

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "neuron_nq_ring.h"
 
 bool neuron_nq_size_valid(u32 ring_size)

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The producer side of a notification ring (pure logic, host-tested): what
  * the device does when it writes an entry. The simulated NeuronCore uses

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * A strict tokenizer for debugfs knobs (pure logic, host-tested): splits a
  * short command line into at most NEURON_PARSE_MAX_TOKENS whitespace

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Types for the pure-logic files in kmod/lib/: they build into the module
  * and, unchanged, into a host library for unit tests and fuzzers, so they

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // C ABI of the application API (<nrt/nrt.h>): argument checks, handle
 // look-ups and the runtime guard; the work is in model.cpp and tensor.cpp.
 // No exception crosses: every internal call is noexcept.

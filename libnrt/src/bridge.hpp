@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Result -> NDS NeuronCore counter ids (<neuron/neuron_nds.h>): the one
 // source of truth for what an execution's outcome increments. Pure: it
 // computes ids; applying them to a slab is the caller's business.

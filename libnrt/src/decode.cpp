@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // C ABI of the error-notification decode chain.
 #include <nrt/nrt_error_model.h>
 #include <neuron/neuron_nq.h>

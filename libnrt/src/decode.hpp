@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Error-notification decode: TPB error type (L3) -> INFER_ERROR_SUBTYPE
 // (L2) -> NRT_STATUS (L1). Pure and constexpr; the ring itself is drained
 // elsewhere, this only decodes and accumulates entries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // C ABI of the errno -> NRT_STATUS tables, and errno names.
 #include <nrt/nrt_error_model.h>
 

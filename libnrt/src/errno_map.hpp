@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Kernel errno -> NRT_STATUS, one table per libnrt syscall site. The
 // reasons for every row are in docs/error-model.md ("errno tables").
 #pragma once

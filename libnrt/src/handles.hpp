@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Checked opaque handles for the application API. A handle is not an
 // address: it is (serial << 4 | kind), issued once and never again, so a
 // freed handle, a handle of another kind or a made-up pointer is found

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // The runtime -> kernel counter bridge wired to a real slab: the pure maps
 // of bridge.cpp decide which counters move; this file moves them.
 #include <nrt/kmetric.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // Models: load (NEFF -> NeuronCores), unload, execute (model.hpp).
 #include "model.hpp"
 

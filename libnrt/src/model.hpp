@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Loaded models of the application API: a parsed NEFF placed on
 // NeuronCores this process reserved, and its execution through
 // NEURON_IOCTL_SIM_EXEC_MODEL.

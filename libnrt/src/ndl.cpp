@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // ndl: device discovery and open/close over NEURON_IOCTL_GET_INFO.
 #include <ndl/ndl.h>
 #include <nrt/nrt.h>

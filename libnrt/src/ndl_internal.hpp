@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Private side of ndl_device_t: the public struct is the first member of
 // device_impl, so a public pointer converts back with impl_of().
 #pragma once

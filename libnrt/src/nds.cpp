@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // NDS: the caller's counter slab, mapped from the driver, updated with
 // 64-bit atomics (no syscall per update).
 #include <nrt/nds/neuron_ds.h>

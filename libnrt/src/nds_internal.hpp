@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // The NDS instance behind the opaque nds_instance_t.
 #pragma once
 

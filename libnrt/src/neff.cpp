@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // NEFF parsing and packing (docs/neff.md). The archive is read and written
 // by libarchive and the digest computed by OpenSSL's libcrypto; only the
 // model description (our own line format) is parsed here.

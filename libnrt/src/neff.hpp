@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // NEFF container: the 1024-byte header, the digest over the data, the
 // gzip'd tar read with libarchive, and the model description inside it
 // (docs/neff.md). Pure: no device, no global state, no exceptions out of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // Notification-queue consumer: drains a ring the device (or the simulated
 // NeuronCore) produces into, phase-bit aware.
 #include <nrt/nrt_nq.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // The runtime: nrt_init/nrt_close lifecycle, NeuronCore counts, and the
 // simulated execute path that ties the error chain together.
 #include <nrt/kmetric.h>

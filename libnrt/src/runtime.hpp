@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // The runtime's shared state (nrt_init .. nrt_close): the devices this
 // process opened, their NDS slabs and per-NeuronCore error rings. Used by
 // runtime.cpp (lifecycle, nrt_sim_execute) and model.cpp (the application

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // C ABI of the status space: names, priority, bands, fold.
 #include <nrt/nrt_error_model.h>
 #include <nrt/nrt_status.h>

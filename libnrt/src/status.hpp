@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // The NRT_STATUS master table and the functions over the whole 32-bit
 // value space (name, band, priority). constexpr so the other error-model
 // tables can static_assert that every status they produce is assigned.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Allocation-free name matching shared by the error-model lookups
 // (status names, syscall sites, errno names).
 #pragma once

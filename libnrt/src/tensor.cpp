@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // Tensors (tensor.hpp). Offsets and sizes are checked here, before any
 // ioctl, so a bad range is NRT_INVALID whatever the placement.
 #include "tensor.hpp"

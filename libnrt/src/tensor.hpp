@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Tensors of the application API: host tensors in process memory, device
 // tensors in a NeuronCore's HBM through the driver's MEM_* ioctls.
 #pragma once

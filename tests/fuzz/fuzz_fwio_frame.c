@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * FW-IO framing and the metrics blob (kmod/lib/neuron_fwio_frame.h,
  * neuron_metrics_pack.h) on arbitrary bytes:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Arbitrary bytes as notification-ring entries and as a whole ring.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The debugfs knob tokenizer and number/name parsers (kmod/lib/neuron_parse)
  * on arbitrary bytes, each checked against a reference written out here:

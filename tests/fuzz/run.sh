@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Build the libFuzzer targets (tests/fuzz/fuzz_*.c, fuzz_*.cpp) with clang and run each
 # for a fixed number of executions, from a seed corpus written here.
 #

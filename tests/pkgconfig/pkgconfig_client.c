@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * An external program built against an installed libnrt, found only through
  * pkg-config (see Makefile here): proof that the installed headers are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Prints the layout of every UAPI struct: one line per struct
  * ("S <name> <size> <align>") and per member ("F <struct>.<member> <offset>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The application API on the host (no device): the lifecycle guard, checked
 // handles (NULL, freed, made-up, another kind), tensor sets, and every
 // range rule of the tensor calls on host tensors (created through the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Result -> NDS counter ids: generic, hardware, outcome, error stats, the
  * per-execution list, time counters and counter naming. */
 #include <setjmp.h>

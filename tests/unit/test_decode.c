@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The decode chain: TPB error type -> INFER_ERROR_SUBTYPE -> flags ->
  * NRT_STATUS, hardware faults, overflow, malformed entries and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * errno -> NRT_STATUS per syscall site. The expected matrix below is
  * written out independently of the library's tables (and mirrors the

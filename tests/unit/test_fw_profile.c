@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * kmod/lib/neuron_fw_profile.c: every row of the per-architecture firmware
  * contract, the readiness bound and the routing id -> device index maps.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The device-memory granule allocator (kmod/lib/neuron_mem_range.c):
  * first fit, exhaustion is -ENOMEM and changes nothing, frees of runs that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ndl argument validation that needs no device. */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * NDS counters over caller memory (nds_open_memory): every bounds rule, the
  * read-only instance, the exact byte offset of every counter (computed here

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // NEFF container and model description (libnrt/src/neff.*): the public
 // header layout, digests, version refusal, truncation and corruption, and
 // every rule of the model.sim format (docs/neff.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Notification rings end to end on the host: the kmod/lib producer
  * (neuron_nq_produce, what the device / simulated NeuronCore does) against

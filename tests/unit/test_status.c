@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * NRT_STATUS names, priority, bands, lookup and fold. The sweeps compare
  * the library against a model written here independently (a plain switch

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: module parameters, device nodes, class entries, GET_INFO,
 # ioctl validation, unload with an fd open, load/unload cycles.
 SUITE=module

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: NDS slabs, the counter bridge, the sysfs counter tree, ECC files.
 SUITE=nds
 PLAN=49

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: notification rings, the simulated NeuronCore, fault injection
 # and the error path end to end.
 SUITE=exec

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: device memory (MEM_* ioctls), memory accounting in sysfs,
 # SIM_EXEC_MODEL, an uncorrectable NeuronCore error and the device reset.
 SUITE=mem

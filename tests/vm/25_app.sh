@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: the application API (issue 14). NEFFs packed with neff-pack,
 # an application written only to the SDK header, and one check per row of
 # the status table in docs/error-model.md (vm_app: exact status, and the

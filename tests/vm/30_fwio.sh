@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: FW-IO mailbox (module parameters, debugfs knobs, every fault
 # mode at each call site, bounded waits, sequence numbers) and the metrics
 # post (deltas, metric 11, 12/13, blob bound, cadence, unload while hung).

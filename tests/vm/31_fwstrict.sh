@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: the PCI backend's firmware paths against the strict
 # simulated firmware (docs/fwio.md, "Strict simulated firmware"): probe
 # readiness and routing-id numbering, the per-architecture contract of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: the "neuron" generic netlink family through neuron-monitor:
 # resolution, the counters dump (names, shape, live totals), error events
 # on the "errors" group, extack errors, Prometheus output.

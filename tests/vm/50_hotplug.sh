@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: simulated devices added and removed at run time through the
 # neuron_sim bus (docs/ABI/sysfs-bus-neuron_sim), removal while the device
 # is in use (vm_hotplug), and unload once the last fd of a removed device

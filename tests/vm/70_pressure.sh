@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: exactness under pressure (vm_pressure, docs/RELIABILITY.md):
 # 16 processes x 4 threads count through the NDS API while sysfs readers,
 # netlink dumps, metrics posts and fault-injected simulated jobs run and

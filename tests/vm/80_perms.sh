@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: the permissions matrix (vm_perms, docs/RELIABILITY.md):
 # nobody inside and outside the device's group and inside a new user and
 # pid namespace, against what the ABI documents as readable and refused.

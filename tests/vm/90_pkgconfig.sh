@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: the external program built from an installed libnrt through
 # pkg-config (tests/pkgconfig/, built into <build>/vm/ by
 # scripts/test-packaging.sh) runs against two simulated devices.

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # /init of the test guest: mount the pseudo filesystems, run the suites for
 # the mode the host asked for, dump the kernel log, report the verdict
 # through isa-debug-exit (port 0xf4) and power off.

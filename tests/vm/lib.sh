@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Helpers sourced by the guest suites (busybox sh). A suite prints one TAP
 # document (scripts/tap.sh has the format): its plan "1..PLAN" first, then
 # one line per check:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Raw generic netlink for guest test programs (no libnl): resolve a family
  * and its multicast groups through the controller, build requests, read

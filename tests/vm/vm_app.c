@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: the application API on the simulated device. One case per row of
  * the status table in docs/error-model.md: the exact NRT_STATUS, produced

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: device discovery and GET_INFO through libnrt, and the ioctl
  * validation rules. Expects the module loaded with sim_devices=2

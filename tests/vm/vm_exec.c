@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: notification rings, the simulated NeuronCore and the error path end
  * to end (inject -> ring -> decode -> NRT_STATUS -> NDS -> sysfs).

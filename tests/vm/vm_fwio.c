@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: the FW-IO mailbox and the metrics post, end to end on the
  * simulated device. Expects the module loaded with sim_devices=2 and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: the PCI backend's FW-IO paths against the strict simulated
  * firmware (31_fwstrict.sh). Usage: vm_fwstrict <v2 N> <v3 N> <v4 N>, the

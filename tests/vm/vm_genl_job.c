@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest helper for 40_genl.sh: run one simulated job through libnrt, so
  * the counter bridge folds what the job's error ring said.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: a seeded hostile-userspace fuzzer for neuron.ko (tests/vm/60_hostile.sh).
  *

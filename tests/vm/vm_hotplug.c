@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: simulated devices added and removed at run time through the
  * neuron_sim bus, and removal while the device is in use. Expects the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: device memory and its accounting (issue 14, kernel half).
  * MEM_ALLOC/FREE/READ/WRITE/SET on device (HBM) and host memory, every

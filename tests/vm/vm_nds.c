@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: NDS slabs, the counter bridge, and the sysfs counter tree.
  * Expects the module loaded with sim_devices=2 sim_nc_per_device=8.

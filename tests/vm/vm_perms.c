@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: the permissions matrix (tests/vm/80_perms.sh).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest: exactness under pressure (tests/vm/70_pressure.sh).
  *

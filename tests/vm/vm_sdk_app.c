@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * An application written only to the SDK's <nrt/nrt.h>: it uses nothing of
  * this project but that header and the library, the way an SDK program

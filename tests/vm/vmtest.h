@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Minimal harness for guest test programs. Each case prints one TAP line
  * (scripts/tap.sh):  ok <n> - <suite>/<case>  or  not ok <n> - <suite>/<case>: why

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * NDS ("neuron datastore"): the per-process counter slab the driver shares
  * with the runtime. Signatures follow the public SDK's nds/neuron_ds.h for

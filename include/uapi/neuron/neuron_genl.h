@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
 /*
  * The "neuron" generic netlink family: a counters dump and an error-event
  * multicast group. Resolve the family id and the group id by name through

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
 /*
  * NDS ("neuron datastore"): the per-process counter slab shared by the
  * runtime (writer, through mmap) and the kernel (aggregator).

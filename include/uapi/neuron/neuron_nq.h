@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
 /*
  * Notification queues: the ring entry format the device writes and the
  * runtime drains. The kernel allocates and exposes rings; it never

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Harness self-test: check_fails must not take a crash, a missing program,
 # the wrong status or the wrong message for the expected failure. Each of
 # the first four checks must FAIL; the last one must PASS.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Harness self-test: the time bounds measure real time (busybox date has no
 # %N; now_ms reads /proc/uptime). A slow command and a state that never
 # comes must FAIL; a fast command must PASS.

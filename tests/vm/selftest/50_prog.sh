@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Harness self-test: run_prog catches a program that stops before its end
 # with status 0 (no "VMTEST DONE" line) and one that exits non-zero.
 PLAN=5

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Harness self-test: a kernel warning raised on purpose (debugfs warn, root
 # only, simulated devices) must fail the run through the host's kernel-log
 # scan and taint check, although every check here passes.
