@@ -53,6 +53,11 @@ struct neuron_job;
  *		is being removed). Sleeps; process context. Without it the
  *		ioctl is -EOPNOTSUPP and GET_INFO does not report
  *		NEURON_CAP_SIM_EXEC.
+ * @connected_devices: optional; fill @ids with the indexes (N of
+ *		/dev/neuron<N>) of the devices this one has a direct link to,
+ *		never itself, at most @max; return how many. Without it the
+ *		device reports no links. Any context that may sleep; must not
+ *		wait for a device's removal.
  *
  * Every op gets the @backend pointer given to neuron_device_create(). The
  * core calls no op once neuron_device_destroy() has returned.
@@ -65,6 +70,7 @@ struct neuron_backend_ops {
 	void (*misc_write)(void *backend, u32 off, u32 val);
 	void (*fw_doorbell)(void *backend);
 	int (*exec)(void *backend, struct neuron_job *job);
+	u32 (*connected_devices)(void *backend, u32 *ids, u32 max);
 };
 
 /**

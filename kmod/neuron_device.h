@@ -25,6 +25,8 @@ struct neuron_fwio;
 struct neuron_metrics;
 struct neuron_sysfs;
 struct neuron_nq_dev;
+struct neuron_hwerr;
+struct neuron_power;
 
 /**
  * struct neuron_device - one Neuron device (/dev/neuron<N>)
@@ -47,6 +49,8 @@ struct neuron_nq_dev;
  * @metrics:	metrics post worker (neuron_metrics.c)
  * @sysfs:	the metrics sysfs tree (neuron_sysfs.c)
  * @nq:		notification queues and NeuronCore reservations (neuron_nq.c)
+ * @hwerr:	NEURON_HW_ERR kernel log lines (neuron_hwerr.c)
+ * @power:	power utilization sampling (neuron_power.c)
  * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
 struct neuron_device {
@@ -67,6 +71,8 @@ struct neuron_device {
 	struct neuron_metrics *metrics;
 	struct neuron_sysfs *sysfs;
 	struct neuron_nq_dev *nq;
+	struct neuron_hwerr *hwerr;
+	struct neuron_power *power;
 	struct list_head node;
 };
 

@@ -24,6 +24,7 @@
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_genl.h"
+#include "neuron_hwerr.h"
 #include "neuron_job.h"
 #include "neuron_nq.h"
 
@@ -78,6 +79,7 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	ret = nd->ops->exec(nd->backend, &job);
 	neuron_core_job_end(nd, arg.nc);
 	neuron_job_notify(nd, arg.nc, &job.faults);
+	neuron_hwerr_job(nd, arg.nc, &job.faults);
 	if (ret)
 		return ret;
 

@@ -53,6 +53,7 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.misc_write = neuron_sim_misc_write,
 	.fw_doorbell = neuron_sim_doorbell,
 	.exec = neuron_sim_nc_exec,
+	.connected_devices = neuron_sim_topo_links,
 };
 
 /* The simulated device presents itself like a v3 part (4 HBM channels, repair state). */
@@ -118,6 +119,11 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 		ret = -ENOMEM;
 		goto err_nc;
 	}
+	sd->power = neuron_sim_power_create(sd);
+	if (!sd->power) {
+		ret = -ENOMEM;
+		goto err_fw;
+	}
 	nd = neuron_device_create(&neuron_sim_ops, &neuron_sim_arch, sd, nc_count);
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
@@ -127,6 +133,8 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	sd->index = neuron_device_index(nd);
 	neuron_sim_fw_debugfs(sd->fw, neuron_device_fw_debugfs(nd));
 	neuron_sim_inject_debugfs(sd);
+	neuron_sim_power_debugfs(sd->power, neuron_device_fw_debugfs(nd));
+	neuron_sim_topo_add(sd);
 
 	/* last: the bus device appears complete, neuron_index included */
 	ret = device_add(&sd->dev);
@@ -135,12 +143,15 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	return sd;
 
 err_core:
+	neuron_sim_topo_del(sd);
+	neuron_sim_power_debugfs_exit(sd->power);
 	neuron_sim_inject_exit(sd);
 	neuron_sim_fw_debugfs_exit(sd->fw);
 	neuron_sim_nc_stop(&sd->nc);
 	neuron_device_destroy(nd);
 	sd->nd = NULL;
 err_fw:
+	neuron_sim_power_destroy(sd->power);
 	neuron_sim_fw_destroy(sd->fw);
 err_nc:
 	neuron_sim_nc_destroy(&sd->nc);
@@ -152,6 +163,8 @@ err_put:
 void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 {
 	device_del(&sd->dev);
+	neuron_sim_topo_del(sd);
+	neuron_sim_power_debugfs_exit(sd->power);
 	neuron_sim_inject_exit(sd);
 	neuron_sim_fw_debugfs_exit(sd->fw);
 	/* a job sleeping in an ioctl ends now: the core's removal waits for it */
@@ -159,6 +172,7 @@ void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 	neuron_device_destroy(sd->nd);
 	sd->nd = NULL;
 	/* the core calls no op any more: the firmware can go */
+	neuron_sim_power_destroy(sd->power);
 	neuron_sim_fw_destroy(sd->fw);
 	neuron_sim_nc_destroy(&sd->nc);
 	put_device(&sd->dev);
