@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * NEURON_IOCTL_APPS_INFO: the processes that have the device open, and the
  * NeuronCores each holds. What neuron-ls lists and where neuron-monitor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* NEURON_IOCTL_APPS_INFO (neuron_apps.c): the processes using a device. */
 #ifndef NEURON_APPS_H
 #define NEURON_APPS_H

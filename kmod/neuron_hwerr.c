@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Hardware errors in the kernel log, in the form Node Problem Detector's
  * Neuron rules and the EKS node monitoring agent match

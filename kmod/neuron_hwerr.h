@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Hardware errors in the kernel log (neuron_hwerr.c): the documented
  * "NEURON_HW_ERR=<TYPE> ..." lines Node Problem Detector and the EKS node

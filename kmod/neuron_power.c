@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * stats/power/utilization: the device's power utilization over the last
  * window, from the firmware's POWER_UTIL words (MiscRAM 0x54 + 4 * die:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* stats/power/utilization (neuron_power.c): the firmware's power words, rolled up. */
 #ifndef NEURON_POWER_H
 #define NEURON_POWER_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The simulated firmware's power telemetry: every 20 ms it takes a sample
  * and writes it into both dice's POWER_UTIL words (MiscRAM 0x54, 0x58):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The simulated devices' topology (connected_devices): the live simulated
  * devices, ordered by their index N of /dev/neuron<N>, form a ring; each
