@@ -10,7 +10,7 @@ PKGS=(
 	qemu-system-x86 busybox-static cpio kmod
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev
 	sparse dkms gcc-multilib
-	python3
+	python3 jq
 	clang libclang-rt-14-dev
 	rsync debootstrap dwarves
 	linux-source-6.1 bc bison flex libelf-dev xz-utils
