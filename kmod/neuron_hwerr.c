@@ -271,6 +271,7 @@ int neuron_hwerr_init(struct neuron_device *nd)
 	struct neuron_hwerr *h;
 	const char *tag;
 	size_t n;
+	int t;
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
@@ -278,6 +279,9 @@ int neuron_hwerr_init(struct neuron_device *nd)
 	h->nd = nd;
 	spin_lock_init(&h->lock);
 	INIT_DELAYED_WORK(&h->poll, neuron_hwerr_poll_work);
+	/* the first period starts now (jiffies start 5 min before wrapping to 0) */
+	for (t = 0; t < NEURON_HWERR_TYPE_COUNT; t++)
+		h->rl[t].begin = jiffies;
 	tag = nd->ops->instance_id ? nd->ops->instance_id : dmi_get_system_info(DMI_BOARD_ASSET_TAG);
 	strscpy(h->instance_id, tag && *tag ? tag : "0", sizeof(h->instance_id));
 	n = strlen(h->instance_id);
