@@ -53,7 +53,7 @@ public:
 			return false;
 		ws();
 		if (p_ != s_.size())
-			return fail("trailing characters");
+			return error_at("trailing characters");
 		return true;
 	}
 	const std::string &error() const { return err_; }
@@ -64,7 +64,7 @@ private:
 	size_t p_ = 0;
 	std::string err_;
 
-	bool fail(const char *what)
+	bool error_at(const char *what)
 	{
 		err_ = std::string(what) + " at offset " + std::to_string(p_);
 		return false;
@@ -84,9 +84,9 @@ private:
 	bool parse_value(value &v, int depth)
 	{
 		if (depth > kMaxDepth)
-			return fail("nesting too deep");
+			return error_at("nesting too deep");
 		if (p_ >= s_.size())
-			return fail("unexpected end");
+			return error_at("unexpected end");
 		char c = s_[p_];
 		if (c == '{')
 			return parse_object(v, depth);
@@ -117,7 +117,7 @@ private:
 		if (p_ < s_.size() && s_[p_] == '-')
 			p_++;
 		if (p_ >= s_.size() || s_[p_] < '0' || s_[p_] > '9')
-			return fail("bad value");
+			return error_at("bad value");
 		if (s_[p_] == '0')
 			p_++;
 		else
@@ -126,7 +126,7 @@ private:
 		if (p_ < s_.size() && s_[p_] == '.') {
 			p_++;
 			if (p_ >= s_.size() || s_[p_] < '0' || s_[p_] > '9')
-				return fail("bad number");
+				return error_at("bad number");
 			while (p_ < s_.size() && s_[p_] >= '0' && s_[p_] <= '9')
 				p_++;
 		}
@@ -135,7 +135,7 @@ private:
 			if (p_ < s_.size() && (s_[p_] == '+' || s_[p_] == '-'))
 				p_++;
 			if (p_ >= s_.size() || s_[p_] < '0' || s_[p_] > '9')
-				return fail("bad number");
+				return error_at("bad number");
 			while (p_ < s_.size() && s_[p_] >= '0' && s_[p_] <= '9')
 				p_++;
 		}
@@ -164,7 +164,7 @@ private:
 	bool hex4(uint32_t &cp)
 	{
 		if (p_ + 4 > s_.size())
-			return fail("short \\u escape");
+			return error_at("short \\u escape");
 		cp = 0;
 		for (int i = 0; i < 4; i++) {
 			char c = s_[p_++];
@@ -176,7 +176,7 @@ private:
 			else if (c >= 'A' && c <= 'F')
 				cp |= c - 'A' + 10;
 			else
-				return fail("bad \\u escape");
+				return error_at("bad \\u escape");
 		}
 		return true;
 	}
@@ -188,7 +188,7 @@ private:
 			if (c == '"')
 				return true;
 			if (static_cast<unsigned char>(c) < 0x20)
-				return fail("control character in string");
+				return error_at("control character in string");
 			if (c != '\\') {
 				o += c;
 				continue;
@@ -206,23 +206,23 @@ private:
 			case 'r': o += '\r'; break;
 			case 't': o += '\t'; break;
 			case 'u': {
-				uint32_t cp;
+				uint32_t cp = 0;
 				if (!hex4(cp))
 					return false;
 				if (cp >= 0xD800 && cp < 0xDC00) {
-					uint32_t lo;
+					uint32_t lo = 0;
 					if (!lit("\\u") || !hex4(lo) || lo < 0xDC00 || lo >= 0xE000)
-						return fail("bad surrogate pair");
+						return error_at("bad surrogate pair");
 					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 				}
 				put_utf8(o, cp);
 				break;
 			}
 			default:
-				return fail("bad escape");
+				return error_at("bad escape");
 			}
 		}
-		return fail("unterminated string");
+		return error_at("unterminated string");
 	}
 	bool parse_array(value &v, int depth)
 	{
@@ -248,7 +248,7 @@ private:
 				p_++;
 				return true;
 			}
-			return fail("expected , or ]");
+			return error_at("expected , or ]");
 		}
 	}
 	bool parse_object(value &v, int depth)
@@ -263,13 +263,13 @@ private:
 		for (;;) {
 			ws();
 			if (p_ >= s_.size() || s_[p_] != '"')
-				return fail("expected a member name");
+				return error_at("expected a member name");
 			std::string name;
 			if (!parse_string(name))
 				return false;
 			ws();
 			if (p_ >= s_.size() || s_[p_] != ':')
-				return fail("expected :");
+				return error_at("expected :");
 			p_++;
 			ws();
 			value e;
@@ -285,7 +285,7 @@ private:
 				p_++;
 				return true;
 			}
-			return fail("expected , or }");
+			return error_at("expected , or }");
 		}
 	}
 };
