@@ -4,7 +4,7 @@
  * Neuron rules and the EKS node monitoring agent match
  * (".* NEURON_HW_ERR=<TYPE> .*"):
  *
- *   neuron neuron<N>: NEURON_HW_ERR=<TYPE> instance-id=<id> hostname=<host>
+ *   neuron_device neuron<N>: NEURON_HW_ERR=<TYPE> instance-id=<id> hostname=<host>
  *       nd-id=<N> nc-id=<K> serial-num=<serial> action=<ACTION>
  *
  * Two sources:
@@ -21,7 +21,7 @@
  *
  * Rate limit, per device and TYPE: at most hw_err_ratelimit_burst lines
  * per hw_err_ratelimit_ms; the lines over it are counted, and the count is
- * logged on its own line ("neuron<N>: hw_err <TYPE>: <n> lines suppressed"
+ * logged on its own line ("neuron_device neuron<N>: hw_err <TYPE>: <n> lines suppressed"
  * — not matching the consumers' pattern, so nothing is counted twice)
  * right after the next line of that TYPE, or by the poller once the
  * period is over. The actions are ours: TERMINATE_INSTANCE for an
