@@ -53,7 +53,7 @@ struct Options {
 
 void usage(FILE *out)
 {
-	std::fputs("usage: neuron-monitor [-c FILE] [--prometheus] [--count N]\n"
+	std::fputs("usage: neuron-monitor [-c|--config FILE] [--prometheus] [--count N]\n"
 		   "       neuron-monitor [--counters] [--events] [--json] [--prometheus]\n"
 		   "                      [--device N [--core K]] [--count N] [--help]\n"
 		   "Without --counters/--events: the vendor's report stream. Every period one\n"
@@ -61,7 +61,7 @@ void usage(FILE *out)
 		   "instance_info, neuron_hardware_info); per-application data from each\n"
 		   "process's NDS slab, read-only, as deltas over the period (an application\n"
 		   "is tagged by NEURON_PROCESS_TAG, else its pid).\n"
-		   "  -c FILE       the vendor's configuration (period, neuron_runtimes with\n"
+		   "  -c, --config FILE  the vendor's configuration (period, neuron_runtimes with\n"
 		   "                tag_filter and metrics, system_metrics); default: every\n"
 		   "                metric group every 5 s\n"
 		   "  --prometheus  instead of JSON, the Prometheus companion's metrics in the\n"
