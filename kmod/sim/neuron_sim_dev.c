@@ -133,7 +133,7 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count)
 	sd->index = neuron_device_index(nd);
 	neuron_sim_fw_debugfs(sd->fw, neuron_device_fw_debugfs(nd));
 	neuron_sim_inject_debugfs(sd);
-	neuron_sim_power_debugfs(sd->power, neuron_device_fw_debugfs(nd));
+	neuron_sim_power_debugfs(sd->power, neuron_device_debugfs(nd));
 	neuron_sim_topo_add(sd);
 
 	/* last: the bus device appears complete, neuron_index included */

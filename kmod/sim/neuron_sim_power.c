@@ -5,7 +5,7 @@
  * [15:0] the utilization in basis points, [31:16] a sample counter it
  * bumps with every sample, as the firmware does.
  *
- * Knob (root only): debugfs neuron<N>/fw/power_util, the utilization the
+ * Knob (root only): debugfs neuron<N>/power_util, the utilization the
  * samples report, basis points of max power, 0..10000 (default 0).
  *
  * Locking: none of its own: the utilization is one word (READ_ONCE), the
@@ -69,7 +69,7 @@ static int neuron_sim_power_set(void *data, u64 val)
 
 	if (val > NEURON_SIM_POWER_MAX_BIPS) {
 		dev_err(neuron_device_dev(p->sd->nd),
-			"fw/power_util: expected basis points 0..%u\n", NEURON_SIM_POWER_MAX_BIPS);
+			"power_util: expected basis points 0..%u\n", NEURON_SIM_POWER_MAX_BIPS);
 		return -EINVAL;
 	}
 	WRITE_ONCE(p->util, val);

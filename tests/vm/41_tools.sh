@@ -82,13 +82,13 @@ check_eq links-mode "-r--r--r--" "$(ls -l $SYS/neuron0/connected_devices | cut -
 # ---- stats/power/utilization -------------------------------------------
 P=$SYS/neuron0/stats/power/utilization
 check power-format grep -qE '^POWER_STATUS_(VALID|INVALID|NO_DATA),[0-9]+,[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{2}$' $P
-echo 4250 > $DBG/neuron0/fw/power_util
+echo 4250 > $DBG/neuron0/power_util
 echo 20 > $PAR/power_min_samples
 echo 2 > $PAR/power_window_s
 wait_for power-valid-42.50 15000 grep -qE '^POWER_STATUS_VALID,[1-9][0-9]*,42\.50,42\.50,42\.50$' $P
 check_eq power-other-device-idle "0.00,0.00,0.00" "$(cut -d, -f3- $SYS/neuron1/stats/power/utilization)"
-expect_refused power-knob-range "fw/power_util: expected" sh -c "echo 10001 > $DBG/neuron0/fw/power_util"
-echo 0 > $DBG/neuron0/fw/power_util
+expect_refused power-knob-range "power_util: expected" sh -c "echo 10001 > $DBG/neuron0/power_util"
+echo 0 > $DBG/neuron0/power_util
 
 # ---- NEURON_HW_ERR lines, matched as NPD and the EKS agent match them --
 hw_lines() { since_mark | grep -E ".* NEURON_HW_ERR=$1 .*" | grep -vc 'suppressed'; }
