@@ -59,6 +59,11 @@ struct neuron_job;
  *		is being removed). Sleeps; process context. Without it the
  *		ioctl is -EOPNOTSUPP and GET_INFO does not report
  *		NEURON_CAP_SIM_EXEC.
+ * @connected_devices: optional; fill @ids with the indexes (N of
+ *		/dev/neuron<N>) of the devices this one has a direct link to,
+ *		never itself, at most @max; return how many. Without it the
+ *		device reports no links. Any context that may sleep; must not
+ *		wait for a device's removal.
  * @mem_size:	optional; bytes of device memory (HBM), read once when the
  *		device is created. Without it (or 0) the device has no device
  *		memory: MEM_ALLOC of it is -EOPNOTSUPP and GET_INFO does not
@@ -85,6 +90,7 @@ struct neuron_backend_ops {
 	void *(*dma_alloc)(void *backend, size_t size, u64 *dev_addr);
 	void (*dma_free)(void *backend, size_t size, void *va, u64 dev_addr);
 	int (*exec)(void *backend, struct neuron_job *job);
+	u32 (*connected_devices)(void *backend, u32 *ids, u32 max);
 	u64 (*mem_size)(void *backend);
 	int (*mem_read)(void *backend, u64 addr, void *buf, size_t len);
 	int (*mem_write)(void *backend, u64 addr, const void *buf, size_t len);

@@ -23,6 +23,7 @@
 #include <linux/vmalloc.h>
 
 #include "neuron_abi.h"
+#include "neuron_apps.h"
 #include "neuron_cdev.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
@@ -130,7 +131,8 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	info.device_index = nd->index;
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
-	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO;
+	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO |
+			    NEURON_CAP_APPS_INFO;
 	if (nd->ops->exec)
 		info.capabilities |= NEURON_CAP_SIM_EXEC;
 	if (nd->mem->hbm_size)
@@ -173,6 +175,7 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_SIM_EXEC_MODEL,	neuron_job_ioctl_exec_model,		0 },
 	{ NEURON_IOCTL_FW_READ,		neuron_fwio_ioctl_read,			NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile,	NEURON_IOCTL_ADMIN },
+	{ NEURON_IOCTL_APPS_INFO,	neuron_apps_ioctl_info,			0 },
 	{ NEURON_IOCTL_MEM_ALLOC,	neuron_mem_ioctl_alloc,			0 },
 	{ NEURON_IOCTL_MEM_FREE,	neuron_mem_ioctl_free,			0 },
 	{ NEURON_IOCTL_MEM_READ,	neuron_mem_ioctl_read,			NEURON_IOCTL_UNLOCKED },
@@ -193,6 +196,7 @@ static_assert(_IOC_SIZE(NEURON_IOCTL_CORE_RELEASE) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_SIM_EXEC) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_FW_READ) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_FW_POWER_PROFILE) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_APPS_INFO) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_SIM_EXEC_MODEL) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_ALLOC) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_FREE) <= NEURON_IOCTL_ARG_MAX);

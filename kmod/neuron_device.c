@@ -20,11 +20,13 @@
 #include "neuron_compat.h"
 #include "neuron_device.h"
 #include "neuron_fwio.h"
+#include "neuron_hwerr.h"
 #include "neuron_main.h"
 #include "neuron_mem.h"
 #include "neuron_metrics.h"
 #include "neuron_nds.h"
 #include "neuron_nq.h"
+#include "neuron_power.h"
 #include "neuron_reset.h"
 #include "neuron_sysfs.h"
 
@@ -47,8 +49,32 @@ static ssize_t core_count_show(struct device *dev, struct device_attribute *attr
 }
 static DEVICE_ATTR_RO(core_count);
 
+/*
+ * The devices this one has a direct link to, as the vendor's file: their
+ * indexes, ascending, separated by ", " (what Slurm's gpu/nrt splits);
+ * an empty line without links. The backend knows its topology.
+ */
+static ssize_t connected_devices_show(struct device *dev, struct device_attribute *attr,
+				      char *buf)
+{
+	struct neuron_device *nd = to_neuron_device(dev);
+	u32 ids[NEURON_MAX_DEVICES], n = 0, i;
+	ssize_t len = 0;
+
+	down_read(&nd->gone_sem);
+	if (!nd->gone && nd->ops->connected_devices)
+		n = nd->ops->connected_devices(nd->backend, ids, ARRAY_SIZE(ids));
+	up_read(&nd->gone_sem);
+	for (i = 0; i < n; i++)
+		len += sysfs_emit_at(buf, len, "%s%u", i ? ", " : "", ids[i]);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+static DEVICE_ATTR_RO(connected_devices);
+
 static struct attribute *neuron_dev_attrs[] = {
 	&dev_attr_core_count.attr,
+	&dev_attr_connected_devices.attr,
 	&dev_attr_reset.attr,
 	NULL,
 };
@@ -62,6 +88,8 @@ static void neuron_device_release(struct device *dev)
 	WARN_ON(!list_empty(&nd->procs));
 	neuron_nq_free(nd);
 	neuron_nds_exit(nd);
+	neuron_hwerr_free(nd);
+	neuron_power_free(nd);
 	neuron_mem_free(nd);
 	ida_free(&neuron_ida, nd->index);
 	kfree(nd);
@@ -203,6 +231,12 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	ret = neuron_metrics_start(nd);
 	if (ret)
 		goto err_cdev;
+	ret = neuron_hwerr_init(nd);
+	if (ret)
+		goto err_metrics;
+	ret = neuron_power_init(nd);
+	if (ret)
+		goto err_metrics;
 
 	mutex_lock(&neuron_devices_lock);
 	list_add_tail(&nd->node, &neuron_devices);
@@ -211,6 +245,9 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	dev_info(&nd->dev, "%s backend, %u NeuronCores\n", ops->name, nc_count);
 	return nd;
 
+err_metrics:
+	neuron_hwerr_stop(nd);
+	neuron_metrics_stop(nd);
 err_cdev:
 	/* the node was visible: a racing open may hold a file; fence it off */
 	down_write(&nd->gone_sem);
@@ -275,6 +312,9 @@ void neuron_device_destroy(struct neuron_device *nd)
 	down_write(&nd->gone_sem);
 	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
+	/* no job runs any more: nothing logs or samples from here on */
+	neuron_hwerr_stop(nd);
+	neuron_power_stop(nd);
 	neuron_nds_remove(nd);
 	neuron_sysfs_exit(nd);
 	cdev_device_del(&nd->cdev, &nd->dev);

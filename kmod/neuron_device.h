@@ -27,6 +27,8 @@ struct neuron_metrics;
 struct neuron_sysfs;
 struct neuron_nq_dev;
 struct neuron_mem_dev;
+struct neuron_hwerr;
+struct neuron_power;
 
 /**
  * struct neuron_device - one Neuron device (/dev/neuron<N>)
@@ -53,6 +55,8 @@ struct neuron_mem_dev;
  * @reset_state: NEURON_DEVICE_STATE_* (neuron_reset.c); written under
  *		procs_lock, read locklessly
  * @resets:	reset counters of other_info (neuron_reset.c), under procs_lock
+ * @hwerr:	NEURON_HW_ERR kernel log lines (neuron_hwerr.c)
+ * @power:	power utilization sampling (neuron_power.c)
  * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
 struct neuron_device {
@@ -76,6 +80,8 @@ struct neuron_device {
 	struct neuron_mem_dev *mem;
 	u32 reset_state;
 	struct neuron_reset_counts resets;
+	struct neuron_hwerr *hwerr;
+	struct neuron_power *power;
 	struct list_head node;
 };
 

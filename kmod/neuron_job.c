@@ -29,6 +29,7 @@
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_genl.h"
+#include "neuron_hwerr.h"
 #include "neuron_job.h"
 #include "neuron_mem.h"
 #include "neuron_nq.h"
@@ -82,6 +83,7 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 	ret = nd->ops->exec(nd->backend, job);
 	neuron_core_job_end(nd, nc);
 	neuron_job_notify(nd, nc, &job->faults);
+	neuron_hwerr_job(nd, nc, &job->faults);
 	return ret;
 }
 

@@ -9,6 +9,7 @@
  *                   mem_ecc_repairable_uncorrected,sram_ecc_corrected,mem_ecc_corrected}
  *   stats/fw_io/{err_count,timeout_count}
  *   stats/memory_usage/..., neuron_core<K>/stats/memory_usage/... (neuron_memstat.c)
+ *   stats/power/utilization (neuron_power.c)
  *   neuron_core<K>/info/architecture/arch_type
  *   neuron_core<K>/stats/status/<24 counters>/{total,present}
  *   neuron_core<K>/stats/other_info/<6 counters>/{total,present}
@@ -33,6 +34,7 @@
 #include "neuron_miscram_reg.h"
 #include "neuron_nds.h"
 #include "neuron_reset.h"
+#include "neuron_power.h"
 #include "neuron_sysfs.h"
 
 /**
@@ -348,6 +350,19 @@ static struct attribute *fw_io_attrs[] = {
 };
 static const struct attribute_group fw_io_group = { .attrs = fw_io_attrs };
 
+static ssize_t utilization_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return neuron_power_show(to_node(kobj)->nd, buf);
+}
+
+static struct kobj_attribute attr_utilization = __ATTR_RO(utilization);
+
+static struct attribute *power_attrs[] = {
+	&attr_utilization.attr,
+	NULL,
+};
+static const struct attribute_group power_group = { .attrs = power_attrs };
+
 /* ---- construction -------------------------------------------------------- */
 
 static struct neuron_sysfs_node *
@@ -474,6 +489,11 @@ int neuron_sysfs_init(struct neuron_device *nd)
 		if (ret)
 			goto err;
 	}
+	/* last, after the cores, as the vendor's tree */
+	n = nsys_add(nd, &stats->kobj, "power", -1, &dir_ktype, &power_group);
+	ret = PTR_ERR_OR_ZERO(n);
+	if (ret)
+		goto err;
 	return 0;
 
 err:

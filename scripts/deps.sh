@@ -12,7 +12,7 @@ PKGS=(
 	libnl-3-dev libnl-genl-3-dev libcmocka-dev
 	libarchive-dev libssl-dev
 	sparse dkms gcc-multilib
-	python3
+	python3 jq
 	clang libclang-rt-14-dev
 	rsync debootstrap dwarves
 	linux-source-6.1 bc bison flex libelf-dev xz-utils

@@ -249,6 +249,7 @@ libnrt_test() {
 	refs=$(objdump -T "$client" | awk '/\*UND\*/ && $NF ~ /^(nrt|ndl)_/ { print $(NF-1), $NF }' | sort)
 	check_eq client-binds-NRT_1.0 "(NRT_1.0) ndl_available_devices
 (NRT_1.0) ndl_close_device
+(NRT_1.0) ndl_device_get_info
 (NRT_1.0) ndl_open_device
 (NRT_1.0) nrt_get_status_as_str
 (NRT_1.0) nrt_get_version_string" "$refs"

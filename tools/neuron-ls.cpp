@@ -1,46 +1,244 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// neuron-ls: list Neuron devices and what the driver reports for each.
+// neuron-ls: list Neuron devices the way the vendor's neuron-ls does
+// (table by default, -j/--json-output for the JSON array Ray and others
+// parse, --topology), plus what this driver reports (backend, ABI, caps).
 #include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <string_view>
+#include <unistd.h>
+#include <vector>
+
+#include "json.hpp"
 
 namespace {
 
+constexpr const char *kClassDir = "/sys/class/neuron_device";
+
 void usage(FILE *out)
 {
-	std::fputs("usage: neuron-ls [--json] [--help]\n"
-		   "List /dev/neuron<N> devices with the driver's GET_INFO answer:\n"
-		   "index, NeuronCores, backend, ABI version, driver version, capabilities.\n"
-		   "  --json   one JSON object: {\"devices\": [...]}\n"
-		   "Exit status: 0 ok (also with no device), 1 a device could not be queried,\n"
-		   "2 bad usage.\n",
+	std::fputs("usage: neuron-ls [-j|--json-output] [-t|--topology] [--help]\n"
+		   "List the Neuron devices: index, NeuronCores and their ids, memory,\n"
+		   "connected devices, PCI BDF, CPU affinity, NUMA node and the processes\n"
+		   "using each device (pid, command, NeuronCores held).\n"
+		   "  -j, --json-output  a JSON array, one object per device (the vendor's\n"
+		   "                     schema: neuron_device, bdf, cpu_affinity, numa_node,\n"
+		   "                     connected_to, nc_count, memory_size, neuroncore_ids,\n"
+		   "                     neuron_processes; plus backend, driver_version,\n"
+		   "                     abi_version, capabilities, device_type)\n"
+		   "      --json         the same as --json-output\n"
+		   "  -t, --topology     the links between devices, one line per device\n"
+		   "A simulated device has no PCI address: its bdf is the placeholder\n"
+		   "\"ffff:00:<N>.0\" (PCI domain ffff, never a real function; N in hex).\n"
+		   "Exit status: 0 ok; 1 no driver, no device, or a device could not be\n"
+		   "queried (one line on stderr, nothing on stdout); 2 bad usage.\n",
 		   out);
 }
 
-const char *backend_name(unsigned type)
+std::string read_line(const std::string &path)
 {
-	switch (type) {
-	case NDL_DEVICE_TYPE_SIM:
+	std::ifstream f(path);
+	std::string line;
+	std::getline(f, line);
+	return line;
+}
+
+// The process's command line (arguments joined by spaces), else its comm.
+std::string command_of(int pid)
+{
+	std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+	std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+	while (!raw.empty() && raw.back() == '\0')
+		raw.pop_back();
+	for (char &c : raw)
+		if (c == '\0')
+			c = ' ';
+	if (!raw.empty())
+		return raw;
+	return read_line("/proc/" + std::to_string(pid) + "/comm");
+}
+
+struct process {
+	int pid;
+	std::string command;
+	std::vector<int> nc_ids;	// global NeuronCore ids
+};
+
+struct device {
+	int index = 0;
+	ndl_device_info_t info{};
+	int device_type = 0;
+	std::vector<int> connected;
+	bool has_links_file = false;
+	std::string bdf;
+	std::string cpu_affinity;
+	std::string numa_node;
+	uint64_t memory_size = 0;
+	int first_nc = 0;
+	std::vector<process> procs;
+};
+
+const char *backend_name(unsigned b)
+{
+	switch (b) {
+	case NDL_BACKEND_SIM:
 		return "sim";
-	case NDL_DEVICE_TYPE_PCI:
+	case NDL_BACKEND_PCI:
 		return "pci";
 	default:
 		return "unknown";
 	}
 }
 
+std::string ids_text(const std::vector<int> &ids, const char *sep)
+{
+	std::string o;
+	for (size_t i = 0; i < ids.size(); i++)
+		o += (i ? sep : "") + std::to_string(ids[i]);
+	return o;
+}
+
+std::string ids_json(const std::vector<int> &ids)
+{
+	return "[" + ids_text(ids, ", ") + "]";
+}
+
+int query(int index, int first_nc, device &d, std::string &err)
+{
+	ndl_device_t *dev = nullptr;
+	int ret = ndl_open_device(index, nullptr, &dev);
+	if (ret) {
+		err = "/dev/neuron" + std::to_string(index) + ": " + std::strerror(-ret);
+		return ret;
+	}
+	d.index = dev->device_index;
+	d.info = *ndl_device_get_info(dev);
+	d.device_type = dev->device_type;
+	d.connected.assign(dev->connected_devices, dev->connected_devices + dev->connected_device_count);
+	d.memory_size = dev->hbm_size;
+	d.first_nc = first_nc;
+	std::string dir = std::string(kClassDir) + "/neuron" + std::to_string(index);
+	d.has_links_file = ::access((dir + "/connected_devices").c_str(), R_OK) == 0;
+	if (d.info.backend == NDL_BACKEND_SIM) {
+		char bdf[32];
+		std::snprintf(bdf, sizeof(bdf), "ffff:00:%02x.0", index & 0xff);
+		d.bdf = bdf;
+	}
+	d.numa_node = "-1";
+	d.cpu_affinity = read_line("/sys/devices/system/cpu/online");
+
+	neuron_app_info *apps = nullptr;
+	size_t n = 0;
+	ret = ndl_get_all_apps_info(dev, &apps, &n, APP_INFO_PID_NC_LOCK_INFO);
+	ndl_close_device(dev);
+	if (ret) {
+		err = "/dev/neuron" + std::to_string(index) + ": listing processes: " +
+		      std::strerror(-ret);
+		return ret;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (apps[i].pid == ::getpid())
+			continue;	// this tool has the device open to ask
+		process p{ apps[i].pid, command_of(apps[i].pid), {} };
+		for (int k = 0; k < 8; k++)
+			if (apps[i].nc_lock_map & (1u << k))
+				p.nc_ids.push_back(first_nc + k);
+		d.procs.push_back(std::move(p));
+	}
+	std::free(apps);
+	return 0;
+}
+
+std::string to_json(const std::vector<device> &devs)
+{
+	std::ostringstream o;
+	o << "[\n";
+	for (size_t i = 0; i < devs.size(); i++) {
+		const device &d = devs[i];
+		std::vector<int> ncs;
+		for (uint32_t k = 0; k < d.info.nc_count; k++)
+			ncs.push_back(d.first_nc + static_cast<int>(k));
+		o << "  {\n"
+		  << "    \"neuron_device\": " << d.index << ",\n"
+		  << "    \"bdf\": " << tools::json::quote(d.bdf) << ",\n"
+		  << "    \"cpu_affinity\": " << tools::json::quote(d.cpu_affinity) << ",\n"
+		  << "    \"numa_node\": " << tools::json::quote(d.numa_node) << ",\n"
+		  << "    \"connected_to\": "
+		  << (d.connected.empty() ? std::string("null") : ids_json(d.connected)) << ",\n"
+		  << "    \"nc_count\": " << d.info.nc_count << ",\n"
+		  << "    \"memory_size\": " << d.memory_size << ",\n"
+		  << "    \"neuroncore_ids\": " << ids_json(ncs) << ",\n"
+		  << "    \"neuron_processes\": [";
+		for (size_t p = 0; p < d.procs.size(); p++)
+			o << (p ? ", " : "") << "{\"pid\": " << d.procs[p].pid
+			  << ", \"command\": " << tools::json::quote(d.procs[p].command)
+			  << ", \"neuroncore_ids\": " << ids_json(d.procs[p].nc_ids) << "}";
+		o << "],\n"
+		  << "    \"device_type\": " << d.device_type << ",\n"
+		  << "    \"backend\": \"" << backend_name(d.info.backend) << "\",\n"
+		  << "    \"driver_version\": " << tools::json::quote(d.info.driver_version) << ",\n"
+		  << "    \"abi_version\": " << d.info.abi_version << ",\n"
+		  << "    \"capabilities\": " << d.info.capabilities << "\n"
+		  << "  }" << (i + 1 < devs.size() ? "," : "") << "\n";
+	}
+	o << "]\n";
+	return o.str();
+}
+
+std::string to_table(const std::vector<device> &devs)
+{
+	std::ostringstream o;
+	char line[512];
+	std::snprintf(line, sizeof(line), "%-8s %-6s %-10s %-14s %-12s %-14s %-9s %-12s %s\n",
+		      "DEVICE", "CORES", "CORE IDS", "MEMORY", "CONNECTED", "BDF", "BACKEND",
+		      "DRIVER", "PROCESSES");
+	o << line;
+	for (const device &d : devs) {
+		std::string procs;
+		for (const process &p : d.procs)
+			procs += (procs.empty() ? "" : "; ") + std::to_string(p.pid) + " " +
+				 p.command + " [" + ids_text(p.nc_ids, ",") + "]";
+		std::string cores = std::to_string(d.first_nc) + "-" +
+				    std::to_string(d.first_nc + static_cast<int>(d.info.nc_count) - 1);
+		std::snprintf(line, sizeof(line), "%-8d %-6u %-10s %-14llu %-12s %-14s %-9s %-12s %s\n",
+			      d.index, d.info.nc_count, cores.c_str(),
+			      static_cast<unsigned long long>(d.memory_size),
+			      d.connected.empty() ? "-" : ids_text(d.connected, ",").c_str(),
+			      d.bdf.empty() ? "-" : d.bdf.c_str(), backend_name(d.info.backend),
+			      d.info.driver_version, procs.empty() ? "-" : procs.c_str());
+		o << line;
+	}
+	return o.str();
+}
+
+std::string to_topology(const std::vector<device> &devs)
+{
+	std::ostringstream o;
+	for (const device &d : devs)
+		o << "neuron" << d.index << ": "
+		  << (d.connected.empty() ? std::string("no links") : "linked to " + ids_text(d.connected, ", "))
+		  << "\n";
+	return o.str();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	bool json = false;
+	enum { table, json, topology } mode = table;
 	for (int i = 1; i < argc; i++) {
 		std::string_view a = argv[i];
-		if (a == "--json") {
-			json = true;
+		if (a == "-j" || a == "--json-output" || a == "--json") {
+			mode = json;
+		} else if (a == "-t" || a == "--topology") {
+			mode = topology;
 		} else if (a == "--help" || a == "-h") {
 			usage(stdout);
 			return 0;
@@ -50,45 +248,44 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (::access(kClassDir, F_OK) != 0) {
+		std::fprintf(stderr, "neuron-ls: no Neuron driver: %s is missing (is neuron.ko loaded?)\n",
+			     kClassDir);
+		return 1;
+	}
 	int idx[MAX_NEURON_DEVICE_COUNT];
 	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
 	if (n < 0) {
 		std::fprintf(stderr, "neuron-ls: cannot list devices: %s\n", std::strerror(-n));
 		return 1;
 	}
+	if (n == 0) {
+		std::fprintf(stderr, "neuron-ls: no Neuron devices found\n");
+		return 1;
+	}
 	if (n > MAX_NEURON_DEVICE_COUNT)
 		n = MAX_NEURON_DEVICE_COUNT;
 
-	int rc = 0;
-	if (json)
-		std::printf("{\"devices\": [");
-	else
-		std::printf("%-10s %4s %-8s %4s %-12s %s\n", "DEVICE", "NC", "BACKEND", "ABI",
-			    "DRIVER", "CAPS");
-	for (int i = 0; i < n; i++) {
-		ndl_device_t *dev = nullptr;
-		int ret = ndl_open_device(idx[i], nullptr, &dev);
-		if (ret) {
-			std::fprintf(stderr, "neuron-ls: /dev/neuron%d: %s\n", idx[i], std::strerror(-ret));
-			rc = 1;
-			continue;
+	// everything is gathered first: stdout stays empty on any error
+	std::vector<device> devs;
+	int first_nc = 0;
+	try {
+		for (int i = 0; i < n; i++) {
+			device d;
+			std::string err;
+			if (query(idx[i], first_nc, d, err) != 0) {
+				std::fprintf(stderr, "neuron-ls: %s\n", err.c_str());
+				return 1;
+			}
+			first_nc += static_cast<int>(d.info.nc_count);
+			devs.push_back(std::move(d));
 		}
-		if (json)
-			std::printf("%s{\"index\": %u, \"nc_count\": %u, \"backend\": \"%s\", "
-				    "\"abi_version\": %u, \"driver_version\": \"%s\", "
-				    "\"capabilities\": %llu}",
-				    i ? ", " : "", dev->device_index, dev->nc_count,
-				    backend_name(dev->device_type), dev->abi_version,
-				    dev->driver_version,
-				    static_cast<unsigned long long>(dev->capabilities));
-		else
-			std::printf("neuron%-4u %4u %-8s %4u %-12s 0x%llx\n", dev->device_index,
-				    dev->nc_count, backend_name(dev->device_type), dev->abi_version,
-				    dev->driver_version,
-				    static_cast<unsigned long long>(dev->capabilities));
-		ndl_close_device(dev);
+		std::string out = mode == json ? to_json(devs) :
+				  mode == topology ? to_topology(devs) : to_table(devs);
+		std::fputs(out.c_str(), stdout);
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "neuron-ls: %s\n", e.what());
+		return 1;
 	}
-	if (json)
-		std::printf("]}\n");
-	return rc;
+	return std::fflush(stdout) == 0 ? 0 : 1;
 }

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// neuron-monitor: read the "neuron" generic netlink family: the status
-// counters of every NeuronCore, and the "errors" event group.
+// neuron-monitor: the vendor's report stream (no --counters/--events:
+// one JSON report per period, or the Prometheus companion's metrics), and
+// our netlink views: the status counters of every NeuronCore and the
+// "errors" event group of the "neuron" generic netlink family.
+#include <ndl/ndl.h>
+#include <nrt/nds/neuron_ds.h>
 #include <neuron/neuron_genl.h>
 #include <neuron/neuron_nq.h>
 
@@ -14,12 +18,21 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <unistd.h>
+
+#include "monitor_vendor.hpp"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -30,6 +43,7 @@ namespace {
 enum class Format { Text, Json, Prometheus };
 
 struct Options {
+	const char *config = nullptr;	// vendor mode: -c FILE
 	bool counters = false;
 	bool events = false;
 	Format format = Format::Text;
@@ -40,9 +54,21 @@ struct Options {
 
 void usage(FILE *out)
 {
-	std::fputs("usage: neuron-monitor [--counters] [--events] [--json] [--prometheus]\n"
+	std::fputs("usage: neuron-monitor [-c|--config FILE] [--prometheus] [--count N]\n"
+		   "       neuron-monitor [--counters] [--events] [--json] [--prometheus]\n"
 		   "                      [--device N [--core K]] [--count N] [--help]\n"
-		   "Read the \"neuron\" generic netlink family.\n"
+		   "Without --counters/--events: the vendor's report stream. Every period one\n"
+		   "complete JSON report on one line (neuron_runtime_data, system_data,\n"
+		   "instance_info, neuron_hardware_info); per-application data from each\n"
+		   "process's NDS slab, read-only, as deltas over the period (an application\n"
+		   "is tagged by NEURON_PROCESS_TAG, else its pid).\n"
+		   "  -c, --config FILE  the vendor's configuration (period, neuron_runtimes with\n"
+		   "                tag_filter and metrics, system_metrics); default: every\n"
+		   "                metric group every 5 s\n"
+		   "  --prometheus  instead of JSON, the Prometheus companion's metrics in the\n"
+		   "                text exposition format, one block per period, blank line after\n"
+		   "  --count N     stop after N reports (default: run until killed)\n"
+		   "With --counters/--events: the \"neuron\" generic netlink family.\n"
 		   "  --counters    the 24 status counters of every NeuronCore, live totals\n"
 		   "  --events      subscribe to the \"errors\" group, one line per event;\n"
 		   "                \"neuron-monitor: subscribed\" goes to stderr once listening\n"
@@ -348,6 +374,329 @@ int watch_events(struct nl_sock *sk, const Options &opt)
 	return 0;
 }
 
+
+// ---- the vendor's report stream ----------------------------------------------
+namespace vendor {
+
+namespace m = tools::monitor;
+
+std::string read_text(const std::string &path)
+{
+	std::ifstream f(path);
+	return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+std::string first_line(const std::string &path)
+{
+	std::ifstream f(path);
+	std::string l;
+	std::getline(f, l);
+	return l;
+}
+
+bool read_u64(const std::string &path, uint64_t &v)
+{
+	std::ifstream f(path);
+	return static_cast<bool>(f >> v);
+}
+
+std::string sysfs_dev(int index)
+{
+	return "/sys/class/neuron_device/neuron" + std::to_string(index);
+}
+
+// Every application's NDS counters now, summed over the devices it has a
+// slab on. Processes without a slab (tools, this monitor) are no runtime.
+std::map<int, m::app_sample> collect_apps(std::string &err)
+{
+	std::map<int, m::app_sample> apps;
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	int first_nc = 0;
+	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
+		ndl_device_t *dev = nullptr;
+		if (ndl_open_device(idx[i], nullptr, &dev) != 0) {
+			err = "cannot open /dev/neuron" + std::to_string(idx[i]);
+			continue;
+		}
+		uint32_t ncs = ndl_device_get_info(dev)->nc_count;
+		neuron_app_info *info = nullptr;
+		size_t count = 0;
+		if (ndl_get_all_apps_info(dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) != 0) {
+			err = "cannot list the processes of /dev/neuron" + std::to_string(idx[i]);
+			count = 0;
+		}
+		for (size_t k = 0; k < count; k++) {
+			int pid = info[k].pid;
+			if (pid == ::getpid())
+				continue;
+			nds_instance_t *inst = nullptr;
+			if (nds_open(dev, pid, &inst) != 0)
+				continue;
+			m::app_sample &a = apps[pid];
+			a.pid = pid;
+			char tag[NDS_PROCESS_TAG_MAX + 1];
+			if (a.tag.empty() && nds_get_process_tag(inst, tag, sizeof(tag)) > 0)
+				a.tag = tag;
+			for (uint32_t nc = 0; nc < ncs; nc++) {
+				m::nc_counters &c = a.nc[first_nc + static_cast<int>(nc)];
+				for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++) {
+					uint64_t v = 0;
+					nds_get_nc_counter(inst, static_cast<int>(nc), id, &v);
+					c[id] += v;
+				}
+				if (info[k].nc_lock_map & (1u << nc))
+					a.held.insert(first_nc + static_cast<int>(nc));
+			}
+			for (uint32_t id = 0; id < NEURON_NDS_ND_COUNT; id++) {
+				uint64_t v = 0;
+				nds_get_nd_counter(inst, id, &v);
+				a.nd[id] += v;
+			}
+			nds_close(inst);
+		}
+		std::free(info);
+		first_nc += static_cast<int>(ncs);
+		ndl_close_device(dev);
+	}
+	for (auto &[pid, a] : apps) {
+		if (a.tag.empty())
+			a.tag = std::to_string(pid);
+		// utime, stime: fields 14 and 15, after the ")" that ends comm
+		std::string st = read_text("/proc/" + std::to_string(pid) + "/stat");
+		size_t p = st.rfind(')');
+		if (p == std::string::npos) {
+			a.error = "cannot read /proc/" + std::to_string(pid) + "/stat";
+			continue;
+		}
+		std::istringstream in(st.substr(p + 2));
+		std::string f;
+		for (int field = 3; field <= 15 && in >> f; field++) {
+			if (field == 14)
+				a.utime = std::strtoull(f.c_str(), nullptr, 10);
+			if (field == 15)
+				a.stime = std::strtoull(f.c_str(), nullptr, 10);
+		}
+	}
+	return apps;
+}
+
+std::vector<m::device_hw> collect_hw(std::string &err)
+{
+	std::vector<m::device_hw> hw;
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
+		m::device_hw h;
+		h.index = idx[i];
+		std::string d = sysfs_dev(idx[i]) + "/stats/hardware/";
+		if (!read_u64(d + "mem_ecc_corrected", h.mem_ecc_corrected) ||
+		    !read_u64(d + "mem_ecc_uncorrected", h.mem_ecc_uncorrected) ||
+		    !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected) ||
+		    !read_u64(d + "sram_ecc_uncorrected", h.sram_ecc_uncorrected))
+			err = "cannot read " + d;
+		hw.push_back(h);
+	}
+	return hw;
+}
+
+std::vector<m::cpu_times> collect_cpus(std::string &err)
+{
+	std::vector<m::cpu_times> cpus;
+	std::ifstream f("/proc/stat");
+	std::string line;
+	while (std::getline(f, line)) {
+		if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] == ' ')
+			continue;	// "cpuN" lines only
+		std::istringstream in(line);
+		std::string name;
+		m::cpu_times c;
+		in >> name >> c.user >> c.nice >> c.system >> c.idle >> c.io_wait >> c.irq >> c.soft_irq;
+		cpus.push_back(c);
+	}
+	if (cpus.empty())
+		err = "cannot read /proc/stat";
+	return cpus;
+}
+
+void collect_mem(m::system_sample &s)
+{
+	std::ifstream f("/proc/meminfo");
+	std::string key;
+	uint64_t v, total = 0, avail = 0, st = 0, sf = 0;
+	std::string unit;
+	bool got = false;
+	while (f >> key >> v) {
+		std::getline(f, unit);
+		if (key == "MemTotal:")
+			total = v, got = true;
+		else if (key == "MemAvailable:")
+			avail = v;
+		else if (key == "SwapTotal:")
+			st = v;
+		else if (key == "SwapFree:")
+			sf = v;
+	}
+	if (!got) {
+		s.mem_error = "cannot read /proc/meminfo";
+		return;
+	}
+	s.mem_total = total * 1024;
+	s.mem_used = (total - std::min(avail, total)) * 1024;
+	s.swap_total = st * 1024;
+	s.swap_used = (st - std::min(sf, st)) * 1024;
+}
+
+m::hardware_info collect_hwinfo()
+{
+	m::hardware_info h;
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	h.device_count = n > 0 ? n : 0;
+	if (n <= 0) {
+		h.error = "no Neuron device";
+		return h;
+	}
+	std::string d = sysfs_dev(idx[0]);
+	std::string name = first_line(d + "/info/architecture/device_name");
+	for (char &c : name)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	h.device_type = name;
+	std::string arch = first_line(d + "/info/architecture/arch_type");
+	h.device_version = arch.rfind("ND", 0) == 0 ? arch.substr(2) : arch;
+	std::string nca = first_line(d + "/neuron_core0/info/architecture/arch_type");
+	h.neuroncore_version = nca.rfind("NC", 0) == 0 ? nca.substr(2) : nca;
+	uint64_t ncs = 0;
+	read_u64(d + "/core_count", ncs);
+	h.nc_per_device = static_cast<int>(ncs);
+	return h;
+}
+
+m::instance_info collect_instance()
+{
+	m::instance_info i;
+	std::string tag = first_line("/sys/devices/virtual/dmi/id/board_asset_tag");
+	while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
+		tag.pop_back();
+	if (tag.rfind("i-", 0) == 0) {
+		i.id = tag;
+		i.error = "only the instance id is known (no instance metadata query)";
+	} else {
+		i.error = "not an EC2 instance (no instance id in the DMI board asset tag)";
+	}
+	return i;
+}
+
+volatile std::sig_atomic_t g_stop;
+
+void on_signal(int)
+{
+	g_stop = 1;
+}
+
+int run(const Options &opt)
+{
+	m::config cfg = m::default_config();
+	if (opt.config) {
+		std::ifstream f(opt.config);
+		if (!f) {
+			std::fprintf(stderr, "neuron-monitor: cannot read %s: %s\n", opt.config,
+				     std::strerror(errno));
+			return 1;
+		}
+		std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+		std::string err;
+		if (!m::parse_config(text, cfg, err)) {
+			std::fprintf(stderr, "neuron-monitor: %s: %s\n", opt.config, err.c_str());
+			return 1;
+		}
+	}
+	if (::access("/sys/class/neuron_device", F_OK) != 0) {
+		std::fprintf(stderr, "neuron-monitor: no Neuron driver: /sys/class/neuron_device is missing (is neuron.ko loaded?)\n");
+		return 1;
+	}
+	std::signal(SIGINT, on_signal);
+	std::signal(SIGTERM, on_signal);
+
+	std::string err;
+	std::map<int, m::app_sample> prev_apps;	// no baseline: the first report counts from 0
+	std::vector<m::device_hw> prev_hw = collect_hw(err);
+	std::vector<m::cpu_times> prev_cpu = collect_cpus(err);
+	m::prometheus prom;
+	auto period = std::chrono::duration<double>(cfg.period_s);
+	auto next = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+	for (long reports = 0; opt.count < 0 || reports < opt.count; reports++) {
+		while (!g_stop && std::chrono::steady_clock::now() < next)
+			std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+				next - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
+		if (g_stop)
+			break;
+		next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+
+		m::report r;
+		r.period_s = cfg.period_s;
+		std::string apps_err;
+		std::map<int, m::app_sample> cur = collect_apps(apps_err);
+		for (auto &[pid, a] : cur) {
+			auto it = prev_apps.find(pid);
+			m::app_sample d = m::delta(a, it == prev_apps.end() ? nullptr : &it->second);
+			for (const m::runtime_group &g : cfg.runtimes) {
+				if (std::regex_search(d.tag, g.re)) {
+					r.apps.emplace_back(&g, std::move(d));
+					break;
+				}
+			}
+		}
+		prev_apps = std::move(cur);
+
+		std::string hw_err = apps_err;
+		std::vector<m::device_hw> hw = collect_hw(hw_err);
+		for (m::device_hw &h : hw) {
+			for (const m::device_hw &p : prev_hw) {
+				if (p.index != h.index)
+					continue;
+				m::device_hw d = h;
+				auto sub = [](uint64_t a, uint64_t b) { return a >= b ? a - b : a; };
+				d.mem_ecc_corrected = sub(h.mem_ecc_corrected, p.mem_ecc_corrected);
+				d.mem_ecc_uncorrected = sub(h.mem_ecc_uncorrected, p.mem_ecc_uncorrected);
+				d.sram_ecc_corrected = sub(h.sram_ecc_corrected, p.sram_ecc_corrected);
+				d.sram_ecc_uncorrected = sub(h.sram_ecc_uncorrected, p.sram_ecc_uncorrected);
+				r.sys.hw.push_back(d);
+			}
+		}
+		prev_hw = std::move(hw);
+		r.sys.hw_error = hw_err;
+		std::vector<m::cpu_times> cpus = collect_cpus(r.sys.cpu_error);
+		for (size_t i = 0; i < cpus.size() && i < prev_cpu.size(); i++) {
+			m::cpu_times d;
+			d.user = cpus[i].user - prev_cpu[i].user;
+			d.nice = cpus[i].nice - prev_cpu[i].nice;
+			d.system = cpus[i].system - prev_cpu[i].system;
+			d.idle = cpus[i].idle - prev_cpu[i].idle;
+			d.io_wait = cpus[i].io_wait - prev_cpu[i].io_wait;
+			d.irq = cpus[i].irq - prev_cpu[i].irq;
+			d.soft_irq = cpus[i].soft_irq - prev_cpu[i].soft_irq;
+			r.sys.cpus.push_back(d);
+		}
+		prev_cpu = std::move(cpus);
+		collect_mem(r.sys);
+		r.hwinfo = collect_hwinfo();
+		r.inst = collect_instance();
+
+		if (opt.format == Format::Prometheus) {
+			prom.add(cfg, r);
+			std::printf("%s\n", prom.text().c_str());
+		} else {
+			std::printf("%s\n", m::report_json(cfg, r).c_str());
+		}
+		if (std::fflush(stdout) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+} // namespace vendor
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -364,7 +713,13 @@ int main(int argc, char **argv)
 			i++;
 			return true;
 		};
-		if (a == "--counters") {
+		if (a == "-c" || a == "--config") {
+			if (i + 1 >= argc) {
+				std::fprintf(stderr, "neuron-monitor: %s needs a file (see --help)\n", argv[i]);
+				return 2;
+			}
+			opt.config = argv[++i];
+		} else if (a == "--counters") {
 			opt.counters = true;
 		} else if (a == "--events") {
 			opt.events = true;
@@ -389,8 +744,10 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!opt.counters && !opt.events) {
-		std::fprintf(stderr, "neuron-monitor: nothing to do: give --counters and/or --events\n");
+	if (!opt.counters && !opt.events)
+		return vendor::run(opt);
+	if (opt.config) {
+		std::fprintf(stderr, "neuron-monitor: -c applies to the report stream, not --counters/--events\n");
 		return 2;
 	}
 	if (opt.core >= 0 && opt.device < 0) {

@@ -13,6 +13,8 @@
  *   neuron_sim_hbm.c      the device memory (ops mem_*), sparse
  *   neuron_sim_fw.c       the firmware emulator (op fw_doorbell)
  *   neuron_sim_inject.c   every fault knob and the armed faults
+ *   neuron_sim_power.c    the firmware's power telemetry (POWER_UTIL words)
+ *   neuron_sim_topo.c     the links between simulated devices
  */
 #ifndef NEURON_SIM_H
 #define NEURON_SIM_H
@@ -29,6 +31,7 @@
 
 struct neuron_device;
 struct neuron_sim_fw;
+struct neuron_sim_power;
 
 /**
  * struct neuron_sim_dev - one simulated device
@@ -44,6 +47,7 @@ struct neuron_sim_fw;
  * @hbm:	the device memory
  * @fw:		the firmware emulator
  * @inject:	fault knobs and armed faults
+ * @power:	the firmware's power telemetry
  * @node:	in the simulator's device list (neuron_sim.c)
  */
 struct neuron_sim_dev {
@@ -58,6 +62,7 @@ struct neuron_sim_dev {
 	struct neuron_sim_hbm hbm;
 	struct neuron_sim_fw *fw;
 	struct neuron_sim_inject inject;
+	struct neuron_sim_power *power;
 	struct list_head node;
 };
 
@@ -77,5 +82,20 @@ extern struct bus_type neuron_sim_bus;
 struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, u32 time_div);
 /* Remove it: from the bus, then every part in reverse order; frees @sd. */
 void neuron_sim_dev_destroy(struct neuron_sim_dev *sd);
+
+/* neuron_sim_topo.c: the ring of simulated devices (connected_devices). */
+void neuron_sim_topo_add(struct neuron_sim_dev *sd);
+void neuron_sim_topo_del(struct neuron_sim_dev *sd);
+u32 neuron_sim_topo_links(void *backend, u32 *ids, u32 max);
+
+/*
+ * neuron_sim_power.c: the firmware's power samples in MiscRAM POWER_UTIL
+ * words, and the debugfs knob inject/power that sets the utilization.
+ */
+struct neuron_sim_power *neuron_sim_power_create(struct neuron_sim_dev *sd);
+void neuron_sim_power_debugfs(struct neuron_sim_power *p, struct dentry *dir);
+/* Before the core's neuron_device_destroy(), which removes @dir. */
+void neuron_sim_power_debugfs_exit(struct neuron_sim_power *p);
+void neuron_sim_power_destroy(struct neuron_sim_power *p);
 
 #endif /* NEURON_SIM_H */

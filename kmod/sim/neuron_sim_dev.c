@@ -85,6 +85,7 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.mem_write = neuron_sim_mem_write,
 	.mem_set = neuron_sim_mem_set,
 	.reset = neuron_sim_reset,
+	.connected_devices = neuron_sim_topo_links,
 };
 
 /*
@@ -160,6 +161,11 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 		ret = -ENOMEM;
 		goto err_nc;
 	}
+	sd->power = neuron_sim_power_create(sd);
+	if (!sd->power) {
+		ret = -ENOMEM;
+		goto err_fw;
+	}
 	if (fw_arch == NEURON_FW_ARCH_SIM) {
 		nd = neuron_device_create(&neuron_sim_ops, &sd->arch, sd, nc_count);
 	} else {
@@ -184,6 +190,8 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 	neuron_sim_fw_debugfs(sd->fw, neuron_device_fw_debugfs(nd));
 	neuron_sim_inject_debugfs(sd);
 	neuron_sim_hbm_debugfs(&sd->hbm, neuron_device_debugfs(nd));
+	neuron_sim_power_debugfs(sd->power, neuron_device_debugfs(nd));
+	neuron_sim_topo_add(sd);
 
 	/* last: the bus device appears complete, neuron_index included */
 	ret = device_add(&sd->dev);
@@ -193,12 +201,15 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 
 err_core:
 	neuron_sim_hbm_debugfs_exit(&sd->hbm);
+	neuron_sim_topo_del(sd);
+	neuron_sim_power_debugfs_exit(sd->power);
 	neuron_sim_inject_exit(sd);
 	neuron_sim_fw_debugfs_exit(sd->fw);
 	neuron_sim_nc_stop(&sd->nc);
 	neuron_device_destroy(nd);
 	sd->nd = NULL;
 err_fw:
+	neuron_sim_power_destroy(sd->power);
 	neuron_sim_fw_destroy(sd->fw);
 err_nc:
 	neuron_sim_hbm_destroy(&sd->hbm);
@@ -212,6 +223,8 @@ void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 {
 	device_del(&sd->dev);
 	neuron_sim_hbm_debugfs_exit(&sd->hbm);
+	neuron_sim_topo_del(sd);
+	neuron_sim_power_debugfs_exit(sd->power);
 	neuron_sim_inject_exit(sd);
 	neuron_sim_fw_debugfs_exit(sd->fw);
 	/* a job sleeping in an ioctl ends now: the core's removal waits for it */
@@ -219,6 +232,7 @@ void neuron_sim_dev_destroy(struct neuron_sim_dev *sd)
 	neuron_device_destroy(sd->nd);
 	sd->nd = NULL;
 	/* the core calls no op any more: the firmware can go */
+	neuron_sim_power_destroy(sd->power);
 	neuron_sim_fw_destroy(sd->fw);
 	neuron_sim_hbm_destroy(&sd->hbm);
 	neuron_sim_nc_destroy(&sd->nc);

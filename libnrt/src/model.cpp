@@ -78,7 +78,7 @@ NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc)
 	if (vnc >= 0) {
 		if (!locate(vnc, &m->dev, &m->device_index, &m->nc_first))
 			return NRT_INVALID;
-		if (need > m->dev->dev->nc_count - m->nc_first)
+		if (need > ndl_device_get_info(m->dev->dev)->nc_count - m->nc_first)
 			return NRT_LOAD_NOT_ENOUGH_NC;
 		int err = reserve_range_locked(*m->dev, m->nc_first, need);
 		if (err)
@@ -92,7 +92,7 @@ NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc)
 		uint32_t di, nc;
 		if (!locate(g_nc, &d, &di, &nc))
 			return NRT_LOAD_NOT_ENOUGH_NC;
-		if (need > d->dev->nc_count - nc)
+		if (need > ndl_device_get_info(d->dev)->nc_count - nc)
 			continue;
 		int err = reserve_range_locked(*d, nc, need);
 		if (err == EBUSY)
@@ -181,13 +181,13 @@ bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_inde
 		const auto &d = r.devices[i];
 		if (!d)
 			continue;
-		if (left < d->dev->nc_count) {
+		if (left < ndl_device_get_info(d->dev)->nc_count) {
 			*dev = d;
 			*device_index = static_cast<uint32_t>(i);
 			*nc = left;
 			return true;
 		}
-		left -= d->dev->nc_count;
+		left -= ndl_device_get_info(d->dev)->nc_count;
 	}
 	return false;
 }

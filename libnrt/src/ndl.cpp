@@ -6,9 +6,12 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <new>
+#include <sstream>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -33,9 +36,60 @@ int query_info(int fd, neuron_info *info)
 	return 0;
 }
 
+std::string sysfs_dir(int index)
+{
+	return "/sys/class/neuron_device/neuron" + std::to_string(index);
+}
+
+std::vector<int> parse_connected(const std::string &text)
+{
+	std::vector<int> ids;
+	std::stringstream in(text);
+	std::string item;
+	while (std::getline(in, item, ',')) {
+		size_t b = item.find_first_not_of(" \t\n");
+		if (b == std::string::npos)
+			continue;
+		char *end = nullptr;
+		long v = std::strtol(item.c_str() + b, &end, 10);
+		if (end == item.c_str() + b || v < 0 || v >= MAX_NEURON_DEVICE_COUNT)
+			continue;
+		ids.push_back(static_cast<int>(v));
+	}
+	return ids;
+}
+
+int generation_of(const std::string &arch_type)
+{
+	if (arch_type.rfind("NDsim", 0) == 0)
+		return NDL_DEVICE_TYPE_V3;
+	if (arch_type.size() > 3 && arch_type.rfind("NDv", 0) == 0)
+		return std::atoi(arch_type.c_str() + 3);
+	return 0;
+}
+
+namespace {
+
+std::string read_line(const std::string &path)
+{
+	std::ifstream f(path);
+	std::string line;
+	std::getline(f, line);
+	return line;
+}
+
+} // namespace
+
 } // namespace nrt::ndl
 
 using namespace nrt;
+
+NRT_EXPORT const ndl_device_info_t *ndl_device_get_info(const ndl_device_t *device)
+{
+	if (!device)
+		return nullptr;
+	return reinterpret_cast<const ndl_device_info_t *>(device->context);
+}
 
 NRT_EXPORT int ndl_available_devices(int *device_indexes, int device_indexes_size)
 {
@@ -80,15 +134,30 @@ NRT_EXPORT int ndl_open_device(int device_index, ndl_device_init_param_t *params
 	auto *dev = new (std::nothrow) ndl::device_impl();
 	if (!dev)
 		return -ENOMEM;
-	ndl_device_t *pub = &dev->pub;
+	ndl_device_t *pub = dev->pub();
+	ndl_device_info_t *di = dev->info();
 	pub->device_index = static_cast<uint8_t>(info.device_index);
-	pub->device_type = static_cast<uint8_t>(info.backend);
-	pub->nc_count = info.nc_count;
-	pub->abi_version = info.abi_version;
-	pub->capabilities = info.capabilities;
-	static_assert(sizeof(pub->driver_version) == sizeof(info.driver_version));
-	std::memcpy(pub->driver_version, info.driver_version, sizeof(pub->driver_version));
-	pub->driver_version[sizeof(pub->driver_version) - 1] = '\0';
+	di->backend = info.backend;
+	di->nc_count = info.nc_count;
+	di->abi_version = info.abi_version;
+	di->capabilities = info.capabilities;
+	static_assert(sizeof(di->driver_version) == sizeof(info.driver_version));
+	std::memcpy(di->driver_version, info.driver_version, sizeof(di->driver_version));
+	di->driver_version[sizeof(di->driver_version) - 1] = '\0';
+	// sysfs: best effort; a missing file leaves the SDK fields zero
+	try {
+		std::string dir = ndl::sysfs_dir(static_cast<int>(info.device_index));
+		pub->device_type = static_cast<uint8_t>(
+			ndl::generation_of(ndl::read_line(dir + "/info/architecture/arch_type")));
+		for (int id : ndl::parse_connected(ndl::read_line(dir + "/connected_devices"))) {
+			if (pub->connected_device_count >= MAX_NEURON_DEVICE_COUNT)
+				break;
+			pub->connected_devices[pub->connected_device_count++] = static_cast<uint8_t>(id);
+		}
+	} catch (...) {
+		delete dev;
+		return -ENOMEM;
+	}
 	dev->fd = std::move(fd);
 	*device = pub;
 	return 0;
@@ -107,6 +176,52 @@ NRT_EXPORT int ndl_device_fd(const ndl_device_t *device)
 	if (!device)
 		return -EINVAL;
 	return ndl::impl_of(device)->fd.get();
+}
+
+NRT_EXPORT int ndl_get_all_apps_info(ndl_device_t *device, struct neuron_app_info **info,
+				     size_t *count, uint16_t apps_info_flags)
+{
+	if (!device || !info || !count || (apps_info_flags & ~APP_INFO_ALL))
+		return -EINVAL;
+	*info = nullptr;
+	*count = 0;
+	int fd = ndl::impl_of(device)->fd.get();
+	size_t n = 0, cap = 0;
+	neuron_app_info *out = nullptr;
+	for (uint32_t start = 0;;) {
+		neuron_apps_info arg{};
+		arg.size = sizeof(arg);
+		arg.start = start;
+		if (::ioctl(fd, NEURON_IOCTL_APPS_INFO, &arg) != 0) {
+			int err = errno;
+			std::free(out);
+			return -err;
+		}
+		if (n + arg.count > cap) {
+			size_t ncap = n + arg.count + 8;
+			auto *grown = static_cast<neuron_app_info *>(
+				std::realloc(out, ncap * sizeof(*out)));
+			if (!grown) {
+				std::free(out);
+				return -ENOMEM;
+			}
+			out = grown;
+			cap = ncap;
+		}
+		for (uint32_t i = 0; i < arg.count; i++) {
+			neuron_app_info &a = out[n++];
+			std::memset(&a, 0, sizeof(a));
+			a.pid = arg.app[i].pid;
+			if (apps_info_flags & APP_INFO_PID_NC_LOCK_INFO)
+				a.nc_lock_map = static_cast<uint8_t>(arg.app[i].nc_map);
+		}
+		start += arg.count;
+		if (arg.count == 0 || start >= arg.total)
+			break;
+	}
+	*info = out;
+	*count = n;
+	return 0;
 }
 
 NRT_EXPORT const char *nrt_get_version_string(void)

@@ -5,6 +5,7 @@
 #include <neuron/neuron_ioctl.h>
 #include <neuron/neuron_nds.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -95,7 +96,7 @@ NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
 	n->size = arg.mmap_size;
 	n->mapped = true;
 	n->writable = rw;
-	n->nc_count = device->nc_count;
+	n->nc_count = ndl_device_get_info(device)->nc_count;
 	n->slot = static_cast<int>(arg.slot);
 	if (rw)
 		nds::write_header(map);
@@ -259,4 +260,38 @@ NRT_EXPORT const void *nds_raw_slab(const nds_instance_t *inst)
 NRT_EXPORT int nds_slot(const nds_instance_t *inst)
 {
 	return inst ? inst->slot : -EINVAL;
+}
+
+NRT_EXPORT int nds_set_process_tag(nds_instance_t *inst, const char *tag)
+{
+	if (!inst || !tag)
+		return -EINVAL;
+	if (!inst->writable)
+		return -EPERM;
+	auto *base = static_cast<unsigned char *>(inst->base) + NDS_PROCESS_TAG_OFF;
+	auto *magic = reinterpret_cast<uint32_t *>(base);
+	uint32_t len = static_cast<uint32_t>(::strnlen(tag, NDS_PROCESS_TAG_MAX));
+	__atomic_store_n(magic, 0u, __ATOMIC_RELEASE);
+	std::memcpy(base + 8, tag, len);
+	std::memcpy(base + 4, &len, sizeof(len));
+	__atomic_store_n(magic, NDS_PROCESS_TAG_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+NRT_EXPORT int nds_get_process_tag(const nds_instance_t *inst, char *buf, size_t len)
+{
+	if (!inst || !buf || len == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	const auto *base = static_cast<const unsigned char *>(inst->base) + NDS_PROCESS_TAG_OFF;
+	if (__atomic_load_n(reinterpret_cast<const uint32_t *>(base), __ATOMIC_ACQUIRE) !=
+	    NDS_PROCESS_TAG_MAGIC)
+		return 0;
+	uint32_t n;
+	std::memcpy(&n, base + 4, sizeof(n));
+	n = std::min<uint32_t>(n, NDS_PROCESS_TAG_MAX);
+	n = std::min<uint32_t>(n, static_cast<uint32_t>(len - 1));
+	std::memcpy(buf, base + 8, n);
+	buf[n] = '\0';
+	return static_cast<int>(n);
 }

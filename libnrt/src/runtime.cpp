@@ -166,6 +166,9 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_FRAMEWORK_VERSION, &fw_ver);
 		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_FAL_VERSION, &fal_ver);
 		nds_or_nd_counter(d->nds, NDS_ND_COUNTER_FEATURE_BITMAP, 0);
+		// where neuron-monitor finds the application's tag
+		if (const char *tag = std::getenv("NEURON_PROCESS_TAG"); tag && *tag)
+			nds_set_process_tag(d->nds, tag);
 		if (devs.size() <= static_cast<size_t>(idx[i]))
 			devs.resize(static_cast<size_t>(idx[i]) + 1);
 		devs[static_cast<size_t>(idx[i])] = std::move(d);
@@ -216,7 +219,7 @@ NRT_EXPORT NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count)
 		int ret = ndl_open_device(idx[i], nullptr, &d);
 		if (ret)
 			return nrt_status_from_errno(NRT_SITE_OPEN, ret);
-		*nc_count += d->nc_count;
+		*nc_count += ndl_device_get_info(d)->nc_count;
 		ndl_close_device(d);
 	}
 	return NRT_SUCCESS;
@@ -234,7 +237,7 @@ NRT_EXPORT NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
 	uint32_t total = 0;
 	for (const auto &d : r.devices)
 		if (d)
-			total += d->dev->nc_count;
+			total += ndl_device_get_info(d->dev)->nc_count;
 	try {
 		*nc_count = visible_from_env(total);
 	} catch (...) {
@@ -271,7 +274,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 		cfg = r.cfg;
 		timeout = o.timeout_us ? o.timeout_us : r.timeout_us;
 	}
-	if (nc_index >= d->dev->nc_count || o.reserved || o.account > 1)
+	if (nc_index >= ndl_device_get_info(d->dev)->nc_count || o.reserved || o.account > 1)
 		return NRT_INVALID;
 
 	// nrt_close() concurrent with an execute is a caller bug, as in the SDK.

@@ -46,7 +46,7 @@ int main(void)
 			continue;
 		}
 		printf("device %u nc %u driver %s\n", (unsigned)dev->device_index,
-		       (unsigned)dev->nc_count, dev->driver_version);
+		       (unsigned)ndl_device_get_info(dev)->nc_count, ndl_device_get_info(dev)->driver_version);
 		ret = ndl_close_device(dev);
 		if (ret != 0) {
 			fprintf(stderr, "ndl_close_device(%d): %s\n", idx[i], strerror(-ret));

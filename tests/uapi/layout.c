@@ -99,6 +99,14 @@ int main(void)
 	F(neuron_sim_exec_model, arg1); F(neuron_sim_exec_model, entries);
 	F(neuron_sim_exec_model, dropped); F(neuron_sim_exec_model, reserved);
 
+	S(neuron_app_entry);
+	F(neuron_app_entry, pid); F(neuron_app_entry, nc_map); F(neuron_app_entry, reserved);
+
+	S(neuron_apps_info);
+	F(neuron_apps_info, size); F(neuron_apps_info, flags); F(neuron_apps_info, start);
+	F(neuron_apps_info, count); F(neuron_apps_info, total); F(neuron_apps_info, reserved0);
+	F(neuron_apps_info, reserved); F(neuron_apps_info, app);
+
 	/* the ioctl numbers encode the sizes: they must match too */
 	printf("C GET_INFO 0x%08lx\n", (unsigned long)NEURON_IOCTL_GET_INFO);
 	printf("C NDS_ACQUIRE 0x%08lx\n", (unsigned long)NEURON_IOCTL_NDS_ACQUIRE);
@@ -116,5 +124,6 @@ int main(void)
 	printf("C MEM_READ 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_READ);
 	printf("C MEM_WRITE 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_WRITE);
 	printf("C MEM_SET 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_SET);
+	printf("C APPS_INFO 0x%08lx\n", (unsigned long)NEURON_IOCTL_APPS_INFO);
 	return 0;
 }

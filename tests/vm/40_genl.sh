@@ -101,7 +101,8 @@ expect_err bad-device-dump "No such device: no such Neuron device" $M --counters
 expect_err bad-core-do "No such file or directory: no such NeuronCore on this device" \
 	$M --counters --device 0 --core 2
 usage_rc() { "$@" >/dev/null 2>&1; echo $?; }
-check_eq usage-no-mode 2 "$(usage_rc $M)"
+# no mode is the vendor's report stream (42_monitor); -c belongs to it only
+check_eq usage-config-with-counters 2 "$(usage_rc $M --counters -c /dev/null)"
 check_eq usage-unknown 2 "$(usage_rc $M --bogus)"
 check_eq usage-core-without-device 2 "$(usage_rc $M --counters --core 0)"
 

@@ -62,11 +62,15 @@ static int info_through_libnrt(void)
 
 		VT_ASSERT(ret == 0 && dev, "ndl_open_device(%d) = %d", i, ret);
 		VT_ASSERT(dev->device_index == i, "index %u", dev->device_index);
-		VT_ASSERT(dev->nc_count == 4, "nc_count %u", dev->nc_count);
-		VT_ASSERT(dev->device_type == NDL_DEVICE_TYPE_SIM, "type %u", dev->device_type);
-		VT_ASSERT(dev->abi_version == NEURON_ABI_VERSION, "abi %u", dev->abi_version);
-		VT_ASSERT(strcmp(dev->driver_version, modver) == 0, "version '%s' vs '%s'",
-			  dev->driver_version, modver);
+		const ndl_device_info_t *di = ndl_device_get_info(dev);
+
+		VT_ASSERT(di->nc_count == 4, "nc_count %u", di->nc_count);
+		VT_ASSERT(di->backend == NDL_BACKEND_SIM, "backend %u", di->backend);
+		/* the SDK's meaning: the hardware generation a simulated device models */
+		VT_ASSERT(dev->device_type == NDL_DEVICE_TYPE_V3, "type %u", dev->device_type);
+		VT_ASSERT(di->abi_version == NEURON_ABI_VERSION, "abi %u", di->abi_version);
+		VT_ASSERT(strcmp(di->driver_version, modver) == 0, "version '%s' vs '%s'",
+			  di->driver_version, modver);
 		VT_ASSERT(ndl_device_fd(dev) >= 0, "fd");
 		VT_ASSERT(ndl_close_device(dev) == 0, "close");
 	}

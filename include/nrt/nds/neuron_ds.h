@@ -64,6 +64,25 @@ const void *nds_raw_slab(const nds_instance_t *inst);
 int nds_slot(const nds_instance_t *inst);
 
 /*
+ * The application's tag (NEURON_PROCESS_TAG), kept in the slab's
+ * runtime-private area where a monitor that maps the slab read-only finds
+ * it: at NDS_PROCESS_TAG_OFF a u32 NDS_PROCESS_TAG_MAGIC (written last),
+ * a u32 length, then the tag's bytes (at most NDS_PROCESS_TAG_MAX, no NUL
+ * needed). nrt_init() records NEURON_PROCESS_TAG when it is set.
+ */
+#define NDS_PROCESS_TAG_OFF	1248
+#define NDS_PROCESS_TAG_MAGIC	0x31676174u	/* "tag1" little-endian */
+#define NDS_PROCESS_TAG_MAX	255
+
+/* Record @tag (longer ones are cut at NDS_PROCESS_TAG_MAX). -EPERM read-only. */
+int nds_set_process_tag(nds_instance_t *inst, const char *tag);
+/*
+ * Copy the recorded tag, NUL-terminated, into @buf (@len bytes). Returns
+ * its length, 0 when none is recorded, -EINVAL on bad arguments.
+ */
+int nds_get_process_tag(const nds_instance_t *inst, char *buf, size_t len);
+
+/*
  * Open an instance over caller-provided memory (NEURON_NDS_SIZE bytes,
  * 8-byte aligned) instead of a device slab: for tests and tools that work
  * on a copy. @nc_count NeuronCores (1..16).

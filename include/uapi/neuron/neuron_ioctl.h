@@ -488,6 +488,56 @@ struct neuron_sim_exec_model {
 	__aligned_u64 reserved[2];
 };
 
+/* ---- device and process listing (tools, issue 12) --------------------- */
+
+#define NEURON_CAP_APPS_INFO	(1ULL << 6)	/* NEURON_IOCTL_APPS_INFO */
+
+/* Entries one NEURON_IOCTL_APPS_INFO call returns at most. */
+#define NEURON_APPS_INFO_MAX	12
+
+/**
+ * struct neuron_app_entry - one process using the device
+ * @pid:	its process id in the caller's pid namespace
+ * @nc_map:	bit K set: the process holds NeuronCore K (a reservation,
+ *		its rings, or a job running on it)
+ * @reserved:	zero
+ */
+struct neuron_app_entry {
+	__s32 pid;
+	__u32 nc_map;
+	__aligned_u64 reserved;
+};
+
+/**
+ * struct neuron_apps_info - NEURON_IOCTL_APPS_INFO argument: the processes
+ * that have the device open (what neuron-ls and neuron-monitor list)
+ * @size:	in: sizeof(struct neuron_apps_info)
+ * @flags:	in: must be 0
+ * @start:	in: skip this many processes of the device's list (pages
+ *		through more than NEURON_APPS_INFO_MAX processes)
+ * @count:	out: entries filled in @app, 0..NEURON_APPS_INFO_MAX
+ * @total:	out: processes the list held (visible to the caller)
+ * @reserved0:	in: must be zero
+ * @reserved:	in: must be zero
+ * @app:	out: the processes, oldest open first; entries past @count
+ *		are zero. In: must be zero.
+ *
+ * Any process that can open the device may list it (the vendor's tools
+ * do not need root). Processes in a pid namespace the caller cannot see
+ * are not listed. Each call is a snapshot: a process that opens or
+ * closes between two pages may be missed or listed twice.
+ */
+struct neuron_apps_info {
+	__u32 size;
+	__u32 flags;
+	__u32 start;
+	__u32 count;
+	__u32 total;
+	__u32 reserved0;
+	__aligned_u64 reserved[2];
+	struct neuron_app_entry app[NEURON_APPS_INFO_MAX];
+};
+
 /* ---- command table ------------------------------------------------------
  * 0xC0..0xC7 device and NDS, 0xC8..0xCF notification queues and simulated
  * cores, 0xD0..0xD7 FW-IO, 0xD8..0xDF device memory, 0xE0..0xE7 device
@@ -509,5 +559,6 @@ struct neuron_sim_exec_model {
 #define NEURON_IOCTL_MEM_READ		_IOW(NEURON_IOCTL_MAGIC, 0xDA, struct neuron_mem_rw)
 #define NEURON_IOCTL_MEM_WRITE		_IOW(NEURON_IOCTL_MAGIC, 0xDB, struct neuron_mem_rw)
 #define NEURON_IOCTL_MEM_SET		_IOW(NEURON_IOCTL_MAGIC, 0xDC, struct neuron_mem_rw)
+#define NEURON_IOCTL_APPS_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xE0, struct neuron_apps_info)
 
 #endif /* _UAPI_NEURON_IOCTL_H */

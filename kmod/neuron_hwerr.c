@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hardware errors in the kernel log, in the form Node Problem Detector's
+ * Neuron rules and the EKS node monitoring agent match
+ * (".* NEURON_HW_ERR=<TYPE> .*"):
+ *
+ *   neuron_device neuron<N>: NEURON_HW_ERR=<TYPE> instance-id=<id> hostname=<host>
+ *       nd-id=<N> nc-id=<K> serial-num=<serial> action=<ACTION>
+ *
+ * Two sources:
+ *  - the device's uncorrected ECC counts (MiscRAM SRAM_ECC, HBM_ECC(ch)),
+ *    polled every hw_err_poll_ms: each rise of a count is one line
+ *    (SRAM_UNCORRECTABLE_ERROR, HBM_UNCORRECTABLE_ERROR), nc-id=-1 since
+ *    the counts are per device. The counts present when the device
+ *    registers are the baseline, not logged; a count that goes down
+ *    (firmware reset) becomes the new baseline;
+ *  - every hardware-error notification a job wrote to its NeuronCore's
+ *    ERROR ring, one line each: collectives -> HANG_ON_COLLECTIVES,
+ *    hbm_ue and repairable_hbm_ue -> HBM_UNCORRECTABLE_ERROR, nc_ue ->
+ *    NC_UNCORRECTABLE_ERROR, dma_abort -> DMA_ERROR.
+ *
+ * Rate limit, per device and TYPE: at most hw_err_ratelimit_burst lines
+ * per hw_err_ratelimit_ms; the lines over it are counted, and the count is
+ * logged on its own line ("neuron_device neuron<N>: hw_err <TYPE>: <n> lines suppressed"
+ * — not matching the consumers' pattern, so nothing is counted twice)
+ * right after the next line of that TYPE, or by the poller once the
+ * period is over. The actions are ours: TERMINATE_INSTANCE for an
+ * uncorrectable memory or NeuronCore error, REBOOT_INSTANCE for an HBM
+ * error a reboot repairs, RESTART_JOB for a DMA abort or a collectives
+ * hang.
+ *
+ * Locking: h->lock (spinlock) protects the rate-limit state; nothing is
+ * taken under it and nothing is logged under it. The ECC baselines are
+ * the poller's own.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/dmi.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/utsname.h>
+#include <linux/workqueue.h>
+
+#include "neuron_device.h"
+#include "neuron_fwio.h"
+#include "neuron_hwerr.h"
+#include "neuron_miscram_reg.h"
+
+static struct neuron_uint_param hw_err_poll_ms = { .value = 1000, .min = 10, .max = 60000 };
+static struct neuron_uint_param hw_err_ratelimit_ms = { .value = 5000, .min = 0, .max = 3600000 };
+static struct neuron_uint_param hw_err_ratelimit_burst = { .value = 10, .min = 1, .max = 1000 };
+
+module_param_cb(hw_err_poll_ms, &neuron_uint_range_ops, &hw_err_poll_ms, 0644);
+MODULE_PARM_DESC(hw_err_poll_ms,
+		 "How often the ECC counts are checked for NEURON_HW_ERR lines (ms, 10..60000, default 1000)");
+module_param_cb(hw_err_ratelimit_ms, &neuron_uint_range_ops, &hw_err_ratelimit_ms, 0644);
+MODULE_PARM_DESC(hw_err_ratelimit_ms,
+		 "NEURON_HW_ERR rate-limit period per device and type (ms, 0..3600000, 0 = no limit, default 5000)");
+module_param_cb(hw_err_ratelimit_burst, &neuron_uint_range_ops, &hw_err_ratelimit_burst, 0644);
+MODULE_PARM_DESC(hw_err_ratelimit_burst,
+		 "NEURON_HW_ERR lines per device and type per period (count, 1..1000, default 10)");
+
+enum neuron_hwerr_type {
+	NEURON_HWERR_SRAM,
+	NEURON_HWERR_NC,
+	NEURON_HWERR_HBM,
+	NEURON_HWERR_DMA,
+	NEURON_HWERR_COLLECTIVES,
+	NEURON_HWERR_TYPE_COUNT,
+};
+
+static const char *const neuron_hwerr_names[NEURON_HWERR_TYPE_COUNT] = {
+	[NEURON_HWERR_SRAM] = "SRAM_UNCORRECTABLE_ERROR",
+	[NEURON_HWERR_NC] = "NC_UNCORRECTABLE_ERROR",
+	[NEURON_HWERR_HBM] = "HBM_UNCORRECTABLE_ERROR",
+	[NEURON_HWERR_DMA] = "DMA_ERROR",
+	[NEURON_HWERR_COLLECTIVES] = "HANG_ON_COLLECTIVES",
+};
+
+#define NEURON_HWERR_INSTANCE_MAX	64
+
+/**
+ * struct neuron_hwerr_rl - rate-limit state of one TYPE
+ * @begin:	jiffies the current period started
+ * @printed:	lines logged in the current period
+ * @suppressed:	lines not logged since the last count line
+ */
+struct neuron_hwerr_rl {
+	unsigned long begin;
+	u32 printed;
+	u32 suppressed;
+};
+
+/**
+ * struct neuron_hwerr - one device's hardware-error logging
+ * @nd:		the device
+ * @poll:	the ECC poller
+ * @lock:	protects @rl and @stopping
+ * @stopping:	no line and no poll after neuron_hwerr_stop()
+ * @rl:		rate-limit state per TYPE
+ * @sram_unc:	the poller's baseline: uncorrected SRAM count
+ * @hbm_unc:	the poller's baseline per HBM channel
+ * @instance_id: the backend's instance id, else the DMI board asset tag
+ */
+struct neuron_hwerr {
+	struct neuron_device *nd;
+	struct delayed_work poll;
+	spinlock_t lock;
+	bool stopping;
+	struct neuron_hwerr_rl rl[NEURON_HWERR_TYPE_COUNT];
+	u32 sram_unc;
+	u32 hbm_unc[NEURON_MISCRAM_HBM_CHANNELS];
+	char instance_id[NEURON_HWERR_INSTANCE_MAX];
+};
+
+static void neuron_hwerr_line(struct neuron_hwerr *h, enum neuron_hwerr_type type, int nc,
+			      const char *action)
+{
+	struct neuron_device *nd = h->nd;
+	char serial[20] = "0";
+	u64 s;
+
+	if (!neuron_fwio_serial_number(nd, &s) && s)
+		snprintf(serial, sizeof(serial), "%016llx", s);
+	dev_err(&nd->dev,
+		"NEURON_HW_ERR=%s instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s action=%s\n",
+		neuron_hwerr_names[type], h->instance_id, init_utsname()->nodename, nd->index, nc,
+		serial, action);
+}
+
+static void neuron_hwerr_suppressed_line(struct neuron_hwerr *h, enum neuron_hwerr_type type,
+					 u32 n)
+{
+	dev_err(&h->nd->dev, "hw_err %s: %u lines suppressed\n", neuron_hwerr_names[type], n);
+}
+
+/* @n errors of @type: log what the rate limit allows, count the rest. */
+static void neuron_hwerr_report(struct neuron_hwerr *h, enum neuron_hwerr_type type, int nc,
+				const char *action, u32 n)
+{
+	struct neuron_hwerr_rl *rl = &h->rl[type];
+	unsigned long period = msecs_to_jiffies(READ_ONCE(hw_err_ratelimit_ms.value));
+	u32 burst = READ_ONCE(hw_err_ratelimit_burst.value);
+	u32 print, report = 0, i;
+	unsigned long flags;
+
+	if (!n)
+		return;
+	spin_lock_irqsave(&h->lock, flags);
+	if (h->stopping) {
+		spin_unlock_irqrestore(&h->lock, flags);
+		return;
+	}
+	if (!period) {
+		print = n;
+	} else {
+		if (time_after_eq(jiffies, rl->begin + period)) {
+			rl->begin = jiffies;
+			rl->printed = 0;
+			report = rl->suppressed;
+			rl->suppressed = 0;
+		}
+		print = min(n, burst > rl->printed ? burst - rl->printed : 0);
+		rl->printed += print;
+		rl->suppressed += n - print;
+	}
+	spin_unlock_irqrestore(&h->lock, flags);
+
+	for (i = 0; i < print; i++) {
+		neuron_hwerr_line(h, type, nc, action);
+		if (i == 0 && report)
+			neuron_hwerr_suppressed_line(h, type, report);
+	}
+}
+
+/* The poller: a period that ended with lines suppressed gets its count line. */
+static void neuron_hwerr_flush(struct neuron_hwerr *h)
+{
+	unsigned long period = msecs_to_jiffies(READ_ONCE(hw_err_ratelimit_ms.value));
+	u32 pending[NEURON_HWERR_TYPE_COUNT] = {};
+	unsigned long flags;
+	int t;
+
+	spin_lock_irqsave(&h->lock, flags);
+	for (t = 0; t < NEURON_HWERR_TYPE_COUNT; t++) {
+		struct neuron_hwerr_rl *rl = &h->rl[t];
+
+		if (rl->suppressed && time_after_eq(jiffies, rl->begin + period)) {
+			pending[t] = rl->suppressed;
+			rl->suppressed = 0;
+			rl->printed = 0;
+			rl->begin = jiffies;
+		}
+	}
+	spin_unlock_irqrestore(&h->lock, flags);
+	for (t = 0; t < NEURON_HWERR_TYPE_COUNT; t++)
+		if (pending[t])
+			neuron_hwerr_suppressed_line(h, t, pending[t]);
+}
+
+/* Uncorrected count of an ECC word; 0xDEADBEEF (not ready): -1, keep the baseline. */
+static s64 neuron_hwerr_ecc(struct neuron_device *nd, u32 off)
+{
+	u32 w = neuron_misc_read(nd, off);
+
+	return w == NEURON_MISCRAM_BAD_READ ? -1 : neuron_miscram_ecc_uncorrected(w);
+}
+
+static u32 neuron_hwerr_rise(u32 *base, s64 now)
+{
+	u32 rise = 0;
+
+	if (now < 0)
+		return 0;
+	if (now > *base)
+		rise = now - *base;
+	*base = now;
+	return rise;
+}
+
+static void neuron_hwerr_poll_ecc(struct neuron_hwerr *h, bool baseline)
+{
+	struct neuron_device *nd = h->nd;
+	u32 ch, rise;
+
+	rise = neuron_hwerr_rise(&h->sram_unc, neuron_hwerr_ecc(nd, NEURON_MISCRAM_SRAM_ECC));
+	if (!baseline && rise)
+		neuron_hwerr_report(h, NEURON_HWERR_SRAM, -1, "TERMINATE_INSTANCE", 1);
+	for (ch = 0; ch < nd->arch->hbm_channels && ch < NEURON_MISCRAM_HBM_CHANNELS; ch++) {
+		rise = neuron_hwerr_rise(&h->hbm_unc[ch],
+					 neuron_hwerr_ecc(nd, NEURON_MISCRAM_HBM_ECC(ch)));
+		if (!baseline && rise)
+			neuron_hwerr_report(h, NEURON_HWERR_HBM, -1, "TERMINATE_INSTANCE", 1);
+	}
+}
+
+static void neuron_hwerr_poll_work(struct work_struct *work)
+{
+	struct neuron_hwerr *h = container_of(to_delayed_work(work), struct neuron_hwerr, poll);
+
+	neuron_hwerr_poll_ecc(h, false);
+	neuron_hwerr_flush(h);
+	if (!READ_ONCE(h->stopping))
+		schedule_delayed_work(&h->poll,
+				      msecs_to_jiffies(READ_ONCE(hw_err_poll_ms.value)));
+}
+
+void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_faults *f)
+{
+	struct neuron_hwerr *h = nd->hwerr;
+
+	if (!h)
+		return;
+	neuron_hwerr_report(h, NEURON_HWERR_COLLECTIVES, nc, "RESTART_JOB",
+			    f->hw[NEURON_NQ_HW_COLLECTIVES]);
+	neuron_hwerr_report(h, NEURON_HWERR_HBM, nc, "TERMINATE_INSTANCE",
+			    f->hw[NEURON_NQ_HW_HBM_UE]);
+	neuron_hwerr_report(h, NEURON_HWERR_HBM, nc, "REBOOT_INSTANCE",
+			    f->hw[NEURON_NQ_HW_REPAIRABLE_HBM_UE]);
+	neuron_hwerr_report(h, NEURON_HWERR_NC, nc, "TERMINATE_INSTANCE",
+			    f->hw[NEURON_NQ_HW_NC_UE]);
+	neuron_hwerr_report(h, NEURON_HWERR_DMA, nc, "RESTART_JOB",
+			    f->hw[NEURON_NQ_HW_DMA_ABORT]);
+}
+
+int neuron_hwerr_init(struct neuron_device *nd)
+{
+	struct neuron_hwerr *h;
+	const char *tag;
+	size_t n;
+	int t;
+
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->nd = nd;
+	spin_lock_init(&h->lock);
+	INIT_DELAYED_WORK(&h->poll, neuron_hwerr_poll_work);
+	/* the first period starts now (jiffies start 5 min before wrapping to 0) */
+	for (t = 0; t < NEURON_HWERR_TYPE_COUNT; t++)
+		h->rl[t].begin = jiffies;
+	tag = nd->ops->instance_id ? nd->ops->instance_id : dmi_get_system_info(DMI_BOARD_ASSET_TAG);
+	strscpy(h->instance_id, tag && *tag ? tag : "0", sizeof(h->instance_id));
+	n = strlen(h->instance_id);
+	while (n > 1 && isspace(h->instance_id[n - 1]))
+		h->instance_id[--n] = '\0';
+	neuron_hwerr_poll_ecc(h, true);
+	nd->hwerr = h;
+	schedule_delayed_work(&h->poll, msecs_to_jiffies(READ_ONCE(hw_err_poll_ms.value)));
+	return 0;
+}
+
+void neuron_hwerr_stop(struct neuron_device *nd)
+{
+	struct neuron_hwerr *h = nd->hwerr;
+	unsigned long flags;
+
+	if (!h)
+		return;
+	spin_lock_irqsave(&h->lock, flags);
+	h->stopping = true;
+	spin_unlock_irqrestore(&h->lock, flags);
+	cancel_delayed_work_sync(&h->poll);
+}
+
+void neuron_hwerr_free(struct neuron_device *nd)
+{
+	kfree(nd->hwerr);
+	nd->hwerr = NULL;
+}

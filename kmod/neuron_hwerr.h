@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hardware errors in the kernel log (neuron_hwerr.c): the documented
+ * "NEURON_HW_ERR=<TYPE> ..." lines Node Problem Detector and the EKS node
+ * monitoring agent match.
+ */
+#ifndef NEURON_HWERR_H
+#define NEURON_HWERR_H
+
+#include <linux/types.h>
+
+struct neuron_device;
+struct neuron_job_faults;
+
+/* Start watching the device's ECC counts (baseline: the counts now). */
+int neuron_hwerr_init(struct neuron_device *nd);
+/* Stop the watcher; no line is logged afterwards. Before the backend goes. */
+void neuron_hwerr_stop(struct neuron_device *nd);
+/* Free what init allocated (the device's release). */
+void neuron_hwerr_free(struct neuron_device *nd);
+/* A job on NeuronCore @nc wrote these hardware-error notifications. */
+void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_faults *f);
+
+#endif /* NEURON_HWERR_H */

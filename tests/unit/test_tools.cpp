@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The tools' pure parts: the JSON reader, neuron-monitor's configuration,
+// its report (schema checked with the reader: every documented key, every
+// group's "error"), its Prometheus text (the companion's names, one sample
+// per line), nrt_get_version(), ndl's sysfs parsers and the NDS tag.
+#include <cerrno>
+#include <csetjmp>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <regex>
+#include <sstream>
+#include <vector>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include <nrt/nds/neuron_ds.h>
+#include <nrt/nrt_version.h>
+
+#include "../../tools/monitor_vendor.hpp"
+
+namespace j = tools::json;
+namespace m = tools::monitor;
+
+static bool parses(const char *text, j::value &v)
+{
+	j::parser p(text);
+	return p.parse(v);
+}
+
+static void json_reader(void **)
+{
+	j::value v;
+	assert_true(parses("{\"a\": [1, -2.5e3, true, null, \"x\\u00e9\\ud83d\\ude00\"]}", v));
+	const j::value *a = v.get("a");
+	assert_non_null(a);
+	assert_int_equal(a->arr.size(), 5);
+	assert_true(a->arr[1].num == -2500.0);
+	assert_string_equal(a->arr[4].str.c_str(), "x\xc3\xa9\xf0\x9f\x98\x80");
+	for (const char *bad : { "", "{", "[1,]", "{\"a\" 1}", "01", "\"\\x\"", "tru", "{} x",
+				 "\"a\nb\"", "[\"\\ud800\"]" })
+		assert_false(parses(bad, v));
+	assert_string_equal(j::quote("a\"b\\\n\x01").c_str(), "\"a\\\"b\\\\\\n\\u0001\"");
+}
+
+static void config_default(void **)
+{
+	m::config c = m::default_config();
+	assert_true(c.period_s == 5.0);
+	assert_int_equal(c.runtimes.size(), 1);
+	assert_int_equal(c.runtimes[0].metrics.size(), 4);
+	assert_int_equal(c.system_metrics.size(), 3);
+}
+
+static void config_documented(void **)
+{
+	m::config c;
+	std::string err;
+	const char *doc = R"({"period": "1s", "neuron_runtimes": [{"tag_filter": "^train",
+		"metrics": [{"type": "neuroncore_counters"}, {"type": "memory_used"},
+		{"type": "neuron_runtime_vcpu_usage"}, {"type": "execution_stats"}]}],
+		"system_metrics": [{"type": "vcpu_usage"}, {"type": "memory_info"},
+		{"period": "2s", "type": "neuron_hw_counters"}]})";
+	assert_true(m::parse_config(doc, c, err));
+	assert_true(c.period_s == 1.0);
+	assert_string_equal(c.runtimes[0].tag_filter.c_str(), "^train");
+	assert_true(std::regex_search("training-7", c.runtimes[0].re));
+	assert_false(std::regex_search("infer", c.runtimes[0].re));
+	assert_int_equal(c.system_metrics.size(), 3);
+}
+
+static void config_errors(void **)
+{
+	m::config c;
+	std::string err;
+	for (const char *bad : { "[]", "{\"period\": 5}", "{\"period\": \"5x\"}", "{\"period\": \"0s\"}",
+				 "{\"neuron_runtimes\": {}}", "{\"neuron_runtimes\": [{\"tag_filter\": \"(\"}]}",
+				 "{\"neuron_runtimes\": [{\"metrics\": [{}]}]}", "{\"system_metrics\": [1]}",
+				 "not json" }) {
+		err.clear();
+		assert_false(m::parse_config(bad, c, err));
+		assert_false(err.empty());
+	}
+	// an unknown metric type is no error: the report names it in the group's error
+	assert_true(m::parse_config("{\"system_metrics\": [{\"type\": \"gpu_magic\"}]}", c, err));
+	double s;
+	assert_true(m::parse_period("500ms", s) && s == 0.5);
+	assert_true(m::parse_period("2m", s) && s == 120.0);
+	assert_false(m::parse_period("1d", s));
+}
+
+static m::report sample_report(const m::config &c)
+{
+	m::report r;
+	r.period_s = 1.0;
+	m::app_sample a;
+	a.pid = 42;
+	a.tag = "42";
+	a.nc[1][NDS_NC_COUNTER_INFER_COMPLETED] = 7;
+	a.nc[1][NDS_NC_COUNTER_ERR_HW] = 2;
+	a.nc[1][NDS_NC_COUNTER_NC_TIME] = 250000;
+	a.held.insert(1);
+	r.apps.emplace_back(&c.runtimes[0], a);
+	r.sys.hw.push_back({ 0, 1, 2, 3, 4 });
+	r.sys.cpus.resize(2);
+	r.inst.error = "not an EC2 instance";
+	return r;
+}
+
+static void report_schema(void **)
+{
+	m::config c = m::default_config();
+	c.system_metrics.push_back("gpu_magic");
+	m::report r = sample_report(c);
+	std::string text = m::report_json(c, r);
+	assert_null(std::strchr(text.c_str(), '\n'));	// one report, one line
+	j::value v;
+	assert_true(parses(text.c_str(), v));
+	for (const char *k : { "neuron_runtime_data", "system_data", "instance_info",
+			       "neuron_hardware_info" })
+		assert_non_null(v.get(k));
+	const j::value &rt = v.get("neuron_runtime_data")->arr.at(0);
+	for (const char *k : { "pid", "address", "neuron_runtime_tag", "error", "report" })
+		assert_non_null(rt.get(k));
+	const j::value *rep = rt.get("report");
+	for (auto g : m::kRuntimeMetrics)
+		assert_non_null(rep->get(g)->get("error"));
+	const j::value *es = rep->get("execution_stats");
+	assert_true(es->get("execution_summary")->get("completed")->num == 7);
+	assert_true(es->get("error_summary")->get("hardware")->num == 2);
+	for (const char *k : { "completed_with_err", "completed_with_num_err", "timed_out",
+			       "incorrect_input", "failed_to_queue" })
+		assert_non_null(es->get("execution_summary")->get(k));
+	for (const char *k : { "generic", "numerical", "transient", "model", "runtime" })
+		assert_non_null(es->get("error_summary")->get(k));
+	assert_non_null(es->get("latency_stats")->get("total_latency"));
+	const j::value *util = rep->get("neuroncore_counters")->get("neuroncores_in_use")->get("1");
+	assert_true(util->get("neuroncore_utilization")->num == 25.0);
+	const j::value *sys = v.get("system_data");
+	for (auto g : m::kSystemMetrics)
+		assert_non_null(sys->get(g)->get("error"));
+	assert_false(sys->get("gpu_magic")->get("error")->str.empty());
+	const j::value &dev = sys->get("neuron_hw_counters")->get("neuron_devices")->arr.at(0);
+	assert_true(dev.get("sram_ecc_uncorrected")->num == 4);
+	for (const char *k : { "instance_name", "instance_id", "instance_type",
+			       "instance_availability_zone", "instance_availability_zone_id",
+			       "instance_region", "ami_id", "subnet_id", "error" })
+		assert_non_null(v.get("instance_info")->get(k));
+	for (const char *k : { "neuron_device_type", "neuron_device_version", "neuroncore_version",
+			       "neuron_device_count", "neuron_device_memory_size",
+			       "neuroncore_per_device_count", "logical_neuroncore_config", "error" })
+		assert_non_null(v.get("neuron_hardware_info")->get(k));
+}
+
+static void deltas(void **)
+{
+	m::app_sample a, b;
+	a.nc[0][1] = 5;
+	b.nc[0][1] = 12;
+	assert_int_equal(m::delta(b, &a).nc[0][1], 7);
+	assert_int_equal(m::delta(b, nullptr).nc[0][1], 12);
+	assert_int_equal(m::delta(a, &b).nc[0][1], 5);	// a new slab counts from 0
+}
+
+static void prometheus_text(void **)
+{
+	m::config c = m::default_config();
+	m::report r1 = sample_report(c);
+	m::prometheus p;
+	p.add(c, r1);
+	m::report r2 = sample_report(c);
+	p.add(c, r2);
+	std::string t = p.text();
+	std::regex sample(R"(^[a-z_]+\{([a-z_]+="[^"]*",?)*\} [0-9.e+-]+$)");
+	std::istringstream in(t);
+	std::string line;
+	int samples = 0;
+	while (std::getline(in, line)) {
+		if (line.empty() || line[0] == '#')
+			continue;
+		assert_true(std::regex_match(line, sample));
+		samples++;
+	}
+	assert_true(samples > 10);
+	// counters accumulate the two periods
+	assert_non_null(std::strstr(t.c_str(), "runtime_tag=\"42\",status_type=\"completed\"} 14\n"));
+	assert_non_null(std::strstr(t.c_str(), "runtime_tag=\"42\",error_type=\"hardware\"} 4\n"));
+	assert_non_null(std::strstr(t.c_str(), "event_type=\"sram_ecc_uncorrected\",neuron_device_index=\"0\"} 8\n"));
+	for (const char *name : { "neuroncore_utilization_ratio{", "neuron_runtime_memory_used_bytes{",
+				  "system_vcpu_count{", "system_memory_total_bytes{",
+				  "neuron_hardware_info{", "instance_info{" })
+		assert_non_null(std::strstr(t.c_str(), name));
+}
+
+static void version(void **)
+{
+	nrt_version_t v;
+	std::memset(&v, 0xff, sizeof(v));
+	assert_int_equal(nrt_get_version(&v, sizeof(v)), NRT_SUCCESS);
+	assert_non_null(std::memchr(v.rt_detail, '\0', sizeof(v.rt_detail)));
+	assert_non_null(std::memchr(v.git_hash, '\0', sizeof(v.git_hash)));
+	assert_true(v.rt_major < 1000 && v.rt_minor < 1000);
+	assert_int_equal(nrt_get_version(nullptr, sizeof(v)), NRT_INVALID);
+	// an older, shorter struct: nothing past its size is written
+	unsigned char small[16 + 1];
+	std::memset(small, 0xab, sizeof(small));
+	assert_int_equal(nrt_get_version(reinterpret_cast<nrt_version_t *>(small), 16), NRT_SUCCESS);
+	assert_int_equal(small[16], 0xab);
+}
+
+static void process_tag(void **)
+{
+	alignas(8) static unsigned char slab[NEURON_NDS_SIZE];
+	nds_instance_t *w = nullptr, *r = nullptr;
+	char buf[NDS_PROCESS_TAG_MAX + 1];
+	assert_int_equal(nds_open_memory(slab, 2, true, &w), 0);
+	assert_int_equal(nds_open_memory(slab, 2, false, &r), 0);
+	assert_int_equal(nds_get_process_tag(r, buf, sizeof(buf)), 0);
+	assert_int_equal(nds_set_process_tag(r, "x"), -EPERM);
+	assert_int_equal(nds_set_process_tag(w, "train-a"), 0);
+	assert_int_equal(nds_get_process_tag(r, buf, sizeof(buf)), 7);
+	assert_string_equal(buf, "train-a");
+	std::string longtag(400, 'q');
+	assert_int_equal(nds_set_process_tag(w, longtag.c_str()), 0);
+	assert_int_equal(nds_get_process_tag(r, buf, sizeof(buf)), NDS_PROCESS_TAG_MAX);
+	nds_close(w);
+	nds_close(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_reader),
+		cmocka_unit_test(config_default),
+		cmocka_unit_test(config_documented),
+		cmocka_unit_test(config_errors),
+		cmocka_unit_test(report_schema),
+		cmocka_unit_test(deltas),
+		cmocka_unit_test(prometheus_text),
+		cmocka_unit_test(version),
+		cmocka_unit_test(process_tag),
+	};
+	return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

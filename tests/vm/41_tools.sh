@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest suite: what the tools Neuron users already run read from the driver,
+# checked as those consumers check it: neuron-ls -j parsed with a JSON
+# parser (jq) against the vendor's schema and summed as Ray does;
+# connected_devices split as Slurm's gpu/nrt does; stats/power/utilization
+# in the vendor's format; NEURON_HW_ERR lines matched with the Node Problem
+# Detector / EKS agent patterns, rate limit included.
+SUITE=tools
+PLAN=48
+. /tests/lib.sh
+
+LS=/tests/neuron-ls
+JQ=/tests/jq
+APP=/tests/vm_tools_app
+SYS=/sys/devices/virtual/neuron_device
+DBG=/sys/kernel/debug/neuron
+PAR=/sys/module/neuron/parameters
+TMP=/tmp/tools
+mkdir -p $TMP
+
+# ---- neuron-ls without a driver: exit 1, one stderr line, empty stdout --
+$LS -j > $TMP/out 2> $TMP/err
+check_eq ls-no-driver-exit 1 $?
+check_eq ls-no-driver-stdout-empty 0 "$(wc -c < $TMP/out | tr -d ' ')"
+check_eq ls-no-driver-one-line 1 "$(wc -l < $TMP/err | tr -d ' ')"
+
+check load load sim_devices=2 sim_nc_per_device=2
+
+# ---- neuron-ls -j: the vendor's schema, every field with its type -------
+$LS -j > $TMP/ls.json
+check_eq ls-json-exit 0 $?
+check_eq ls-json-array-of-2 "array 2" "$($JQ -r '"\(type) \(length)"' $TMP/ls.json)"
+check_eq ls-json-types "true" "$($JQ 'all(.[];
+	(.neuron_device|type) == "number" and (.bdf|type) == "string" and
+	(.cpu_affinity|type) == "string" and (.numa_node|type) == "string" and
+	((.connected_to|type) == "array" or .connected_to == null) and
+	(.nc_count|type) == "number" and (.memory_size|type) == "number" and
+	(.neuroncore_ids|type) == "array" and (.neuron_processes|type) == "array")' $TMP/ls.json)"
+check_eq ls-json-indexes "0 1" "$($JQ -r '[.[].neuron_device] | map(tostring) | join(" ")' $TMP/ls.json)"
+# Ray: nc_count += d.get("nc_count", 0) over the array
+check_eq ls-ray-nc-sum 4 "$($JQ '[.[] | .nc_count // 0] | add' $TMP/ls.json)"
+check_eq ls-neuroncore-ids "[0,1] [2,3]" "$($JQ -c '.[].neuroncore_ids' $TMP/ls.json | tr '\n' ' ' | sed 's/ $//')"
+check_eq ls-sim-bdf-placeholder "ffff:00:00.0 ffff:00:01.0" "$($JQ -r '[.[].bdf] | join(" ")' $TMP/ls.json)"
+check_eq ls-connected-to "[1] [0]" "$($JQ -c '.[].connected_to' $TMP/ls.json | tr '\n' ' ' | sed 's/ $//')"
+check_eq ls-no-processes "0" "$($JQ '[.[].neuron_processes[]] | length' $TMP/ls.json)"
+check ls-table $LS
+check ls-topology sh -c "$LS --topology | grep -qx 'neuron0: linked to 1'"
+
+# ---- an application holding NeuronCore 1 of device 0 ------------------
+rm -f $TMP/app.in; mkfifo $TMP/app.in
+$APP 0 1 2 < $TMP/app.in > $TMP/app.out 2>&1 &
+app=$!
+exec 4> $TMP/app.in
+wait_for app-ready 20000 grep -q '^ready' $TMP/app.out
+$LS -j > $TMP/ls2.json
+check_eq ls-process-pid "$app" "$($JQ -r '.[0].neuron_processes[0].pid' $TMP/ls2.json)"
+check ls-process-command sh -c "$JQ -r '.[0].neuron_processes[0].command' $TMP/ls2.json | grep -q vm_tools_app"
+check_eq ls-process-cores "[1]" "$($JQ -c '.[0].neuron_processes[0].neuroncore_ids' $TMP/ls2.json)"
+# nrt_init opens every device: listed on device 1 too, holding no core there
+check_eq ls-process-other-device "$app []" "$($JQ -r '.[1].neuron_processes[0] | "\(.pid) \(.neuroncore_ids)"' $TMP/ls2.json)"
+check_eq ls-not-itself 1 "$($JQ '.[0].neuron_processes | length' $TMP/ls2.json)"
+exec 4>&-
+wait $app
+check_eq app-exit 0 $?
+
+# ---- connected_devices as Slurm's gpu/nrt reads it --------------------
+# readdir the class directory for neuron%u, split connected_devices on ", "
+slurm_links() {
+	for d in $SYS/neuron*; do
+		n=${d##*/neuron}
+		links=$(cat $d/connected_devices)
+		echo "$links" | awk -v self=$n -F', ' '{ for (i = 1; i <= NF; i++) if ($i !~ /^[0-9]+$/ || $i == self) bad = 1 } END { exit bad }' || echo "BAD$n"
+		echo "$n:$links"
+	done | tr '\n' ' ' | sed 's/ $//'
+}
+check_eq slurm-links-2 "0:1 1:0" "$(slurm_links)"
+check sim-add-device sh -c 'echo 7 > /sys/bus/neuron_sim/new_device'
+check_eq slurm-links-3 "0:1, 2 1:0, 2 2:0, 1" "$(slurm_links)"
+check sim-del-device sh -c 'echo 7 > /sys/bus/neuron_sim/del_device'
+check_eq slurm-links-back "0:1 1:0" "$(slurm_links)"
+check_eq links-mode "-r--r--r--" "$(ls -l $SYS/neuron0/connected_devices | cut -c1-10)"
+
+# ---- stats/power/utilization -------------------------------------------
+P=$SYS/neuron0/stats/power/utilization
+check power-format grep -qE '^POWER_STATUS_(VALID|INVALID|NO_DATA),[0-9]+,[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{2},[0-9]+\.[0-9]{2}$' $P
+echo 4250 > $DBG/neuron0/power_util
+echo 20 > $PAR/power_min_samples
+echo 2 > $PAR/power_window_s
+wait_for power-valid-42.50 15000 grep -qE '^POWER_STATUS_VALID,[1-9][0-9]*,42\.50,42\.50,42\.50$' $P
+check_eq power-other-device-idle "0.00,0.00,0.00" "$(cut -d, -f3- $SYS/neuron1/stats/power/utilization)"
+expect_refused power-knob-range "power_util: expected" sh -c "echo 10001 > $DBG/neuron0/power_util"
+echo 0 > $DBG/neuron0/power_util
+
+# ---- NEURON_HW_ERR lines, matched as NPD and the EKS agent match them --
+hw_lines() { since_mark | grep -E ".* NEURON_HW_ERR=$1 .*" | grep -vc 'suppressed'; }
+FULL='instance-id=sim hostname=[^ ]+ nd-id=%s nc-id=%s serial-num=[0-9a-f]{16} action=[A-Z_]+$'
+mark
+echo "sram 1" > $DBG/neuron0/inject/ecc
+# the driver notices on its own within 2 s (hw_err_poll_ms=1000 by default)
+wait_for sram-noticed-in-2s 2000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE '.* NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR .*'"
+check_eq sram-line-form 1 "$(since_mark | grep -cE "NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR $(printf "$FULL" 0 -1)")"
+echo "hbm2 3" > $DBG/neuron1/inject/ecc
+wait_for hbm-line 3000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE '.* NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR .*nd-id=1 '"
+check_eq sram-once 1 "$(hw_lines SRAM_UNCORRECTABLE_ERROR)"
+# a job's hardware-error notifications: one line each, with the core
+mark
+echo "1 nc_ue" > $DBG/neuron0/inject/hw_error
+echo "0 collectives" >> $DBG/neuron0/inject/hw_error
+check job-nc-ue /tests/vm_genl_job 0 1
+check job-collectives /tests/vm_genl_job 0 0
+check_eq nc-ue-line 1 "$(since_mark | grep -cE "NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR $(printf "$FULL" 0 1)")"
+check_eq collectives-line 1 "$(since_mark | grep -cE "NEURON_HW_ERR=HANG_ON_COLLECTIVES $(printf "$FULL" 0 0)")"
+for t in SRAM_UNCORRECTABLE_ERROR HBM_UNCORRECTABLE_ERROR DMA_ERROR; do
+	check_eq "no-$t-from-jobs" 0 "$(hw_lines $t)"
+done
+# rate limit: 2 lines per period, the rest counted on the next line
+echo 2 > $PAR/hw_err_ratelimit_burst
+echo 2000 > $PAR/hw_err_ratelimit_ms
+mark
+echo "1 dma_abort 5" > $DBG/neuron1/inject/hw_error
+check job-dma-5 /tests/vm_genl_job 1 1
+check_eq dma-limited-to-2 2 "$(hw_lines DMA_ERROR)"
+wait_for dma-suppressed-3 8000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -q 'hw_err DMA_ERROR: 3 lines suppressed'"
+check_eq suppressed-not-matched 0 "$(since_mark | grep 'suppressed' | grep -cE '.* NEURON_HW_ERR=DMA_ERROR .*')"
+echo 10 > $PAR/hw_err_ratelimit_burst
+echo 5000 > $PAR/hw_err_ratelimit_ms
+
+check unload unload
+finish

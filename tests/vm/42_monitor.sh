@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest suite: neuron-monitor's vendor report stream, read as the
+# monitoring pipelines read it: every line one JSON report (jq), the
+# documented objects and every group's "error", the application's tag,
+# execution_summary summed over the run equal to what the workload did
+# (its own statuses and the driver's sysfs totals), ECC counts from the
+# hardware, configuration errors, and the Prometheus companion's metrics.
+SUITE=monitor
+PLAN=38
+. /tests/lib.sh
+
+MON=/tests/neuron-monitor
+JQ=/tests/jq
+APP=/tests/vm_tools_app
+SYS=/sys/devices/virtual/neuron_device
+DBG=/sys/kernel/debug/neuron
+TMP=/tmp/monitor
+mkdir -p $TMP
+
+check_fails no-driver 1 'no Neuron driver' $MON --count 1
+check load load sim_devices=2 sim_nc_per_device=2
+
+cat > $TMP/cfg.json <<'CFG'
+{"period": "1s",
+ "neuron_runtimes": [{"tag_filter": ".*", "metrics": [{"type": "neuroncore_counters"},
+   {"type": "memory_used"}, {"type": "neuron_runtime_vcpu_usage"},
+   {"type": "execution_stats"}, {"type": "bogus_metric"}]}],
+ "system_metrics": [{"type": "vcpu_usage"}, {"type": "memory_info"},
+   {"period": "2s", "type": "neuron_hw_counters"}]}
+CFG
+echo '{"period": 5}' > $TMP/bad.json
+check_fails config-bad-period 1 'period' $MON -c $TMP/bad.json --count 1
+check_fails config-missing 1 'cannot read' $MON -c $TMP/none.json --count 1
+echo '{"neuron_runtimes": [' > $TMP/bad2.json
+check_fails config-not-json 1 'not JSON' $MON -c $TMP/bad2.json --count 1
+
+$MON -c $TMP/cfg.json > $TMP/reports 2> $TMP/mon.err &
+mon=$!
+# complete lines only: the monitor may be writing the next one
+lines() { head -n "$(wc -l < $TMP/reports)" $TMP/reports; }
+wait_for first-report 10000 sh -c "[ \$(wc -l < $TMP/reports) -ge 1 ]"
+
+# The workload: 3 jobs on device 0, NeuronCore 1; the second one hits an
+# armed uncorrectable NeuronCore error.
+rm -f $TMP/app.in; mkfifo $TMP/app.in
+echo "1 nc_ue" > $DBG/neuron0/inject/hw_error
+NEURON_PROCESS_TAG=mytag $APP 0 1 3 < $TMP/app.in > $TMP/app.out 2>&1 &
+app=$!
+exec 4> $TMP/app.in
+wait_for app-ready 20000 grep -q '^ready' $TMP/app.out
+ok=$(grep -c '^status 0$' $TMP/app.out)
+check_eq workload-statuses "2 1" "$ok $(grep '^status' $TMP/app.out | grep -vc '^status 0$')"
+
+sum() { lines | $JQ -s "[.[].neuron_runtime_data[] | select(.pid == $app) | .report.$1] | add // 0"; }
+wait_for completed-summed 15000 sh -c "[ \"\$(head -n \$(wc -l < $TMP/reports) $TMP/reports | $JQ -s '[.[].neuron_runtime_data[] | select(.pid == $app) | .report.execution_stats.execution_summary.completed] | add // 0')\" = $ok ]"
+wait_for with-err-summed 15000 sh -c "[ \"\$(head -n \$(wc -l < $TMP/reports) $TMP/reports | $JQ -s '[.[].neuron_runtime_data[] | select(.pid == $app) | .report.execution_stats.execution_summary.completed_with_err] | add // 0')\" -ge 1 ]"
+# two more periods: the sums must stay (deltas, nothing counted twice)
+n=$(wc -l < $TMP/reports)
+wait_for two-more-reports 10000 sh -c "[ \$(wc -l < $TMP/reports) -ge $((n + 2)) ]"
+C=$SYS/neuron0/neuron_core1/stats/status
+check_eq sum-completed-is-workload "$ok" "$(sum execution_stats.execution_summary.completed)"
+check_eq sum-completed-is-sysfs "$(cat $C/success/total)" "$(sum execution_stats.execution_summary.completed)"
+check_eq sum-with-err-is-sysfs "$(cat $C/execute_completed_with_error/total)" "$(sum execution_stats.execution_summary.completed_with_err)"
+check_eq sum-hw-errors-is-sysfs "$(cat $C/hw_error/total)" "$(sum execution_stats.error_summary.hardware)"
+check_eq sum-timed-out 0 "$(sum execution_stats.execution_summary.timed_out)"
+
+# the documented schema, line by line, as the companions index it
+lines > $TMP/snap
+check_eq one-object-per-line "$(wc -l < $TMP/snap | tr -d ' ')" "$($JQ -c 'select(type == "object")' $TMP/snap | wc -l | tr -d ' ')"
+check_eq top-level-objects true "$(lines | $JQ -s 'all(.[]; has("neuron_runtime_data") and has("system_data") and has("instance_info") and has("neuron_hardware_info"))')"
+lines | tail -n 1 > $TMP/last
+check_eq runtime-entry-keys true "$($JQ '.neuron_runtime_data | length == 1 and all(.[]; has("pid") and has("neuron_runtime_tag") and has("error") and has("report"))' $TMP/last)"
+check_eq tag-from-env mytag "$($JQ -r ".neuron_runtime_data[] | select(.pid == $app) | .neuron_runtime_tag" $TMP/last)"
+check_eq execution-stats-keys true "$($JQ '.neuron_runtime_data[0].report.execution_stats | (.error_summary | has("generic") and has("numerical") and has("transient") and has("model") and has("runtime") and has("hardware")) and (.execution_summary | has("completed") and has("completed_with_err") and has("completed_with_num_err") and has("timed_out") and has("incorrect_input") and has("failed_to_queue")) and has("latency_stats") and .error == ""' $TMP/last)"
+check_eq every-group-error-string true "$($JQ '[.neuron_runtime_data[].report[], .system_data[]] | all(.[]; (.error | type) == "string")' $TMP/last)"
+check_eq known-groups-no-error true "$($JQ '[(.neuron_runtime_data[0].report | .execution_stats, .memory_used, .neuroncore_counters, .neuron_runtime_vcpu_usage), .system_data[]] | all(.[]; .error == "")' $TMP/last)"
+check unknown-type-in-error sh -c "$JQ -r '.neuron_runtime_data[0].report.bogus_metric.error' $TMP/last | grep -q 'unknown metric type: bogus_metric'"
+check_eq core-in-use '["1"]' "$($JQ -c '.neuron_runtime_data[0].report.neuroncore_counters.neuroncores_in_use | keys' $TMP/last)"
+check_eq memory-used-shape true "$($JQ '.neuron_runtime_data[0].report.memory_used.neuron_runtime_used_bytes | has("host") and has("neuron_device") and (.usage_breakdown.neuroncore_memory_usage | type == "object")' $TMP/last)"
+check_eq system-groups true "$($JQ '.system_data | (.memory_info.memory_total_bytes > 0) and (.vcpu_usage.usage_data | length > 0) and (.neuron_hw_counters.neuron_devices | length == 2)' $TMP/last)"
+check_eq hardware-info "2 2" "$($JQ -r '.neuron_hardware_info | "\(.neuron_device_count) \(.neuroncore_per_device_count)"' $TMP/last)"
+
+# ECC: what the device counts, per period, summed over the run
+echo "sram 2" > $DBG/neuron1/inject/ecc
+wait_for sram-ecc-summed 15000 sh -c "[ \"\$(head -n \$(wc -l < $TMP/reports) $TMP/reports | $JQ -s '[.[].system_data.neuron_hw_counters.neuron_devices[] | select(.neuron_device_index == 1) | .sram_ecc_uncorrected] | add')\" = 2 ]"
+
+# the companion's metric names from a second monitor (counts from its start)
+$MON -c $TMP/cfg.json --prometheus --count 1 > $TMP/prom
+check_eq prometheus-exit 0 $?
+check_eq prometheus-lines-parse 0 "$(grep -v '^#' $TMP/prom | grep -v '^$' | grep -vcE '^[a-z_]+\{([a-z_]+="[^"]*",?)*\} [0-9.e+-]+$')"
+check prometheus-status grep -qE "^execution_status_total\{.*runtime_tag=\"mytag\",status_type=\"completed\"\} $ok\$" $TMP/prom
+check prometheus-names sh -c "for n in execution_errors_total execution_status_total neuroncore_utilization_ratio neuron_runtime_memory_used_bytes hardware_ecc_events_total system_memory_total_bytes system_vcpu_count neuron_hardware_info instance_info; do grep -q \"^\$n{\" $TMP/prom || exit 1; done"
+
+exec 4>&-
+wait $app
+check_eq app-exit 0 $?
+kill $mon
+wait $mon
+check_eq monitor-stderr-empty 0 "$(wc -c < $TMP/mon.err | tr -d ' ')"
+# no -c: every group, every 5 s
+check_within default-config-5s 15000 sh -c "$MON --count 1 > $TMP/default"
+check_eq default-groups true "$($JQ '(.system_data | has("vcpu_usage") and has("memory_info") and has("neuron_hw_counters"))' $TMP/default)"
+
+check unload unload
+finish

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Guest workload for 41_tools.sh: an application as neuron-ls and
+ * neuron-monitor see it. nrt_init (every device), then <jobs> jobs on
+ * NeuronCore <nc> of <device>; prints one line per job's NRT_STATUS and
+ * "ready <pid>", then holds the devices until stdin reaches EOF, so the
+ * tools can list and read it while it runs.
+ *   vm_tools_app <device> <nc> <jobs>
+ * Exit 0 when every job ran (whatever its status), 1 when libnrt failed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <nrt/nrt.h>
+
+int main(int argc, char **argv)
+{
+	unsigned long dev, nc, jobs, i;
+	NRT_STATUS st;
+	char buf[64];
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: vm_tools_app <device> <nc> <jobs>\n");
+		return 2;
+	}
+	dev = strtoul(argv[1], NULL, 0);
+	nc = strtoul(argv[2], NULL, 0);
+	jobs = strtoul(argv[3], NULL, 0);
+	st = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, NULL, NULL);
+	if (st != NRT_SUCCESS) {
+		fprintf(stderr, "vm_tools_app: nrt_init: %d\n", (int)st);
+		return 1;
+	}
+	for (i = 0; i < jobs; i++) {
+		st = nrt_sim_execute((uint32_t)dev, (uint32_t)nc, 1000);
+		printf("status %d\n", (int)st);
+	}
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+	nrt_close();
+	return 0;
+}

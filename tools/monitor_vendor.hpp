@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+// neuron-monitor's vendor mode, the pure parts (header only, so the host
+// unit tests include it): the configuration file, the per-period deltas
+// of an application's NDS counters, one report as JSON in the documented
+// schema, and the same report as the Prometheus companion's metrics.
+// What is read from the system (slabs, sysfs, /proc) is gathered by
+// neuron-monitor.cpp into the structs below.
+#pragma once
+
+#include <neuron/neuron_nds.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "json.hpp"
+
+namespace tools::monitor {
+
+// ---- configuration --------------------------------------------------------
+
+inline constexpr std::array<std::string_view, 4> kRuntimeMetrics = {
+	"neuroncore_counters", "memory_used", "neuron_runtime_vcpu_usage", "execution_stats"
+};
+inline constexpr std::array<std::string_view, 3> kSystemMetrics = {
+	"vcpu_usage", "memory_info", "neuron_hw_counters"
+};
+
+struct runtime_group {
+	std::string tag_filter = ".*";
+	std::regex re{ ".*" };
+	std::vector<std::string> metrics;	// in the file's order, unknown ones too
+};
+
+struct config {
+	double period_s = 5.0;
+	std::vector<runtime_group> runtimes;
+	std::vector<std::string> system_metrics;
+};
+
+// Every group at the default period: what no -c means.
+inline config default_config()
+{
+	config c;
+	runtime_group g;
+	for (auto m : kRuntimeMetrics)
+		g.metrics.emplace_back(m);
+	c.runtimes.push_back(std::move(g));
+	for (auto m : kSystemMetrics)
+		c.system_metrics.emplace_back(m);
+	return c;
+}
+
+// "5s", "500ms", "1m", "2" (seconds) -> seconds; false when malformed or
+// outside 0.1 s .. 1 day.
+inline bool parse_period(std::string_view s, double &out)
+{
+	size_t i = 0;
+	while (i < s.size() && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+		i++;
+	if (i == 0)
+		return false;
+	char *end = nullptr;
+	std::string num(s.substr(0, i));
+	double v = std::strtod(num.c_str(), &end);
+	if (!end || *end)
+		return false;
+	std::string_view unit = s.substr(i);
+	if (unit == "ms")
+		v /= 1000.0;
+	else if (unit == "m")
+		v *= 60.0;
+	else if (unit == "h")
+		v *= 3600.0;
+	else if (!unit.empty() && unit != "s")
+		return false;
+	if (!(v >= 0.1 && v <= 86400.0))
+		return false;
+	out = v;
+	return true;
+}
+
+// The documented configuration. Malformed JSON, a wrong type for a known
+// key or a bad regex or period is an error (false, @err); unknown metric
+// types are kept: each report names them in their group's error.
+inline bool parse_config(std::string_view text, config &out, std::string &err)
+{
+	json::value doc;
+	json::parser p(text);
+	if (!p.parse(doc)) {
+		err = "not JSON: " + p.error();
+		return false;
+	}
+	if (!doc.is_object()) {
+		err = "the configuration must be a JSON object";
+		return false;
+	}
+	config c;
+	if (const json::value *per = doc.get("period")) {
+		if (!per->is_string() || !parse_period(per->str, c.period_s)) {
+			err = "\"period\" must be a string like \"5s\" or \"500ms\" (0.1 s .. 1 day)";
+			return false;
+		}
+	}
+	if (const json::value *rts = doc.get("neuron_runtimes")) {
+		if (!rts->is_array()) {
+			err = "\"neuron_runtimes\" must be an array";
+			return false;
+		}
+		for (const json::value &g : rts->arr) {
+			if (!g.is_object()) {
+				err = "each \"neuron_runtimes\" entry must be an object";
+				return false;
+			}
+			runtime_group rg;
+			if (const json::value *tf = g.get("tag_filter")) {
+				if (!tf->is_string()) {
+					err = "\"tag_filter\" must be a string";
+					return false;
+				}
+				rg.tag_filter = tf->str;
+				try {
+					rg.re = std::regex(tf->str);
+				} catch (const std::regex_error &) {
+					err = "\"tag_filter\" is not a regular expression: " + tf->str;
+					return false;
+				}
+			}
+			const json::value *ms = g.get("metrics");
+			if (ms && !ms->is_array()) {
+				err = "\"metrics\" must be an array";
+				return false;
+			}
+			for (const json::value &m : ms ? ms->arr : std::vector<json::value>{}) {
+				const json::value *t = m.get("type");
+				if (!t || !t->is_string()) {
+					err = "each metric needs a string \"type\"";
+					return false;
+				}
+				rg.metrics.push_back(t->str);
+			}
+			c.runtimes.push_back(std::move(rg));
+		}
+	}
+	if (const json::value *sm = doc.get("system_metrics")) {
+		if (!sm->is_array()) {
+			err = "\"system_metrics\" must be an array";
+			return false;
+		}
+		for (const json::value &m : sm->arr) {
+			const json::value *t = m.get("type");
+			if (!t || !t->is_string()) {
+				err = "each metric needs a string \"type\"";
+				return false;
+			}
+			if (const json::value *mp = m.get("period")) {
+				double ignored;
+				if (!mp->is_string() || !parse_period(mp->str, ignored)) {
+					err = "a metric's \"period\" must be a string like \"2s\"";
+					return false;
+				}
+			}
+			c.system_metrics.push_back(t->str);
+		}
+	}
+	out = std::move(c);
+	return true;
+}
+
+template <size_t N>
+bool known(const std::array<std::string_view, N> &set, std::string_view t)
+{
+	for (auto s : set)
+		if (s == t)
+			return true;
+	return false;
+}
+
+// ---- what one period saw -----------------------------------------------------
+
+using nc_counters = std::array<uint64_t, NEURON_NDS_ID_COUNT>;
+using nd_counters = std::array<uint64_t, NEURON_NDS_ND_COUNT>;
+
+// One application: its NDS counters summed over the devices it has slabs on.
+struct app_sample {
+	int pid = 0;
+	std::string tag;			// NEURON_PROCESS_TAG, else the pid
+	std::map<int, nc_counters> nc;		// global NeuronCore id -> counters
+	nd_counters nd{};
+	std::set<int> held;			// global NeuronCore ids it holds
+	uint64_t utime = 0, stime = 0;		// clock ticks (/proc/<pid>/stat)
+	std::string error;			// what could not be read
+};
+
+// @cur - @prev per counter; a counter that went down (a new slab) counts from 0.
+inline app_sample delta(const app_sample &cur, const app_sample *prev)
+{
+	app_sample d = cur;
+	if (!prev)
+		return d;
+	auto sub = [](uint64_t a, uint64_t b) { return a >= b ? a - b : a; };
+	for (auto &[nc, ctr] : d.nc) {
+		auto it = prev->nc.find(nc);
+		if (it == prev->nc.end())
+			continue;
+		for (size_t i = 0; i < ctr.size(); i++)
+			ctr[i] = sub(cur.nc.at(nc)[i], it->second[i]);
+	}
+	// ND memory counters are levels, not counts: kept as they are
+	d.utime = sub(cur.utime, prev->utime);
+	d.stime = sub(cur.stime, prev->stime);
+	return d;
+}
+
+struct device_hw {
+	int index = 0;
+	uint64_t mem_ecc_corrected = 0, mem_ecc_uncorrected = 0;
+	uint64_t sram_ecc_corrected = 0, sram_ecc_uncorrected = 0;
+};
+
+struct cpu_times {
+	uint64_t user = 0, nice = 0, system = 0, idle = 0, io_wait = 0, irq = 0, soft_irq = 0;
+	uint64_t total() const { return user + nice + system + idle + io_wait + irq + soft_irq; }
+};
+
+struct system_sample {
+	std::vector<device_hw> hw;		// per-period deltas
+	std::string hw_error;
+	uint64_t mem_total = 0, mem_used = 0, swap_total = 0, swap_used = 0;
+	std::string mem_error;
+	std::vector<cpu_times> cpus;		// per-period deltas
+	std::string cpu_error;
+	long ticks_per_s = 100;
+};
+
+struct hardware_info {
+	std::string device_type, device_version, neuroncore_version;
+	int device_count = 0;
+	uint64_t device_memory_size = 0;
+	int nc_per_device = 0;
+	std::string error;
+};
+
+struct instance_info {
+	std::string name, id, type, az, az_id, region, ami_id, subnet_id;
+	std::string error;
+};
+
+struct report {
+	double period_s = 0;
+	std::vector<std::pair<const runtime_group *, app_sample>> apps;	// deltas
+	system_sample sys;
+	hardware_info hwinfo;
+	instance_info inst;
+};
+
+// ---- JSON ------------------------------------------------------------------
+
+inline std::string num(double v)
+{
+	char b[64];
+	std::snprintf(b, sizeof(b), "%.6g", std::isfinite(v) ? v : 0.0);
+	return b;
+}
+
+inline std::string runtime_json(const runtime_group &g, const app_sample &a, double period)
+{
+	using json::quote;
+	std::ostringstream o;
+	auto sum = [&](uint32_t id) {
+		uint64_t s = 0;
+		for (const auto &[nc, c] : a.nc)
+			s += c[id];
+		return s;
+	};
+	o << "{\"pid\": " << a.pid << ", \"address\": \"\", \"neuron_runtime_tag\": " << quote(a.tag)
+	  << ", \"error\": " << quote(a.error) << ", \"report\": {";
+	bool first = true;
+	for (const std::string &m : g.metrics) {
+		o << (first ? "" : ", ") << quote(m) << ": ";
+		first = false;
+		if (m == "execution_stats") {
+			o << "{\"period\": " << num(period) << ", \"error_summary\": {"
+			  << "\"generic\": " << sum(NDS_NC_COUNTER_ERR_GENERIC)
+			  << ", \"numerical\": " << sum(NDS_NC_COUNTER_ERR_NUMERICAL)
+			  << ", \"transient\": " << sum(NDS_NC_COUNTER_ERR_TRANSIENT)
+			  << ", \"model\": " << sum(NDS_NC_COUNTER_ERR_MODEL)
+			  << ", \"runtime\": " << sum(NDS_NC_COUNTER_ERR_RT)
+			  << ", \"hardware\": " << sum(NDS_NC_COUNTER_ERR_HW) << "}, \"execution_summary\": {"
+			  << "\"completed\": " << sum(NDS_NC_COUNTER_INFER_COMPLETED)
+			  << ", \"completed_with_err\": " << sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_ERR)
+			  << ", \"completed_with_num_err\": " << sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_NUM_ERR)
+			  << ", \"timed_out\": " << sum(NDS_NC_COUNTER_INFER_TIMED_OUT)
+			  << ", \"incorrect_input\": " << sum(NDS_NC_COUNTER_INFER_INCORRECT_INPUT)
+			  << ", \"failed_to_queue\": " << sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE)
+			  << "}, \"latency_stats\": {\"total_latency\": null, \"device_latency\": null}"
+			  << ", \"error\": \"\"}";
+		} else if (m == "memory_used") {
+			uint64_t host = 0, dev = 0;
+			for (uint32_t id = NDS_ND_COUNTER_MEM_USAGE_CODE_HOST;
+			     id <= NDS_ND_COUNTER_MEM_USAGE_MISC_HOST; id++)
+				host += a.nd[id];
+			std::ostringstream per;
+			bool f2 = true;
+			for (const auto &[nc, c] : a.nc) {
+				uint64_t code = c[NDS_NC_COUNTER_MEM_USAGE_CODE_DEVICE];
+				uint64_t tens = c[NDS_NC_COUNTER_MEM_USAGE_TENSORS_DEVICE];
+				uint64_t cons = c[NDS_NC_COUNTER_MEM_USAGE_CONSTANTS_DEVICE];
+				uint64_t scr = c[NDS_NC_COUNTER_MEM_USAGE_SCRATCHPAD_DEVICE];
+				uint64_t misc = c[NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE];
+				dev += code + tens + cons + scr + misc;
+				per << (f2 ? "" : ", ") << "\"" << nc << "\": {\"constants\": " << cons
+				    << ", \"model_code\": " << code << ", \"model_shared_scratchpad\": " << scr
+				    << ", \"runtime_memory\": " << misc << ", \"tensors\": " << tens << "}";
+				f2 = false;
+			}
+			o << "{\"period\": " << num(period) << ", \"neuron_runtime_used_bytes\": {\"host\": "
+			  << host << ", \"neuron_device\": " << dev
+			  << ", \"usage_breakdown\": {\"neuroncore_memory_usage\": {" << per.str()
+			  << "}}}, \"error\": \"\"}";
+		} else if (m == "neuroncore_counters") {
+			std::ostringstream per;
+			bool f2 = true;
+			for (int nc : a.held) {
+				auto it = a.nc.find(nc);
+				uint64_t busy_us = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_NC_TIME];
+				uint64_t macs = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_MAC_COUNT];
+				double util = period > 0 ? 100.0 * static_cast<double>(busy_us) / (period * 1e6) : 0;
+				per << (f2 ? "" : ", ") << "\"" << nc << "\": {\"neuroncore_utilization\": "
+				    << num(std::min(util, 100.0)) << ", \"flops\": "
+				    << num(period > 0 ? 2.0 * static_cast<double>(macs) / period : 0) << "}";
+				f2 = false;
+			}
+			o << "{\"period\": " << num(period) << ", \"neuroncores_in_use\": {" << per.str()
+			  << "}, \"error\": \"\"}";
+		} else if (m == "neuron_runtime_vcpu_usage") {
+			double t = period * 100.0;	// ticks at 100 Hz over the period
+			o << "{\"period\": " << num(period) << ", \"vcpu_usage\": {\"user\": "
+			  << num(t > 0 ? 100.0 * static_cast<double>(a.utime) / t : 0) << ", \"system\": "
+			  << num(t > 0 ? 100.0 * static_cast<double>(a.stime) / t : 0) << "}, \"error\": \"\"}";
+		} else {
+			o << "{\"error\": " << quote("unknown metric type: " + m) << "}";
+		}
+	}
+	o << "}}";
+	return o.str();
+}
+
+inline std::string cpu_json(const cpu_times &c)
+{
+	double t = static_cast<double>(c.total());
+	auto pct = [&](uint64_t v) { return num(t > 0 ? 100.0 * static_cast<double>(v) / t : 0); };
+	return "{\"user\": " + pct(c.user) + ", \"nice\": " + pct(c.nice) + ", \"system\": " +
+	       pct(c.system) + ", \"idle\": " + pct(c.idle) + ", \"io_wait\": " + pct(c.io_wait) +
+	       ", \"irq\": " + pct(c.irq) + ", \"soft_irq\": " + pct(c.soft_irq) + "}";
+}
+
+inline std::string system_json(const std::vector<std::string> &metrics, const system_sample &s,
+			       double period)
+{
+	using json::quote;
+	std::ostringstream o;
+	o << "{";
+	bool first = true;
+	for (const std::string &m : metrics) {
+		o << (first ? "" : ", ") << quote(m) << ": ";
+		first = false;
+		if (m == "neuron_hw_counters") {
+			o << "{\"period\": " << num(period) << ", \"neuron_devices\": [";
+			for (size_t i = 0; i < s.hw.size(); i++) {
+				const device_hw &h = s.hw[i];
+				o << (i ? ", " : "") << "{\"neuron_device_index\": " << h.index
+				  << ", \"mem_ecc_corrected\": " << h.mem_ecc_corrected
+				  << ", \"mem_ecc_uncorrected\": " << h.mem_ecc_uncorrected
+				  << ", \"sram_ecc_corrected\": " << h.sram_ecc_corrected
+				  << ", \"sram_ecc_uncorrected\": " << h.sram_ecc_uncorrected << "}";
+			}
+			o << "], \"error\": " << quote(s.hw_error) << "}";
+		} else if (m == "memory_info") {
+			o << "{\"period\": " << num(period) << ", \"memory_total_bytes\": " << s.mem_total
+			  << ", \"memory_used_bytes\": " << s.mem_used
+			  << ", \"swap_total_bytes\": " << s.swap_total
+			  << ", \"swap_used_bytes\": " << s.swap_used << ", \"error\": " << quote(s.mem_error)
+			  << "}";
+		} else if (m == "vcpu_usage") {
+			cpu_times avg;
+			o << "{\"period\": " << num(period) << ", \"usage_data\": {";
+			for (size_t i = 0; i < s.cpus.size(); i++) {
+				const cpu_times &c = s.cpus[i];
+				o << (i ? ", " : "") << "\"" << i << "\": " << cpu_json(c);
+				avg.user += c.user;
+				avg.nice += c.nice;
+				avg.system += c.system;
+				avg.idle += c.idle;
+				avg.io_wait += c.io_wait;
+				avg.irq += c.irq;
+				avg.soft_irq += c.soft_irq;
+			}
+			o << "}, \"average_usage\": " << cpu_json(avg) << ", \"error\": " << quote(s.cpu_error)
+			  << "}";
+		} else {
+			o << "{\"error\": " << quote("unknown metric type: " + m) << "}";
+		}
+	}
+	o << "}";
+	return o.str();
+}
+
+// One complete report: one line of JSON.
+inline std::string report_json(const config &c, const report &r)
+{
+	using json::quote;
+	std::ostringstream o;
+	o << "{\"neuron_runtime_data\": [";
+	for (size_t i = 0; i < r.apps.size(); i++)
+		o << (i ? ", " : "") << runtime_json(*r.apps[i].first, r.apps[i].second, r.period_s);
+	o << "], \"system_data\": " << system_json(c.system_metrics, r.sys, r.period_s)
+	  << ", \"instance_info\": {\"instance_name\": " << quote(r.inst.name)
+	  << ", \"instance_id\": " << quote(r.inst.id) << ", \"instance_type\": " << quote(r.inst.type)
+	  << ", \"instance_availability_zone\": " << quote(r.inst.az)
+	  << ", \"instance_availability_zone_id\": " << quote(r.inst.az_id)
+	  << ", \"instance_region\": " << quote(r.inst.region) << ", \"ami_id\": " << quote(r.inst.ami_id)
+	  << ", \"subnet_id\": " << quote(r.inst.subnet_id) << ", \"error\": " << quote(r.inst.error)
+	  << "}, \"neuron_hardware_info\": {\"neuron_device_type\": " << quote(r.hwinfo.device_type)
+	  << ", \"neuron_device_version\": " << quote(r.hwinfo.device_version)
+	  << ", \"neuroncore_version\": " << quote(r.hwinfo.neuroncore_version)
+	  << ", \"neuron_device_count\": " << r.hwinfo.device_count
+	  << ", \"neuron_device_memory_size\": " << r.hwinfo.device_memory_size
+	  << ", \"neuroncore_per_device_count\": " << r.hwinfo.nc_per_device
+	  << ", \"logical_neuroncore_config\": 1, \"error\": " << quote(r.hwinfo.error) << "}}";
+	return o.str();
+}
+
+// ---- Prometheus: the companion's metric names and labels -----------------
+
+// Counters accumulate the reports' per-period values; gauges are the last report's.
+class prometheus {
+public:
+	void add(const config &c, const report &r)
+	{
+		(void)c;
+		last_ = &r;
+		for (const auto &[g, a] : r.apps) {
+			auto &e = errors_[a.tag];
+			auto &s = status_[a.tag];
+			auto sum = [&](uint32_t id) {
+				uint64_t v = 0;
+				for (const auto &[nc, ctr] : a.nc)
+					v += ctr[id];
+				return v;
+			};
+			e["generic"] += sum(NDS_NC_COUNTER_ERR_GENERIC);
+			e["numerical"] += sum(NDS_NC_COUNTER_ERR_NUMERICAL);
+			e["transient"] += sum(NDS_NC_COUNTER_ERR_TRANSIENT);
+			e["model"] += sum(NDS_NC_COUNTER_ERR_MODEL);
+			e["runtime"] += sum(NDS_NC_COUNTER_ERR_RT);
+			e["hardware"] += sum(NDS_NC_COUNTER_ERR_HW);
+			s["completed"] += sum(NDS_NC_COUNTER_INFER_COMPLETED);
+			s["completed_with_err"] += sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_ERR);
+			s["completed_with_num_err"] += sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_NUM_ERR);
+			s["timed_out"] += sum(NDS_NC_COUNTER_INFER_TIMED_OUT);
+			s["incorrect_input"] += sum(NDS_NC_COUNTER_INFER_INCORRECT_INPUT);
+			s["failed_to_queue"] += sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE);
+		}
+		for (const device_hw &h : r.sys.hw) {
+			auto &e = ecc_[h.index];
+			e["mem_ecc_corrected"] += h.mem_ecc_corrected;
+			e["mem_ecc_uncorrected"] += h.mem_ecc_uncorrected;
+			e["sram_ecc_corrected"] += h.sram_ecc_corrected;
+			e["sram_ecc_uncorrected"] += h.sram_ecc_uncorrected;
+		}
+	}
+
+	std::string text() const
+	{
+		std::ostringstream o;
+		if (!last_)
+			return "";
+		const report &r = *last_;
+		std::string inst = "instance_name=" + q(r.inst.name) + ",instance_id=" + q(r.inst.id) +
+				   ",instance_type=" + q(r.inst.type) + ",availability_zone=" +
+				   q(r.inst.az) + ",region=" + q(r.inst.region) + ",subnet_id=" +
+				   q(r.inst.subnet_id);
+		head(o, "instance_info", "EC2 instance information", "gauge");
+		o << "instance_info{" << inst << "} 1\n";
+		head(o, "neuron_hardware_info", "Neuron hardware information", "gauge");
+		o << "neuron_hardware_info{" << inst << ",neuron_device_type=" << q(r.hwinfo.device_type)
+		  << ",neuroncore_version=" << q(r.hwinfo.neuroncore_version)
+		  << ",neuron_device_count=\"" << r.hwinfo.device_count
+		  << "\",neuroncore_per_device_count=\"" << r.hwinfo.nc_per_device << "\"} 1\n";
+		head(o, "execution_errors_total", "Execution errors by type", "counter");
+		for (const auto &[tag, m] : errors_)
+			for (const auto &[t, v] : m)
+				o << "execution_errors_total{" << inst << ",runtime_tag=" << q(tag)
+				  << ",error_type=\"" << t << "\"} " << v << "\n";
+		head(o, "execution_status_total", "Executions by status", "counter");
+		for (const auto &[tag, m] : status_)
+			for (const auto &[t, v] : m)
+				o << "execution_status_total{" << inst << ",runtime_tag=" << q(tag)
+				  << ",status_type=\"" << t << "\"} " << v << "\n";
+		head(o, "neuroncore_utilization_ratio", "NeuronCore utilization", "gauge");
+		for (const auto &[g, a] : r.apps) {
+			for (int nc : a.held) {
+				auto it = a.nc.find(nc);
+				uint64_t us = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_NC_TIME];
+				double ratio = r.period_s > 0 ? static_cast<double>(us) / (r.period_s * 1e6) : 0;
+				o << "neuroncore_utilization_ratio{" << inst << ",runtime_tag=" << q(a.tag)
+				  << ",neuroncore=\"" << nc << "\"} " << num(std::min(ratio, 1.0)) << "\n";
+			}
+		}
+		head(o, "neuron_runtime_memory_used_bytes", "Runtime memory in use", "gauge");
+		for (const auto &[g, a] : r.apps) {
+			uint64_t host = 0, dev = 0;
+			for (uint32_t id = NDS_ND_COUNTER_MEM_USAGE_CODE_HOST;
+			     id <= NDS_ND_COUNTER_MEM_USAGE_MISC_HOST; id++)
+				host += a.nd[id];
+			for (const auto &[nc, c] : a.nc)
+				for (uint32_t id = NDS_NC_COUNTER_MEM_USAGE_CODE_DEVICE;
+				     id <= NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE; id++)
+					dev += c[id];
+			o << "neuron_runtime_memory_used_bytes{" << inst << ",runtime_tag=" << q(a.tag)
+			  << ",memory_location=\"host\"} " << host << "\n";
+			o << "neuron_runtime_memory_used_bytes{" << inst << ",runtime_tag=" << q(a.tag)
+			  << ",memory_location=\"neuron_device\"} " << dev << "\n";
+		}
+		head(o, "hardware_ecc_events_total", "Hardware ECC events", "counter");
+		for (const auto &[idx, m] : ecc_)
+			for (const auto &[t, v] : m)
+				o << "hardware_ecc_events_total{" << inst << ",event_type=\"" << t
+				  << "\",neuron_device_index=\"" << idx << "\"} " << v << "\n";
+		head(o, "system_memory_total_bytes", "System memory", "gauge");
+		o << "system_memory_total_bytes{" << inst << "} " << r.sys.mem_total << "\n";
+		head(o, "system_memory_used_bytes", "System memory in use", "gauge");
+		o << "system_memory_used_bytes{" << inst << "} " << r.sys.mem_used << "\n";
+		head(o, "system_swap_total_bytes", "Swap", "gauge");
+		o << "system_swap_total_bytes{" << inst << "} " << r.sys.swap_total << "\n";
+		head(o, "system_swap_used_bytes", "Swap in use", "gauge");
+		o << "system_swap_used_bytes{" << inst << "} " << r.sys.swap_used << "\n";
+		head(o, "system_vcpu_count", "vCPUs", "gauge");
+		o << "system_vcpu_count{" << inst << "} " << r.sys.cpus.size() << "\n";
+		cpu_times avg;
+		for (const cpu_times &c : r.sys.cpus) {
+			avg.user += c.user;
+			avg.nice += c.nice;
+			avg.system += c.system;
+			avg.idle += c.idle;
+			avg.io_wait += c.io_wait;
+			avg.irq += c.irq;
+			avg.soft_irq += c.soft_irq;
+		}
+		double t = static_cast<double>(avg.total());
+		auto ratio = [&](uint64_t v) { return num(t > 0 ? static_cast<double>(v) / t : 0); };
+		head(o, "system_vcpu_usage_ratio", "vCPU usage", "gauge");
+		const std::pair<const char *, uint64_t> kinds[] = {
+			{ "user", avg.user }, { "nice", avg.nice }, { "system", avg.system },
+			{ "io_wait", avg.io_wait }, { "irq", avg.irq }, { "soft_irq", avg.soft_irq },
+		};
+		for (const auto &[k, v] : kinds)
+			o << "system_vcpu_usage_ratio{" << inst << ",usage_type=\"" << k << "\"} "
+			  << ratio(v) << "\n";
+		return o.str();
+	}
+
+private:
+	const report *last_ = nullptr;
+	std::map<std::string, std::map<std::string, uint64_t>> errors_, status_;
+	std::map<int, std::map<std::string, uint64_t>> ecc_;
+
+	static std::string q(const std::string &v)
+	{
+		std::string o = "\"";
+		for (char c : v) {
+			if (c == '\\' || c == '"')
+				o += '\\';
+			if (c == '\n') {
+				o += "\\n";
+				continue;
+			}
+			o += c;
+		}
+		return o + "\"";
+	}
+	static void head(std::ostringstream &o, const char *name, const char *help, const char *type)
+	{
+		o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
+	}
+};
+
+} // namespace tools::monitor
