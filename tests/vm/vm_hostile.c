@@ -466,9 +466,14 @@ static const struct fdesc f_model[] = {
 	FD(struct neuron_sim_exec_model, flags, FK_FLAGS, 0),
 	FD(struct neuron_sim_exec_model, reserved, FK_RES, 0),
 };
+/* APPS_INFO (issue 12): known to the judge, not fuzzed field by field yet */
+static const struct fdesc f_apps[] = {
+	FD(struct neuron_apps_info, size, FK_SIZE, 0), FD(struct neuron_apps_info, flags, FK_FLAGS, 0),
+	FD(struct neuron_apps_info, reserved0, FK_RES, 0), FD(struct neuron_apps_info, reserved, FK_RES, 0),
+};
 
 enum cmd { C_INFO, C_ACQ, C_ADD, C_NQI, C_NQR, C_CRES, C_CREL, C_EXEC, C_FWR, C_PP,
-	   C_MODEL, C_MALLOC, C_MFREE, C_MREAD, C_MWRITE, C_MSET, C_MAX };
+	   C_MODEL, C_MALLOC, C_MFREE, C_MREAD, C_MWRITE, C_MSET, C_APPS, C_MAX };
 
 struct cdesc {
 	const char *name;
@@ -501,6 +506,7 @@ static const struct cdesc cmds[C_MAX] = {
 	[C_MREAD] = CD("MEM_READ", NEURON_IOCTL_MEM_READ, struct neuron_mem_rw, 0, f_mrw, 0),
 	[C_MWRITE] = CD("MEM_WRITE", NEURON_IOCTL_MEM_WRITE, struct neuron_mem_rw, 0, f_mrw, 0),
 	[C_MSET] = CD("MEM_SET", NEURON_IOCTL_MEM_SET, struct neuron_mem_rw, 0, f_mrw, 0),
+	[C_APPS] = CD("APPS_INFO", NEURON_IOCTL_APPS_INFO, struct neuron_apps_info, 0, f_apps, 0),
 };
 
 static int pick_cmd(struct ts *t)
