@@ -39,6 +39,7 @@
 #include <linux/dmi.h>
 #include <linux/jiffies.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/utsname.h>
@@ -81,6 +82,8 @@ static const char *const neuron_hwerr_names[NEURON_HWERR_TYPE_COUNT] = {
 };
 
 #define NEURON_HWERR_INSTANCE_MAX	64
+/* lines one call may print when the rate limit is off (hw_err_ratelimit_ms=0) */
+#define NEURON_HWERR_MAX_PER_CALL	64
 
 /**
  * struct neuron_hwerr_rl - rate-limit state of one TYPE
@@ -155,7 +158,8 @@ static void neuron_hwerr_report(struct neuron_hwerr *h, enum neuron_hwerr_type t
 		return;
 	}
 	if (!period) {
-		print = n;
+		/* no rate limit, but never thousands of lines from one job */
+		print = min_t(u32, n, NEURON_HWERR_MAX_PER_CALL);
 	} else {
 		if (time_after_eq(jiffies, rl->begin + period)) {
 			rl->begin = jiffies;
@@ -173,6 +177,7 @@ static void neuron_hwerr_report(struct neuron_hwerr *h, enum neuron_hwerr_type t
 		neuron_hwerr_line(h, type, nc, action);
 		if (i == 0 && report)
 			neuron_hwerr_suppressed_line(h, type, report);
+		cond_resched();
 	}
 }
 
@@ -250,7 +255,8 @@ static void neuron_hwerr_poll_work(struct work_struct *work)
 
 void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_faults *f)
 {
-	struct neuron_hwerr *h = nd->hwerr;
+	/* pairs with neuron_hwerr_init(): @h is seen initialised */
+	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
 
 	if (!h)
 		return;
@@ -288,14 +294,16 @@ int neuron_hwerr_init(struct neuron_device *nd)
 	while (n > 1 && isspace(h->instance_id[n - 1]))
 		h->instance_id[--n] = '\0';
 	neuron_hwerr_poll_ecc(h, true);
-	nd->hwerr = h;
+	/* the device is visible already: publish @h initialised */
+	smp_store_release(&nd->hwerr, h);
 	schedule_delayed_work(&h->poll, msecs_to_jiffies(READ_ONCE(hw_err_poll_ms.value)));
 	return 0;
 }
 
 void neuron_hwerr_stop(struct neuron_device *nd)
 {
-	struct neuron_hwerr *h = nd->hwerr;
+	/* pairs with neuron_hwerr_init(): @h is seen initialised */
+	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
 	unsigned long flags;
 
 	if (!h)

@@ -313,6 +313,7 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 	struct neuron_device *nd = nf->nd;
 	struct neuron_mem_alloc arg;
 	struct neuron_mem_obj *obj;
+	u64 device_addr;
 	u32 idx;
 	int ret;
 
@@ -353,6 +354,8 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 	if (ret)
 		goto err_unreserve;
 
+	/* everything the answer needs, before the handle is published */
+	device_addr = obj->location == NEURON_MEM_LOC_DEVICE ? obj_addr(obj) : 0;
 	/* accounted before anyone can free it */
 	neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes, true);
 	ret = xa_alloc(&nf->mem_handles, &idx, obj, xa_limit_32b, GFP_KERNEL_ACCOUNT);
@@ -362,9 +365,12 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 		ret = ret == -EBUSY ? -ENOSPC : ret;
 		goto err_mem;
 	}
-
+	/*
+	 * Published: another thread of the process may MEM_FREE it at once
+	 * (the handle is easy to guess), so @obj is not touched again.
+	 */
 	arg.handle = ((u64)nf->mem_tag << 32) | idx;
-	arg.device_addr = obj->location == NEURON_MEM_LOC_DEVICE ? obj_addr(obj) : 0;
+	arg.device_addr = device_addr;
 	neuron_ioctl_out(karg, &arg, sizeof(arg));
 	return 0;
 
@@ -461,15 +467,35 @@ static int mem_rw_device(struct neuron_mem_obj *obj, enum mem_rw_op op,
 static int mem_rw_host(struct neuron_mem_obj *obj, enum mem_rw_op op,
 		       const struct neuron_mem_rw *arg)
 {
-	void __user *uptr = u64_to_user_ptr(arg->user_ptr);
+	u8 __user *uptr = u64_to_user_ptr(arg->user_ptr);
 	u8 *p = (u8 *)obj->host + arg->offset;
+	u64 left = arg->bytes;
 
-	/* process memory, not the device's: no gone_sem needed */
-	if (op == MEM_OP_READ)
-		return copy_to_user(uptr, p, arg->bytes) ? -EFAULT : 0;
-	if (op == MEM_OP_WRITE)
-		return copy_from_user(p, uptr, arg->bytes) ? -EFAULT : 0;
-	memset(p, arg->value, arg->bytes);
+	/*
+	 * Process memory, not the device's: no gone_sem needed. In chunks,
+	 * like the device path, so a large transfer can be killed and never
+	 * holds the CPU for long.
+	 */
+	while (left) {
+		size_t n = min_t(u64, left, NEURON_MEM_CHUNK);
+
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		if (op == MEM_OP_READ) {
+			if (copy_to_user(uptr, p, n))
+				return -EFAULT;
+		} else if (op == MEM_OP_WRITE) {
+			if (copy_from_user(p, uptr, n))
+				return -EFAULT;
+		} else {
+			memset(p, arg->value, n);
+		}
+		p += n;
+		if (op != MEM_OP_SET)
+			uptr += n;
+		left -= n;
+		cond_resched();
+	}
 	return 0;
 }
 

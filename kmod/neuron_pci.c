@@ -94,8 +94,9 @@ MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
  * @arch:	architecture constants from the id table
  * @bar0:	APB mapping (registers, MiscRAM)
  * @bar0_len:	length of @bar0
- * @dma_lock:	protects @dma_on
+ * @dma_lock:	protects @dma_on and @dma_dead
  * @dma_on:	DMA mask set and bus mastering enabled (first ops->dma_alloc)
+ * @dma_dead:	removal has begun: DMA is never enabled again
  * @nd:		the device core's view
  */
 struct neuron_pci_dev {
@@ -105,6 +106,7 @@ struct neuron_pci_dev {
 	resource_size_t bar0_len;
 	struct mutex dma_lock;
 	bool dma_on;
+	bool dma_dead;
 	struct neuron_device *nd;
 };
 
@@ -134,6 +136,11 @@ static int neuron_pci_dma_enable(struct neuron_pci_dev *pd)
 	int ret = 0;
 
 	mutex_lock(&pd->dma_lock);
+	if (pd->dma_dead) {
+		/* removal has begun: bus mastering never comes back on */
+		ret = -ENODEV;
+		goto out;
+	}
 	if (pd->dma_on)
 		goto out;
 	ret = dma_set_mask_and_coherent(&pd->pdev->dev, DMA_BIT_MASK(64));
@@ -267,9 +274,16 @@ static void neuron_pci_remove(struct pci_dev *pdev)
 {
 	struct neuron_pci_dev *pd = pci_get_drvdata(pdev);
 
-	/* no late firmware answer may land in buffers the core is about to free */
+	/*
+	 * No late firmware answer may land in buffers the core is about to
+	 * free, and an exchange racing this removal may not turn bus
+	 * mastering on after it was turned off.
+	 */
+	mutex_lock(&pd->dma_lock);
+	pd->dma_dead = true;
 	if (pd->dma_on)
 		pci_clear_master(pdev);
+	mutex_unlock(&pd->dma_lock);
 	neuron_device_destroy(pd->nd);
 	pci_iounmap(pdev, pd->bar0);
 	pci_release_region(pdev, 0);

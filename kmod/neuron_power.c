@@ -168,7 +168,8 @@ static void neuron_power_work(struct work_struct *work)
 
 ssize_t neuron_power_show(struct neuron_device *nd, char *buf)
 {
-	struct neuron_power *p = nd->power;
+	/* pairs with neuron_power_init(): @p is seen initialised */
+	struct neuron_power *p = smp_load_acquire(&nd->power);
 	enum neuron_power_status st = NEURON_POWER_NO_DATA;
 	u32 mn = 0, mx = 0, avg = 0;
 	time64_t ts = 0;
@@ -198,7 +199,8 @@ int neuron_power_init(struct neuron_device *nd)
 	spin_lock_init(&p->lock);
 	INIT_DELAYED_WORK(&p->work, neuron_power_work);
 	p->win_start = ktime_get();
-	nd->power = p;
+	/* the device is visible already: publish @p initialised */
+	smp_store_release(&nd->power, p);
 	schedule_delayed_work(&p->work, msecs_to_jiffies(READ_ONCE(power_sample_ms.value)));
 	return 0;
 }

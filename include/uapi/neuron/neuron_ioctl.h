@@ -414,6 +414,9 @@ struct neuron_mem_free {
  * @value:	in: SET: the byte value (0..255); READ/WRITE: must be 0
  * @reserved0, @reserved: in: must be zero
  *
+ * A transfer moves in 64 KiB steps; a fatal signal between two ends it
+ * with -EINTR (what was moved stays moved).
+ *
  * Errors: -EINVAL: header, flags, reserved, @value, SET with @user_ptr,
  * @bytes 0, or the range past the allocation's end; -ENOENT: @handle;
  * -EACCES: not the file's opener; -EFAULT: @user_ptr; -EINTR: killed
