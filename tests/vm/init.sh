@@ -81,6 +81,8 @@ echo "VMTEST DMESG-BEGIN"
 dmesg
 echo "VMTEST DMESG-END"
 echo "vm-guest: done, verdict $verdict"
+# Everything above must reach the host before QEMU exits (vm_drain.c).
+timeout 10 /tests/vm_drain
 if [ "$verdict" = 0 ]; then
 	printf '\000' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 else
