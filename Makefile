@@ -65,6 +65,6 @@ dkms-uninstall:
 
 clean:
 	$(MAKE) -C kmod clean
-	rm -rf $(BUILD) $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz
 
 .PHONY: all deps kmod lib check demo bench install dkms-install dkms-uninstall clean
