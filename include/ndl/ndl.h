@@ -61,8 +61,10 @@ typedef struct ndl_copy_buf {
 /*
  * The SDK's device struct. Filled here: device_index, device_type,
  * connected_device_count and connected_devices (the driver's
- * connected_devices file). device_revision, csr_*, cpy_bufs and the hbm_*
- * fields stay zero: this driver maps no BARs and no HBM into processes.
+ * connected_devices file), and hbm_size: the device memory in bytes
+ * (GET_INFO's hbm_size; 0 on a device without any). device_revision,
+ * csr_*, cpy_bufs and the other hbm_* fields stay zero: this driver maps
+ * no BARs and no HBM into processes.
  * @context is the library's: it starts with an ndl_device_info_t.
  */
 typedef struct ndl_device {

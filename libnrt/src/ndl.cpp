@@ -137,6 +137,7 @@ NRT_EXPORT int ndl_open_device(int device_index, ndl_device_init_param_t *params
 	ndl_device_t *pub = dev->pub();
 	ndl_device_info_t *di = dev->info();
 	pub->device_index = static_cast<uint8_t>(info.device_index);
+	pub->hbm_size = static_cast<size_t>(info.hbm_size);
 	di->backend = info.backend;
 	di->nc_count = info.nc_count;
 	di->abi_version = info.abi_version;

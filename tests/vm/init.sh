@@ -32,10 +32,13 @@ run_suites() {
 		if [ -n "$only" ] && [ "${name#*_}" != "$only" ] && [ "$name" != "$only" ]; then
 			continue
 		fi
+		t0=$(cut -d' ' -f1 /proc/uptime)
 		echo "VMTEST START $name"
 		sh "$s"
 		rc=$?
 		echo "VMTEST EXIT $name $rc"
+		# How long the suite took (a TAP comment, for sizing the matrix).
+		echo "# time $name $(awk -v a="$t0" '{ printf "%.0f", $1 - a }' /proc/uptime) s"
 		[ $rc = 0 ] || verdict=1
 		# Every suite leaves the module unloaded; enforce it so one
 		# failing suite does not cascade into the next.
