@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 
 #include "neuron_backend.h"
 #include "neuron_cdev.h"
@@ -79,11 +80,27 @@ unsigned int neuron_param_nmetric_post_delay_ms(void)
 	return READ_ONCE(nmetric_post_delay_ms.value);
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * The loading task's fault-injection countdown (/proc/<pid>/fail-nth) when
+ * init began. The failed-init test (tests/vm/vm_failinit.c) reads it from
+ * debugfs to aim its failures at this module's init, past the module
+ * loader's own allocations.
+ */
+static u32 neuron_init_fail_nth;
+#endif
+
 static int __init neuron_init(void)
 {
 	int ret;
 
+#ifdef CONFIG_FAULT_INJECTION
+	neuron_init_fail_nth = READ_ONCE(current->fail_nth);
+#endif
 	neuron_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+#ifdef CONFIG_FAULT_INJECTION
+	debugfs_create_u32("init_fail_nth", 0400, neuron_debugfs_root, &neuron_init_fail_nth);
+#endif
 
 	ret = neuron_device_class_init();
 	if (ret)
@@ -114,6 +131,7 @@ err_class:
 	neuron_device_class_exit();
 err_debugfs:
 	debugfs_remove_recursive(neuron_debugfs_root);
+	pr_err("init failed: %d\n", ret);
 	return ret;
 }
 

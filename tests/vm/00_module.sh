@@ -3,6 +3,13 @@
 # ioctl validation, unload with an fd open, load/unload cycles.
 SUITE=module
 PLAN=35
+# A kernel with fault injection (the debug kernel): the failed-init proof,
+# 4 program cases + 2 of run_prog.
+FAILINIT=0
+if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
+	FAILINIT=1
+	PLAN=$((PLAN + 6))
+fi
 . /tests/lib.sh
 
 # Out-of-range parameters are refused at load (EINVAL), naming the range.
@@ -57,5 +64,13 @@ while [ $i -lt 20 ]; do
 	i=$((i + 1))
 done
 if [ $ok = 1 ]; then pass load-unload-20-cycles; else fail load-unload-20-cycles "stopped at cycle $i"; fi
+
+# A load that fails part-way through init (failslab, aimed by fail-nth at
+# init's allocations, sim_devices=16) while another thread keeps opening
+# /dev/neuron0: no open succeeds during it and nothing is left behind
+# (tests/vm/vm_failinit.c). VM_FAILINIT_STEPS loads (default 24).
+if [ $FAILINIT = 1 ]; then
+	run_prog /tests/vm_failinit "$NEURON_KO" "${VM_FAILINIT_STEPS:-24}"
+fi
 
 finish

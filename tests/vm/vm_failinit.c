@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A failed module load never leaves a file open on the module being freed.
+ *
+ * The module's devices appear one by one while its init runs; init may
+ * still fail after /dev/neuron0 exists, and the module's memory is freed
+ * when it does. The driver refuses opens (EAGAIN) until init has
+ * succeeded. This program proves it with the kernel's own fault injection:
+ *
+ *   1. calibrate: load with a fail-nth countdown that never reaches zero;
+ *      the module's debugfs init_fail_nth says where its init began, the
+ *      countdown left after the load where everything ended;
+ *   2. sweep: load again and again (sim_devices=16) with fail-nth aimed
+ *      at evenly spaced allocations inside init (slab allocations that
+ *      may sleep count: failslab's ignore-gfp-wait is off), while a second
+ *      thread keeps opening /dev/neuron0 and holding what it gets.
+ *
+ * A load that failed must leave no module, node or class entry behind, and
+ * no open may have succeeded during it. Needs CONFIG_FAULT_INJECTION and
+ * CONFIG_FAILSLAB (the debug kernel); the shell suite runs it only there.
+ *
+ * usage: vm_failinit MODULE.ko [STEPS]
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+
+#include <neuron/neuron_ioctl.h>
+
+#include "vmtest.h"
+
+#define DEVICES		"sim_devices=16 nmetric_post_delay_ms=86400000"
+#define FAILSLAB	"/sys/kernel/debug/failslab"
+#define INIT_NTH	"/sys/kernel/debug/neuron/init_fail_nth"
+#define NEVER		1000000000u	/* a countdown that does not end in one load */
+
+static const char *ko_path;
+static unsigned int steps = 24;
+
+/* the calibration: countdown consumed by the loader, and by init and after */
+static unsigned int loader_calls, init_calls;
+
+/* what the opener thread saw */
+static atomic_int stop_opener;
+static atomic_int loading;		/* a load is in progress */
+static atomic_int opened_while_loading;	/* a successful open saw loading set */
+static atomic_ulong refused, absent, opened;
+
+static int set_fail_nth(unsigned int n)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%u", n);
+	return vt_write_file("/proc/thread-self/fail-nth", buf);
+}
+
+static long get_fail_nth(void)
+{
+	char buf[32];
+
+	if (vt_read_file("/proc/thread-self/fail-nth", buf, sizeof(buf)))
+		return -1;
+	return strtol(buf, NULL, 10);
+}
+
+/* finit_module(2) of the module with @params: 0 or -errno */
+static int load(const char *params)
+{
+	int fd = open(ko_path, O_RDONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, params, 0))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* delete_module(2); a file the opener holds makes it EAGAIN for a moment */
+static int unload(void)
+{
+	uint64_t end = vt_now_ms() + 30000;
+
+	while (syscall(SYS_delete_module, "neuron", O_NONBLOCK)) {
+		if ((errno != EAGAIN && errno != EBUSY) || vt_now_ms() > end)
+			return -errno;
+		vt_pace_ms(2);
+	}
+	return 0;
+}
+
+static int module_listed(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/modules", "re");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "neuron ", 7);
+	fclose(f);
+	return found;
+}
+
+/* Keep opening /dev/neuron0; hold what opens while asking GET_INFO. */
+static void *opener(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_opener)) {
+		int fd = open("/dev/neuron0", O_RDWR | O_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EAGAIN)
+				atomic_fetch_add(&refused, 1);
+			else
+				atomic_fetch_add(&absent, 1);
+			continue;
+		}
+		if (atomic_load(&loading))
+			atomic_store(&opened_while_loading, 1);
+		atomic_fetch_add(&opened, 1);
+		struct neuron_info info;
+
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		(void)ioctl(fd, NEURON_IOCTL_GET_INFO, &info);
+		close(fd);
+	}
+	return NULL;
+}
+
+static int knobs(void)
+{
+	/* slab allocations that may sleep count; nothing printed per failure */
+	VT_ASSERT(vt_write_file(FAILSLAB "/ignore-gfp-wait", "N") == 0, "failslab ignore-gfp-wait");
+	VT_ASSERT(vt_write_file(FAILSLAB "/verbose", "0") == 0, "failslab verbose");
+	VT_ASSERT(module_listed() == 0, "the module is loaded already");
+	return 0;
+}
+
+static int calibrate(void)
+{
+	char buf[32];
+	long left;
+	unsigned long at_init;
+
+	VT_ASSERT(set_fail_nth(NEVER) == 0, "fail-nth: %s", strerror(errno));
+	int ret = load(DEVICES);
+
+	left = get_fail_nth();
+	set_fail_nth(0);
+	VT_ASSERT(ret == 0, "load without a failure: %s", strerror(-ret));
+	VT_ASSERT(vt_read_file(INIT_NTH, buf, sizeof(buf)) == 0, "no %s", INIT_NTH);
+	at_init = strtoul(buf, NULL, 10);
+	VT_ASSERT(unload() == 0, "unload: %s", strerror(errno));
+	VT_ASSERT(left > 0 && at_init <= NEVER && (unsigned long)left < at_init,
+		  "countdown %u, %lu at init, %ld left", NEVER, at_init, left);
+	loader_calls = NEVER - (unsigned int)at_init;
+	init_calls = (unsigned int)(at_init - (unsigned long)left);
+	printf("# calibrate: loader %u fault points, init and after %u\n", loader_calls,
+	       init_calls);
+	/* 16 devices with their sysfs trees: thousands of allocations */
+	VT_ASSERT(init_calls > 16 * 20, "only %u fault points in init", init_calls);
+	return 0;
+}
+
+static int sweep(void)
+{
+	unsigned int k, failed = 0, loaded = 0, other = 0;
+	pthread_t th;
+	int bad = 0;
+
+	atomic_store(&stop_opener, 0);
+	VT_ASSERT(pthread_create(&th, NULL, opener, NULL) == 0, "thread");
+	for (k = 0; k < steps && !bad; k++) {
+		/* from the first fault point of init to its last */
+		unsigned int nth = loader_calls + 1 +
+				   (unsigned int)((uint64_t)k * (init_calls - 1) / (steps - 1));
+		int ret;
+
+		atomic_store(&loading, 1);
+		atomic_store(&opened_while_loading, 0);
+		if (set_fail_nth(nth)) {
+			bad = 1;
+			snprintf(vt_msg, sizeof(vt_msg), "fail-nth %u: %s", nth, strerror(errno));
+			break;
+		}
+		ret = load(DEVICES);
+		set_fail_nth(0);
+		atomic_store(&loading, 0);
+		if (ret == 0) {
+			/* the failure came after init (module loader's epilogue) */
+			loaded++;
+			if (unload()) {
+				bad = 1;
+				snprintf(vt_msg, sizeof(vt_msg), "step %u: unload: %s", k,
+					 strerror(errno));
+			}
+			continue;
+		}
+		if (ret == -ENOMEM)
+			failed++;
+		else
+			other++;
+		if (atomic_load(&opened_while_loading)) {
+			bad = 1;
+			snprintf(vt_msg, sizeof(vt_msg),
+				 "step %u (fail-nth %u): /dev/neuron0 opened during a load that failed (%s)",
+				 k, nth, strerror(-ret));
+		} else if (module_listed() != 0) {
+			bad = 1;
+			snprintf(vt_msg, sizeof(vt_msg), "step %u: module listed after a failed load",
+				 k);
+		} else if (access("/dev/neuron0", F_OK) == 0 ||
+			   access("/sys/class/neuron_device/neuron0", F_OK) == 0 ||
+			   access("/sys/kernel/debug/neuron", F_OK) == 0) {
+			bad = 1;
+			snprintf(vt_msg, sizeof(vt_msg),
+				 "step %u: node, class entry or debugfs left after a failed load", k);
+		}
+	}
+	atomic_store(&stop_opener, 1);
+	pthread_join(th, NULL);
+	printf("# sweep: %u steps, %u failed with ENOMEM, %u other errors, %u loaded; opener: %lu refused (EAGAIN), %lu opened, %lu absent\n",
+	       k, failed, other, loaded, atomic_load(&refused), atomic_load(&opened),
+	       atomic_load(&absent));
+	if (bad)
+		return -1;
+	/* the aim held: most steps failed inside init, with ENOMEM */
+	VT_ASSERT(failed >= steps / 2, "only %u of %u loads failed with ENOMEM", failed, steps);
+	/* the window was exercised: a node existed while a load was in progress */
+	VT_ASSERT(atomic_load(&refused) > 0, "the opener never met a device during a load");
+	return 0;
+}
+
+/* After the sweep the module loads and works. */
+static int loads_after(void)
+{
+	int ret = load(DEVICES), fd;
+
+	VT_ASSERT(ret == 0, "load: %s", strerror(-ret));
+	fd = open("/dev/neuron0", O_RDWR | O_CLOEXEC);
+	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
+	close(fd);
+	VT_ASSERT(unload() == 0, "unload: %s", strerror(errno));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct vt_case cases[] = {
+		VT_CASE(knobs),
+		VT_CASE(calibrate),
+		VT_CASE(sweep),
+		VT_CASE(loads_after),
+	};
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s MODULE.ko [STEPS]\n", argv[0]);
+		return 2;
+	}
+	ko_path = argv[1];
+	if (argc > 2)
+		steps = (unsigned int)strtoul(argv[2], NULL, 10);
+	if (steps < 2)
+		steps = 2;
+	return vt_run("failinit", cases, VT_COUNT(cases));
+}
