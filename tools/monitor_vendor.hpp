@@ -8,6 +8,7 @@
 #pragma once
 
 #include <neuron/neuron_nds.h>
+#include <nrt/nds/nds_latency.h>
 
 #include <array>
 #include <cmath>
@@ -188,6 +189,7 @@ bool known(const std::array<std::string_view, N> &set, std::string_view t)
 
 using nc_counters = std::array<uint64_t, NEURON_NDS_ID_COUNT>;
 using nd_counters = std::array<uint64_t, NEURON_NDS_ND_COUNT>;
+using latency_hist = std::array<uint64_t, NDS_LATENCY_BUCKETS>;
 
 // One application: its NDS counters summed over the devices it has slabs on.
 struct app_sample {
@@ -197,6 +199,10 @@ struct app_sample {
 	nd_counters nd{};
 	std::set<int> held;			// global NeuronCore ids it holds
 	uint64_t utime = 0, stime = 0;		// clock ticks (/proc/<pid>/stat)
+	// the latency histograms (NDS_LATENCY_TOTAL, _DEVICE), summed over the
+	// slabs that hold the block; has_latency: at least one did
+	std::array<latency_hist, NDS_LATENCY_KINDS> latency{};
+	bool has_latency = false;
 	std::string error;			// what could not be read
 };
 
@@ -215,6 +221,10 @@ inline app_sample delta(const app_sample &cur, const app_sample *prev)
 			ctr[i] = sub(cur.nc.at(nc)[i], it->second[i]);
 	}
 	// ND memory counters are levels, not counts: kept as they are
+	for (size_t k = 0; k < d.latency.size(); k++)
+		nds_latency_delta(cur.latency[k].data(),
+				  prev->has_latency ? prev->latency[k].data() : nullptr,
+				  d.latency[k].data());
 	d.utime = sub(cur.utime, prev->utime);
 	d.stime = sub(cur.stime, prev->stime);
 	return d;
@@ -271,6 +281,35 @@ inline std::string num(double v)
 	return b;
 }
 
+// The percentiles a latency object reports, their keys and ranks (percent).
+inline constexpr std::array<unsigned, 7> kLatencyPercentiles = NDS_LATENCY_PERCENTILES;
+
+// Percentile key "p<q>" -> seconds of @h; empty when @h counts nothing.
+inline std::vector<std::pair<std::string, double>> latency_percentiles(const latency_hist &h)
+{
+	std::vector<std::pair<std::string, double>> out;
+	for (unsigned q : kLatencyPercentiles) {
+		uint64_t ns;
+		if (!nds_latency_percentile(h.data(), q, &ns))
+			return {};
+		out.emplace_back("p" + std::to_string(q), static_cast<double>(ns) / 1e9);
+	}
+	return out;
+}
+
+// One latency_stats entry: {"p0": s, ..., "p100": s}, or null when no
+// execution finished in the period.
+inline std::string latency_json(const latency_hist &h)
+{
+	auto ps = latency_percentiles(h);
+	if (ps.empty())
+		return "null";
+	std::string o = "{";
+	for (size_t i = 0; i < ps.size(); i++)
+		o += (i ? ", \"" : "\"") + ps[i].first + "\": " + num(ps[i].second);
+	return o + "}";
+}
+
 inline std::string runtime_json(const runtime_group &g, const app_sample &a, double period)
 {
 	using json::quote;
@@ -301,7 +340,9 @@ inline std::string runtime_json(const runtime_group &g, const app_sample &a, dou
 			  << ", \"timed_out\": " << sum(NDS_NC_COUNTER_INFER_TIMED_OUT)
 			  << ", \"incorrect_input\": " << sum(NDS_NC_COUNTER_INFER_INCORRECT_INPUT)
 			  << ", \"failed_to_queue\": " << sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE)
-			  << "}, \"latency_stats\": {\"total_latency\": null, \"device_latency\": null}"
+			  << "}, \"latency_stats\": {\"total_latency\": "
+			  << latency_json(a.latency[NDS_LATENCY_TOTAL])
+			  << ", \"device_latency\": " << latency_json(a.latency[NDS_LATENCY_DEVICE]) << "}"
 			  << ", \"error\": \"\"}";
 		} else if (m == "memory_used") {
 			uint64_t host = 0, dev = 0;
@@ -506,6 +547,12 @@ public:
 			for (const auto &[t, v] : m)
 				o << "execution_status_total{" << inst << ",runtime_tag=" << q(tag)
 				  << ",status_type=\"" << t << "\"} " << v << "\n";
+		head(o, "execution_latency_seconds", "Execution latency percentiles over the period",
+		     "gauge");
+		for (const auto &[g, a] : r.apps)
+			for (const auto &[key, sec] : latency_percentiles(a.latency[NDS_LATENCY_TOTAL]))
+				o << "execution_latency_seconds{" << inst << ",runtime_tag=" << q(a.tag)
+				  << ",percentile=\"" << key << "\"} " << num(sec) << "\n";
 		head(o, "neuroncore_utilization_ratio", "NeuronCore utilization", "gauge");
 		for (const auto &[g, a] : r.apps) {
 			for (int nc : a.held) {
@@ -530,6 +577,35 @@ public:
 			  << ",memory_location=\"host\"} " << host << "\n";
 			o << "neuron_runtime_memory_used_bytes{" << inst << ",runtime_tag=" << q(a.tag)
 			  << ",memory_location=\"neuron_device\"} " << dev << "\n";
+		}
+		// per NeuronCore and kind, as memory_used's usage_breakdown (the
+		// companion labels these memory_location="None")
+		const std::pair<const char *, uint32_t> kinds_mem[] = {
+			{ "constants", NDS_NC_COUNTER_MEM_USAGE_CONSTANTS_DEVICE },
+			{ "model_code", NDS_NC_COUNTER_MEM_USAGE_CODE_DEVICE },
+			{ "model_shared_scratchpad", NDS_NC_COUNTER_MEM_USAGE_SCRATCHPAD_DEVICE },
+			{ "runtime_memory", NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE },
+			{ "tensors", NDS_NC_COUNTER_MEM_USAGE_TENSORS_DEVICE },
+		};
+		for (const auto &[kind, id] : kinds_mem) {
+			std::string name = std::string("neuroncore_memory_usage_") + kind;
+			head(o, name.c_str(), "NeuronCore memory in use by kind", "gauge");
+			for (const auto &[g, a] : r.apps)
+				for (const auto &[nc, c] : a.nc)
+					o << name << "{" << inst << ",runtime_tag=" << q(a.tag)
+					  << ",neuroncore=\"" << nc << "\",memory_location=\"None\"} " << c[id]
+					  << "\n";
+		}
+		head(o, "neuron_runtime_vcpu_usage_ratio", "vCPU usage of the runtime", "gauge");
+		for (const auto &[g, a] : r.apps) {
+			// the report's neuron_runtime_vcpu_usage percentages, as ratios
+			double t = r.period_s * 100.0;
+			const std::pair<const char *, uint64_t> use[] = { { "user", a.utime },
+									  { "system", a.stime } };
+			for (const auto &[k, ticks] : use)
+				o << "neuron_runtime_vcpu_usage_ratio{" << inst << ",runtime_tag=" << q(a.tag)
+				  << ",usage_type=\"" << k << "\"} "
+				  << num(t > 0 ? static_cast<double>(ticks) / t : 0) << "\n";
 		}
 		head(o, "hardware_ecc_events_total", "Hardware ECC events", "counter");
 		for (const auto &[idx, m] : ecc_)
@@ -556,12 +632,18 @@ public:
 			avg.irq += c.irq;
 			avg.soft_irq += c.soft_irq;
 		}
+		// as the companion folds average_usage: user = user + nice, system =
+		// system + io_wait + irq + soft_irq, each in percent capped at 100,
+		// then as a ratio
 		double t = static_cast<double>(avg.total());
-		auto ratio = [&](uint64_t v) { return num(t > 0 ? static_cast<double>(v) / t : 0); };
+		auto ratio = [&](uint64_t v) {
+			double pct = t > 0 ? 100.0 * static_cast<double>(v) / t : 0;
+			return num(std::min(pct, 100.0) / 100.0);
+		};
 		head(o, "system_vcpu_usage_ratio", "vCPU usage", "gauge");
 		const std::pair<const char *, uint64_t> kinds[] = {
-			{ "user", avg.user }, { "nice", avg.nice }, { "system", avg.system },
-			{ "io_wait", avg.io_wait }, { "irq", avg.irq }, { "soft_irq", avg.soft_irq },
+			{ "user", avg.user + avg.nice },
+			{ "system", avg.system + avg.io_wait + avg.irq + avg.soft_irq },
 		};
 		for (const auto &[k, v] : kinds)
 			o << "system_vcpu_usage_ratio{" << inst << ",usage_type=\"" << k << "\"} "

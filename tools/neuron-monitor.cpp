@@ -453,6 +453,15 @@ std::map<int, m::app_sample> collect_apps(std::string &err)
 				nds_get_nd_counter(inst, id, &v);
 				a.nd[id] += v;
 			}
+			// the latency histograms, where the runtime keeps them
+			for (unsigned kind = 0; kind < NDS_LATENCY_KINDS; kind++) {
+				m::latency_hist h;
+				if (nds_get_latency(inst, kind, h.data()) != 0)
+					break;
+				a.has_latency = true;
+				for (size_t b = 0; b < h.size(); b++)
+					a.latency[kind][b] += h[b];
+			}
 			nds_close(inst);
 		}
 		std::free(info);

@@ -241,6 +241,7 @@ void unload_all() noexcept
 NRT_STATUS execute(model &m, const tensor::tensor_set *in_set,
 		   const tensor::tensor_set *out_set) noexcept
 try {
+	auto t_entry = std::chrono::steady_clock::now();	// the total latency's start
 	const neff::model_desc &d = m.desc;
 	std::vector<bound> in, out;
 	NRT_STATUS st = resolve(m, in_set, d.inputs, &in);
@@ -347,6 +348,11 @@ try {
 		if (st == NRT_SUCCESS)
 			st = rs;
 	}
+	// the latency histograms: nrt_execute's wall time (output read back
+	// included), and the device's time when it ran the job
+	nds_record_latency(m.dev->nds, NDS_LATENCY_TOTAL, rt::elapsed_ns(t_entry));
+	if (!exec_errno)
+		nds_record_latency(m.dev->nds, NDS_LATENCY_DEVICE, times.device_ns);
 	return st;
 } catch (...) {
 	return NRT_FAIL_HOST_MEM_ALLOC;

@@ -46,6 +46,23 @@ void write_header(void *base)
 	std::memcpy(h + 4, &kFormatVersion, sizeof(kFormatVersion));
 }
 
+uint32_t *latency_word(void *base, int off)
+{
+	return reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(base) + NDS_LATENCY_OFF + off);
+}
+
+// The latency block's header, once: the bucket count, then the magic
+// (release) that tells a reader the block is there. Counts start at zero
+// in a fresh slab, which the driver hands out zeroed.
+void latency_setup(void *base)
+{
+	uint32_t *magic = latency_word(base, 0);
+	if (__atomic_load_n(magic, __ATOMIC_ACQUIRE) == NDS_LATENCY_MAGIC)
+		return;
+	__atomic_store_n(latency_word(base, 4), uint32_t{ NDS_LATENCY_BUCKETS }, __ATOMIC_RELAXED);
+	__atomic_store_n(magic, NDS_LATENCY_MAGIC, __ATOMIC_RELEASE);
+}
+
 } // namespace
 
 int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
@@ -98,8 +115,10 @@ NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
 	n->writable = rw;
 	n->nc_count = ndl_device_get_info(device)->nc_count;
 	n->slot = static_cast<int>(arg.slot);
-	if (rw)
+	if (rw) {
 		nds::write_header(map);
+		nds::latency_setup(map);
+	}
 	*inst = n;
 	return 0;
 }
@@ -294,4 +313,30 @@ NRT_EXPORT int nds_get_process_tag(const nds_instance_t *inst, char *buf, size_t
 	std::memcpy(buf, base + 8, n);
 	buf[n] = '\0';
 	return static_cast<int>(n);
+}
+
+NRT_EXPORT int nds_record_latency(nds_instance_t *inst, unsigned kind, uint64_t ns)
+{
+	if (!inst || kind >= NDS_LATENCY_KINDS)
+		return -EINVAL;
+	if (!inst->writable)
+		return -EPERM;
+	nds::latency_setup(inst->base);
+	cell(inst->base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ nds_latency_bucket(ns) })
+		.fetch_add(1, std::memory_order_relaxed);
+	return 0;
+}
+
+NRT_EXPORT int nds_get_latency(const nds_instance_t *inst, unsigned kind,
+			       uint64_t counts[NDS_LATENCY_BUCKETS])
+{
+	if (!inst || !counts || kind >= NDS_LATENCY_KINDS)
+		return -EINVAL;
+	if (__atomic_load_n(nds::latency_word(inst->base, 0), __ATOMIC_ACQUIRE) != NDS_LATENCY_MAGIC ||
+	    __atomic_load_n(nds::latency_word(inst->base, 4), __ATOMIC_RELAXED) != NDS_LATENCY_BUCKETS)
+		return -ENOENT;
+	for (unsigned b = 0; b < NDS_LATENCY_BUCKETS; b++)
+		counts[b] = cell(inst->base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ b })
+				    .load(std::memory_order_relaxed);
+	return 0;
 }

@@ -250,6 +250,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 					 const nrt_sim_exec_opts_t *opts,
 					 nrt_sim_exec_result_t *result)
 {
+	auto t_entry = std::chrono::steady_clock::now();	// the total latency's start
 	nrt_sim_exec_opts_t o{};
 	o.account = 1;
 	if (opts)
@@ -316,6 +317,10 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 		}
 		kmetric_record_execution(d->nds, static_cast<int>(nc_index), res.status,
 					 &res.errors, &times);
+		// the latency histograms: the call's wall time, the device's time
+		nds_record_latency(d->nds, NDS_LATENCY_TOTAL, elapsed_ns(t_entry));
+		if (!res.exec_errno)
+			nds_record_latency(d->nds, NDS_LATENCY_DEVICE, times.device_ns);
 	}
 	if (result)
 		*result = res;

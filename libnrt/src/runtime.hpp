@@ -13,6 +13,7 @@
 #include <neuron/neuron_nq.h>
 
 #include <array>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <sys/ioctl.h>
@@ -71,5 +72,12 @@ NRT_STATUS guard(const runtime &r);
 
 // The error ring of @nc, opened on first use (the caller holds c.lock).
 NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc);
+
+// Nanoseconds since @t0 (steady clock).
+inline uint64_t elapsed_ns(std::chrono::steady_clock::time_point t0)
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+		std::chrono::steady_clock::now() - t0).count());
+}
 
 } // namespace nrt::rt

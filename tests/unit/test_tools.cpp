@@ -2,8 +2,10 @@
 // The tools' pure parts: the JSON reader, neuron-monitor's configuration,
 // its report (schema checked with the reader: every documented key, every
 // group's "error"), its Prometheus text (the companion's names, one sample
-// per line), nrt_get_version(), ndl's sysfs parsers and the NDS tag.
+// per line), the latency percentiles of a period, nrt_get_version(),
+// ndl's sysfs parsers and the NDS tag.
 #include <cerrno>
+#include <cmath>
 #include <csetjmp>
 #include <cstdarg>
 #include <cstddef>
@@ -190,8 +192,87 @@ static void prometheus_text(void **)
 	assert_non_null(std::strstr(t.c_str(), "event_type=\"sram_ecc_uncorrected\",neuron_device_index=\"0\"} 8\n"));
 	for (const char *name : { "neuroncore_utilization_ratio{", "neuron_runtime_memory_used_bytes{",
 				  "system_vcpu_count{", "system_memory_total_bytes{",
-				  "neuron_hardware_info{", "instance_info{" })
+				  "neuron_hardware_info{", "instance_info{",
+				  "neuroncore_memory_usage_constants{", "neuroncore_memory_usage_model_code{",
+				  "neuroncore_memory_usage_model_shared_scratchpad{",
+				  "neuroncore_memory_usage_runtime_memory{", "neuroncore_memory_usage_tensors{",
+				  "neuron_runtime_vcpu_usage_ratio{", "system_vcpu_usage_ratio{",
+				  "system_memory_used_bytes{", "system_swap_total_bytes{",
+				  "system_swap_used_bytes{", "hardware_ecc_events_total{" })
 		assert_non_null(std::strstr(t.c_str(), name));
+	// the companion's folding of average_usage: user and system only
+	assert_non_null(std::strstr(t.c_str(), "usage_type=\"user\"} "));
+	assert_null(std::strstr(t.c_str(), "usage_type=\"nice\"} "));
+	// no execution latency in the sample: no sample of it
+	assert_null(std::strstr(t.c_str(), "\nexecution_latency_seconds{"));
+}
+
+// An application that ran 4 executions in the period: 3 of 2 ms, 1 of 40 ms
+// in total, each 1 ms on the device.
+static m::app_sample latency_app()
+{
+	m::app_sample a;
+	a.pid = 7;
+	a.tag = "lat";
+	a.has_latency = true;
+	a.latency[NDS_LATENCY_TOTAL][nds_latency_bucket(2000000)] = 3;
+	a.latency[NDS_LATENCY_TOTAL][nds_latency_bucket(40000000)] = 1;
+	a.latency[NDS_LATENCY_DEVICE][nds_latency_bucket(1000000)] = 4;
+	return a;
+}
+
+static void latency_stats(void **)
+{
+	m::config c = m::default_config();
+	m::report r = sample_report(c);	// app 42: no latency block
+	m::app_sample a = latency_app();
+	r.apps.emplace_back(&c.runtimes[0], a);
+	j::value v;
+	assert_true(parses(m::report_json(c, r).c_str(), v));
+	const auto &rts = v.get("neuron_runtime_data")->arr;
+	const j::value *none = rts.at(0).get("report")->get("execution_stats")->get("latency_stats");
+	assert_true(none->get("total_latency")->k == j::value::kind::null);
+	assert_true(none->get("device_latency")->k == j::value::kind::null);
+	const j::value *ls = rts.at(1).get("report")->get("execution_stats")->get("latency_stats");
+	const j::value *tot = ls->get("total_latency"), *dev = ls->get("device_latency");
+	assert_true(tot->is_object() && dev->is_object());
+	double last = 0;
+	for (const char *k : { "p0", "p1", "p25", "p50", "p75", "p99", "p100" }) {
+		const j::value *p = tot->get(k);
+		assert_non_null(p);
+		assert_true(p->is_number() && p->num >= last && p->num > 0);
+		last = p->num;
+		// every device percentile: 1 ms within the buckets' 1/16
+		assert_true(std::fabs(dev->get(k)->num - 0.001) <= 0.001 / 16);
+	}
+	assert_int_equal(tot->obj.size(), 7);
+	// rank ceil(q/100 * 4): p75 is the 3rd value (2 ms), p99 the 4th (40 ms)
+	assert_true(std::fabs(tot->get("p75")->num - 0.002) <= 0.002 / 16);
+	assert_true(std::fabs(tot->get("p99")->num - 0.04) <= 0.04 / 16);
+	assert_true(tot->get("p0")->num == tot->get("p1")->num);
+
+	// the next period saw nothing new: null again
+	m::app_sample d = m::delta(a, &a);
+	assert_true(nds_latency_count(d.latency[NDS_LATENCY_TOTAL].data()) == 0);
+	assert_string_equal(m::latency_json(d.latency[NDS_LATENCY_TOTAL]).c_str(), "null");
+	// one more execution: the delta holds only it
+	m::app_sample b = a;
+	b.latency[NDS_LATENCY_TOTAL][nds_latency_bucket(5000000)]++;
+	d = m::delta(b, &a);
+	assert_true(nds_latency_count(d.latency[NDS_LATENCY_TOTAL].data()) == 1);
+	// a first sighting counts everything so far
+	assert_true(nds_latency_count(m::delta(b, nullptr).latency[NDS_LATENCY_TOTAL].data()) == 5);
+
+	// Prometheus: execution_latency_seconds of total_latency, per percentile
+	m::prometheus p;
+	p.add(c, r);
+	std::string t = p.text();
+	for (const char *k : { "p0", "p1", "p25", "p50", "p75", "p99", "p100" }) {
+		std::string want = "runtime_tag=\"lat\",percentile=\"" + std::string(k) + "\"} ";
+		assert_non_null(std::strstr(t.c_str(), want.c_str()));
+	}
+	// and none for the application without a latency
+	assert_null(std::strstr(t.c_str(), "runtime_tag=\"42\",percentile="));
 }
 
 static void version(void **)
@@ -239,6 +320,7 @@ int main(void)
 		cmocka_unit_test(report_schema),
 		cmocka_unit_test(deltas),
 		cmocka_unit_test(prometheus_text),
+		cmocka_unit_test(latency_stats),
 		cmocka_unit_test(version),
 		cmocka_unit_test(process_tag),
 	};

@@ -6,7 +6,7 @@
 # in the vendor's format; NEURON_HW_ERR lines matched with the Node Problem
 # Detector / EKS agent patterns, rate limit included.
 SUITE=tools
-PLAN=48
+PLAN=49
 . /tests/lib.sh
 
 LS=/tests/neuron-ls
@@ -39,6 +39,9 @@ check_eq ls-json-types "true" "$($JQ 'all(.[];
 check_eq ls-json-indexes "0 1" "$($JQ -r '[.[].neuron_device] | map(tostring) | join(" ")' $TMP/ls.json)"
 # Ray: nc_count += d.get("nc_count", 0) over the array
 check_eq ls-ray-nc-sum 4 "$($JQ '[.[] | .nc_count // 0] | add' $TMP/ls.json)"
+# memory_size: the device's memory in bytes, the simulated HBM (sim_hbm_mb MiB)
+hbm=$(( $(cat $PAR/sim_hbm_mb) * 1048576 ))
+check_eq ls-memory-size "$hbm $hbm" "$($JQ -r '[.[].memory_size] | map(tostring) | join(" ")' $TMP/ls.json)"
 check_eq ls-neuroncore-ids "[0,1] [2,3]" "$($JQ -c '.[].neuroncore_ids' $TMP/ls.json | tr '\n' ' ' | sed 's/ $//')"
 check_eq ls-sim-bdf-placeholder "ffff:00:00.0 ffff:00:01.0" "$($JQ -r '[.[].bdf] | join(" ")' $TMP/ls.json)"
 check_eq ls-connected-to "[1] [0]" "$($JQ -c '.[].connected_to' $TMP/ls.json | tr '\n' ' ' | sed 's/ $//')"

@@ -3,10 +3,12 @@
 # monitoring pipelines read it: every line one JSON report (jq), the
 # documented objects and every group's "error", the application's tag,
 # execution_summary summed over the run equal to what the workload did
-# (its own statuses and the driver's sysfs totals), ECC counts from the
-# hardware, configuration errors, and the Prometheus companion's metrics.
+# (its own statuses and the driver's sysfs totals), its latency
+# percentiles (null in a period without executions), ECC counts from the
+# hardware, configuration errors, the Prometheus companion's contract (every
+# key path it indexes, on every report) and its metrics.
 SUITE=monitor
-PLAN=38
+PLAN=46
 . /tests/lib.sh
 
 MON=/tests/neuron-monitor
@@ -44,10 +46,15 @@ wait_for first-report 10000 sh -c "[ \$(wc -l < $TMP/reports) -ge 1 ]"
 # armed uncorrectable NeuronCore error.
 rm -f $TMP/app.in; mkfifo $TMP/app.in
 echo "1 nc_ue" > $DBG/neuron0/inject/hw_error
+t0=$(now_ms)
 NEURON_PROCESS_TAG=mytag $APP 0 1 3 < $TMP/app.in > $TMP/app.out 2>&1 &
 app=$!
 exec 4> $TMP/app.in
 wait_for app-ready 20000 grep -q '^ready' $TMP/app.out
+# the workload's wall time (s, 10 ms resolution, rounded up): every job's
+# latency is below it
+wall=$(( $(now_ms) - t0 + 10 ))
+wall=$((wall / 1000)).$(printf %03d $((wall % 1000)))
 ok=$(grep -c '^status 0$' $TMP/app.out)
 check_eq workload-statuses "2 1" "$ok $(grep '^status' $TMP/app.out | grep -vc '^status 0$')"
 
@@ -63,6 +70,19 @@ check_eq sum-completed-is-sysfs "$(cat $C/success/total)" "$(sum execution_stats
 check_eq sum-with-err-is-sysfs "$(cat $C/execute_completed_with_error/total)" "$(sum execution_stats.execution_summary.completed_with_err)"
 check_eq sum-hw-errors-is-sysfs "$(cat $C/hw_error/total)" "$(sum execution_stats.error_summary.hardware)"
 check_eq sum-timed-out 0 "$(sum execution_stats.execution_summary.timed_out)"
+
+# latency_stats: each period's percentiles of what finished in it (the
+# first report that sees the app counts everything until then), seconds
+lat() { lines | $JQ -c ".neuron_runtime_data[] | select(.pid == $app) | .report.execution_stats.latency_stats | $1" 2>&1; }
+check_eq latency-seen true "$(lat '.total_latency != null and .device_latency != null' | grep -q true && echo true)"
+# non-null ones: the 7 keys, numbers, ordered, > 0 and below the wall time
+check_eq latency-shape "" "$(lat "(.total_latency, .device_latency) | select(. != null) |
+	(keys == [\"p0\",\"p1\",\"p100\",\"p25\",\"p50\",\"p75\",\"p99\"]) and
+	([.p0, .p1, .p25, .p50, .p75, .p99, .p100] | all(.[]; type == \"number\" and . > 0 and . < $wall)
+	 and . == sort)" | grep -vx true)"
+# the device time of a 1 ms job: 1 ms within the buckets' 1/16
+check_eq device-latency-1ms "" "$(lat '.device_latency | select(. != null) | all(.[]; . > 0.001 * 15 / 16 and . < 0.001 * 17 / 16)' | grep -vx true)"
+check_eq latency-null-when-idle "null null" "$(lat '"\(.total_latency) \(.device_latency)"' | tail -n 1 | tr -d '"')"
 
 # the documented schema, line by line, as the companions index it
 lines > $TMP/snap
@@ -89,7 +109,10 @@ $MON -c $TMP/cfg.json --prometheus --count 1 > $TMP/prom
 check_eq prometheus-exit 0 $?
 check_eq prometheus-lines-parse 0 "$(grep -v '^#' $TMP/prom | grep -v '^$' | grep -vcE '^[a-z_]+\{([a-z_]+="[^"]*",?)*\} [0-9.e+-]+$')"
 check prometheus-status grep -qE "^execution_status_total\{.*runtime_tag=\"mytag\",status_type=\"completed\"\} $ok\$" $TMP/prom
-check prometheus-names sh -c "for n in execution_errors_total execution_status_total neuroncore_utilization_ratio neuron_runtime_memory_used_bytes hardware_ecc_events_total system_memory_total_bytes system_vcpu_count neuron_hardware_info instance_info; do grep -q \"^\$n{\" $TMP/prom || exit 1; done"
+# every metric the companion exports
+check prometheus-names sh -c "for n in execution_errors_total execution_status_total execution_latency_seconds neuron_runtime_memory_used_bytes neuroncore_memory_usage_constants neuroncore_memory_usage_model_code neuroncore_memory_usage_model_shared_scratchpad neuroncore_memory_usage_runtime_memory neuroncore_memory_usage_tensors neuroncore_utilization_ratio neuron_runtime_vcpu_usage_ratio hardware_ecc_events_total system_vcpu_count system_vcpu_usage_ratio system_memory_total_bytes system_memory_used_bytes system_swap_total_bytes system_swap_used_bytes instance_info neuron_hardware_info; do grep -q \"^\$n{\" $TMP/prom || exit 1; done"
+# the total latency per percentile, with the runtime labels
+check_eq prometheus-latency "p0 p1 p100 p25 p50 p75 p99" "$(grep -E '^execution_latency_seconds\{instance_name="[^"]*",instance_id="[^"]*",instance_type="[^"]*",availability_zone="[^"]*",region="[^"]*",subnet_id="[^"]*",runtime_tag="mytag",percentile="p[0-9]+"\} [0-9.e+-]+$' $TMP/prom | sed 's/.*percentile="\(p[0-9]*\)".*/\1/' | sort | tr '\n' ' ' | sed 's/ $//')"
 
 exec 4>&-
 wait $app
@@ -97,9 +120,62 @@ check_eq app-exit 0 $?
 kill $mon
 wait $mon
 check_eq monitor-stderr-empty 0 "$(wc -c < $TMP/mon.err | tr -d ' ')"
+
+# The Prometheus companion's contract: every key path it indexes exists
+# with the type it uses, whenever the group's "error" is "" (one verdict
+# per report; a jq error leaves a line out).
+cat > $TMP/contract.jq <<'JQ'
+def isstr: type == "string";
+def isnum: type == "number";
+def isobj: type == "object";
+def intkeys: keys | all(.[]; test("^[0-9]+$"));
+def grp(f): if isobj and .error == "" then f else true end;
+def latency: . == null or (isobj and all(.[]; isnum));
+(.instance_info | isobj and ([.instance_name, .instance_id, .instance_type,
+	.instance_availability_zone, .instance_region, .subnet_id] | all(.[]; isstr)))
+and (.system_data | isobj)
+and (.neuron_hardware_info | . == null or
+	((.neuron_device_count | isnum) and (.neuroncore_per_device_count | isnum)))
+and (.neuron_runtime_data | type == "array" and all(.[];
+	(.neuron_runtime_tag | isstr) and (.error | isstr) and (.report | isobj)
+	and (.report | all(.[]; isobj and has("error")))
+	and (.report |
+		(.memory_used | grp(.neuron_runtime_used_bytes |
+			(.host | isnum) and (.neuron_device | isnum) and
+			(.usage_breakdown.neuroncore_memory_usage | isobj and intkeys and all(.[];
+				(.constants | isnum) and (.model_code | isnum) and
+				(.model_shared_scratchpad | isnum) and (.runtime_memory | isnum) and
+				(.tensors | isnum)))))
+		and (.neuron_runtime_vcpu_usage | grp((.vcpu_usage.user | isnum) and
+			(.vcpu_usage.system | isnum)))
+		and (.neuroncore_counters | grp(.neuroncores_in_use | isobj and intkeys and
+			all(.[]; .neuroncore_utilization | isnum)))
+		and (.execution_stats | grp((.error_summary | isobj and all(.[]; isnum)) and
+			(.execution_summary | isobj and all(.[]; isnum)) and
+			(.latency_stats.total_latency | latency) and
+			(.latency_stats.device_latency | latency))))))
+and (.system_data |
+	(.neuron_hw_counters | grp(.neuron_devices | type == "array" and all(.[];
+		(.neuron_device_index | isnum) and (.mem_ecc_corrected | isnum) and
+		(.mem_ecc_uncorrected | isnum) and (.sram_ecc_corrected | isnum) and
+		(.sram_ecc_uncorrected | isnum))))
+	and (.vcpu_usage | grp((.usage_data | isobj) and (.average_usage |
+		(.user | isnum) and (.nice | isnum) and (.system | isnum) and
+		(.io_wait | isnum) and (.irq | isnum) and (.soft_irq | isnum))))
+	and (.memory_info | grp((.memory_total_bytes | isnum) and (.memory_used_bytes | isnum) and
+		(.swap_total_bytes | isnum) and (.swap_used_bytes | isnum))))
+JQ
+contract() { $JQ -f $TMP/contract.jq "$1" 2>&1 | sort | uniq -c | sed 's/^ *//'; }
+check_eq companion-contract "$(wc -l < $TMP/reports | tr -d ' ') true" "$(contract $TMP/reports)"
+# ... and it is no tautology: a wrong type in a clean group fails it
+$JQ -c '.neuron_runtime_data[0].report.memory_used.neuron_runtime_used_bytes.host = "1"' $TMP/last > $TMP/broken
+$JQ -c '.neuron_runtime_data[0].report.execution_stats.latency_stats.total_latency = {"p50": "x"}' $TMP/last >> $TMP/broken
+$JQ -c 'del(.instance_info.subnet_id)' $TMP/last >> $TMP/broken
+check_eq companion-contract-catches "3 false" "$(contract $TMP/broken)"
 # no -c: every group, every 5 s
 check_within default-config-5s 15000 sh -c "$MON --count 1 > $TMP/default"
 check_eq default-groups true "$($JQ '(.system_data | has("vcpu_usage") and has("memory_info") and has("neuron_hw_counters"))' $TMP/default)"
+check_eq companion-contract-default "1 true" "$(contract $TMP/default)"
 
 check unload unload
 finish

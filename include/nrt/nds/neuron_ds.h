@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include <ndl/ndl.h>
+#include <nrt/nds/nds_latency.h>
 #include <nrt/nrt_status.h>
 
 #ifdef __cplusplus
@@ -81,6 +82,25 @@ int nds_set_process_tag(nds_instance_t *inst, const char *tag);
  * its length, 0 when none is recorded, -EINVAL on bad arguments.
  */
 int nds_get_process_tag(const nds_instance_t *inst, char *buf, size_t len);
+
+/*
+ * Execution latency histograms (layout, buckets and percentile math in
+ * <nrt/nds/nds_latency.h>). libnrt records every execution that reached
+ * the device: its wall time into NDS_LATENCY_TOTAL, and, when the device
+ * ran it, its device time into NDS_LATENCY_DEVICE.
+ *
+ * nds_record_latency: count @ns in histogram @kind (one relaxed atomic
+ * add; sets the block up on first use). -EINVAL bad @inst or @kind,
+ * -EPERM read-only.
+ */
+int nds_record_latency(nds_instance_t *inst, unsigned kind, uint64_t ns);
+/*
+ * Copy histogram @kind into @counts (NDS_LATENCY_BUCKETS entries): 0,
+ * -ENOENT when the slab holds no latency block (a runtime that does not
+ * record one, or none yet), -EINVAL on bad arguments.
+ */
+int nds_get_latency(const nds_instance_t *inst, unsigned kind,
+		    uint64_t counts[NDS_LATENCY_BUCKETS]);
 
 /*
  * Open an instance over caller-provided memory (NEURON_NDS_SIZE bytes,
