@@ -4,7 +4,7 @@
 #
 #   scripts/vm.sh [--mode check|selftest|demo|bench] [--module PATH] [--kver V]
 #                 [--kernel IMAGE] [--label NAME] [--timeout SECONDS]
-#                 [--log FILE] [--only SUITE] [--help]
+#                 [--log FILE] [--only SUITE] [--no-slub-debug] [--help]
 #
 # Builds a busybox initramfs (the module, build/vm/* programs, tests/vm/*.sh
 # suites and every shared library they need), boots
@@ -32,6 +32,7 @@ label=
 timeout_s=${VM_TIMEOUT:-900}
 log=
 only=
+slub_debug=FZPU
 
 usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -45,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
+	--no-slub-debug) slub_debug=; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "vm.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
@@ -134,8 +136,11 @@ initrd=$tmpdir/initrd.cpio.gz
 # log_buf_len: the whole run's kernel log fits, so the scan sees all of it.
 # VM_LOG_BUF_LEN: a bigger buffer for long runs (the hostile fuzzer's long
 # mode logs about 2 MB per million operations).
-append="console=ttyS0 panic=-1 oops=panic slub_debug=FZPU loglevel=3 log_buf_len=${VM_LOG_BUF_LEN:-8M} rdinit=/init"
-[ "$mode" = bench ] && append=${append/slub_debug=FZPU /}
+# slub_debug: red zones, poisoning and owner tracking on every slab object;
+# not for benchmarks, and not with --no-slub-debug (a KASAN kernel, which
+# checks the same and more, and records the owners itself).
+[ "$mode" = bench ] && slub_debug=
+append="console=ttyS0 panic=-1 oops=panic${slub_debug:+ slub_debug=$slub_debug} loglevel=3 log_buf_len=${VM_LOG_BUF_LEN:-8M} rdinit=/init"
 
 mkdir -p "$(dirname "$log")"
 echo "vm: booting $label ($mode), log in $log"

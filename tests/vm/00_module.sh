@@ -68,9 +68,9 @@ if [ $ok = 1 ]; then pass load-unload-20-cycles; else fail load-unload-20-cycles
 # A load that fails part-way through init (failslab, aimed by fail-nth at
 # init's allocations, sim_devices=16) while another thread keeps opening
 # /dev/neuron0: no open succeeds during it and nothing is left behind
-# (tests/vm/vm_failinit.c). VM_FAILINIT_STEPS loads (default 24).
+# (tests/vm/vm_failinit.c). VM_FAILINIT_STEPS loads (default 16).
 if [ $FAILINIT = 1 ]; then
-	run_prog /tests/vm_failinit "$NEURON_KO" "${VM_FAILINIT_STEPS:-24}"
+	run_prog /tests/vm_failinit "$NEURON_KO" "${VM_FAILINIT_STEPS:-16}"
 fi
 
 finish

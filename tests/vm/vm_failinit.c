@@ -36,7 +36,7 @@
 #define NEVER		1000000000u	/* a countdown that does not end in one load */
 
 static const char *ko_path;
-static unsigned int steps = 24;
+static unsigned int steps = 16;
 
 /* the calibration: countdown consumed by the loader, and by init and after */
 static unsigned int loader_calls, init_calls;
@@ -102,6 +102,19 @@ static int module_listed(void)
 		found = !strncmp(line, "neuron ", 7);
 	fclose(f);
 	return found;
+}
+
+/* How many of /dev/neuron0..15 exist. */
+static int devices_present(void)
+{
+	char path[32];
+	int i, n = 0;
+
+	for (i = 0; i < 16; i++) {
+		snprintf(path, sizeof(path), "/dev/neuron%d", i);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
 }
 
 /* Keep opening /dev/neuron0; hold what opens while asking GET_INFO. */
@@ -175,9 +188,12 @@ static int sweep(void)
 	atomic_store(&stop_opener, 0);
 	VT_ASSERT(pthread_create(&th, NULL, opener, NULL) == 0, "thread");
 	for (k = 0; k < steps && !bad; k++) {
-		/* from the first fault point of init to its last */
-		unsigned int nth = loader_calls + 1 +
-				   (unsigned int)((uint64_t)k * (init_calls - 1) / (steps - 1));
+		/*
+		 * From init's first fault points to its last; a margin of 8
+		 * at both ends (the loader's count varies by one or two).
+		 */
+		unsigned int nth = loader_calls + 8 +
+				   (unsigned int)((uint64_t)k * (init_calls - 16) / (steps - 1));
 		int ret;
 
 		atomic_store(&loading, 1);
@@ -191,8 +207,18 @@ static int sweep(void)
 		set_fail_nth(0);
 		atomic_store(&loading, 0);
 		if (ret == 0) {
-			/* the failure came after init (module loader's epilogue) */
+			/*
+			 * The failure was one init tolerates (a debugfs file,
+			 * a kvmalloc that falls back to vmalloc, a uevent) or
+			 * came after init: the module must then be whole.
+			 */
 			loaded++;
+			if (devices_present() != 16) {
+				bad = 1;
+				snprintf(vt_msg, sizeof(vt_msg),
+					 "step %u (fail-nth %u): loaded with %d of 16 devices", k, nth,
+					 devices_present());
+			}
 			if (unload()) {
 				bad = 1;
 				snprintf(vt_msg, sizeof(vt_msg), "step %u: unload: %s", k,
@@ -228,8 +254,11 @@ static int sweep(void)
 	       atomic_load(&absent));
 	if (bad)
 		return -1;
-	/* the aim held: most steps failed inside init, with ENOMEM */
-	VT_ASSERT(failed >= steps / 2, "only %u of %u loads failed with ENOMEM", failed, steps);
+	/*
+	 * The aim held: loads failed inside init, with ENOMEM (many of
+	 * init's allocations are ones it may lose, so not every step fails).
+	 */
+	VT_ASSERT(failed >= 3, "only %u of %u loads failed with ENOMEM", failed, steps);
 	/* the window was exercised: a node existed while a load was in progress */
 	VT_ASSERT(atomic_load(&refused) > 0, "the opener never met a device during a load");
 	return 0;

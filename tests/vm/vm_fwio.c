@@ -493,7 +493,9 @@ static int fault_cases(int (*call)(int fd), const char *site)
 		b = counts(0);
 		VT_ASSERT(ret == 0 && v == 7, "%s '%s': no recovery: %s", site, c->fault,
 			  err_name(ret));
-		VT_ASSERT(b.err == a.err && b.tmo == a.tmo, "recovery counted");
+		VT_ASSERT(b.err == a.err && b.tmo == a.tmo,
+			  "%s '%s': recovery counted err +%" PRIu64 " timeout +%" PRIu64, site,
+			  c->fault, b.err - a.err, b.tmo - a.tmo);
 	}
 	close(fd);
 	return 0;
