@@ -32,6 +32,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "imds.hpp"
 #include "monitor_vendor.hpp"
 
 #ifndef SOL_NETLINK
@@ -68,6 +69,9 @@ void usage(FILE *out)
 		   "  --prometheus  instead of JSON, the Prometheus companion's metrics in the\n"
 		   "                text exposition format, one block per period, blank line after\n"
 		   "  --count N     stop after N reports (default: run until killed)\n"
+		   "instance_info comes from the EC2 instance metadata service, asked once at\n"
+		   "start (IMDSv2, else IMDSv1; at most 2 s); NEURON_MONITOR_IMDS_ADDR=IPv4:PORT\n"
+		   "asks another address than 169.254.169.254:80 (tests).\n"
 		   "With --counters/--events: the \"neuron\" generic netlink family.\n"
 		   "  --counters    the 24 status counters of every NeuronCore, live totals\n"
 		   "  --events      subscribe to the \"errors\" group, one line per event;\n"
@@ -581,17 +585,29 @@ m::hardware_info collect_hwinfo()
 	return h;
 }
 
+// The instance metadata service's answer, asked once (it does not change
+// while the instance runs); when the service is unreachable, the instance id
+// is the DMI board asset tag if it is one.
 m::instance_info collect_instance()
 {
+	const char *env = std::getenv(tools::imds::kAddrEnv);
+	tools::imds::instance q = tools::imds::query(env && *env ? env : tools::imds::kDefaultAddr);
 	m::instance_info i;
-	std::string tag = first_line("/sys/devices/virtual/dmi/id/board_asset_tag");
-	while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
-		tag.pop_back();
-	if (tag.rfind("i-", 0) == 0) {
-		i.id = tag;
-		i.error = "only the instance id is known (no instance metadata query)";
-	} else {
-		i.error = "not an EC2 instance (no instance id in the DMI board asset tag)";
+	i.name = q.name;
+	i.id = q.id;
+	i.type = q.type;
+	i.az = q.az;
+	i.az_id = q.az_id;
+	i.region = q.region;
+	i.ami_id = q.ami_id;
+	i.subnet_id = q.subnet_id;
+	i.error = q.error;
+	if (!q.reachable && i.id.empty()) {
+		std::string tag = first_line("/sys/devices/virtual/dmi/id/board_asset_tag");
+		while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
+			tag.pop_back();
+		if (tag.rfind("i-", 0) == 0)
+			i.id = tag;
 	}
 	return i;
 }
@@ -634,6 +650,8 @@ int run(const Options &opt)
 	m::prometheus prom;
 	auto period = std::chrono::duration<double>(cfg.period_s);
 	auto next = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+	// once, while the first period runs (bounded: tools::imds::kQueryTimeoutMs)
+	const m::instance_info inst = collect_instance();
 	for (long reports = 0; opt.count < 0 || reports < opt.count; reports++) {
 		while (!g_stop && std::chrono::steady_clock::now() < next)
 			std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
@@ -690,7 +708,7 @@ int run(const Options &opt)
 		prev_cpu = std::move(cpus);
 		collect_mem(r.sys);
 		r.hwinfo = collect_hwinfo();
-		r.inst = collect_instance();
+		r.inst = inst;
 
 		if (opt.format == Format::Prometheus) {
 			prom.add(cfg, r);
