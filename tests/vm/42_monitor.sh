@@ -6,9 +6,10 @@
 # (its own statuses and the driver's sysfs totals), its latency
 # percentiles (null in a period without executions), ECC counts from the
 # hardware, configuration errors, the Prometheus companion's contract (every
-# key path it indexes, on every report) and its metrics.
+# key path it indexes, on every report) and its metrics, and instance_info
+# from a fake instance metadata service (IMDSv1, IMDSv2, none).
 SUITE=monitor
-PLAN=46
+PLAN=55
 . /tests/lib.sh
 
 MON=/tests/neuron-monitor
@@ -176,6 +177,53 @@ check_eq companion-contract-catches "3 false" "$(contract $TMP/broken)"
 check_within default-config-5s 15000 sh -c "$MON --count 1 > $TMP/default"
 check_eq default-groups true "$($JQ '(.system_data | has("vcpu_usage") and has("memory_info") and has("neuron_hw_counters"))' $TMP/default)"
 check_eq companion-contract-default "1 true" "$(contract $TMP/default)"
+
+# instance_info from the instance metadata service, served on the loopback:
+# IMDSv1 by busybox httpd (it answers the token PUT with an HTTP error, so
+# the monitor falls back to plain GETs; no instance tags: 404, an empty
+# instance_name), IMDSv2 by vm_imds_fake (a token for the PUT, 401 for a
+# GET without it); with nothing listening, the report comes on time with
+# every field a string and the reason in error.
+check lo-up ip link set lo up
+MD=$TMP/md1/latest/meta-data
+MAC=0e:12:34:56:78:9a
+mkdir -p $MD/placement $MD/network/interfaces/macs/$MAC
+echo i-0123456789abcdef0 > $MD/instance-id
+echo trn1.32xlarge > $MD/instance-type
+echo us-west-2d > $MD/placement/availability-zone
+echo usw2-az4 > $MD/placement/availability-zone-id
+echo us-west-2 > $MD/placement/region
+echo ami-0fedcba9876543210 > $MD/ami-id
+echo $MAC > $MD/mac
+echo subnet-0aa11bb22cc33dd44 > $MD/network/interfaces/macs/$MAC/subnet-id
+cp -r $TMP/md1 $TMP/md2
+mkdir -p $TMP/md2/latest/meta-data/tags/instance
+echo 'trn node 1' > $TMP/md2/latest/meta-data/tags/instance/Name
+listening() { netstat -ltn | grep -q "127.0.0.1:$1 "; }
+inst() { $JQ -r '.instance_info | [.instance_name, .instance_id, .instance_type, .instance_availability_zone, .instance_availability_zone_id, .instance_region, .ami_id, .subnet_id, .error] | join("|")' "$1"; }
+FIELDS='i-0123456789abcdef0|trn1.32xlarge|us-west-2d|usw2-az4|us-west-2|ami-0fedcba9876543210|subnet-0aa11bb22cc33dd44|'
+
+httpd -f -p 127.0.0.1:18080 -h $TMP/md1 &
+v1=$!
+wait_for imds-v1-listening 10000 listening 18080
+NEURON_MONITOR_IMDS_ADDR=127.0.0.1:18080 $MON -c $TMP/cfg.json --count 1 > $TMP/imds1
+check_eq imds-v1-fields "|$FIELDS" "$(inst $TMP/imds1)"
+kill $v1; wait $v1
+
+/tests/vm_imds_fake 18081 $TMP/md2 > $TMP/fake.log 2>&1 &
+v2=$!
+wait_for imds-v2-listening 10000 listening 18081
+NEURON_MONITOR_IMDS_ADDR=127.0.0.1:18081 $MON -c $TMP/cfg.json --count 1 > $TMP/imds2
+check_eq imds-v2-fields "trn node 1|$FIELDS" "$(inst $TMP/imds2)"
+NEURON_MONITOR_IMDS_ADDR=127.0.0.1:18081 $MON -c $TMP/cfg.json --prometheus --count 1 > $TMP/prom2
+check prometheus-instance-labels grep -qx 'instance_info{instance_name="trn node 1",instance_id="i-0123456789abcdef0",instance_type="trn1.32xlarge",availability_zone="us-west-2d",region="us-west-2",subnet_id="subnet-0aa11bb22cc33dd44"} 1' $TMP/prom2
+# per monitor one token PUT and 9 GETs carrying it, nothing refused
+check_eq imds-v2-token-used "2 18 0" "$(grep -c '^PUT /latest/api/token 200$' $TMP/fake.log) $(grep -c '^GET /latest/meta-data/[^ ]* 200$' $TMP/fake.log) $(grep -vc ' 200$' $TMP/fake.log)"
+kill $v2; wait $v2
+
+# 18082: nobody listens
+check_within imds-unreachable-on-time 8000 sh -c "NEURON_MONITOR_IMDS_ADDR=127.0.0.1:18082 $MON -c $TMP/cfg.json --count 1 > $TMP/imds3"
+check_eq imds-unreachable-report true "$($JQ '.instance_info | (["instance_name", "instance_id", "instance_type", "instance_availability_zone", "instance_availability_zone_id", "instance_region", "ami_id", "subnet_id", "error"] - keys == []) and all(.[]; type == "string") and (.error | startswith("instance metadata service unreachable: ")) and .instance_type == ""' $TMP/imds3)"
 
 check unload unload
 finish
