@@ -58,26 +58,6 @@ static int set_param(const char *name, unsigned int v)
 	return vt_write_file(path, buf);
 }
 
-/* counters as sysfs shows them, and the firmware's own view */
-struct counts {
-	uint64_t err, tmo, requests, crc, dropped, zero_seq, gaps, slow_done;
-};
-
-static struct counts counts(int dev)
-{
-	struct counts c = {
-		.err = vt_sys_u64(dev, "stats/fw_io/err_count"),
-		.tmo = vt_sys_u64(dev, "stats/fw_io/timeout_count"),
-		.requests = vt_dbg_kv(dev, "fw/sim_stats", "requests"),
-		.crc = vt_dbg_kv(dev, "fw/sim_stats", "crc_errors"),
-		.dropped = vt_dbg_kv(dev, "fw/sim_stats", "dropped"),
-		.zero_seq = vt_dbg_kv(dev, "fw/sim_stats", "zero_seq"),
-		.gaps = vt_dbg_kv(dev, "fw/sim_stats", "seq_gaps"),
-		.slow_done = vt_dbg_kv(dev, "fw/sim_stats", "slow_done"),
-	};
-	return c;
-}
-
 /*
  * Poll (1 ms steps) until @cond(@dev, @arg) holds; -1 once @bound_ms has
  * passed without it. Waits on the state that proves an event, never for a
@@ -103,7 +83,7 @@ static int late_answer_landed(int dev, uint64_t slow_done_before)
 }
 
 /* Wait for the answer of a slow fault armed when @before was read. */
-static int wait_late_answer(int dev, const struct counts *before, unsigned int slow_ms)
+static int wait_late_answer(int dev, const struct vt_fw_counts *before, unsigned int slow_ms)
 {
 	/* it is due @slow_ms after its request; 5 s slack for emulation */
 	return wait_until(late_answer_landed, dev, before->slow_done, slow_ms + 5000);
@@ -182,11 +162,11 @@ static int ioctl_validation(void)
 {
 	struct neuron_fw_read r;
 	struct neuron_fw_power_profile p;
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
+	a = vt_fw_counts(0);
 #define R_INIT() do { memset(&r, 0, sizeof(r)); r.size = sizeof(r); r.count = 1; } while (0)
 	R_INIT();
 	r.size -= 8;
@@ -228,7 +208,7 @@ static int ioctl_validation(void)
 	p.size = 24;
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p), EINVAL);
 	/* none of that reached the firmware */
-	b = counts(0);
+	b = vt_fw_counts(0);
 	VT_ASSERT(b.requests == a.requests, "requests %" PRIu64 " -> %" PRIu64, a.requests,
 		  b.requests);
 	close(fd);
@@ -237,11 +217,11 @@ static int ioctl_validation(void)
 
 static int power_profile(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
+	a = vt_fw_counts(0);
 	ret = vt_fw_power(fd, 2);
 	VT_ASSERT(ret == 0, "profile 2: %s", vt_err_name(ret));
 	VT_ASSERT(vt_dbg_kv(0, "fw/sim_stats", "power_profile") == 2, "firmware did not apply it");
@@ -250,7 +230,7 @@ static int power_profile(void)
 	/* a profile the firmware refuses: FW_IO_FAIL on every attempt */
 	ret = vt_fw_power(fd, 9);
 	VT_ASSERT(ret == -EIO, "profile 9: %s, expected EIO", vt_err_name(ret));
-	b = counts(0);
+	b = vt_fw_counts(0);
 	VT_ASSERT(b.err == a.err + ATTEMPTS, "err_count %" PRIu64 " -> %" PRIu64, a.err, b.err);
 	VT_ASSERT(b.tmo == a.tmo, "timeout_count moved");
 	VT_ASSERT(b.requests == a.requests + 2 + ATTEMPTS, "requests");
@@ -297,7 +277,7 @@ static int fault_cases(int (*call)(int fd), const char *site)
 	VT_ASSERT(fd >= 0, "open");
 	for (i = 0; i < VT_COUNT(cases); i++) {
 		const struct fault_case *c = &cases[i];
-		struct counts a, b, o0, o1;
+		struct vt_fw_counts a, b, o0, o1;
 		char fbuf[64];
 		uint64_t t0, ms;
 		uint32_t v;
@@ -307,8 +287,8 @@ static int fault_cases(int (*call)(int fd), const char *site)
 			snprintf(fbuf, sizeof(fbuf), "%u", c->slow_ms);
 			VT_ASSERT(vt_dbg_write(0, "fw/slow_ms", fbuf) == 0, "slow_ms");
 		}
-		o0 = counts(1);
-		a = counts(0);
+		o0 = vt_fw_counts(1);
+		a = vt_fw_counts(0);
 		VT_ASSERT(vt_dbg_write(0, "fw/fault", c->fault) == 0, "arm '%s'", c->fault);
 		t0 = vt_now_ns();
 		ret = call(fd);
@@ -324,8 +304,8 @@ static int fault_cases(int (*call)(int fd), const char *site)
 		if (!strncmp(c->fault, "slow", 4))
 			VT_ASSERT(wait_late_answer(0, &a, c->slow_ms) == 0,
 				  "%s '%s': the delayed answer never landed", site, c->fault);
-		b = counts(0);
-		o1 = counts(1);
+		b = vt_fw_counts(0);
+		o1 = vt_fw_counts(1);
 
 		VT_ASSERT(ret == c->expect, "%s '%s': %s, expected %s", site, c->fault,
 			  vt_err_name(ret), vt_err_name(c->expect));
@@ -366,9 +346,9 @@ static int fault_cases(int (*call)(int fd), const char *site)
 		VT_ASSERT(vt_dbg_read(0, "fw/fault", fbuf, sizeof(fbuf)) == 0 &&
 				  !strcmp(fbuf, "none 0\n"),
 			  "fault reads '%s'", fbuf);
-		a = counts(0);
+		a = vt_fw_counts(0);
 		ret = vt_fw_read1(fd, 0x000, &v);
-		b = counts(0);
+		b = vt_fw_counts(0);
 		VT_ASSERT(ret == 0 && v == 7, "%s '%s': no recovery: %s", site, c->fault,
 			  vt_err_name(ret));
 		VT_ASSERT(b.err == a.err && b.tmo == a.tmo,
@@ -428,12 +408,12 @@ static int fault_count_consumed(void)
 
 static int api_too_old(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v;
 	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
+	a = vt_fw_counts(0);
 	VT_ASSERT(vt_dbg_write(0, "fw/api_version", "6") == 0, "api_version");
 	VT_ASSERT(vt_sys_u64(0, "info/fw_api_version") == 6, "sysfs fw_api_version");
 	ret = vt_fw_read1(fd, 0, &v);
@@ -442,7 +422,7 @@ static int api_too_old(void)
 	VT_ASSERT(ret == -EOPNOTSUPP, "POWER_PROFILE: %s", vt_err_name(ret));
 	ret = post_now(0);
 	VT_ASSERT(ret == -EOPNOTSUPP, "post_now: %s", vt_err_name(ret));
-	b = counts(0);
+	b = vt_fw_counts(0);
 	VT_ASSERT(b.requests == a.requests && b.err == a.err && b.tmo == a.tmo,
 		  "nothing may reach the firmware nor be counted");
 	VT_ASSERT(vt_dbg_write(0, "fw/api_version", "7") == 0, "restore");
@@ -455,18 +435,18 @@ static int api_too_old(void)
 /* 600 exchanges: the 8-bit number wraps twice, never 0, never skips. */
 static int sequence_wraps(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint64_t wraps0, wraps1, drv, fw;
 	unsigned int i;
 	uint32_t v;
 	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
+	a = vt_fw_counts(0);
 	wraps0 = vt_dbg_kv(0, "fw/sim_stats", "seq_wraps");
 	for (i = 0; i < 600; i++)
 		VT_ASSERT(vt_fw_read1(fd, 0, &v) == 0, "read %u", i);
-	b = counts(0);
+	b = vt_fw_counts(0);
 	wraps1 = vt_dbg_kv(0, "fw/sim_stats", "seq_wraps");
 	VT_ASSERT(wraps1 - wraps0 >= 2, "wrapped %" PRIu64 " times", wraps1 - wraps0);
 	VT_ASSERT(b.zero_seq == 0, "sequence number 0 arrived %" PRIu64 " times", b.zero_seq);
@@ -511,10 +491,10 @@ static int hung_firmware_two_callers(void)
 	struct racer r[2];
 	pthread_t t[2];
 	uint64_t t0, ms;
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	int i;
 
-	a = counts(0);
+	a = vt_fw_counts(0);
 	VT_ASSERT(vt_dbg_write(0, "fw/fault", "timeout 0") == 0, "arm");
 	t0 = vt_now_ns();
 	for (i = 0; i < 2; i++)
@@ -523,7 +503,7 @@ static int hung_firmware_two_callers(void)
 		pthread_join(t[i], NULL);
 	ms = (vt_now_ns() - t0) / 1000000;
 	VT_ASSERT(vt_dbg_write(0, "fw/fault", "none") == 0, "clear");
-	b = counts(0);
+	b = vt_fw_counts(0);
 	for (i = 0; i < 2; i++)
 		VT_ASSERT(r[i].ret == -ETIMEDOUT, "caller %d: %s", i, vt_err_name(r[i].ret));
 	/* one exchange at a time: together they take two full budgets */

@@ -29,25 +29,6 @@
 static int V2, V3, V4;		/* device indexes */
 static unsigned int DIV;	/* sim_fw_time_div */
 
-struct counts {
-	uint64_t err, tmo, requests, legacy, rewrites, zero, refused, slow_done;
-};
-
-static struct counts counts(int dev)
-{
-	struct counts c = {
-		.err = vt_sys_u64(dev, "stats/fw_io/err_count"),
-		.tmo = vt_sys_u64(dev, "stats/fw_io/timeout_count"),
-		.requests = vt_dbg_kv(dev, "fw/sim_stats", "requests"),
-		.legacy = vt_dbg_kv(dev, "fw/sim_stats", "legacy"),
-		.rewrites = vt_dbg_kv(dev, "fw/sim_stats", "rewrites"),
-		.zero = vt_dbg_kv(dev, "fw/sim_stats", "trigger_zero"),
-		.refused = vt_dbg_kv(dev, "fw/sim_stats", "refused"),
-		.slow_done = vt_dbg_kv(dev, "fw/sim_stats", "slow_done"),
-	};
-	return c;
-}
-
 /* Wait (1 ms steps, at most @bound_ms) until the delayed answer was delivered. */
 static int wait_slow_done(int dev, uint64_t before, unsigned int bound_ms)
 {
@@ -70,14 +51,14 @@ static int wait_slow_done(int dev, uint64_t before, unsigned int bound_ms)
 /* v2: READ over the legacy host-memory path; nothing else moves. */
 static int v2_read_is_legacy(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v = 0;
 	int fd = vt_open_dev(V2), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(V2);
+	a = vt_fw_counts(V2);
 	ret = vt_fw_read1(fd, 0x000, &v);
-	b = counts(V2);
+	b = vt_fw_counts(V2);
 	close(fd);
 	VT_ASSERT(ret == 0 && v == 7, "FW_READ: %s, value %u", vt_err_name(ret), v);
 	VT_ASSERT(b.requests == a.requests + 1 && b.legacy == a.legacy + 1,
@@ -90,14 +71,14 @@ static int v2_read_is_legacy(void)
 /* v2: the metrics post is legacy too, and reaches the firmware. */
 static int v2_post_is_legacy(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	char buf[4096];
 	int ret;
 
 	VT_ASSERT(vt_dbg_write(V2, "fw/posted", "x") == 0, "clear posted");
-	a = counts(V2);
+	a = vt_fw_counts(V2);
 	ret = vt_dbg_write(V2, "fw/post_now", "1");
-	b = counts(V2);
+	b = vt_fw_counts(V2);
 	VT_ASSERT(ret == 0, "post_now: %s", vt_err_name(ret));
 	VT_ASSERT(b.requests > a.requests && b.legacy - a.legacy == b.requests - a.requests,
 		  "requests +%" PRIu64 ", legacy +%" PRIu64, b.requests - a.requests,
@@ -110,13 +91,13 @@ static int v2_post_is_legacy(void)
 /* v2: the vendor has no power-profile exchange on v2: nothing is sent. */
 static int v2_no_power_profile(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	int fd = vt_open_dev(V2), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(V2);
+	a = vt_fw_counts(V2);
 	ret = vt_fw_power(fd, 1);
-	b = counts(V2);
+	b = vt_fw_counts(V2);
 	close(fd);
 	VT_ASSERT(ret == -EOPNOTSUPP, "power profile: %s, expected EOPNOTSUPP", vt_err_name(ret));
 	VT_ASSERT(b.requests == a.requests, "a request reached the firmware");
@@ -126,15 +107,15 @@ static int v2_no_power_profile(void)
 /* v2: READ makes the vendor's 30 attempts (not fwio_retries). */
 static int v2_read_attempts(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v;
 	int fd = vt_open_dev(V2), ret;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(vt_dbg_write(V2, "fw/fault", "fail 0") == 0, "arm");
-	a = counts(V2);
+	a = vt_fw_counts(V2);
 	ret = vt_fw_read1(fd, 0x000, &v);
-	b = counts(V2);
+	b = vt_fw_counts(V2);
 	VT_ASSERT(vt_dbg_write(V2, "fw/fault", "none") == 0, "clear");
 	close(fd);
 	VT_ASSERT(ret == -EIO, "FW_READ: %s, expected EIO", vt_err_name(ret));
@@ -150,16 +131,16 @@ static int v2_read_attempts(void)
  */
 static int v3_power_takes_its_time(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint64_t t0, ms;
 	int fd = vt_open_dev(V3), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(V3);
+	a = vt_fw_counts(V3);
 	t0 = vt_now_ms();
 	ret = vt_fw_power(fd, 2);
 	ms = vt_now_ms() - t0;
-	b = counts(V3);
+	b = vt_fw_counts(V3);
 	close(fd);
 	VT_ASSERT(ret == 0, "power profile: %s", vt_err_name(ret));
 	VT_ASSERT(vt_dbg_kv(V3, "fw/sim_stats", "power_profile") == 2, "not applied");
@@ -178,28 +159,28 @@ static int v3_v4_read_legacy_power_attempts(void)
 	int devs[2] = { V3, V4 }, i;
 
 	for (i = 0; i < 2; i++) {
-		struct counts a, b;
+		struct vt_fw_counts a, b;
 		uint32_t v = 0;
 		int fd = vt_open_dev(devs[i]), ret;
 
 		VT_ASSERT(fd >= 0, "open");
-		a = counts(devs[i]);
+		a = vt_fw_counts(devs[i]);
 		ret = vt_fw_read1(fd, 0x03C, &v);
-		b = counts(devs[i]);
+		b = vt_fw_counts(devs[i]);
 		VT_ASSERT(ret == 0 && v == 0x4e53494d, "neuron%d FW_READ: %s, %#x", devs[i],
 			  vt_err_name(ret), v);
 		VT_ASSERT(b.legacy == a.legacy + 1, "neuron%d: not legacy", devs[i]);
-		a = counts(devs[i]);
+		a = vt_fw_counts(devs[i]);
 		ret = vt_dbg_write(devs[i], "fw/post_now", "1");
-		b = counts(devs[i]);
+		b = vt_fw_counts(devs[i]);
 		VT_ASSERT(ret == 0 && b.requests > a.requests &&
 			  b.legacy - a.legacy == b.requests - a.requests,
 			  "neuron%d post: %s, requests +%" PRIu64 ", legacy +%" PRIu64, devs[i],
 			  vt_err_name(ret), b.requests - a.requests, b.legacy - a.legacy);
 		VT_ASSERT(vt_dbg_write(devs[i], "fw/fault", "fail 0") == 0, "arm");
-		a = counts(devs[i]);
+		a = vt_fw_counts(devs[i]);
 		ret = vt_fw_power(fd, 1);
-		b = counts(devs[i]);
+		b = vt_fw_counts(devs[i]);
 		VT_ASSERT(vt_dbg_write(devs[i], "fw/fault", "none") == 0, "clear");
 		close(fd);
 		VT_ASSERT(ret == -EIO && b.err - a.err == 3 && b.requests - a.requests == 3,
@@ -216,22 +197,22 @@ static int v3_v4_read_legacy_power_attempts(void)
  */
 static int response_rules(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v;
 	int fd = vt_open_dev(V3), ret;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "oversize 1") == 0, "arm");
-	a = counts(V3);
+	a = vt_fw_counts(V3);
 	ret = vt_fw_power(fd, 1);
-	b = counts(V3);
+	b = vt_fw_counts(V3);
 	VT_ASSERT(ret == 0 && b.tmo == a.tmo && b.requests == a.requests + 1,
 		  "power with an oversized answer: %s, timeouts +%" PRIu64, vt_err_name(ret),
 		  b.tmo - a.tmo);
 	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "oversize 1") == 0, "arm");
-	a = counts(V3);
+	a = vt_fw_counts(V3);
 	ret = vt_fw_read1(fd, 0, &v);
-	b = counts(V3);
+	b = vt_fw_counts(V3);
 	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "none") == 0, "clear");
 	close(fd);
 	VT_ASSERT(ret == -EIO && b.requests == a.requests + 1 && b.tmo == a.tmo + 1,
@@ -239,9 +220,9 @@ static int response_rules(void)
 		  b.requests - a.requests);
 	/* a POST answer may carry up to the blob's length: accepted, not retried */
 	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "oversize 1") == 0, "arm");
-	a = counts(V3);
+	a = vt_fw_counts(V3);
 	ret = vt_dbg_write(V3, "fw/post_now", "1");
-	b = counts(V3);
+	b = vt_fw_counts(V3);
 	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "none") == 0, "clear");
 	VT_ASSERT(ret == 0 && b.tmo == a.tmo && b.requests == a.requests + 1,
 		  "POST with a 4-byte answer: %s, timeouts +%" PRIu64 ", requests +%" PRIu64,
@@ -258,7 +239,7 @@ static int response_rules(void)
 static int legacy_stale_answer(void)
 {
 	unsigned int slow = 4 * READ_T_MS;
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	char buf[32];
 	uint32_t v = 0;
 	int fd = vt_open_dev(V4), ret;
@@ -267,10 +248,10 @@ static int legacy_stale_answer(void)
 	snprintf(buf, sizeof(buf), "%u", slow);
 	VT_ASSERT(vt_dbg_write(V4, "fw/slow_ms", buf) == 0, "slow_ms");
 	VT_ASSERT(vt_dbg_write(V4, "fw/fault", "slow 1") == 0, "arm");
-	a = counts(V4);
+	a = vt_fw_counts(V4);
 	ret = vt_fw_read1(fd, 0x000, &v);
 	VT_ASSERT(wait_slow_done(V4, a.slow_done, slow + 5000) == 0, "late answer never landed");
-	b = counts(V4);
+	b = vt_fw_counts(V4);
 	close(fd);
 	VT_ASSERT(ret == 0 && v == 7, "FW_READ: %s, value %u", vt_err_name(ret), v);
 	VT_ASSERT(b.requests - a.requests == 2, "requests +%" PRIu64 ", expected 2",
@@ -289,7 +270,7 @@ static int legacy_stale_answer(void)
 static int regs_stale_answer(void)
 {
 	unsigned int slow = POWER_T_MS + POWER_T_MS / 3;
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	char buf[32];
 	int fd = vt_open_dev(V4), ret;
 
@@ -297,10 +278,10 @@ static int regs_stale_answer(void)
 	snprintf(buf, sizeof(buf), "%u", slow);
 	VT_ASSERT(vt_dbg_write(V4, "fw/slow_ms", buf) == 0, "slow_ms");
 	VT_ASSERT(vt_dbg_write(V4, "fw/fault", "slow 1") == 0, "arm");
-	a = counts(V4);
+	a = vt_fw_counts(V4);
 	ret = vt_fw_power(fd, 3);
 	VT_ASSERT(wait_slow_done(V4, a.slow_done, slow + 5000) == 0, "late answer never landed");
-	b = counts(V4);
+	b = vt_fw_counts(V4);
 	close(fd);
 	VT_ASSERT(ret == 0, "power profile: %s", vt_err_name(ret));
 	VT_ASSERT(b.requests - a.requests == 2, "requests +%" PRIu64 ", expected 2",
@@ -335,7 +316,7 @@ static int row_timeouts(void)
 	for (i = 0; i < 2; i++) {
 		unsigned int budget = rows[i].attempts * rows[i].t_ms;
 		unsigned int slow = budget + budget / 2;
-		struct counts a, b;
+		struct vt_fw_counts a, b;
 		uint64_t t0, ms;
 		char buf[32];
 		uint32_t v;
@@ -345,13 +326,13 @@ static int row_timeouts(void)
 		snprintf(buf, sizeof(buf), "%u", slow);
 		VT_ASSERT(vt_dbg_write(rows[i].dev, "fw/slow_ms", buf) == 0, "slow_ms %s", buf);
 		VT_ASSERT(vt_dbg_write(rows[i].dev, "fw/fault", "slow 1") == 0, "arm");
-		a = counts(rows[i].dev);
+		a = vt_fw_counts(rows[i].dev);
 		t0 = vt_now_ms();
 		ret = rows[i].power ? vt_fw_power(fd, 1) : vt_fw_read1(fd, 0, &v);
 		ms = vt_now_ms() - t0;
 		VT_ASSERT(wait_slow_done(rows[i].dev, a.slow_done, slow + 5000) == 0,
 			  "late answer never landed");
-		b = counts(rows[i].dev);
+		b = vt_fw_counts(rows[i].dev);
 		close(fd);
 		VT_ASSERT(ret == -ETIMEDOUT, "neuron%d: %s, expected ETIMEDOUT", rows[i].dev,
 			  vt_err_name(ret));
@@ -374,7 +355,7 @@ static int contract_kept(void)
 	int devs[3] = { V2, V3, V4 }, i;
 
 	for (i = 0; i < 3; i++) {
-		struct counts c = counts(devs[i]);
+		struct vt_fw_counts c = vt_fw_counts(devs[i]);
 
 		VT_ASSERT(c.zero == 0, "neuron%d: %" PRIu64 " zero writes", devs[i], c.zero);
 		VT_ASSERT(c.refused == 0, "neuron%d: %" PRIu64 " refused", devs[i], c.refused);
@@ -382,7 +363,7 @@ static int contract_kept(void)
 	}
 	/* v2 never saw the register-only mailbox */
 	{
-		struct counts c = counts(V2);
+		struct vt_fw_counts c = vt_fw_counts(V2);
 
 		VT_ASSERT(c.legacy == c.requests, "v2: %" PRIu64 " of %" PRIu64 " legacy",
 			  c.legacy, c.requests);

@@ -109,6 +109,40 @@ static inline int vt_inject(int dev, const char *knob, const char *fmt, ...)
 	return ret;
 }
 
+/*
+ * FW-IO counters of device @dev: the driver's (sysfs stats/fw_io/) and the
+ * simulated firmware's (debugfs fw/sim_stats, read once); UINT64_MAX for
+ * what cannot be read or a firmware does not report.
+ */
+struct vt_fw_counts {
+	uint64_t err, tmo;
+	uint64_t requests, crc, dropped, zero_seq, gaps, legacy, rewrites, zero, refused,
+		slow_done;
+};
+
+static inline struct vt_fw_counts vt_fw_counts(int dev)
+{
+	char buf[1024];
+	struct vt_fw_counts c = {
+		.err = vt_sys_u64(dev, "stats/fw_io/err_count"),
+		.tmo = vt_sys_u64(dev, "stats/fw_io/timeout_count"),
+	};
+
+	if (vt_dbg_read(dev, "fw/sim_stats", buf, sizeof(buf)))
+		buf[0] = '\0';
+	c.requests = vt_kv_in(buf, "requests");
+	c.crc = vt_kv_in(buf, "crc_errors");
+	c.dropped = vt_kv_in(buf, "dropped");
+	c.zero_seq = vt_kv_in(buf, "zero_seq");
+	c.gaps = vt_kv_in(buf, "seq_gaps");
+	c.legacy = vt_kv_in(buf, "legacy");
+	c.rewrites = vt_kv_in(buf, "rewrites");
+	c.zero = vt_kv_in(buf, "trigger_zero");
+	c.refused = vt_kv_in(buf, "refused");
+	c.slow_done = vt_kv_in(buf, "slow_done");
+	return c;
+}
+
 /* FW_READ of the @n registers at @addr into @val (zeros when it fails). */
 static inline int vt_fw_read(int fd, const uint64_t *addr, unsigned int n, uint32_t *val)
 {

@@ -156,18 +156,26 @@ static inline uint64_t vt_u64(const char *path)
 	return v;
 }
 
-/* The number of the "key value" line of @key in @path; UINT64_MAX if missing. */
-static inline uint64_t vt_kv(const char *path, const char *key)
+/* The number of the "key value" line of @key in the text @buf; UINT64_MAX if missing. */
+static inline uint64_t vt_kv_in(const char *buf, const char *key)
 {
-	char buf[1024], *p;
+	const char *p;
 	size_t kl = strlen(key);
 
-	if (vt_read_file(path, buf, sizeof(buf)))
-		return UINT64_MAX;
 	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (!strncmp(p, key, kl) && p[kl] == ' ')
 			return strtoull(p + kl + 1, NULL, 10);
 	return UINT64_MAX;
+}
+
+/* The number of the "key value" line of @key in @path; UINT64_MAX if missing. */
+static inline uint64_t vt_kv(const char *path, const char *key)
+{
+	char buf[1024];
+
+	if (vt_read_file(path, buf, sizeof(buf)))
+		return UINT64_MAX;
+	return vt_kv_in(buf, key);
 }
 
 /* vt_write_file() of printf-formatted text: 0 or -errno. */
