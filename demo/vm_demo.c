@@ -14,20 +14,11 @@
 
 #include <nrt/nrt.h>
 
+#include "vmstatus.h"
+
 #define STATUS_DIR "/sys/devices/virtual/neuron_device/neuron%d/neuron_core%d/stats/status"
 #define NDEV 2
 #define NNC 2
-
-static const char *const attrs[] = {
-	"success", "failure", "timeout", "exec_bad_input", "hw_error",
-	"execute_completed_with_error", "execute_completed_with_num_error", "generic_error",
-	"resource_error", "resource_nc_error", "execute_failed_to_queue", "invalid_error",
-	"unsupported_neff_version", "oob_error", "hw_collectives_error", "hw_hbm_ue_error",
-	"hw_nc_ue_error", "hw_dma_abort_error", "execute_sw_nq_overflow",
-	"execute_sw_semaphore_error", "execute_sw_event_error", "execute_sw_psum_collision",
-	"execute_sw_sequencer_fatal", "hw_repairable_hbm_ue_error",
-};
-#define NATTR (sizeof(attrs) / sizeof(attrs[0]))
 
 static uint64_t total(int dev, int nc, const char *attr)
 {
@@ -87,7 +78,7 @@ static const struct job jobs[] = {
 
 int main(void)
 {
-	static uint64_t before[NDEV][NNC][NATTR];
+	static uint64_t before[NDEV][NNC][VT_NSTATUS_ATTRS];
 	nrt_sim_exec_opts_t o = { .duration_us = 20000, .timeout_us = 300000, .account = 1 };
 	size_t j, a;
 	int d, c;
@@ -98,8 +89,8 @@ int main(void)
 	}
 	for (d = 0; d < NDEV; d++)
 		for (c = 0; c < NNC; c++)
-			for (a = 0; a < NATTR; a++)
-				before[d][c][a] = total(d, c, attrs[a]);
+			for (a = 0; a < VT_NSTATUS_ATTRS; a++)
+				before[d][c][a] = total(d, c, vt_status_attrs[a]);
 
 	printf("%-4s %-12s %-40s %-34s %s\n", "job", "core", "injected", "NRT_STATUS",
 		"live: execute_completed_with_error (all cores)");
@@ -126,12 +117,13 @@ int main(void)
 	printf("\nsysfs status counters that moved (while this process is still alive):\n");
 	for (d = 0; d < NDEV; d++)
 		for (c = 0; c < NNC; c++)
-			for (a = 0; a < NATTR; a++) {
-				uint64_t now = total(d, c, attrs[a]);
+			for (a = 0; a < VT_NSTATUS_ATTRS; a++) {
+				uint64_t now = total(d, c, vt_status_attrs[a]);
 
 				if (now != before[d][c][a])
 					printf("  neuron%d/neuron_core%d/stats/status/%-28s +%llu\n", d, c,
-					       attrs[a], (unsigned long long)(now - before[d][c][a]));
+					       vt_status_attrs[a],
+					       (unsigned long long)(now - before[d][c][a]));
 			}
 	nrt_close();
 	return 0;

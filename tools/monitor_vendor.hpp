@@ -239,6 +239,30 @@ struct device_hw {
 struct cpu_times {
 	uint64_t user = 0, nice = 0, system = 0, idle = 0, io_wait = 0, irq = 0, soft_irq = 0;
 	uint64_t total() const { return user + nice + system + idle + io_wait + irq + soft_irq; }
+	cpu_times &operator+=(const cpu_times &o)
+	{
+		user += o.user;
+		nice += o.nice;
+		system += o.system;
+		idle += o.idle;
+		io_wait += o.io_wait;
+		irq += o.irq;
+		soft_irq += o.soft_irq;
+		return *this;
+	}
+	// the ticks from @o to this one
+	cpu_times operator-(const cpu_times &o) const
+	{
+		cpu_times d;
+		d.user = user - o.user;
+		d.nice = nice - o.nice;
+		d.system = system - o.system;
+		d.idle = idle - o.idle;
+		d.io_wait = io_wait - o.io_wait;
+		d.irq = irq - o.irq;
+		d.soft_irq = soft_irq - o.soft_irq;
+		return d;
+	}
 };
 
 struct system_sample {
@@ -437,13 +461,7 @@ inline std::string system_json(const std::vector<std::string> &metrics, const sy
 			for (size_t i = 0; i < s.cpus.size(); i++) {
 				const cpu_times &c = s.cpus[i];
 				o << (i ? ", " : "") << "\"" << i << "\": " << cpu_json(c);
-				avg.user += c.user;
-				avg.nice += c.nice;
-				avg.system += c.system;
-				avg.idle += c.idle;
-				avg.io_wait += c.io_wait;
-				avg.irq += c.irq;
-				avg.soft_irq += c.soft_irq;
+				avg += c;
 			}
 			o << "}, \"average_usage\": " << cpu_json(avg) << ", \"error\": " << quote(s.cpu_error)
 			  << "}";
@@ -623,15 +641,8 @@ public:
 		head(o, "system_vcpu_count", "vCPUs", "gauge");
 		o << "system_vcpu_count{" << inst << "} " << r.sys.cpus.size() << "\n";
 		cpu_times avg;
-		for (const cpu_times &c : r.sys.cpus) {
-			avg.user += c.user;
-			avg.nice += c.nice;
-			avg.system += c.system;
-			avg.idle += c.idle;
-			avg.io_wait += c.io_wait;
-			avg.irq += c.irq;
-			avg.soft_irq += c.soft_irq;
-		}
+		for (const cpu_times &c : r.sys.cpus)
+			avg += c;
 		// as the companion folds average_usage: user = user + nice, system =
 		// system + io_wait + irq + soft_irq, each in percent capped at 100,
 		// then as a ratio

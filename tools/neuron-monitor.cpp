@@ -694,17 +694,8 @@ int run(const Options &opt)
 		prev_hw = std::move(hw);
 		r.sys.hw_error = hw_err;
 		std::vector<m::cpu_times> cpus = collect_cpus(r.sys.cpu_error);
-		for (size_t i = 0; i < cpus.size() && i < prev_cpu.size(); i++) {
-			m::cpu_times d;
-			d.user = cpus[i].user - prev_cpu[i].user;
-			d.nice = cpus[i].nice - prev_cpu[i].nice;
-			d.system = cpus[i].system - prev_cpu[i].system;
-			d.idle = cpus[i].idle - prev_cpu[i].idle;
-			d.io_wait = cpus[i].io_wait - prev_cpu[i].io_wait;
-			d.irq = cpus[i].irq - prev_cpu[i].irq;
-			d.soft_irq = cpus[i].soft_irq - prev_cpu[i].soft_irq;
-			r.sys.cpus.push_back(d);
-		}
+		for (size_t i = 0; i < cpus.size() && i < prev_cpu.size(); i++)
+			r.sys.cpus.push_back(cpus[i] - prev_cpu[i]);
 		prev_cpu = std::move(cpus);
 		collect_mem(r.sys);
 		r.hwinfo = collect_hwinfo();

@@ -20,10 +20,36 @@ NRT_STATUS runtime_guard()
 	return rt::guard(r);
 }
 
-template <typename Table, typename T>
-void *issue(Table &table, std::shared_ptr<T> obj)
+// The runtime guard, then the model behind @handle into *@m (@take: out of
+// the table): NRT_INVALID_HANDLE when there is none.
+NRT_STATUS guarded_model(const void *handle, std::shared_ptr<model::model> *m, bool take = false)
 {
-	return reinterpret_cast<void *>(table.issue(std::move(obj)));
+	NRT_STATUS st = runtime_guard();
+	if (st != NRT_SUCCESS)
+		return st;
+	*m = take ? model::models().take(handle) : model::models().find(handle);
+	return *m ? NRT_SUCCESS : NRT_INVALID_HANDLE;
+}
+
+// A handle of @table for @obj into *@out (left as it is when the table is full).
+template <typename Out, typename Table, typename T>
+NRT_STATUS issue(Table &table, std::shared_ptr<T> obj, Out **out)
+{
+	void *h = reinterpret_cast<void *>(table.issue(std::move(obj)));
+	if (!h)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	*out = static_cast<Out *>(h);
+	return NRT_SUCCESS;
+}
+
+// Drop the handle *@handle of @table (if any) and clear it.
+template <typename Table, typename H>
+void release(Table &table, H **handle)
+{
+	if (!handle)
+		return;
+	table.take(*handle);
+	*handle = nullptr;
 }
 
 } // namespace
@@ -43,35 +69,28 @@ NRT_EXPORT NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc,
 	st = model::load({ static_cast<const uint8_t *>(neff_bytes), size }, vnc, &m);
 	if (st != NRT_SUCCESS)
 		return st;
-	void *h = issue(model::models(), m);
-	if (!h) {
+	st = issue(model::models(), m, model);
+	if (st != NRT_SUCCESS)
 		model::unload(*m);
-		return NRT_FAIL_HOST_MEM_ALLOC;
-	}
-	*model = static_cast<nrt_model_t *>(h);
-	return NRT_SUCCESS;
+	return st;
 }
 
 NRT_EXPORT NRT_STATUS nrt_unload(nrt_model_t *model)
 {
-	NRT_STATUS st = runtime_guard();
+	std::shared_ptr<model::model> m;
+	NRT_STATUS st = guarded_model(model, &m, true);
 	if (st != NRT_SUCCESS)
 		return st;
-	auto m = model::models().take(model);
-	if (!m)
-		return NRT_INVALID_HANDLE;
 	model::unload(*m);
 	return NRT_SUCCESS;
 }
 
 NRT_EXPORT NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count)
 {
-	NRT_STATUS st = runtime_guard();
+	std::shared_ptr<model::model> m;
+	NRT_STATUS st = guarded_model(model, &m);
 	if (st != NRT_SUCCESS)
 		return st;
-	auto m = model::models().find(model);
-	if (!m)
-		return NRT_INVALID_HANDLE;
 	if (!vnc_count)
 		return NRT_INVALID;
 	*vnc_count = m->nc_count;
@@ -89,19 +108,12 @@ NRT_EXPORT NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result)
 	} catch (...) {
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	}
-	void *h = issue(tensor::sets(), std::move(s));
-	if (!h)
-		return NRT_FAIL_HOST_MEM_ALLOC;
-	*result = h;
-	return NRT_SUCCESS;
+	return issue(tensor::sets(), std::move(s), result);
 }
 
 NRT_EXPORT void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set)
 {
-	if (!tensor_set)
-		return;
-	tensor::sets().take(*tensor_set);
-	*tensor_set = nullptr;
+	release(tensor::sets(), tensor_set);
 }
 
 NRT_EXPORT NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
@@ -151,12 +163,10 @@ NRT_EXPORT NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *in
 NRT_EXPORT NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
 					 nrt_tensor_set_t *output_set, int repeat_count)
 {
-	NRT_STATUS st = runtime_guard();
+	std::shared_ptr<model::model> m;
+	NRT_STATUS st = guarded_model(model, &m);
 	if (st != NRT_SUCCESS)
 		return st;
-	auto m = model::models().find(model);
-	if (!m)
-		return NRT_INVALID_HANDLE;
 	// a NULL set is an empty one: a model without inputs needs none
 	std::shared_ptr<tensor::tensor_set> in, out;
 	if (input_set && !(in = tensor::sets().find(input_set)))
@@ -203,19 +213,12 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placemen
 	}
 	if (st != NRT_SUCCESS)
 		return st;
-	void *h = issue(tensor::tensors(), std::move(t));
-	if (!h)
-		return NRT_FAIL_HOST_MEM_ALLOC;
-	*tensor = static_cast<nrt_tensor_t *>(h);
-	return NRT_SUCCESS;
+	return issue(tensor::tensors(), std::move(t), tensor);
 }
 
 NRT_EXPORT void nrt_tensor_free(nrt_tensor_t **tensor)
 {
-	if (!tensor)
-		return;
-	tensor::tensors().take(*tensor);
-	*tensor = nullptr;
+	release(tensor::tensors(), tensor);
 }
 
 NRT_EXPORT NRT_STATUS nrt_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset, size_t size)

@@ -25,58 +25,26 @@
 #include <neuron/neuron_ioctl.h>
 #include <nrt/nrt.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
+#include "vmstatus.h"
 
 #define NC_PER_DEV 4
-#define STATUS "/sys/devices/virtual/neuron_device/neuron%d/neuron_core%d/stats/status/%s/total"
-#define INJECT "/sys/kernel/debug/neuron/neuron%d/inject/%s"
-
-/* the 24 status/ attributes, in creation order (kmod/lib/neuron_counters.c) */
-static const char *const attrs[] = {
-	"success", "failure", "timeout", "exec_bad_input", "hw_error",
-	"execute_completed_with_error", "execute_completed_with_num_error", "generic_error",
-	"resource_error", "resource_nc_error", "execute_failed_to_queue", "invalid_error",
-	"unsupported_neff_version", "oob_error", "hw_collectives_error", "hw_hbm_ue_error",
-	"hw_nc_ue_error", "hw_dma_abort_error", "execute_sw_nq_overflow",
-	"execute_sw_semaphore_error", "execute_sw_event_error", "execute_sw_psum_collision",
-	"execute_sw_sequencer_fatal", "hw_repairable_hbm_ue_error",
-};
-#define NATTR VT_COUNT(attrs)
 
 static const char *neff_dir = ".";
 
-static uint64_t sysfs_u64(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return UINT64_MAX;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return UINT64_MAX;
-	buf[n] = '\0';
-	return strtoull(buf, NULL, 10);
-}
-
 struct snap {
 	int dev, nc;
-	uint64_t v[NATTR];
+	uint64_t v[VT_NSTATUS_ATTRS];
 };
 
 static void snap_take(struct snap *s, int vnc)
 {
-	char path[256];
 	size_t i;
 
 	s->dev = vnc / NC_PER_DEV;
 	s->nc = vnc % NC_PER_DEV;
-	for (i = 0; i < NATTR; i++) {
-		snprintf(path, sizeof(path), STATUS, s->dev, s->nc, attrs[i]);
-		s->v[i] = sysfs_u64(path);
-	}
+	for (i = 0; i < VT_NSTATUS_ATTRS; i++)
+		s->v[i] = vt_status_total(s->dev, s->nc, vt_status_attrs[i]);
 }
 
 /*
@@ -89,16 +57,17 @@ static int moved_exactly(const struct snap *before, const char *const *moved)
 	size_t i, j;
 
 	snap_take(&now, before->dev * NC_PER_DEV + before->nc);
-	for (i = 0; i < NATTR; i++) {
+	for (i = 0; i < VT_NSTATUS_ATTRS; i++) {
 		uint64_t want = before->v[i];
 
 		for (j = 0; moved[j]; j++)
-			if (!strcmp(moved[j], attrs[i]))
+			if (!strcmp(moved[j], vt_status_attrs[i]))
 				want++;
 		if (now.v[i] != want) {
 			snprintf(vt_msg, sizeof(vt_msg), "neuron%d nc%d %s: %llu -> %llu, expected %llu",
-				 before->dev, before->nc, attrs[i], (unsigned long long)before->v[i],
-				 (unsigned long long)now.v[i], (unsigned long long)want);
+				 before->dev, before->nc, vt_status_attrs[i],
+				 (unsigned long long)before->v[i], (unsigned long long)now.v[i],
+				 (unsigned long long)want);
 			return -1;
 		}
 	}
@@ -117,24 +86,6 @@ static int moved_exactly(const struct snap *before, const char *const *moved)
 		if (moved_exactly(before, m_))                                   \
 			return 1;                                                \
 	} while (0)
-
-static int knob(int dev, const char *name, const char *fmt, ...)
-{
-	char path[128], buf[128];
-	va_list ap;
-	int fd, n, ret;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), INJECT, dev, name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, buf, (size_t)n) == n ? 0 : -errno;
-	close(fd);
-	return ret;
-}
 
 static void *neff_read(const char *name, size_t *size)
 {
@@ -255,7 +206,7 @@ static int st5_timeout(void)
 	struct snap s;
 
 	snap_take(&s, 3);
-	VT_ASSERT(knob(0, "hang", "3") == 0, "hang knob");
+	VT_ASSERT(vt_inject(0, "hang", "3") == 0, "hang knob");
 	if (run_empty(3, NRT_TIMEOUT))
 		return 1;
 	MOVED(&s, "timeout");
@@ -331,7 +282,7 @@ static int tpb_row(int vnc, const char *type, NRT_STATUS want, const char *attr)
 	struct snap s;
 
 	snap_take(&s, vnc);
-	VT_ASSERT(knob(vnc / NC_PER_DEV, "tpb_error", "%d %s", vnc % NC_PER_DEV, type) == 0,
+	VT_ASSERT(vt_inject(vnc / NC_PER_DEV, "tpb_error", "%d %s", vnc % NC_PER_DEV, type) == 0,
 		  "tpb_error knob");
 	if (run_empty(vnc, want))
 		return 1;
@@ -406,7 +357,7 @@ static int hw_row(int nc, const char *fault, NRT_STATUS want, const char *attr)
 	int vnc = NC_PER_DEV + nc;	/* device 1 */
 
 	snap_take(&s, vnc);
-	VT_ASSERT(knob(1, "hw_error", "%d %s", nc, fault) == 0, "hw_error knob");
+	VT_ASSERT(vt_inject(1, "hw_error", "%d %s", nc, fault) == 0, "hw_error knob");
 	if (run_empty(vnc, want))
 		return 1;
 	MOVED(&s, "execute_completed_with_error", attr);
@@ -440,7 +391,7 @@ static int st1204_nq_overflow(void)
 
 	snap_take(&s, vnc);
 	/* more benign entries than the 1024-entry error ring holds */
-	VT_ASSERT(knob(1, "nq_flood", "1 2000") == 0, "nq_flood knob");
+	VT_ASSERT(vt_inject(1, "nq_flood", "1 2000") == 0, "nq_flood knob");
 	if (run_empty(vnc, NRT_EXEC_SW_NQ_OVERFLOW))
 		return 1;
 	MOVED(&s, "execute_completed_with_error", "execute_sw_nq_overflow");
@@ -638,7 +589,7 @@ static int st101_unit_unrecoverable(void)
 	int fd;
 
 	snap_take(&s, 2);
-	VT_ASSERT(knob(0, "nc_unrecoverable", "2") == 0, "nc_unrecoverable knob");
+	VT_ASSERT(vt_inject(0, "nc_unrecoverable", "2") == 0, "nc_unrecoverable knob");
 	EXPECT(load("empty", 2, &m), NRT_SUCCESS);
 	EXPECT(nrt_execute(m, NULL, NULL), NRT_EXEC_UNIT_UNRECOVERABLE);
 	EXPECT(nrt_execute(m, NULL, NULL), NRT_EXEC_UNIT_UNRECOVERABLE);	/* stays */

@@ -13,15 +13,7 @@
 #include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>
 
-#include "vmtest.h"
-
-static int open_dev(int index)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
+#include "vmdev.h"
 
 static int read_file(const char *path, char *buf, size_t len)
 {
@@ -95,7 +87,7 @@ static void info_init(struct neuron_info *info)
 static int unknown_ioctl_enotty(void)
 {
 	struct neuron_info info;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	info_init(&info);
@@ -110,7 +102,7 @@ static int unknown_ioctl_enotty(void)
 static int wrong_size_einval(void)
 {
 	struct neuron_info info;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	/* size encoded in the command */
@@ -134,7 +126,7 @@ static int nonzero_reserved_einval(void)
 {
 	struct neuron_info info;
 	size_t i;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	for (i = 0; i < 3; i++) {
@@ -163,7 +155,7 @@ static int nonzero_reserved_einval(void)
 
 static int bad_pointer_efault(void)
 {
-	int fd = open_dev(1);
+	int fd = vt_open_dev(1);
 	void *ro;
 
 	VT_ASSERT(fd >= 0, "open");

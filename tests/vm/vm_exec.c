@@ -24,61 +24,8 @@
 #include <nrt/nrt.h>
 #include <nrt/nrt_nq.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
 
-#define SYSFS "/sys/devices/virtual/neuron_device/neuron%d/neuron_core%d/stats/status/%s/total"
-#define INJECT "/sys/kernel/debug/neuron/neuron%d/inject/%s"
-
-static int open_dev(int index)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-static uint64_t sysfs_total(int dev, int nc, const char *name)
-{
-	char path[256], buf[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), SYSFS, dev, nc, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return UINT64_MAX;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return UINT64_MAX;
-	buf[n] = '\0';
-	return strtoull(buf, NULL, 10);
-}
-
-static int inject(int dev, const char *knob, const char *fmt, ...)
-{
-	char path[128], buf[128];
-	va_list ap;
-	int fd, n, ret;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), INJECT, dev, knob);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, buf, (size_t)n) == n ? 0 : -errno;
-	close(fd);
-	return ret;
-}
-
-static int wait_ok(pid_t pid)
-{
-	int st;
-
-	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
 
 /* this process's own NDS counter (the runtime's slab, same slot) */
 static uint64_t own_counter(int dev, int nc, uint32_t id)
@@ -172,9 +119,9 @@ static int every_tpb_type(void)
 	for (t = 0; t < NEURON_TPB_ERROR_COUNT; t++) {
 		const struct tpb_case *c = &tpb_cases[t];
 		int nc = t % 4, dev = t % 2;
-		uint64_t ok0 = sysfs_total(dev, nc, "success");
-		uint64_t err0 = sysfs_total(dev, nc, "execute_completed_with_error");
-		uint64_t extra0 = c->attr ? sysfs_total(dev, nc, c->attr) : 0;
+		uint64_t ok0 = vt_status_total(dev, nc, "success");
+		uint64_t err0 = vt_status_total(dev, nc, "execute_completed_with_error");
+		uint64_t extra0 = c->attr ? vt_status_total(dev, nc, c->attr) : 0;
 		uint64_t nds0 = c->nds_only >= 0 ? own_counter(dev, nc, c->nds_only) : 0;
 		nrt_sim_exec_result_t res;
 		nrt_sim_exec_opts_t o = { .duration_us = 500, .account = 1 };
@@ -182,27 +129,29 @@ static int every_tpb_type(void)
 
 		/* by name for even types, by number for odd ones */
 		if (t % 2)
-			VT_ASSERT(inject(dev, "tpb_error", "%d %d", nc, t) == 0, "inject %d", t);
+			VT_ASSERT(vt_inject(dev, "tpb_error", "%d %d", nc, t) == 0, "inject %d", t);
 		else
-			VT_ASSERT(inject(dev, "tpb_error", "%d %s", nc, c->name) == 0, "inject %s",
-				  c->name);
+			VT_ASSERT(vt_inject(dev, "tpb_error", "%d %s", nc, c->name) == 0,
+				  "inject %s", c->name);
 		st = nrt_sim_execute_ex(dev, nc, &o, &res);
 		VT_ASSERT(st == c->status, "%s: status %u, want %u", c->name, st, c->status);
 		VT_ASSERT(res.entries == 1 && res.dropped == 0, "%s: %u entries %llu dropped",
 			  c->name, res.entries, (unsigned long long)res.dropped);
 		if (c->status == NRT_SUCCESS) {
-			VT_ASSERT(sysfs_total(dev, nc, "success") - ok0 == 1, "%s: success", c->name);
-			VT_ASSERT(sysfs_total(dev, nc, "execute_completed_with_error") == err0,
+			VT_ASSERT(vt_status_total(dev, nc, "success") - ok0 == 1, "%s: success",
+				  c->name);
+			VT_ASSERT(vt_status_total(dev, nc, "execute_completed_with_error") == err0,
 				  "%s: error moved", c->name);
 		} else {
-			VT_ASSERT(sysfs_total(dev, nc, "execute_completed_with_error") - err0 == 1,
+			VT_ASSERT(vt_status_total(dev, nc, "execute_completed_with_error") - err0 ==
+					  1,
 				  "%s: completed_with_error", c->name);
-			VT_ASSERT(sysfs_total(dev, nc, "success") == ok0, "%s: success moved",
+			VT_ASSERT(vt_status_total(dev, nc, "success") == ok0, "%s: success moved",
 				  c->name);
 		}
 		if (c->attr)
-			VT_ASSERT(sysfs_total(dev, nc, c->attr) - extra0 == 1, "%s: %s", c->name,
-				  c->attr);
+			VT_ASSERT(vt_status_total(dev, nc, c->attr) - extra0 == 1, "%s: %s",
+				  c->name, c->attr);
 		if (c->nds_only >= 0)
 			VT_ASSERT(own_counter(dev, nc, c->nds_only) - nds0 == 1, "%s: NDS %d",
 				  c->name, c->nds_only);
@@ -231,15 +180,16 @@ static int every_hw_fault(void)
 	for (i = 0; i < VT_COUNT(hw_cases); i++) {
 		const struct hw_case *c = &hw_cases[i];
 		int nc = (int)(i % 4);
-		uint64_t a0 = sysfs_total(1, nc, c->attr);
-		uint64_t err0 = sysfs_total(1, nc, "execute_completed_with_error");
+		uint64_t a0 = vt_status_total(1, nc, c->attr);
+		uint64_t err0 = vt_status_total(1, nc, "execute_completed_with_error");
 		NRT_STATUS st;
 
-		VT_ASSERT(inject(1, "hw_error", "%d %s", nc, c->knob) == 0, "inject %s", c->knob);
+		VT_ASSERT(vt_inject(1, "hw_error", "%d %s", nc, c->knob) == 0, "inject %s",
+			  c->knob);
 		st = nrt_sim_execute(1, nc, 200);
 		VT_ASSERT(st == c->status, "%s: status %u want %u", c->knob, st, c->status);
-		VT_ASSERT(sysfs_total(1, nc, c->attr) - a0 == 1, "%s: %s", c->knob, c->attr);
-		VT_ASSERT(sysfs_total(1, nc, "execute_completed_with_error") - err0 == 1,
+		VT_ASSERT(vt_status_total(1, nc, c->attr) - a0 == 1, "%s: %s", c->knob, c->attr);
+		VT_ASSERT(vt_status_total(1, nc, "execute_completed_with_error") - err0 == 1,
 			  "%s: completed_with_error", c->knob);
 	}
 	return 0;
@@ -251,13 +201,13 @@ static int racing_faults_priority(void)
 
 	/* 1004 (rank 3) beats 1204? no flood here: 1201 and 1004 tie at rank 3,
 	 * the specific hardware fault is folded first and wins the tie */
-	VT_ASSERT(inject(0, "tpb_error", "2 SEMAPHORE_ERROR 3") == 0, "inject");
-	VT_ASSERT(inject(0, "hw_error", "2 hbm_ue") == 0, "inject");
+	VT_ASSERT(vt_inject(0, "tpb_error", "2 SEMAPHORE_ERROR 3") == 0, "inject");
+	VT_ASSERT(vt_inject(0, "hw_error", "2 hbm_ue") == 0, "inject");
 	st = nrt_sim_execute(0, 2, 0);
 	VT_ASSERT(st == NRT_EXEC_HW_ERR_HBM_UE, "1201 vs 1004: %u", st);
 	/* 1004 (rank 3) beats 1206-class ranks; with SEQUENCER_NONFATAL (transient) too */
-	VT_ASSERT(inject(0, "tpb_error", "2 SEQUENCER_NONFATAL 2") == 0, "inject");
-	VT_ASSERT(inject(0, "tpb_error", "2 EVENT_ERROR") == 0, "inject");
+	VT_ASSERT(vt_inject(0, "tpb_error", "2 SEQUENCER_NONFATAL 2") == 0, "inject");
+	VT_ASSERT(vt_inject(0, "tpb_error", "2 EVENT_ERROR") == 0, "inject");
 	st = nrt_sim_execute(0, 2, 0);
 	VT_ASSERT(st == NRT_EXEC_COMPLETED_WITH_ERR, "transient + event: %u", st);
 	return 0;
@@ -268,23 +218,23 @@ static int nan_armed_child(void)
 {
 	nrt_sim_exec_result_t res;
 	nrt_sim_exec_opts_t o = { .account = 1 };
-	uint64_t num0 = sysfs_total(1, 3, "execute_completed_with_num_error");
-	uint64_t err0 = sysfs_total(1, 3, "execute_completed_with_error");
+	uint64_t num0 = vt_status_total(1, 3, "execute_completed_with_num_error");
+	uint64_t err0 = vt_status_total(1, 3, "execute_completed_with_error");
 
 	setenv("NEURON_FAIL_ON_NAN", "1", 1);
 	nrt_close();	/* the runtime state forked from the parent */
 	if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, NULL, NULL) != NRT_SUCCESS)
 		return 10;
-	if (inject(1, "tpb_error", "3 FP_NAN") || nrt_sim_execute_ex(1, 3, &o, &res) !=
+	if (vt_inject(1, "tpb_error", "3 FP_NAN") || nrt_sim_execute_ex(1, 3, &o, &res) !=
 						     NRT_EXEC_COMPLETED_WITH_NUM_ERR)
 		return 11;
-	if (sysfs_total(1, 3, "execute_completed_with_num_error") - num0 != 1)
+	if (vt_status_total(1, 3, "execute_completed_with_num_error") - num0 != 1)
 		return 12;
 	/* NaN (1003, rank 1) racing MEMORY_ERROR (1004, rank 3) */
-	if (inject(1, "tpb_error", "3 FP_NAN") || inject(1, "tpb_error", "3 MEMORY_ERROR") ||
+	if (vt_inject(1, "tpb_error", "3 FP_NAN") || vt_inject(1, "tpb_error", "3 MEMORY_ERROR") ||
 	    nrt_sim_execute(1, 3, 0) != NRT_EXEC_COMPLETED_WITH_ERR)
 		return 13;
-	if (sysfs_total(1, 3, "execute_completed_with_error") - err0 != 1)
+	if (vt_status_total(1, 3, "execute_completed_with_error") - err0 != 1)
 		return 14;
 	/* verbosity "none" disarms it again (checked through the pure parser) */
 	if (nrt_decode_config_parse("1", "none").numerical_armed)
@@ -313,31 +263,32 @@ static int nan_armed_and_disarmed(void)
 
 static int flood_overflow(void)
 {
-	uint64_t ovf0 = sysfs_total(0, 1, "execute_sw_nq_overflow");
-	uint64_t sem0 = sysfs_total(0, 1, "execute_sw_semaphore_error");
+	uint64_t ovf0 = vt_status_total(0, 1, "execute_sw_nq_overflow");
+	uint64_t sem0 = vt_status_total(0, 1, "execute_sw_semaphore_error");
 	nrt_sim_exec_result_t res;
 	nrt_sim_exec_opts_t o = { .account = 1 };
 	NRT_STATUS st;
 
 	/* 1500 fillers into a 1024-entry ring, then a semaphore error that is lost too */
-	VT_ASSERT(inject(0, "nq_flood", "1 1500") == 0, "flood");
-	VT_ASSERT(inject(0, "tpb_error", "1 SEMAPHORE_ERROR") == 0, "inject");
+	VT_ASSERT(vt_inject(0, "nq_flood", "1 1500") == 0, "flood");
+	VT_ASSERT(vt_inject(0, "tpb_error", "1 SEMAPHORE_ERROR") == 0, "inject");
 	st = nrt_sim_execute_ex(0, 1, &o, &res);
 	VT_ASSERT(st == NRT_EXEC_SW_NQ_OVERFLOW, "status %u", st);
 	VT_ASSERT(res.entries == 1024 && res.dropped == 477, "entries %u dropped %llu",
 		  res.entries, (unsigned long long)res.dropped);
-	VT_ASSERT(sysfs_total(0, 1, "execute_sw_nq_overflow") - ovf0 == 1, "overflow counter");
-	VT_ASSERT(sysfs_total(0, 1, "execute_sw_semaphore_error") == sem0, "lost entry counted");
+	VT_ASSERT(vt_status_total(0, 1, "execute_sw_nq_overflow") - ovf0 == 1, "overflow counter");
+	VT_ASSERT(vt_status_total(0, 1, "execute_sw_semaphore_error") == sem0,
+		  "lost entry counted");
 	/* the ring is usable afterwards; the first entry after the drops carries
 	 * the overflow bit, which must not count the same overflow again */
-	VT_ASSERT(inject(0, "tpb_error", "1 SEMAPHORE_ERROR") == 0, "inject");
+	VT_ASSERT(vt_inject(0, "tpb_error", "1 SEMAPHORE_ERROR") == 0, "inject");
 	st = nrt_sim_execute_ex(0, 1, &o, &res);
 	VT_ASSERT(res.entries == 1 && res.dropped == 0, "after: %u %llu", res.entries,
 		  (unsigned long long)res.dropped);
 	VT_ASSERT(res.errors.nq_overflow == 0, "one overflow counted twice");
-	VT_ASSERT(sysfs_total(0, 1, "execute_sw_nq_overflow") - ovf0 == 1, "overflow counter");
+	VT_ASSERT(vt_status_total(0, 1, "execute_sw_nq_overflow") - ovf0 == 1, "overflow counter");
 	VT_ASSERT(st == NRT_EXEC_COMPLETED_WITH_ERR, "after: %u", st);
-	VT_ASSERT(sysfs_total(0, 1, "execute_sw_semaphore_error") - sem0 == 1, "decoded");
+	VT_ASSERT(vt_status_total(0, 1, "execute_sw_semaphore_error") - sem0 == 1, "decoded");
 	st = nrt_sim_execute(0, 1, 0);
 	VT_ASSERT(st == NRT_SUCCESS, "clean afterwards: %u", st);
 	return 0;
@@ -345,14 +296,14 @@ static int flood_overflow(void)
 
 static int hang_times_out(void)
 {
-	uint64_t to0 = sysfs_total(1, 0, "timeout");
+	uint64_t to0 = vt_status_total(1, 0, "timeout");
 	nrt_sim_exec_opts_t o = { .duration_us = 0, .timeout_us = 200000, .account = 1 };
 	nrt_sim_exec_result_t res;
 	struct timespec a, b;
 	NRT_STATUS st;
 	long ms;
 
-	VT_ASSERT(inject(1, "hang", "0") == 0, "inject");
+	VT_ASSERT(vt_inject(1, "hang", "0") == 0, "inject");
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	st = nrt_sim_execute_ex(1, 0, &o, &res);
 	clock_gettime(CLOCK_MONOTONIC, &b);
@@ -360,7 +311,7 @@ static int hang_times_out(void)
 	VT_ASSERT(st == NRT_TIMEOUT && res.exec_errno == ETIMEDOUT, "status %u errno %d", st,
 		  res.exec_errno);
 	VT_ASSERT(ms >= 200, "returned before the timeout: %ld ms", ms);
-	VT_ASSERT(sysfs_total(1, 0, "timeout") - to0 == 1, "timeout counter");
+	VT_ASSERT(vt_status_total(1, 0, "timeout") - to0 == 1, "timeout counter");
 	VT_ASSERT(nrt_sim_execute(1, 0, 0) == NRT_SUCCESS, "next job runs");
 	return 0;
 }
@@ -393,7 +344,7 @@ static int ebusy_between_processes(void)
 	VT_ASSERT(nrt_sim_execute(1, 2, 0) == NRT_EXEC_NC_BUSY, "1005 while the other holds it");
 	VT_ASSERT(nrt_sim_execute(1, 1, 0) == NRT_SUCCESS, "other cores are free");
 	close(hold[1]);
-	VT_ASSERT(wait_ok(pid), "child");
+	VT_ASSERT(vt_wait_ok(pid), "child");
 	/* its exit released the reservation */
 	VT_ASSERT(nrt_sim_execute(1, 2, 0) == NRT_SUCCESS, "free after the owner exited");
 	nrt_close();
@@ -418,7 +369,7 @@ static int nq_init_validation(void)
 	struct neuron_nq_init a;
 	struct neuron_nq_release r;
 	struct neuron_nq_init b;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	nqi(&a, 0, NEURON_NQ_TYPE_TRACE, 3, 0);
@@ -474,7 +425,7 @@ static int ring_owner_child(struct vt_child *self, void *arg)
 {
 	(void)arg;
 	struct neuron_nq_init a;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	nqi(&a, 3, NEURON_NQ_TYPE_EVENT, 5, 4096);
 	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NQ_INIT, &a))
@@ -492,7 +443,7 @@ static int ring_owner_only(void)
 	void *p;
 
 	VT_ASSERT(vt_child_start(&ch, ring_owner_child, NULL) == 0, "owner failed");
-	fd = open_dev(0);
+	fd = vt_open_dev(0);
 	nqi(&a, 3, NEURON_NQ_TYPE_EVENT, 5, 4096);
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NQ_INIT, &a), EBUSY);
 	{
@@ -515,7 +466,7 @@ static int ring_owner_only(void)
 static int ro_mapper(void *arg)
 {
 	struct neuron_nq_init *a = arg;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 	void *p;
 
 	if (fd < 0)
@@ -535,7 +486,7 @@ static int ring_holder(struct vt_child *self, void *arg)
 {
 	(void)arg;
 	struct neuron_nq_init a;
-	int fd = open_dev(1);
+	int fd = vt_open_dev(1);
 
 	nqi(&a, 0, NEURON_NQ_TYPE_ERROR, 0, 4096);
 	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NQ_INIT, &a))
@@ -553,7 +504,7 @@ static int ring_init_reserves_core(void)
 	struct neuron_nq_init a;
 
 	VT_ASSERT(vt_child_start(&ch, ring_holder, NULL) == 0, "holder failed");
-	fd = open_dev(1);
+	fd = vt_open_dev(1);
 	memset(&e, 0, sizeof(e));
 	e.size = sizeof(e);
 	e.nc = 0;
@@ -570,7 +521,7 @@ static int ring_init_reserves_core(void)
 static int others_cannot_map(void)
 {
 	struct neuron_nq_init a;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 	pid_t pid;
 
 	nqi(&a, 3, NEURON_NQ_TYPE_EVENT, 5, 4096);	/* owned by us since ring_owner_only */
@@ -578,7 +529,7 @@ static int others_cannot_map(void)
 	pid = fork();
 	if (pid == 0)
 		_exit(ro_mapper(&a));
-	VT_ASSERT(wait_ok(pid), "another process could map the ring");
+	VT_ASSERT(vt_wait_ok(pid), "another process could map the ring");
 	close(fd);
 	return 0;
 }
@@ -626,7 +577,7 @@ static int ring_memory_bounded(void)
 {
 	struct neuron_nq_init a;
 	unsigned int i, made = 0, busy = 0, nospc = 0;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 	void *p;
 
 	VT_ASSERT(fd >= 0, "open");
@@ -667,50 +618,30 @@ static int ring_memory_bounded(void)
 	return 0;
 }
 
-static int write_str(const char *path, const char *s)
+#define CG VT_CGROUP
+
+/* memory.current of the test's cgroup; -1 when unreadable */
+static long long cg_current(void)
 {
-	int fd = open(path, O_WRONLY), ok;
+	uint64_t v;
 
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	close(fd);
-	return ok ? 0 : -1;
+	return vt_read_u64(CG "/nqtest/memory.current", &v) ? -1 : (long long)v;
 }
-
-static long long read_ll(const char *path)
-{
-	char buf[64] = "";
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 ? atoll(buf) : -1;
-}
-
-#define CG "/sys/fs/cgroup"
 
 static int charged_child(void)
 {
 	struct neuron_nq_init a;
 	long long before, after;
-	char pid[16];
 	int fd, i;
 
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (write_str(CG "/nqtest/cgroup.procs", pid))
-		return 10;
-	fd = open_dev(0);
-	before = read_ll(CG "/nqtest/memory.current");
+	fd = vt_open_dev(0);
+	before = cg_current();
 	for (i = 0; i < 8; i++) {
 		nqi(&a, 2, NEURON_NQ_TYPE_EVENT, i, NEURON_NQ_MAX_SIZE);
 		if (fd < 0 || ioctl(fd, NEURON_IOCTL_NQ_INIT, &a))
 			return 11;
 	}
-	after = read_ll(CG "/nqtest/memory.current");
+	after = cg_current();
 	printf("# memory.current %lld -> %lld with 8 MiB of rings\n", before, after);
 	return after - before >= 8LL << 20 ? 0 : 12;
 }
@@ -718,24 +649,10 @@ static int charged_child(void)
 /* Rings are charged to the memory cgroup of the process that made them. */
 static int rings_charged_to_cgroup(void)
 {
-	struct stat st;
-	pid_t pid;
 	int status;
 
-	if (stat(CG "/cgroup.controllers", &st)) {
-		mkdir(CG, 0755);
-		VT_ASSERT(mount("none", CG, "cgroup2", 0, NULL) == 0, "mount cgroup2: %s",
-			  strerror(errno));
-	}
-	VT_ASSERT(write_str(CG "/cgroup.subtree_control", "+memory") == 0,
-		  "enable the memory controller: %s", strerror(errno));
-	VT_ASSERT(mkdir(CG "/nqtest", 0755) == 0 || errno == EEXIST, "mkdir");
-	VT_ASSERT(write_str(CG "/nqtest/memory.max", "64M") == 0, "memory.max");
-	pid = fork();
-	if (pid == 0)
-		_exit(charged_child());
-	VT_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-	rmdir(CG "/nqtest");
+	if (vt_memcg_run(CG "/nqtest", "64M", charged_child, &status))
+		return -1;
 	VT_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		  "8 MiB of rings were not charged to the cgroup (child status %d)",
 		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -762,7 +679,7 @@ static void *run_job(void *p)
 static int core_release_child(void *arg)
 {
 	struct neuron_nq_init a;
-	int fd = open_dev(1);
+	int fd = vt_open_dev(1);
 
 	(void)arg;
 	nqi(&a, 1, NEURON_NQ_TYPE_ERROR, 0, 4096);
@@ -786,7 +703,7 @@ static int core_release_takes_rings(void)
 	long n = 0;
 	pid_t pid;
 	void *p;
-	int fd = open_dev(1);
+	int fd = vt_open_dev(1);
 
 	VT_ASSERT(fd >= 0, "open");
 	nqi(&a, 1, NEURON_NQ_TYPE_ERROR, 0, 4096);
@@ -799,7 +716,7 @@ static int core_release_takes_rings(void)
 	pid = fork();
 	if (pid == 0)
 		_exit(core_release_child(NULL));
-	VT_ASSERT(wait_ok(pid), "the next holder could not create its ring");
+	VT_ASSERT(vt_wait_ok(pid), "the next holder could not create its ring");
 
 	j.fd = fd;
 	/* start from a free core 2: nothing of an earlier case holds it */
@@ -827,7 +744,7 @@ static int exec_and_reserve_validation(void)
 {
 	struct neuron_sim_exec e;
 	struct neuron_core_reserve r;
-	int fd = open_dev(1);
+	int fd = vt_open_dev(1);
 
 	VT_ASSERT(fd >= 0, "open");
 	exec_init(&e, 4);
@@ -883,7 +800,7 @@ static int ring_wraps_exact(void)
 	for (j = 0; j < jobs; j++) {
 		int type = j % NEURON_TPB_ERROR_COUNT;
 
-		VT_ASSERT(inject(1, "tpb_error", "1 %d %d", type, per_job) == 0, "inject %d", j);
+		VT_ASSERT(vt_inject(1, "tpb_error", "1 %d %d", type, per_job) == 0, "inject %d", j);
 		exec_init(&e, 1);
 		VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0, "exec %d: %s", j, strerror(errno));
 		VT_ASSERT(e.entries == (uint32_t)per_job && e.dropped == 0, "job %d wrote %u dropped %u",

@@ -22,10 +22,9 @@
 #include <neuron/neuron_ioctl.h>
 #include <neuron/neuron_nds.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
 
-#define DBG "/sys/kernel/debug/neuron/neuron%d/fw/%s"
-#define SYS "/sys/devices/virtual/neuron_device/neuron%d/%s"
+#define SYS VT_SYSFS_DEV "/%s"
 #define PARAM "/sys/module/neuron/parameters/%s"
 
 static unsigned int T_MS;	/* fwio_timeout_ms */
@@ -40,96 +39,12 @@ static unsigned int ATTEMPTS;	/* fwio_retries */
 
 /* ---- small helpers ------------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int open_dev(int index)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-static int read_path(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n, off = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf + off, len - 1 - (size_t)off)) > 0)
-		off += n;
-	close(fd);
-	buf[off] = '\0';
-	return n < 0 ? -errno : 0;
-}
-
-/* write @s to @path; 0 or -errno of the write */
-static int write_path(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int dbg_write(int dev, const char *name, const char *s)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DBG, dev, name);
-	return write_path(path, s);
-}
-
-static int dbg_read(int dev, const char *name, char *buf, size_t len)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DBG, dev, name);
-	return read_path(path, buf, len);
-}
-
-/* "key value" lines of a debugfs file; UINT64_MAX if missing */
-static uint64_t dbg_kv(int dev, const char *name, const char *key)
-{
-	char buf[1024], *p;
-	size_t kl = strlen(key);
-
-	if (dbg_read(dev, name, buf, sizeof(buf)))
-		return UINT64_MAX;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, kl) && p[kl] == ' ')
-			return strtoull(p + kl + 1, NULL, 10);
-	return UINT64_MAX;
-}
-
-static uint64_t sys_u64(int dev, const char *rel)
-{
-	char path[160], buf[64];
-
-	snprintf(path, sizeof(path), SYS, dev, rel);
-	if (read_path(path, buf, sizeof(buf)))
-		return UINT64_MAX;
-	return strtoull(buf, NULL, 10);
-}
-
 static unsigned int param(const char *name)
 {
 	char path[128], buf[32];
 
 	snprintf(path, sizeof(path), PARAM, name);
-	if (read_path(path, buf, sizeof(buf)))
+	if (vt_read_file(path, buf, sizeof(buf)))
 		return 0;
 	return (unsigned int)strtoul(buf, NULL, 10);
 }
@@ -140,27 +55,7 @@ static int set_param(const char *name, unsigned int v)
 
 	snprintf(path, sizeof(path), PARAM, name);
 	snprintf(buf, sizeof(buf), "%u", v);
-	return write_path(path, buf);
-}
-
-/* counters as sysfs shows them, and the firmware's own view */
-struct counts {
-	uint64_t err, tmo, requests, crc, dropped, zero_seq, gaps, slow_done;
-};
-
-static struct counts counts(int dev)
-{
-	struct counts c = {
-		.err = sys_u64(dev, "stats/fw_io/err_count"),
-		.tmo = sys_u64(dev, "stats/fw_io/timeout_count"),
-		.requests = dbg_kv(dev, "sim_stats", "requests"),
-		.crc = dbg_kv(dev, "sim_stats", "crc_errors"),
-		.dropped = dbg_kv(dev, "sim_stats", "dropped"),
-		.zero_seq = dbg_kv(dev, "sim_stats", "zero_seq"),
-		.gaps = dbg_kv(dev, "sim_stats", "seq_gaps"),
-		.slow_done = dbg_kv(dev, "sim_stats", "slow_done"),
-	};
-	return c;
+	return vt_write_file(path, buf);
 }
 
 /*
@@ -170,10 +65,10 @@ static struct counts counts(int dev)
  */
 static int wait_until(int (*cond)(int, uint64_t), int dev, uint64_t arg, unsigned int bound_ms)
 {
-	uint64_t end = now_ns() + (uint64_t)bound_ms * 1000000;
+	uint64_t end = vt_now_ns() + (uint64_t)bound_ms * 1000000;
 
 	while (!cond(dev, arg)) {
-		if (now_ns() > end)
+		if (vt_now_ns() > end)
 			return -1;
 		usleep(1000);
 	}
@@ -183,12 +78,12 @@ static int wait_until(int (*cond)(int, uint64_t), int dev, uint64_t arg, unsigne
 /* The slow fault's delayed answer was delivered or dropped, none is left. */
 static int late_answer_landed(int dev, uint64_t slow_done_before)
 {
-	return dbg_kv(dev, "sim_stats", "slow_done") > slow_done_before &&
-	       dbg_kv(dev, "sim_stats", "slow_pending") == 0;
+	return vt_dbg_kv(dev, "fw/sim_stats", "slow_done") > slow_done_before &&
+	       vt_dbg_kv(dev, "fw/sim_stats", "slow_pending") == 0;
 }
 
 /* Wait for the answer of a slow fault armed when @before was read. */
-static int wait_late_answer(int dev, const struct counts *before, unsigned int slow_ms)
+static int wait_late_answer(int dev, const struct vt_fw_counts *before, unsigned int slow_ms)
 {
 	/* it is due @slow_ms after its request; 5 s slack for emulation */
 	return wait_until(late_answer_landed, dev, before->slow_done, slow_ms + 5000);
@@ -197,52 +92,13 @@ static int wait_late_answer(int dev, const struct counts *before, unsigned int s
 /* The simulated firmware has seen more than @requests requests. */
 static int request_arrived(int dev, uint64_t requests)
 {
-	return dbg_kv(dev, "sim_stats", "requests") > requests;
-}
-
-static int fw_read(int fd, const uint64_t *addr, unsigned int n, uint32_t *val)
-{
-	struct neuron_fw_read r;
-	unsigned int i;
-
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.count = n;
-	for (i = 0; i < n && i < NEURON_FW_READ_MAX; i++)
-		r.addr[i] = addr[i];
-	if (ioctl(fd, NEURON_IOCTL_FW_READ, &r))
-		return -errno;
-	for (i = 0; i < n; i++)
-		val[i] = r.value[i];
-	return 0;
-}
-
-static int fw_read1(int fd, uint64_t addr, uint32_t *val)
-{
-	return fw_read(fd, &addr, 1, val);
-}
-
-static int power(int fd, unsigned int profile)
-{
-	struct neuron_fw_power_profile p;
-
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.profile = profile;
-	return ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p) ? -errno : 0;
+	return vt_dbg_kv(dev, "fw/sim_stats", "requests") > requests;
 }
 
 static int post_now(int dev)
 {
-	return dbg_write(dev, "post_now", "1");
+	return vt_dbg_write(dev, "fw/post_now", "1");
 }
-
-static const char *err_name(int e)
-{
-	return e ? strerror(-e) : "success";
-}
-
-/* ---- mailbox basics --------------------------------------------------------- */
 
 static int read_misc_words(void)
 {
@@ -250,24 +106,25 @@ static int read_misc_words(void)
 	struct neuron_info info;
 	char buf[64], want[64];
 	uint32_t v[3];
-	int fd = open_dev(0), ret;
+	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	ret = fw_read(fd, addr, 3, v);
-	VT_ASSERT(ret == 0, "FW_READ: %s", err_name(ret));
+	ret = vt_fw_read(fd, addr, 3, v);
+	VT_ASSERT(ret == 0, "FW_READ: %s", vt_err_name(ret));
 	VT_ASSERT(v[0] == 7, "API version %u, expected 7", v[0]);
 	VT_ASSERT(v[2] == 0x4e53494d, "serial hi %#x", v[2]);
 	/* the same words as sysfs reads directly */
 	snprintf(want, sizeof(want), "%08x%08x\n", v[2], v[1]);
 	snprintf(buf, sizeof(buf), SYS, 0, "info/serial_number");
-	VT_ASSERT(read_path(buf, buf, sizeof(buf)) == 0 && !strcmp(buf, want),
+	VT_ASSERT(vt_read_file(buf, buf, sizeof(buf)) == 0 && !strcmp(buf, want),
 		  "serial_number '%s' vs mailbox '%s'", buf, want);
-	VT_ASSERT(sys_u64(0, "info/fw_api_version") == 7, "fw_api_version");
+	VT_ASSERT(vt_sys_u64(0, "info/fw_api_version") == 7, "fw_api_version");
 	/* the second device has its own serial */
 	close(fd);
-	fd = open_dev(1);
+	fd = vt_open_dev(1);
 	VT_ASSERT(fd >= 0, "open 1");
-	VT_ASSERT(fw_read1(fd, 0x038, &v[0]) == 0 && v[0] != v[1], "device 1 serial lo %#x", v[0]);
+	VT_ASSERT(vt_fw_read1(fd, 0x038, &v[0]) == 0 && v[0] != v[1], "device 1 serial lo %#x",
+		  v[0]);
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_GET_INFO, &info) == 0, "GET_INFO");
@@ -281,20 +138,20 @@ static int read_sixteen_and_bad_addresses(void)
 	uint64_t addr[NEURON_FW_READ_MAX];
 	uint32_t v[NEURON_FW_READ_MAX];
 	unsigned int i;
-	int fd = open_dev(0), ret;
+	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
 	for (i = 0; i < NEURON_FW_READ_MAX; i++)
 		addr[i] = 4 * i;
-	ret = fw_read(fd, addr, NEURON_FW_READ_MAX, v);
-	VT_ASSERT(ret == 0, "16 words: %s", err_name(ret));
+	ret = vt_fw_read(fd, addr, NEURON_FW_READ_MAX, v);
+	VT_ASSERT(ret == 0, "16 words: %s", vt_err_name(ret));
 	VT_ASSERT(v[0] == 7 && v[9] == 0 /* 0x24: device id 0 */, "words %u %u", v[0], v[9]);
 	/* what the firmware cannot read reads 0xDEADBEEF, the call succeeds */
 	addr[0] = 0x100000;
 	addr[1] = 0x3;
 	addr[2] = UINT64_MAX;
-	ret = fw_read(fd, addr, 3, v);
-	VT_ASSERT(ret == 0, "bad addresses: %s", err_name(ret));
+	ret = vt_fw_read(fd, addr, 3, v);
+	VT_ASSERT(ret == 0, "bad addresses: %s", vt_err_name(ret));
 	VT_ASSERT(v[0] == 0xDEADBEEF && v[1] == 0xDEADBEEF && v[2] == 0xDEADBEEF,
 		  "%#x %#x %#x", v[0], v[1], v[2]);
 	close(fd);
@@ -305,11 +162,11 @@ static int ioctl_validation(void)
 {
 	struct neuron_fw_read r;
 	struct neuron_fw_power_profile p;
-	struct counts a, b;
-	int fd = open_dev(0);
+	struct vt_fw_counts a, b;
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
+	a = vt_fw_counts(0);
 #define R_INIT() do { memset(&r, 0, sizeof(r)); r.size = sizeof(r); r.count = 1; } while (0)
 	R_INIT();
 	r.size -= 8;
@@ -351,7 +208,7 @@ static int ioctl_validation(void)
 	p.size = 24;
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p), EINVAL);
 	/* none of that reached the firmware */
-	b = counts(0);
+	b = vt_fw_counts(0);
 	VT_ASSERT(b.requests == a.requests, "requests %" PRIu64 " -> %" PRIu64, a.requests,
 		  b.requests);
 	close(fd);
@@ -360,20 +217,20 @@ static int ioctl_validation(void)
 
 static int power_profile(void)
 {
-	struct counts a, b;
-	int fd = open_dev(0), ret;
+	struct vt_fw_counts a, b;
+	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
-	ret = power(fd, 2);
-	VT_ASSERT(ret == 0, "profile 2: %s", err_name(ret));
-	VT_ASSERT(dbg_kv(0, "sim_stats", "power_profile") == 2, "firmware did not apply it");
-	ret = power(fd, 0);
-	VT_ASSERT(ret == 0 && dbg_kv(0, "sim_stats", "power_profile") == 0, "profile 0");
+	a = vt_fw_counts(0);
+	ret = vt_fw_power(fd, 2);
+	VT_ASSERT(ret == 0, "profile 2: %s", vt_err_name(ret));
+	VT_ASSERT(vt_dbg_kv(0, "fw/sim_stats", "power_profile") == 2, "firmware did not apply it");
+	ret = vt_fw_power(fd, 0);
+	VT_ASSERT(ret == 0 && vt_dbg_kv(0, "fw/sim_stats", "power_profile") == 0, "profile 0");
 	/* a profile the firmware refuses: FW_IO_FAIL on every attempt */
-	ret = power(fd, 9);
-	VT_ASSERT(ret == -EIO, "profile 9: %s, expected EIO", err_name(ret));
-	b = counts(0);
+	ret = vt_fw_power(fd, 9);
+	VT_ASSERT(ret == -EIO, "profile 9: %s, expected EIO", vt_err_name(ret));
+	b = vt_fw_counts(0);
 	VT_ASSERT(b.err == a.err + ATTEMPTS, "err_count %" PRIu64 " -> %" PRIu64, a.err, b.err);
 	VT_ASSERT(b.tmo == a.tmo, "timeout_count moved");
 	VT_ASSERT(b.requests == a.requests + 2 + ATTEMPTS, "requests");
@@ -415,12 +272,12 @@ static int fault_cases(int (*call)(int fd), const char *site)
 		{ "oversize 0", 0, -EIO, 0, 1, 1, 0, 0 },
 	};
 	size_t i;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	for (i = 0; i < VT_COUNT(cases); i++) {
 		const struct fault_case *c = &cases[i];
-		struct counts a, b, o0, o1;
+		struct vt_fw_counts a, b, o0, o1;
 		char fbuf[64];
 		uint64_t t0, ms;
 		uint32_t v;
@@ -428,14 +285,14 @@ static int fault_cases(int (*call)(int fd), const char *site)
 
 		if (c->slow_ms) {
 			snprintf(fbuf, sizeof(fbuf), "%u", c->slow_ms);
-			VT_ASSERT(dbg_write(0, "slow_ms", fbuf) == 0, "slow_ms");
+			VT_ASSERT(vt_dbg_write(0, "fw/slow_ms", fbuf) == 0, "slow_ms");
 		}
-		o0 = counts(1);
-		a = counts(0);
-		VT_ASSERT(dbg_write(0, "fault", c->fault) == 0, "arm '%s'", c->fault);
-		t0 = now_ns();
+		o0 = vt_fw_counts(1);
+		a = vt_fw_counts(0);
+		VT_ASSERT(vt_dbg_write(0, "fw/fault", c->fault) == 0, "arm '%s'", c->fault);
+		t0 = vt_now_ns();
 		ret = call(fd);
-		ms = (now_ns() - t0) / 1000000;
+		ms = (vt_now_ns() - t0) / 1000000;
 		/*
 		 * The firmware counts a request in a work item. On a slow
 		 * kernel the last attempt's may still be queued when the
@@ -443,15 +300,15 @@ static int fault_cases(int (*call)(int fd), const char *site)
 		 * bound; a count that never comes is reported below).
 		 */
 		(void)wait_until(request_arrived, 0, a.requests + c->d_req - 1, 5000);
-		VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
+		VT_ASSERT(vt_dbg_write(0, "fw/fault", "none") == 0, "clear");
 		if (!strncmp(c->fault, "slow", 4))
 			VT_ASSERT(wait_late_answer(0, &a, c->slow_ms) == 0,
 				  "%s '%s': the delayed answer never landed", site, c->fault);
-		b = counts(0);
-		o1 = counts(1);
+		b = vt_fw_counts(0);
+		o1 = vt_fw_counts(1);
 
 		VT_ASSERT(ret == c->expect, "%s '%s': %s, expected %s", site, c->fault,
-			  err_name(ret), err_name(c->expect));
+			  vt_err_name(ret), vt_err_name(c->expect));
 		VT_ASSERT(b.err - a.err == (uint64_t)c->d_err,
 			  "%s '%s': err_count +%" PRIu64 ", expected +%d", site, c->fault,
 			  b.err - a.err, c->d_err);
@@ -486,13 +343,14 @@ static int fault_cases(int (*call)(int fd), const char *site)
 		VT_ASSERT(o1.err == o0.err && o1.tmo == o0.tmo && o1.requests == o0.requests,
 			  "device 1 counters moved");
 		/* the fault is gone and the mailbox works again, counting nothing */
-		VT_ASSERT(dbg_read(0, "fault", fbuf, sizeof(fbuf)) == 0 && !strcmp(fbuf, "none 0\n"),
+		VT_ASSERT(vt_dbg_read(0, "fw/fault", fbuf, sizeof(fbuf)) == 0 &&
+				  !strcmp(fbuf, "none 0\n"),
 			  "fault reads '%s'", fbuf);
-		a = counts(0);
-		ret = fw_read1(fd, 0x000, &v);
-		b = counts(0);
+		a = vt_fw_counts(0);
+		ret = vt_fw_read1(fd, 0x000, &v);
+		b = vt_fw_counts(0);
 		VT_ASSERT(ret == 0 && v == 7, "%s '%s': no recovery: %s", site, c->fault,
-			  err_name(ret));
+			  vt_err_name(ret));
 		VT_ASSERT(b.err == a.err && b.tmo == a.tmo,
 			  "%s '%s': recovery counted err +%" PRIu64 " timeout +%" PRIu64, site,
 			  c->fault, b.err - a.err, b.tmo - a.tmo);
@@ -504,7 +362,7 @@ static int fault_cases(int (*call)(int fd), const char *site)
 static int call_read(int fd)
 {
 	uint32_t v = 0;
-	int ret = fw_read1(fd, 0x03C, &v);
+	int ret = vt_fw_read1(fd, 0x03C, &v);
 
 	if (!ret && v != 0x4e53494d)
 		return -ERANGE;	/* a "success" with the wrong data */
@@ -513,7 +371,7 @@ static int call_read(int fd)
 
 static int call_power(int fd)
 {
-	return power(fd, 1);
+	return vt_fw_power(fd, 1);
 }
 
 static int faults_at_fw_read(void)
@@ -529,47 +387,47 @@ static int faults_at_power_profile(void)
 static int fault_count_consumed(void)
 {
 	char buf[64];
-	int fd = open_dev(0), ret;
+	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(ATTEMPTS == 3, "written for fwio_retries=3");
-	VT_ASSERT(dbg_write(0, "fault", "fail 5") == 0, "arm");
-	VT_ASSERT(dbg_read(0, "fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "fail 5\n"),
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "fail 5") == 0, "arm");
+	VT_ASSERT(vt_dbg_read(0, "fw/fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "fail 5\n"),
 		  "reads '%s'", buf);
 	ret = call_read(fd);
 	close(fd);
-	VT_ASSERT(ret == -EIO, "3 of 5 used: %s", err_name(ret));
-	VT_ASSERT(dbg_read(0, "fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "fail 2\n"),
+	VT_ASSERT(ret == -EIO, "3 of 5 used: %s", vt_err_name(ret));
+	VT_ASSERT(vt_dbg_read(0, "fw/fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "fail 2\n"),
 		  "reads '%s'", buf);
-	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "sticky");
-	VT_ASSERT(dbg_read(0, "fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "timeout 0\n"),
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "timeout 0") == 0, "sticky");
+	VT_ASSERT(vt_dbg_read(0, "fw/fault", buf, sizeof(buf)) == 0 && !strcmp(buf, "timeout 0\n"),
 		  "reads '%s'", buf);
-	VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "none") == 0, "clear");
 	return 0;
 }
 
 static int api_too_old(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v;
-	int fd = open_dev(0), ret;
+	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
-	VT_ASSERT(dbg_write(0, "api_version", "6") == 0, "api_version");
-	VT_ASSERT(sys_u64(0, "info/fw_api_version") == 6, "sysfs fw_api_version");
-	ret = fw_read1(fd, 0, &v);
-	VT_ASSERT(ret == -EOPNOTSUPP, "FW_READ: %s, expected EOPNOTSUPP", err_name(ret));
-	ret = power(fd, 1);
-	VT_ASSERT(ret == -EOPNOTSUPP, "POWER_PROFILE: %s", err_name(ret));
+	a = vt_fw_counts(0);
+	VT_ASSERT(vt_dbg_write(0, "fw/api_version", "6") == 0, "api_version");
+	VT_ASSERT(vt_sys_u64(0, "info/fw_api_version") == 6, "sysfs fw_api_version");
+	ret = vt_fw_read1(fd, 0, &v);
+	VT_ASSERT(ret == -EOPNOTSUPP, "FW_READ: %s, expected EOPNOTSUPP", vt_err_name(ret));
+	ret = vt_fw_power(fd, 1);
+	VT_ASSERT(ret == -EOPNOTSUPP, "POWER_PROFILE: %s", vt_err_name(ret));
 	ret = post_now(0);
-	VT_ASSERT(ret == -EOPNOTSUPP, "post_now: %s", err_name(ret));
-	b = counts(0);
+	VT_ASSERT(ret == -EOPNOTSUPP, "post_now: %s", vt_err_name(ret));
+	b = vt_fw_counts(0);
 	VT_ASSERT(b.requests == a.requests && b.err == a.err && b.tmo == a.tmo,
 		  "nothing may reach the firmware nor be counted");
-	VT_ASSERT(dbg_write(0, "api_version", "7") == 0, "restore");
-	ret = fw_read1(fd, 0, &v);
-	VT_ASSERT(ret == 0 && v == 7, "after restore: %s", err_name(ret));
+	VT_ASSERT(vt_dbg_write(0, "fw/api_version", "7") == 0, "restore");
+	ret = vt_fw_read1(fd, 0, &v);
+	VT_ASSERT(ret == 0 && v == 7, "after restore: %s", vt_err_name(ret));
 	close(fd);
 	return 0;
 }
@@ -577,19 +435,19 @@ static int api_too_old(void)
 /* 600 exchanges: the 8-bit number wraps twice, never 0, never skips. */
 static int sequence_wraps(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint64_t wraps0, wraps1, drv, fw;
 	unsigned int i;
 	uint32_t v;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(0);
-	wraps0 = dbg_kv(0, "sim_stats", "seq_wraps");
+	a = vt_fw_counts(0);
+	wraps0 = vt_dbg_kv(0, "fw/sim_stats", "seq_wraps");
 	for (i = 0; i < 600; i++)
-		VT_ASSERT(fw_read1(fd, 0, &v) == 0, "read %u", i);
-	b = counts(0);
-	wraps1 = dbg_kv(0, "sim_stats", "seq_wraps");
+		VT_ASSERT(vt_fw_read1(fd, 0, &v) == 0, "read %u", i);
+	b = vt_fw_counts(0);
+	wraps1 = vt_dbg_kv(0, "fw/sim_stats", "seq_wraps");
 	VT_ASSERT(wraps1 - wraps0 >= 2, "wrapped %" PRIu64 " times", wraps1 - wraps0);
 	VT_ASSERT(b.zero_seq == 0, "sequence number 0 arrived %" PRIu64 " times", b.zero_seq);
 	/*
@@ -601,8 +459,8 @@ static int sequence_wraps(void)
 		  b.gaps - a.gaps, b.tmo - a.tmo);
 	VT_ASSERT(b.requests - a.requests + (b.gaps - a.gaps) == 600 + (b.tmo - a.tmo),
 		  "attempts and requests disagree");
-	drv = dbg_kv(0, "stats", "last_seq");
-	fw = dbg_kv(0, "sim_stats", "last_seq");
+	drv = vt_dbg_kv(0, "fw/stats", "last_seq");
+	fw = vt_dbg_kv(0, "fw/sim_stats", "last_seq");
 	VT_ASSERT(drv == fw && drv >= 1 && drv <= 255, "driver last_seq %" PRIu64 " firmware %"
 		  PRIu64, drv, fw);
 	close(fd);
@@ -618,12 +476,12 @@ struct racer {
 static void *race_read(void *arg)
 {
 	struct racer *r = arg;
-	int fd = open_dev(0);
-	uint64_t t0 = now_ns();
+	int fd = vt_open_dev(0);
+	uint64_t t0 = vt_now_ns();
 	uint32_t v;
 
-	r->ret = fw_read1(fd, 0, &v);
-	r->ms = (now_ns() - t0) / 1000000;
+	r->ret = vt_fw_read1(fd, 0, &v);
+	r->ms = (vt_now_ns() - t0) / 1000000;
 	close(fd);
 	return NULL;
 }
@@ -633,21 +491,21 @@ static int hung_firmware_two_callers(void)
 	struct racer r[2];
 	pthread_t t[2];
 	uint64_t t0, ms;
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	int i;
 
-	a = counts(0);
-	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "arm");
-	t0 = now_ns();
+	a = vt_fw_counts(0);
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "timeout 0") == 0, "arm");
+	t0 = vt_now_ns();
 	for (i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, race_read, &r[i]);
 	for (i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	ms = (now_ns() - t0) / 1000000;
-	VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
-	b = counts(0);
+	ms = (vt_now_ns() - t0) / 1000000;
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "none") == 0, "clear");
+	b = vt_fw_counts(0);
 	for (i = 0; i < 2; i++)
-		VT_ASSERT(r[i].ret == -ETIMEDOUT, "caller %d: %s", i, err_name(r[i].ret));
+		VT_ASSERT(r[i].ret == -ETIMEDOUT, "caller %d: %s", i, vt_err_name(r[i].ret));
 	/* one exchange at a time: together they take two full budgets */
 	VT_ASSERT(ms >= 2ull * ATTEMPTS * T_MS && ms <= 2ull * ATTEMPTS * T_MS + 2 * SLACK_MS,
 		  "took %" PRIu64 " ms", ms);
@@ -664,38 +522,38 @@ static int killed_caller_exits(void)
 	int st;
 
 	VT_ASSERT(set_param("fwio_timeout_ms", 5000) == 0, "raise the timeout");
-	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "arm");
-	req = dbg_kv(0, "sim_stats", "requests");
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "timeout 0") == 0, "arm");
+	req = vt_dbg_kv(0, "fw/sim_stats", "requests");
 	pid = fork();
 	if (pid == 0) {
 		uint32_t v;
 
-		fw_read1(open_dev(0), 0, &v);
+		vt_fw_read1(vt_open_dev(0), 0, &v);
 		_exit(0);
 	}
 	/* the child's request is at the firmware, which never answers it */
 	if (wait_until(request_arrived, 0, req, 5000)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
-		dbg_write(0, "fault", "none");
+		vt_dbg_write(0, "fw/fault", "none");
 		set_param("fwio_timeout_ms", saved);
 		VT_ASSERT(0, "the child's request never reached the firmware");
 	}
-	t0 = now_ns();
+	t0 = vt_now_ns();
 	kill(pid, SIGKILL);
 	VT_ASSERT(waitpid(pid, &st, 0) == pid, "waitpid");
-	ms = (now_ns() - t0) / 1000000;
-	dbg_write(0, "fault", "none");
+	ms = (vt_now_ns() - t0) / 1000000;
+	vt_dbg_write(0, "fw/fault", "none");
 	set_param("fwio_timeout_ms", saved);
 	VT_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "child status %#x", st);
 	VT_ASSERT(ms < 500, "exit took %" PRIu64 " ms with a 5 s firmware timeout", ms);
 	/* the abandoned request (still posted: it is never withdrawn) does not poison the next one */
 	{
 		uint32_t v;
-		int fd = open_dev(0), ret = fw_read1(fd, 0, &v);
+		int fd = vt_open_dev(0), ret = vt_fw_read1(fd, 0, &v);
 
 		close(fd);
-		VT_ASSERT(ret == 0 && v == 7, "after the kill: %s", err_name(ret));
+		VT_ASSERT(ret == 0 && v == 7, "after the kill: %s", vt_err_name(ret));
 	}
 	return 0;
 }
@@ -716,7 +574,7 @@ static int read_posted(int dev, struct posted *p)
 	char *line, *save = NULL;
 
 	p->n = 0;
-	if (dbg_read(dev, "posted", buf, sizeof(buf)))
+	if (vt_dbg_read(dev, "fw/posted", buf, sizeof(buf)))
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *sp = strchr(line, ' ');
@@ -752,7 +610,7 @@ static int post_and_read(int dev, struct posted *p)
 {
 	int ret;
 
-	if (dbg_write(dev, "posted", "clear"))
+	if (vt_dbg_write(dev, "fw/posted", "clear"))
 		return -1;
 	ret = post_now(dev);
 	if (ret)
@@ -762,7 +620,7 @@ static int post_and_read(int dev, struct posted *p)
 
 static int driver_version(char *buf, size_t len)
 {
-	if (read_path("/sys/module/neuron/version", buf, len))
+	if (vt_read_file("/sys/module/neuron/version", buf, len))
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
@@ -777,9 +635,9 @@ static int metrics_constants_only(void)
 	VT_ASSERT(driver_version(ver, sizeof(ver)) == 0, "module version");
 	/* flush whatever earlier cases left, then a quiet post */
 	ret = post_now(0);
-	VT_ASSERT(ret == 0, "flush post: %s", err_name(ret));
+	VT_ASSERT(ret == 0, "flush post: %s", vt_err_name(ret));
 	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
 	VT_ASSERT(p.n == 2, "%u records, expected only 12 and 13", p.n);
 	VT_ASSERT(p.id[0] == 12 && !strcmp(p.val[0], "sim"), "12 '%s'", p.val[0]);
 	VT_ASSERT(p.id[1] == 13 && !strcmp(p.val[1], ver), "13 '%s' vs '%s'", p.val[1], ver);
@@ -790,23 +648,23 @@ static int metrics_fw_io_errors(void)
 {
 	struct posted p;
 	uint64_t e0, e1;
-	int fd = open_dev(0), ret, i;
+	int fd = vt_open_dev(0), ret, i;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(post_now(0) == 0, "flush");
-	e0 = sys_u64(0, "stats/fw_io/err_count");
+	e0 = vt_sys_u64(0, "stats/fw_io/err_count");
 	/* 3 error responses (FW_IO_FAIL on each attempt) + 1 (UNKNOWN_COMMAND) */
-	VT_ASSERT(power(fd, 9) == -EIO, "refused profile");
-	VT_ASSERT(dbg_write(0, "fault", "unknown_command 1") == 0, "arm");
+	VT_ASSERT(vt_fw_power(fd, 9) == -EIO, "refused profile");
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "unknown_command 1") == 0, "arm");
 	VT_ASSERT(call_read(fd) == -EOPNOTSUPP, "unknown");
 	/* timeouts are not firmware error responses */
-	VT_ASSERT(dbg_write(0, "fault", "timeout 1") == 0, "arm");
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "timeout 1") == 0, "arm");
 	VT_ASSERT(call_read(fd) == 0, "timeout then ok");
-	e1 = sys_u64(0, "stats/fw_io/err_count");
+	e1 = vt_sys_u64(0, "stats/fw_io/err_count");
 	VT_ASSERT(e1 - e0 == ATTEMPTS + 1, "err_count +%" PRIu64, e1 - e0);
 
 	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
 	i = find_id(&p, 11);
 	VT_ASSERT(i >= 0, "no metric 11 (%u records)", p.n);
 	VT_ASSERT(strtoull(p.val[i], NULL, 10) == e1 - e0, "11 = %s, expected %" PRIu64,
@@ -854,7 +712,7 @@ static int metrics_counter_deltas(void)
 {
 	struct posted p;
 	unsigned int i;
-	int fd = open_dev(0), ret, k;
+	int fd = vt_open_dev(0), ret, k;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
@@ -868,7 +726,7 @@ static int metrics_counter_deltas(void)
 	/* counters that are never posted */
 	VT_ASSERT(nds_add(fd, 0, 0, 0, 12345) == 0 && nds_add(fd, 0, 0, 13, 5) == 0, "others");
 	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
 	VT_ASSERT(p.n == 2 + 28, "%u records, expected 30", p.n);
 	for (i = 0; i < 28; i++) {
 		k = find_id(&p, cw_ids[i]);
@@ -885,8 +743,8 @@ static int metrics_counter_deltas(void)
 	VT_ASSERT(ret == 0 && p.n == 2, "second post: %u records", p.n);
 
 	/* clearing sysfs totals does not change what was done */
-	VT_ASSERT(write_path("/sys/devices/virtual/neuron_device/neuron0/neuron_core0/stats/status/success/total",
-			     "0") == 0, "clear sysfs total");
+	VT_ASSERT(vt_write_file("/sys/devices/virtual/neuron_device/neuron0/neuron_core0/stats/status/success/total",
+				"0") == 0, "clear sysfs total");
 	ret = post_and_read(0, &p);
 	VT_ASSERT(ret == 0 && p.n == 2, "post after sysfs clear: %u records", p.n);
 
@@ -912,7 +770,7 @@ static int metrics_all_ids_split(void)
 	const uint64_t big = 1000000000000000000ull;	/* 19 digits */
 	struct posted p;
 	uint64_t e0;
-	int fd = open_dev(0), ret, k;
+	int fd = vt_open_dev(0), ret, k;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
@@ -921,10 +779,10 @@ static int metrics_all_ids_split(void)
 		VT_ASSERT(nds_add(fd, 0, i % 2, nc_ids[i], big + i) == 0, "add %u", nc_ids[i]);
 	VT_ASSERT(nds_add(fd, NEURON_NDS_ADD_ND, 0, NDS_ND_COUNTER_FEATURE_BITMAP, 0x5) == 0,
 		  "bitmap");
-	e0 = sys_u64(0, "stats/fw_io/err_count");
-	VT_ASSERT(power(fd, 9) == -EIO, "fw errors");
+	e0 = vt_sys_u64(0, "stats/fw_io/err_count");
+	VT_ASSERT(vt_fw_power(fd, 9) == -EIO, "fw errors");
 	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
 	for (i = 0; i < p.n; i++)
 		VT_ASSERT(p.id[i] != 0, "record %u has id 0", i);
 	for (i = 0; i < 28; i++) {
@@ -933,13 +791,13 @@ static int metrics_all_ids_split(void)
 	}
 	k = find_id(&p, 11);
 	VT_ASSERT(k >= 0 && strtoull(p.val[k], NULL, 10) ==
-		  sys_u64(0, "stats/fw_io/err_count") - e0, "metric 11");
+		  vt_sys_u64(0, "stats/fw_io/err_count") - e0, "metric 11");
 	k = find_id(&p, 250);
 	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "5"), "metric 250");
 	VT_ASSERT(find_id(&p, 12) >= 0 && find_id(&p, 13) >= 0, "constants");
 	VT_ASSERT(p.n == 2 + 28 + 1 + 1, "%u records", p.n);
 
-	VT_ASSERT(dbg_read(0, "posted_blobs", blobs, sizeof(blobs)) == 0, "posted_blobs");
+	VT_ASSERT(vt_dbg_read(0, "fw/posted_blobs", blobs, sizeof(blobs)) == 0, "posted_blobs");
 	for (line = strtok_r(blobs, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned int len, recs;
 
@@ -959,29 +817,29 @@ static int metrics_failed_post_carries_over(void)
 {
 	struct posted p;
 	uint64_t e0, e1;
-	int fd = open_dev(0), ret, k;
+	int fd = vt_open_dev(0), ret, k;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
 	VT_ASSERT(post_now(0) == 0, "flush");
-	VT_ASSERT(dbg_write(0, "posted", "clear") == 0, "clear");
+	VT_ASSERT(vt_dbg_write(0, "fw/posted", "clear") == 0, "clear");
 	VT_ASSERT(nds_add(fd, 0, 0, 1, 5) == 0, "add");
-	e0 = sys_u64(0, "stats/fw_io/err_count");
+	e0 = vt_sys_u64(0, "stats/fw_io/err_count");
 
-	VT_ASSERT(dbg_write(0, "fault", "fail 0") == 0, "arm fail");
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "fail 0") == 0, "arm fail");
 	ret = post_now(0);
-	VT_ASSERT(ret == -EIO, "post with FW_IO_FAIL: %s, expected EIO", err_name(ret));
-	VT_ASSERT(dbg_write(0, "fault", "timeout 0") == 0, "arm timeout");
+	VT_ASSERT(ret == -EIO, "post with FW_IO_FAIL: %s, expected EIO", vt_err_name(ret));
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "timeout 0") == 0, "arm timeout");
 	ret = post_now(0);
-	VT_ASSERT(ret == -ETIMEDOUT, "post with a hung firmware: %s", err_name(ret));
-	VT_ASSERT(dbg_write(0, "fault", "none") == 0, "clear");
+	VT_ASSERT(ret == -ETIMEDOUT, "post with a hung firmware: %s", vt_err_name(ret));
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "none") == 0, "clear");
 	VT_ASSERT(read_posted(0, &p) == 0 && p.n == 0, "failed posts recorded %u records", p.n);
-	e1 = sys_u64(0, "stats/fw_io/err_count");
+	e1 = vt_sys_u64(0, "stats/fw_io/err_count");
 	VT_ASSERT(e1 - e0 == ATTEMPTS, "err_count +%" PRIu64, e1 - e0);
 
 	VT_ASSERT(nds_add(fd, 0, 1, 1, 2) == 0, "add");
 	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", err_name(ret));
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
 	k = find_id(&p, 200);
 	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "7"), "200 = %s, expected 7", k >= 0 ? p.val[k] : "-");
 	k = find_id(&p, 11);

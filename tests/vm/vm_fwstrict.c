@@ -21,148 +21,22 @@
 
 #include <neuron/neuron_ioctl.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
 
-#define DBG "/sys/kernel/debug/neuron/neuron%d/fw/%s"
-#define SYS "/sys/devices/virtual/neuron_device/neuron%d/%s"
 /* a delayed answer rides a jiffy timer: it may land up to a jiffy early */
 #define JIFFY_MS 10
 
 static int V2, V3, V4;		/* device indexes */
 static unsigned int DIV;	/* sim_fw_time_div */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000ull + (uint64_t)ts.tv_nsec / 1000000ull;
-}
-
-static int open_dev(int index)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-static int read_path(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n, off = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf + off, len - 1 - (size_t)off)) > 0)
-		off += n;
-	close(fd);
-	buf[off] = '\0';
-	return n < 0 ? -errno : 0;
-}
-
-static int write_path(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (write(fd, s, strlen(s)) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int dbg_write(int dev, const char *name, const char *s)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DBG, dev, name);
-	return write_path(path, s);
-}
-
-/* "key value" line of a debugfs file; UINT64_MAX if missing */
-static uint64_t dbg_kv(int dev, const char *name, const char *key)
-{
-	char path[128], buf[1024], *p;
-	size_t kl = strlen(key);
-
-	snprintf(path, sizeof(path), DBG, dev, name);
-	if (read_path(path, buf, sizeof(buf)))
-		return UINT64_MAX;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, kl) && p[kl] == ' ')
-			return strtoull(p + kl + 1, NULL, 10);
-	return UINT64_MAX;
-}
-
-static uint64_t sys_u64(int dev, const char *rel)
-{
-	char path[160], buf[64];
-
-	snprintf(path, sizeof(path), SYS, dev, rel);
-	if (read_path(path, buf, sizeof(buf)))
-		return UINT64_MAX;
-	return strtoull(buf, NULL, 10);
-}
-
-struct counts {
-	uint64_t err, tmo, requests, legacy, rewrites, zero, refused, slow_done;
-};
-
-static struct counts counts(int dev)
-{
-	struct counts c = {
-		.err = sys_u64(dev, "stats/fw_io/err_count"),
-		.tmo = sys_u64(dev, "stats/fw_io/timeout_count"),
-		.requests = dbg_kv(dev, "sim_stats", "requests"),
-		.legacy = dbg_kv(dev, "sim_stats", "legacy"),
-		.rewrites = dbg_kv(dev, "sim_stats", "rewrites"),
-		.zero = dbg_kv(dev, "sim_stats", "trigger_zero"),
-		.refused = dbg_kv(dev, "sim_stats", "refused"),
-		.slow_done = dbg_kv(dev, "sim_stats", "slow_done"),
-	};
-	return c;
-}
-
-static int fw_read1(int fd, uint64_t addr, uint32_t *val)
-{
-	struct neuron_fw_read r;
-
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.count = 1;
-	r.addr[0] = addr;
-	if (ioctl(fd, NEURON_IOCTL_FW_READ, &r))
-		return -errno;
-	*val = r.value[0];
-	return 0;
-}
-
-static int power(int fd, unsigned int profile)
-{
-	struct neuron_fw_power_profile p;
-
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.profile = profile;
-	return ioctl(fd, NEURON_IOCTL_FW_POWER_PROFILE, &p) ? -errno : 0;
-}
-
-static const char *err_name(int e)
-{
-	return e ? strerror(-e) : "success";
-}
-
 /* Wait (1 ms steps, at most @bound_ms) until the delayed answer was delivered. */
 static int wait_slow_done(int dev, uint64_t before, unsigned int bound_ms)
 {
-	uint64_t end = now_ms() + bound_ms;
+	uint64_t end = vt_now_ms() + bound_ms;
 
-	while (dbg_kv(dev, "sim_stats", "slow_done") <= before ||
-	       dbg_kv(dev, "sim_stats", "slow_pending") != 0) {
-		if (now_ms() > end)
+	while (vt_dbg_kv(dev, "fw/sim_stats", "slow_done") <= before ||
+	       vt_dbg_kv(dev, "fw/sim_stats", "slow_pending") != 0) {
+		if (vt_now_ms() > end)
 			return -1;
 		usleep(1000);
 	}
@@ -177,16 +51,16 @@ static int wait_slow_done(int dev, uint64_t before, unsigned int bound_ms)
 /* v2: READ over the legacy host-memory path; nothing else moves. */
 static int v2_read_is_legacy(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v = 0;
-	int fd = open_dev(V2), ret;
+	int fd = vt_open_dev(V2), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(V2);
-	ret = fw_read1(fd, 0x000, &v);
-	b = counts(V2);
+	a = vt_fw_counts(V2);
+	ret = vt_fw_read1(fd, 0x000, &v);
+	b = vt_fw_counts(V2);
 	close(fd);
-	VT_ASSERT(ret == 0 && v == 7, "FW_READ: %s, value %u", err_name(ret), v);
+	VT_ASSERT(ret == 0 && v == 7, "FW_READ: %s, value %u", vt_err_name(ret), v);
 	VT_ASSERT(b.requests == a.requests + 1 && b.legacy == a.legacy + 1,
 		  "requests +%" PRIu64 ", legacy +%" PRIu64, b.requests - a.requests,
 		  b.legacy - a.legacy);
@@ -197,20 +71,19 @@ static int v2_read_is_legacy(void)
 /* v2: the metrics post is legacy too, and reaches the firmware. */
 static int v2_post_is_legacy(void)
 {
-	struct counts a, b;
-	char path[128], buf[4096];
+	struct vt_fw_counts a, b;
+	char buf[4096];
 	int ret;
 
-	VT_ASSERT(dbg_write(V2, "posted", "x") == 0, "clear posted");
-	a = counts(V2);
-	ret = dbg_write(V2, "post_now", "1");
-	b = counts(V2);
-	VT_ASSERT(ret == 0, "post_now: %s", err_name(ret));
+	VT_ASSERT(vt_dbg_write(V2, "fw/posted", "x") == 0, "clear posted");
+	a = vt_fw_counts(V2);
+	ret = vt_dbg_write(V2, "fw/post_now", "1");
+	b = vt_fw_counts(V2);
+	VT_ASSERT(ret == 0, "post_now: %s", vt_err_name(ret));
 	VT_ASSERT(b.requests > a.requests && b.legacy - a.legacy == b.requests - a.requests,
 		  "requests +%" PRIu64 ", legacy +%" PRIu64, b.requests - a.requests,
 		  b.legacy - a.legacy);
-	snprintf(path, sizeof(path), DBG, V2, "posted");
-	VT_ASSERT(read_path(path, buf, sizeof(buf)) == 0 && strstr(buf, "12 sim\n"),
+	VT_ASSERT(vt_dbg_read(V2, "fw/posted", buf, sizeof(buf)) == 0 && strstr(buf, "12 sim\n"),
 		  "posted: '%s'", buf);
 	return 0;
 }
@@ -218,15 +91,15 @@ static int v2_post_is_legacy(void)
 /* v2: the vendor has no power-profile exchange on v2: nothing is sent. */
 static int v2_no_power_profile(void)
 {
-	struct counts a, b;
-	int fd = open_dev(V2), ret;
+	struct vt_fw_counts a, b;
+	int fd = vt_open_dev(V2), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(V2);
-	ret = power(fd, 1);
-	b = counts(V2);
+	a = vt_fw_counts(V2);
+	ret = vt_fw_power(fd, 1);
+	b = vt_fw_counts(V2);
 	close(fd);
-	VT_ASSERT(ret == -EOPNOTSUPP, "power profile: %s, expected EOPNOTSUPP", err_name(ret));
+	VT_ASSERT(ret == -EOPNOTSUPP, "power profile: %s, expected EOPNOTSUPP", vt_err_name(ret));
 	VT_ASSERT(b.requests == a.requests, "a request reached the firmware");
 	return 0;
 }
@@ -234,18 +107,18 @@ static int v2_no_power_profile(void)
 /* v2: READ makes the vendor's 30 attempts (not fwio_retries). */
 static int v2_read_attempts(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v;
-	int fd = open_dev(V2), ret;
+	int fd = vt_open_dev(V2), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	VT_ASSERT(dbg_write(V2, "fault", "fail 0") == 0, "arm");
-	a = counts(V2);
-	ret = fw_read1(fd, 0x000, &v);
-	b = counts(V2);
-	VT_ASSERT(dbg_write(V2, "fault", "none") == 0, "clear");
+	VT_ASSERT(vt_dbg_write(V2, "fw/fault", "fail 0") == 0, "arm");
+	a = vt_fw_counts(V2);
+	ret = vt_fw_read1(fd, 0x000, &v);
+	b = vt_fw_counts(V2);
+	VT_ASSERT(vt_dbg_write(V2, "fw/fault", "none") == 0, "clear");
 	close(fd);
-	VT_ASSERT(ret == -EIO, "FW_READ: %s, expected EIO", err_name(ret));
+	VT_ASSERT(ret == -EIO, "FW_READ: %s, expected EIO", vt_err_name(ret));
 	VT_ASSERT(b.err - a.err == 30 && b.requests - a.requests == 30,
 		  "err +%" PRIu64 ", requests +%" PRIu64 ", expected 30", b.err - a.err,
 		  b.requests - a.requests);
@@ -258,19 +131,19 @@ static int v2_read_attempts(void)
  */
 static int v3_power_takes_its_time(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint64_t t0, ms;
-	int fd = open_dev(V3), ret;
+	int fd = vt_open_dev(V3), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	a = counts(V3);
-	t0 = now_ms();
-	ret = power(fd, 2);
-	ms = now_ms() - t0;
-	b = counts(V3);
+	a = vt_fw_counts(V3);
+	t0 = vt_now_ms();
+	ret = vt_fw_power(fd, 2);
+	ms = vt_now_ms() - t0;
+	b = vt_fw_counts(V3);
 	close(fd);
-	VT_ASSERT(ret == 0, "power profile: %s", err_name(ret));
-	VT_ASSERT(dbg_kv(V3, "sim_stats", "power_profile") == 2, "not applied");
+	VT_ASSERT(ret == 0, "power profile: %s", vt_err_name(ret));
+	VT_ASSERT(vt_dbg_kv(V3, "fw/sim_stats", "power_profile") == 2, "not applied");
 	VT_ASSERT(ms + JIFFY_MS >= STRICT_POWER_MS, "took %" PRIu64 " ms, firmware takes %u",
 		  ms, STRICT_POWER_MS);
 	VT_ASSERT(b.requests == a.requests + 1 && b.legacy == a.legacy, "requests +%" PRIu64
@@ -286,33 +159,33 @@ static int v3_v4_read_legacy_power_attempts(void)
 	int devs[2] = { V3, V4 }, i;
 
 	for (i = 0; i < 2; i++) {
-		struct counts a, b;
+		struct vt_fw_counts a, b;
 		uint32_t v = 0;
-		int fd = open_dev(devs[i]), ret;
+		int fd = vt_open_dev(devs[i]), ret;
 
 		VT_ASSERT(fd >= 0, "open");
-		a = counts(devs[i]);
-		ret = fw_read1(fd, 0x03C, &v);
-		b = counts(devs[i]);
+		a = vt_fw_counts(devs[i]);
+		ret = vt_fw_read1(fd, 0x03C, &v);
+		b = vt_fw_counts(devs[i]);
 		VT_ASSERT(ret == 0 && v == 0x4e53494d, "neuron%d FW_READ: %s, %#x", devs[i],
-			  err_name(ret), v);
+			  vt_err_name(ret), v);
 		VT_ASSERT(b.legacy == a.legacy + 1, "neuron%d: not legacy", devs[i]);
-		a = counts(devs[i]);
-		ret = dbg_write(devs[i], "post_now", "1");
-		b = counts(devs[i]);
+		a = vt_fw_counts(devs[i]);
+		ret = vt_dbg_write(devs[i], "fw/post_now", "1");
+		b = vt_fw_counts(devs[i]);
 		VT_ASSERT(ret == 0 && b.requests > a.requests &&
 			  b.legacy - a.legacy == b.requests - a.requests,
 			  "neuron%d post: %s, requests +%" PRIu64 ", legacy +%" PRIu64, devs[i],
-			  err_name(ret), b.requests - a.requests, b.legacy - a.legacy);
-		VT_ASSERT(dbg_write(devs[i], "fault", "fail 0") == 0, "arm");
-		a = counts(devs[i]);
-		ret = power(fd, 1);
-		b = counts(devs[i]);
-		VT_ASSERT(dbg_write(devs[i], "fault", "none") == 0, "clear");
+			  vt_err_name(ret), b.requests - a.requests, b.legacy - a.legacy);
+		VT_ASSERT(vt_dbg_write(devs[i], "fw/fault", "fail 0") == 0, "arm");
+		a = vt_fw_counts(devs[i]);
+		ret = vt_fw_power(fd, 1);
+		b = vt_fw_counts(devs[i]);
+		VT_ASSERT(vt_dbg_write(devs[i], "fw/fault", "none") == 0, "clear");
 		close(fd);
 		VT_ASSERT(ret == -EIO && b.err - a.err == 3 && b.requests - a.requests == 3,
 			  "neuron%d power: %s, err +%" PRIu64 ", expected EIO after 3", devs[i],
-			  err_name(ret), b.err - a.err);
+			  vt_err_name(ret), b.err - a.err);
 	}
 	return 0;
 }
@@ -324,36 +197,36 @@ static int v3_v4_read_legacy_power_attempts(void)
  */
 static int response_rules(void)
 {
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	uint32_t v;
-	int fd = open_dev(V3), ret;
+	int fd = vt_open_dev(V3), ret;
 
 	VT_ASSERT(fd >= 0, "open");
-	VT_ASSERT(dbg_write(V3, "fault", "oversize 1") == 0, "arm");
-	a = counts(V3);
-	ret = power(fd, 1);
-	b = counts(V3);
+	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "oversize 1") == 0, "arm");
+	a = vt_fw_counts(V3);
+	ret = vt_fw_power(fd, 1);
+	b = vt_fw_counts(V3);
 	VT_ASSERT(ret == 0 && b.tmo == a.tmo && b.requests == a.requests + 1,
-		  "power with an oversized answer: %s, timeouts +%" PRIu64, err_name(ret),
+		  "power with an oversized answer: %s, timeouts +%" PRIu64, vt_err_name(ret),
 		  b.tmo - a.tmo);
-	VT_ASSERT(dbg_write(V3, "fault", "oversize 1") == 0, "arm");
-	a = counts(V3);
-	ret = fw_read1(fd, 0, &v);
-	b = counts(V3);
-	VT_ASSERT(dbg_write(V3, "fault", "none") == 0, "clear");
+	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "oversize 1") == 0, "arm");
+	a = vt_fw_counts(V3);
+	ret = vt_fw_read1(fd, 0, &v);
+	b = vt_fw_counts(V3);
+	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "none") == 0, "clear");
 	close(fd);
 	VT_ASSERT(ret == -EIO && b.requests == a.requests + 1 && b.tmo == a.tmo + 1,
-		  "READ with an oversized answer: %s, requests +%" PRIu64, err_name(ret),
+		  "READ with an oversized answer: %s, requests +%" PRIu64, vt_err_name(ret),
 		  b.requests - a.requests);
 	/* a POST answer may carry up to the blob's length: accepted, not retried */
-	VT_ASSERT(dbg_write(V3, "fault", "oversize 1") == 0, "arm");
-	a = counts(V3);
-	ret = dbg_write(V3, "post_now", "1");
-	b = counts(V3);
-	VT_ASSERT(dbg_write(V3, "fault", "none") == 0, "clear");
+	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "oversize 1") == 0, "arm");
+	a = vt_fw_counts(V3);
+	ret = vt_dbg_write(V3, "fw/post_now", "1");
+	b = vt_fw_counts(V3);
+	VT_ASSERT(vt_dbg_write(V3, "fw/fault", "none") == 0, "clear");
 	VT_ASSERT(ret == 0 && b.tmo == a.tmo && b.requests == a.requests + 1,
 		  "POST with a 4-byte answer: %s, timeouts +%" PRIu64 ", requests +%" PRIu64,
-		  err_name(ret), b.tmo - a.tmo, b.requests - a.requests);
+		  vt_err_name(ret), b.tmo - a.tmo, b.requests - a.requests);
 	return 0;
 }
 
@@ -366,21 +239,21 @@ static int response_rules(void)
 static int legacy_stale_answer(void)
 {
 	unsigned int slow = 4 * READ_T_MS;
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	char buf[32];
 	uint32_t v = 0;
-	int fd = open_dev(V4), ret;
+	int fd = vt_open_dev(V4), ret;
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(buf, sizeof(buf), "%u", slow);
-	VT_ASSERT(dbg_write(V4, "slow_ms", buf) == 0, "slow_ms");
-	VT_ASSERT(dbg_write(V4, "fault", "slow 1") == 0, "arm");
-	a = counts(V4);
-	ret = fw_read1(fd, 0x000, &v);
+	VT_ASSERT(vt_dbg_write(V4, "fw/slow_ms", buf) == 0, "slow_ms");
+	VT_ASSERT(vt_dbg_write(V4, "fw/fault", "slow 1") == 0, "arm");
+	a = vt_fw_counts(V4);
+	ret = vt_fw_read1(fd, 0x000, &v);
 	VT_ASSERT(wait_slow_done(V4, a.slow_done, slow + 5000) == 0, "late answer never landed");
-	b = counts(V4);
+	b = vt_fw_counts(V4);
 	close(fd);
-	VT_ASSERT(ret == 0 && v == 7, "FW_READ: %s, value %u", err_name(ret), v);
+	VT_ASSERT(ret == 0 && v == 7, "FW_READ: %s, value %u", vt_err_name(ret), v);
 	VT_ASSERT(b.requests - a.requests == 2, "requests +%" PRIu64 ", expected 2",
 		  b.requests - a.requests);
 	VT_ASSERT(b.rewrites > a.rewrites && b.tmo > a.tmo, "rewrites +%" PRIu64
@@ -397,26 +270,26 @@ static int legacy_stale_answer(void)
 static int regs_stale_answer(void)
 {
 	unsigned int slow = POWER_T_MS + POWER_T_MS / 3;
-	struct counts a, b;
+	struct vt_fw_counts a, b;
 	char buf[32];
-	int fd = open_dev(V4), ret;
+	int fd = vt_open_dev(V4), ret;
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(buf, sizeof(buf), "%u", slow);
-	VT_ASSERT(dbg_write(V4, "slow_ms", buf) == 0, "slow_ms");
-	VT_ASSERT(dbg_write(V4, "fault", "slow 1") == 0, "arm");
-	a = counts(V4);
-	ret = power(fd, 3);
+	VT_ASSERT(vt_dbg_write(V4, "fw/slow_ms", buf) == 0, "slow_ms");
+	VT_ASSERT(vt_dbg_write(V4, "fw/fault", "slow 1") == 0, "arm");
+	a = vt_fw_counts(V4);
+	ret = vt_fw_power(fd, 3);
 	VT_ASSERT(wait_slow_done(V4, a.slow_done, slow + 5000) == 0, "late answer never landed");
-	b = counts(V4);
+	b = vt_fw_counts(V4);
 	close(fd);
-	VT_ASSERT(ret == 0, "power profile: %s", err_name(ret));
+	VT_ASSERT(ret == 0, "power profile: %s", vt_err_name(ret));
 	VT_ASSERT(b.requests - a.requests == 2, "requests +%" PRIu64 ", expected 2",
 		  b.requests - a.requests);
 	/* the timeout, then the sequence mismatch of the late answer */
 	VT_ASSERT(b.tmo - a.tmo >= 2 && b.rewrites > a.rewrites, "timeouts +%" PRIu64
 		  ", rewrites +%" PRIu64, b.tmo - a.tmo, b.rewrites - a.rewrites);
-	VT_ASSERT(dbg_kv(V4, "sim_stats", "power_profile") == 3, "not applied");
+	VT_ASSERT(vt_dbg_kv(V4, "fw/sim_stats", "power_profile") == 3, "not applied");
 	return 0;
 }
 
@@ -443,26 +316,26 @@ static int row_timeouts(void)
 	for (i = 0; i < 2; i++) {
 		unsigned int budget = rows[i].attempts * rows[i].t_ms;
 		unsigned int slow = budget + budget / 2;
-		struct counts a, b;
+		struct vt_fw_counts a, b;
 		uint64_t t0, ms;
 		char buf[32];
 		uint32_t v;
-		int fd = open_dev(rows[i].dev), ret;
+		int fd = vt_open_dev(rows[i].dev), ret;
 
 		VT_ASSERT(fd >= 0, "open");
 		snprintf(buf, sizeof(buf), "%u", slow);
-		VT_ASSERT(dbg_write(rows[i].dev, "slow_ms", buf) == 0, "slow_ms %s", buf);
-		VT_ASSERT(dbg_write(rows[i].dev, "fault", "slow 1") == 0, "arm");
-		a = counts(rows[i].dev);
-		t0 = now_ms();
-		ret = rows[i].power ? power(fd, 1) : fw_read1(fd, 0, &v);
-		ms = now_ms() - t0;
+		VT_ASSERT(vt_dbg_write(rows[i].dev, "fw/slow_ms", buf) == 0, "slow_ms %s", buf);
+		VT_ASSERT(vt_dbg_write(rows[i].dev, "fw/fault", "slow 1") == 0, "arm");
+		a = vt_fw_counts(rows[i].dev);
+		t0 = vt_now_ms();
+		ret = rows[i].power ? vt_fw_power(fd, 1) : vt_fw_read1(fd, 0, &v);
+		ms = vt_now_ms() - t0;
 		VT_ASSERT(wait_slow_done(rows[i].dev, a.slow_done, slow + 5000) == 0,
 			  "late answer never landed");
-		b = counts(rows[i].dev);
+		b = vt_fw_counts(rows[i].dev);
 		close(fd);
 		VT_ASSERT(ret == -ETIMEDOUT, "neuron%d: %s, expected ETIMEDOUT", rows[i].dev,
-			  err_name(ret));
+			  vt_err_name(ret));
 		VT_ASSERT(b.tmo - a.tmo == rows[i].attempts && b.requests - a.requests == 1 &&
 			  b.rewrites - a.rewrites == rows[i].attempts - 1,
 			  "neuron%d: timeouts +%" PRIu64 ", requests +%" PRIu64 ", rewrites +%"
@@ -482,15 +355,15 @@ static int contract_kept(void)
 	int devs[3] = { V2, V3, V4 }, i;
 
 	for (i = 0; i < 3; i++) {
-		struct counts c = counts(devs[i]);
+		struct vt_fw_counts c = vt_fw_counts(devs[i]);
 
 		VT_ASSERT(c.zero == 0, "neuron%d: %" PRIu64 " zero writes", devs[i], c.zero);
 		VT_ASSERT(c.refused == 0, "neuron%d: %" PRIu64 " refused", devs[i], c.refused);
-		VT_ASSERT(dbg_kv(devs[i], "sim_stats", "zero_seq") == 0, "seq 0 used");
+		VT_ASSERT(vt_dbg_kv(devs[i], "fw/sim_stats", "zero_seq") == 0, "seq 0 used");
 	}
 	/* v2 never saw the register-only mailbox */
 	{
-		struct counts c = counts(V2);
+		struct vt_fw_counts c = vt_fw_counts(V2);
 
 		VT_ASSERT(c.legacy == c.requests, "v2: %" PRIu64 " of %" PRIu64 " legacy",
 			  c.legacy, c.requests);
@@ -524,7 +397,7 @@ int main(int argc, char **argv)
 	V2 = atoi(argv[1]);
 	V3 = atoi(argv[2]);
 	V4 = atoi(argv[3]);
-	if (read_path("/sys/module/neuron/parameters/sim_fw_time_div", buf, sizeof(buf)) ||
+	if (vt_read_file("/sys/module/neuron/parameters/sim_fw_time_div", buf, sizeof(buf)) ||
 	    !(DIV = (unsigned int)strtoul(buf, NULL, 10))) {
 		fprintf(stderr, "vm_fwstrict: cannot read sim_fw_time_div\n");
 		return 2;

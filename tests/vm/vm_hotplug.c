@@ -27,71 +27,15 @@
 #include <neuron/neuron_nds.h>
 #include <neuron/neuron_nq.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
 
-#define BUS		"/sys/bus/neuron_sim"
-#define SYSFS_DEV	"/sys/devices/virtual/neuron_device/neuron%d"
-#define DEBUGFS		"/sys/kernel/debug/neuron/neuron%d"
+#define BUS		VT_SIM_BUS
+#define SYSFS_DEV	VT_SYSFS_DEV
 #define RING_BYTES	4096
 
 static const char *monitor;
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static int sim_new(int id, int nc)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%d %d\n", id, nc);
-	return vt_write_file(BUS "/new_device", buf);
-}
-
-static int sim_del(int id)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%d\n", id);
-	return vt_write_file(BUS "/del_device", buf);
-}
-
-/* N of /dev/neuron<N> of simulated device @id, or -1. */
-static int sim_index(int id)
-{
-	char path[96], buf[32];
-
-	snprintf(path, sizeof(path), BUS "/devices/neuron_sim%d/neuron_index", id);
-	return vt_read_file(path, buf, sizeof(buf)) ? -1 : atoi(buf);
-}
-
-static int open_dev(int index)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-static int dbg_write(int index, const char *file, const char *text)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), DEBUGFS "/%s", index, file);
-	return vt_write_file(path, text);
-}
-
-/* A "key value" line of a debugfs file, as a number; -1 when missing. */
-static long long dbg_value(int index, const char *file, const char *key)
-{
-	char path[128], buf[1024], *p;
-
-	snprintf(path, sizeof(path), DEBUGFS "/%s", index, file);
-	if (vt_read_file(path, buf, sizeof(buf)))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, strlen(key)) && p[strlen(key)] == ' ')
-			return atoll(p + strlen(key) + 1);
-	return -1;
-}
 
 static int get_info(int fd, struct neuron_info *info)
 {
@@ -208,17 +152,17 @@ static int open_fd_gets_enodev(void)
 	void *m;
 	int fd, idx;
 
-	VT_ASSERT(sim_new(10, 2) == 0, "new_device 10");
-	idx = sim_index(10);
+	VT_ASSERT(vt_sim_new(10, 2) == 0, "new_device 10");
+	idx = vt_sim_index(10);
 	VT_ASSERT(idx >= 0, "no neuron_index");
-	fd = open_dev(idx);
+	fd = vt_open_dev(idx);
 	VT_ASSERT(fd >= 0, "open /dev/neuron%d: %s", idx, strerror(errno));
 	VT_ASSERT(get_info(fd, &info) == 0 && info.device_index == (uint32_t)idx &&
 		  info.nc_count == 2 && info.backend == NEURON_BACKEND_SIM, "GET_INFO before");
 	VT_ASSERT_ERRNO(read(fd, buf, sizeof(buf)), EINVAL);
 	VT_ASSERT(nds_acquire(fd, &a) == 0, "NDS_ACQUIRE before");
 
-	VT_ASSERT(sim_del(10) == 0, "del_device 10");
+	VT_ASSERT(vt_sim_del(10) == 0, "del_device 10");
 	VT_ASSERT_ERRNO(get_info(fd, &info), ENODEV);
 	VT_ASSERT_ERRNO(nds_acquire(fd, &b), ENODEV);
 	VT_ASSERT_ERRNO(read(fd, buf, sizeof(buf)), ENODEV);
@@ -226,9 +170,9 @@ static int open_fd_gets_enodev(void)
 	errno = 0;
 	m = mmap(NULL, a.mmap_size, PROT_READ, MAP_SHARED, fd, a.mmap_offset);
 	VT_ASSERT(m == MAP_FAILED && errno == ENODEV, "mmap after removal: %s", strerror(errno));
-	VT_ASSERT(sim_index(10) < 0, "neuron_sim10 still on the bus");
+	VT_ASSERT(vt_sim_index(10) < 0, "neuron_sim10 still on the bus");
 	snprintf(buf, sizeof(buf), "%d", idx);
-	VT_ASSERT(open_dev(idx) < 0 && errno == ENOENT, "/dev/neuron%s still there", buf);
+	VT_ASSERT(vt_open_dev(idx) < 0 && errno == ENOENT, "/dev/neuron%s still there", buf);
 	VT_ASSERT(close(fd) == 0, "close");
 	return 0;
 }
@@ -250,15 +194,15 @@ static int mappings_survive_removal(void)
 	int fd, idx, st;
 	pid_t pid;
 
-	VT_ASSERT(sim_new(11, 2) == 0, "new_device 11");
-	idx = sim_index(11);
+	VT_ASSERT(vt_sim_new(11, 2) == 0, "new_device 11");
+	idx = vt_sim_index(11);
 	VT_ASSERT(idx >= 0, "no neuron_index");
 	log_mark(marker, sizeof(marker), "mappings");
 	pid = fork();
 	if (pid == 0) {
 		struct neuron_nq_entry *e;
 
-		fd = open_dev(idx);
+		fd = vt_open_dev(idx);
 		if (fd < 0 || nds_acquire(fd, &a) || nq_init(fd, 1, &q))
 			_exit(10);
 		slab = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -271,11 +215,11 @@ static int mappings_survive_removal(void)
 		if (counter_add(fd, 1, NDS_EXT_NC_COUNTER_ERR_SW_SEMAPHORE_ERROR, 5))
 			_exit(12);
 		slab[neuron_nds_nc_offset(1, NDS_NC_COUNTER_INFER_COMPLETED) / 8] += 7;
-		if (dbg_write(idx, "inject/tpb_error", "1 EVENT_ERROR") ||
+		if (vt_dbg_write(idx, "inject/tpb_error", "1 EVENT_ERROR") ||
 		    sim_exec(fd, 1, 0, 0, &x) || x.entries != 1)
 			_exit(13);
 		close(fd);	/* the mappings keep the file */
-		if (sim_del(11))
+		if (vt_sim_del(11))
 			_exit(14);
 		/* after removal: the memory is still there and still ours */
 		e = (struct neuron_nq_entry *)(ring + NEURON_NQ_RING_OFFSET);
@@ -317,13 +261,13 @@ static int job_in_flight_ends(void)
 	long t0, ms;
 	int idx, st;
 
-	VT_ASSERT(sim_new(12, 2) == 0, "new_device 12");
-	idx = sim_index(12);
+	VT_ASSERT(vt_sim_new(12, 2) == 0, "new_device 12");
+	idx = vt_sim_index(12);
 	VT_ASSERT(idx >= 0, "no neuron_index");
-	VT_ASSERT(dbg_write(idx, "inject/hang", "0") == 0, "arm hang");
+	VT_ASSERT(vt_dbg_write(idx, "inject/hang", "0") == 0, "arm hang");
 	hung = fork();
 	if (hung == 0) {
-		int fd = open_dev(idx);
+		int fd = vt_open_dev(idx);
 
 		if (fd < 0)
 			_exit(10);
@@ -334,7 +278,7 @@ static int job_in_flight_ends(void)
 	}
 	busy = fork();
 	if (busy == 0) {
-		int fd = open_dev(idx);
+		int fd = vt_open_dev(idx);
 
 		if (fd < 0)
 			_exit(10);
@@ -343,12 +287,12 @@ static int job_in_flight_ends(void)
 		_exit(0);
 	}
 	/* both jobs run: nc0's hang was taken (hang 0), both cores are held */
-	snprintf(path, sizeof(path), DEBUGFS "/inject/armed", idx);
+	snprintf(path, sizeof(path), VT_DEBUGFS_DEV "/inject/armed", idx);
 	VT_ASSERT(WAIT_FOR(!vt_read_file(path, buf, sizeof(buf)) && strstr(buf, "hang 0") &&
 			   !strstr(buf, "hang 1") && !strstr(buf, "owner 0 "), 10000),
 		  "jobs never started: %s", buf);
 	t0 = vt_now_ms();
-	VT_ASSERT(sim_del(12) == 0, "del_device 12");
+	VT_ASSERT(vt_sim_del(12) == 0, "del_device 12");
 	st = reap(hung);
 	VT_ASSERT(exited_ok(st), "hung job: status %#x", st);
 	st = reap(busy);
@@ -365,21 +309,21 @@ static int job_in_flight_ends(void)
  */
 static int fw_exchange_in_flight_ends(void)
 {
-	long long req0;
+	uint64_t req0;
 	long t0, ms;
 	int idx, st;
 	pid_t pid;
 
-	VT_ASSERT(sim_new(13, 1) == 0, "new_device 13");
-	idx = sim_index(13);
+	VT_ASSERT(vt_sim_new(13, 1) == 0, "new_device 13");
+	idx = vt_sim_index(13);
 	VT_ASSERT(idx >= 0, "no neuron_index");
-	VT_ASSERT(dbg_write(idx, "fw/fault", "timeout 0") == 0, "arm hung firmware");
-	req0 = dbg_value(idx, "fw/sim_stats", "requests");
-	VT_ASSERT(req0 >= 0, "fw/sim_stats");
+	VT_ASSERT(vt_dbg_write(idx, "fw/fault", "timeout 0") == 0, "arm hung firmware");
+	req0 = vt_dbg_kv(idx, "fw/sim_stats", "requests");
+	VT_ASSERT(req0 != UINT64_MAX, "fw/sim_stats");
 	pid = fork();
 	if (pid == 0) {
 		struct neuron_fw_read r;
-		int fd = open_dev(idx);
+		int fd = vt_open_dev(idx);
 
 		if (fd < 0)
 			_exit(10);
@@ -391,10 +335,10 @@ static int fw_exchange_in_flight_ends(void)
 		_exit(0);
 	}
 	/* in flight: the firmware saw the request (and will never answer it) */
-	VT_ASSERT(WAIT_FOR(dbg_value(idx, "fw/sim_stats", "requests") > req0, 10000),
+	VT_ASSERT(WAIT_FOR(vt_dbg_kv(idx, "fw/sim_stats", "requests") > req0, 10000),
 		  "the exchange never reached the firmware");
 	t0 = vt_now_ms();
-	VT_ASSERT(sim_del(13) == 0, "del_device 13");
+	VT_ASSERT(vt_sim_del(13) == 0, "del_device 13");
 	st = reap(pid);
 	ms = vt_now_ms() - t0;
 	printf("vm_hotplug: removal with a FW-IO exchange in flight: %ld ms\n", ms);
@@ -409,8 +353,8 @@ static int sysfs_open_gets_enodev(void)
 	char path[160], buf[32];
 	int idx, fd1, fd2;
 
-	VT_ASSERT(sim_new(14, 2) == 0, "new_device 14");
-	idx = sim_index(14);
+	VT_ASSERT(vt_sim_new(14, 2) == 0, "new_device 14");
+	idx = vt_sim_index(14);
 	VT_ASSERT(idx >= 0, "no neuron_index");
 	snprintf(path, sizeof(path), SYSFS_DEV "/core_count", idx);
 	fd1 = open(path, O_RDONLY | O_CLOEXEC);
@@ -419,7 +363,7 @@ static int sysfs_open_gets_enodev(void)
 	VT_ASSERT(fd1 >= 0 && fd2 >= 0, "open sysfs files");
 	VT_ASSERT(pread(fd1, buf, sizeof(buf), 0) == 2 && buf[0] == '2', "core_count before");
 	VT_ASSERT(pread(fd2, buf, sizeof(buf), 0) == 2 && buf[0] == '0', "total before");
-	VT_ASSERT(sim_del(14) == 0, "del_device 14");
+	VT_ASSERT(vt_sim_del(14) == 0, "del_device 14");
 	VT_ASSERT_ERRNO(pread(fd1, buf, sizeof(buf), 0), ENODEV);
 	VT_ASSERT_ERRNO(pread(fd2, buf, sizeof(buf), 0), ENODEV);
 	close(fd1);
@@ -457,54 +401,35 @@ static void *uffd_ioctl_thread(void *p)
  */
 static int removal_not_blocked_by_user_fault(void)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	struct uffdio_zeropage zp;
+	struct vt_uffd uf;
 	struct uffd_ioctl u = { .ret = 0 };
-	struct pollfd pfd;
-	long page = sysconf(_SC_PAGESIZE), t0, ms;
 	pthread_t th;
-	int uffd, idx, idx2, st = 0;
+	int idx, idx2, st = 0;
 	pid_t pid;
-	char *mem;
+	long ms;
 
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
-	VT_ASSERT(uffd >= 0, "userfaultfd: %s", strerror(errno));
-	VT_ASSERT(ioctl(uffd, UFFDIO_API, &api) == 0, "UFFDIO_API: %s", strerror(errno));
-	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	VT_ASSERT(mem != MAP_FAILED, "mmap");
-	memset(&reg, 0, sizeof(reg));
-	reg.range.start = (unsigned long)mem;
-	reg.range.len = page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	VT_ASSERT(ioctl(uffd, UFFDIO_REGISTER, &reg) == 0, "UFFDIO_REGISTER: %s", strerror(errno));
+	if (vt_uffd_open(&uf))
+		return -1;
 
-	VT_ASSERT(sim_new(14, 1) == 0 && sim_new(15, 1) == 0, "new_device 14, 15");
-	idx = sim_index(14);
-	idx2 = sim_index(15);
-	u.fd = open_dev(idx);
+	VT_ASSERT(vt_sim_new(14, 1) == 0 && vt_sim_new(15, 1) == 0, "new_device 14, 15");
+	idx = vt_sim_index(14);
+	idx2 = vt_sim_index(15);
+	u.fd = vt_open_dev(idx);
 	VT_ASSERT(u.fd >= 0, "open");
-	u.arg = mem;
+	u.arg = uf.mem;
 	VT_ASSERT(pthread_create(&th, NULL, uffd_ioctl_thread, &u) == 0, "pthread_create");
 	/* the fault message proves the ioctl is inside the copy */
-	pfd.fd = uffd;
-	pfd.events = POLLIN;
-	VT_ASSERT(poll(&pfd, 1, 5000) == 1, "the ioctl never faulted on the page");
+	VT_ASSERT(vt_uffd_faulted(&uf, 5000), "the ioctl never faulted on the page");
 
-	t0 = vt_now_ms();
 	pid = fork();
 	if (pid == 0) {
-		int fd = open_dev(idx2);
+		int fd = vt_open_dev(idx2);
 
-		_exit(fd >= 0 && close(fd) == 0 && sim_del(14) == 0 ? 0 : 1);
+		_exit(fd >= 0 && close(fd) == 0 && vt_sim_del(14) == 0 ? 0 : 1);
 	}
-	while ((ms = vt_now_ms() - t0) < 5000 && waitpid(pid, &st, WNOHANG) == 0)
-		usleep(1000);
+	ms = vt_wait_bounded(pid, &st, 5000);
 	/* answer the fault whatever happened, so nothing stays blocked */
-	zp.range.start = (unsigned long)mem;
-	zp.range.len = page;
-	zp.mode = 0;
-	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	vt_uffd_answer(&uf);
 	pthread_join(th, NULL);
 	if (ms >= 5000) {
 		waitpid(pid, &st, 0);
@@ -514,9 +439,8 @@ static int removal_not_blocked_by_user_fault(void)
 	VT_ASSERT(u.ret == -1 && u.err == ENODEV, "the faulting ioctl returned %d/%s, expected ENODEV",
 		  u.ret, strerror(u.err));
 	close(u.fd);
-	close(uffd);
-	munmap(mem, page);
-	VT_ASSERT(sim_del(15) == 0, "del_device 15");
+	vt_uffd_close(&uf);
+	VT_ASSERT(vt_sim_del(15) == 0, "del_device 15");
 	return 0;
 }
 
@@ -526,34 +450,35 @@ static int index_reused_after_release(void)
 	int fd, first, idx;
 	void *m;
 
-	VT_ASSERT(sim_new(20, 1) == 0, "new_device 20");
-	first = sim_index(20);
+	VT_ASSERT(vt_sim_new(20, 1) == 0, "new_device 20");
+	first = vt_sim_index(20);
 	VT_ASSERT(first == 0, "the first device is neuron%d, expected neuron0", first);
-	fd = open_dev(first);
+	fd = vt_open_dev(first);
 	VT_ASSERT(fd >= 0, "open");
-	VT_ASSERT(sim_del(20) == 0, "del_device 20");
-	VT_ASSERT(sim_new(21, 1) == 0, "new_device 21");
-	idx = sim_index(21);
+	VT_ASSERT(vt_sim_del(20) == 0, "del_device 20");
+	VT_ASSERT(vt_sim_new(21, 1) == 0, "new_device 21");
+	idx = vt_sim_index(21);
 	VT_ASSERT(idx == 1, "with neuron0's fd open the next device is neuron%d", idx);
 	VT_ASSERT(close(fd) == 0, "close");
-	VT_ASSERT(sim_new(22, 1) == 0, "new_device 22");
-	idx = sim_index(22);
+	VT_ASSERT(vt_sim_new(22, 1) == 0, "new_device 22");
+	idx = vt_sim_index(22);
 	VT_ASSERT(idx == 0, "after the last close the next device is neuron%d", idx);
 
 	/* the same with a mapping instead of an fd */
-	fd = open_dev(idx);
+	fd = vt_open_dev(idx);
 	VT_ASSERT(fd >= 0 && nds_acquire(fd, &a) == 0, "open, NDS_ACQUIRE");
 	m = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, a.mmap_offset);
 	VT_ASSERT(m != MAP_FAILED, "mmap");
 	close(fd);
-	VT_ASSERT(sim_del(22) == 0, "del_device 22");
-	VT_ASSERT(sim_new(23, 1) == 0, "new_device 23");
-	VT_ASSERT(sim_index(23) == 2, "with neuron0 mapped the next device is neuron%d",
-		  sim_index(23));
+	VT_ASSERT(vt_sim_del(22) == 0, "del_device 22");
+	VT_ASSERT(vt_sim_new(23, 1) == 0, "new_device 23");
+	VT_ASSERT(vt_sim_index(23) == 2, "with neuron0 mapped the next device is neuron%d",
+		  vt_sim_index(23));
 	VT_ASSERT(munmap(m, a.mmap_size) == 0, "munmap");
-	VT_ASSERT(sim_new(24, 1) == 0, "new_device 24");
-	VT_ASSERT(sim_index(24) == 0, "after munmap the next device is neuron%d", sim_index(24));
-	VT_ASSERT(sim_del(21) == 0 && sim_del(23) == 0 && sim_del(24) == 0, "cleanup");
+	VT_ASSERT(vt_sim_new(24, 1) == 0, "new_device 24");
+	VT_ASSERT(vt_sim_index(24) == 0, "after munmap the next device is neuron%d",
+		  vt_sim_index(24));
+	VT_ASSERT(vt_sim_del(21) == 0 && vt_sim_del(23) == 0 && vt_sim_del(24) == 0, "cleanup");
 	return 0;
 }
 
@@ -594,7 +519,7 @@ static int non_root_refused(void)
 	}
 	st = reap(pid);
 	VT_ASSERT(exited_ok(st), "root without CAP_SYS_ADMIN: status %#x", st);
-	VT_ASSERT(sim_index(30) < 0, "a device was added");
+	VT_ASSERT(vt_sim_index(30) < 0, "a device was added");
 	return 0;
 }
 
@@ -634,7 +559,7 @@ static int worker_devices(void)
 			struct neuron_nq_init q;
 			struct neuron_sim_exec x;
 			struct neuron_info info;
-			int fd = open_dev(n);
+			int fd = vt_open_dev(n);
 
 			if (fd < 0) {
 				if (!ALLOW(ENOENT, ENXIO, ENODEV))
@@ -742,7 +667,7 @@ static int stress_add_remove_under_load(void)
 	stop_flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	VT_ASSERT(stop_flag != MAP_FAILED, "mmap");
 	*stop_flag = 0;
-	VT_ASSERT(sim_new(STRESS_STATIC, 2) == 0, "new_device static");
+	VT_ASSERT(vt_sim_new(STRESS_STATIC, 2) == 0, "new_device static");
 	for (i = 0; i < VT_COUNT(workers); i++) {
 		pid[i] = fork();
 		if (pid[i] == 0)
@@ -750,8 +675,8 @@ static int stress_add_remove_under_load(void)
 	}
 	t0 = vt_now_ms();
 	for (c = 0; c < cycles; c++) {
-		int a = sim_new(STRESS_CYCLING, 1 + c % 4);
-		int d = a ? a : sim_del(STRESS_CYCLING);
+		int a = vt_sim_new(STRESS_CYCLING, 1 + c % 4);
+		int d = a ? a : vt_sim_del(STRESS_CYCLING);
 
 		if (a || d) {
 			failed = c + 1;
@@ -767,11 +692,11 @@ static int stress_add_remove_under_load(void)
 	}
 	printf("vm_hotplug: %d add/remove cycles under load in %ld ms\n", c, vt_now_ms() - t0);
 	VT_ASSERT(!failed, "cycle %d failed", failed - 1);
-	VT_ASSERT(sim_del(STRESS_STATIC) == 0, "del_device static");
+	VT_ASSERT(vt_sim_del(STRESS_STATIC) == 0, "del_device static");
 	/* nothing leaked: a new device gets neuron0 again */
-	VT_ASSERT(sim_new(STRESS_CYCLING, 1) == 0 && sim_index(STRESS_CYCLING) == 0,
-		  "after the run the first free index is %d", sim_index(STRESS_CYCLING));
-	VT_ASSERT(sim_del(STRESS_CYCLING) == 0, "cleanup");
+	VT_ASSERT(vt_sim_new(STRESS_CYCLING, 1) == 0 && vt_sim_index(STRESS_CYCLING) == 0,
+		  "after the run the first free index is %d", vt_sim_index(STRESS_CYCLING));
+	VT_ASSERT(vt_sim_del(STRESS_CYCLING) == 0, "cleanup");
 	munmap((void *)stop_flag, 4096);
 	return 0;
 }

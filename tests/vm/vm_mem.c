@@ -31,11 +31,11 @@
 #include <neuron/neuron_nds.h>
 #include <neuron/neuron_nq.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
 
 #define HBM		(16ULL << 20)
 #define NCS		2
-#define DEV_SYSFS	"/sys/devices/virtual/neuron_device/neuron%d"
+#define DEV_SYSFS	VT_SYSFS_DEV
 #define PARAM_HOST_MAX	"/sys/module/neuron/parameters/mem_host_proc_max_mb"
 #define HBM_BLOCKS	"/sys/kernel/debug/neuron/neuron0/hbm_blocks"
 
@@ -59,43 +59,6 @@ static const char *const root_cats[] = {
 
 #define ROOT_CATS	8
 #define CELLS		(ROOT_CATS + NCS * (2 + NEURON_MEM_CAT_COUNT))
-
-static int open_dev(int index)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
-
-static int read_u64(const char *path, uint64_t *v)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -errno;
-	close(fd);
-	return ret;
-}
 
 /* Path of memory cell @i of device @dev: root categories, then per core host, device, 11. */
 static void cell_path(char *p, size_t len, int dev, int i, const char *field)
@@ -125,7 +88,7 @@ static int cells_read(int dev, uint64_t *v, const char *field)
 
 	for (i = 0; i < CELLS; i++) {
 		cell_path(p, sizeof(p), dev, i, field);
-		if (read_u64(p, &v[i]))
+		if (vt_read_u64(p, &v[i]))
 			return -1;
 	}
 	return 0;
@@ -220,7 +183,7 @@ static int all_bytes(const uint8_t *p, size_t n, uint8_t v)
 static int info_reports_hbm(void)
 {
 	struct neuron_info info;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	memset(&info, 0, sizeof(info));
@@ -238,7 +201,7 @@ static int rw_roundtrip(uint32_t loc)
 	static uint8_t in[100000], out[100000];
 	uint64_t h, h2;
 	size_t i;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(mem_alloc(fd, 1, loc, NEURON_MEM_CAT_TENSORS, sizeof(in), &h) == 0, "alloc");
@@ -281,7 +244,7 @@ static int host_rw_roundtrip(void) { return rw_roundtrip(NEURON_MEM_LOC_HOST); }
 static int device_addresses_distinct(void)
 {
 	struct neuron_mem_alloc a, b;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	alloc_init(&a, 0, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_CODE, 5000);
@@ -303,7 +266,7 @@ static int device_addresses_distinct(void)
 static int hbm_exhaustion_enomem(void)
 {
 	uint64_t h[17], big;
-	int fd = open_dev(0), i, n = 0;
+	int fd = vt_open_dev(0), i, n = 0;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, HBM + 1, &big) == -ENOMEM,
@@ -328,7 +291,7 @@ static int hbm_exhaustion_enomem(void)
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 1 << 20, &h[5]) == 0, "refill");
 	close(fd);
 	/* everything came back with the file */
-	fd = open_dev(0);
+	fd = vt_open_dev(0);
 	VT_ASSERT(fd >= 0, "reopen");
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, HBM, &big) == 0, "all of HBM");
 	close(fd);
@@ -338,10 +301,10 @@ static int hbm_exhaustion_enomem(void)
 static int host_cap_enomem(void)
 {
 	uint64_t h, h2;
-	int fd = open_dev(0), fd2 = open_dev(0), r;
+	int fd = vt_open_dev(0), fd2 = vt_open_dev(0), r;
 
 	VT_ASSERT(fd >= 0 && fd2 >= 0, "open");
-	VT_ASSERT(write_str(PARAM_HOST_MAX, "4") == 0, "set the cap");
+	VT_ASSERT(vt_write_file(PARAM_HOST_MAX, "4") == 0, "set the cap");
 	r = mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 5, (4 << 20) + 1, &h);
 	VT_ASSERT(r == -ENOMEM, "over the cap at once: %d", r);
 	r = mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 5, 3 << 20, &h);
@@ -356,7 +319,7 @@ static int host_cap_enomem(void)
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 5, 1 << 20, &h2) == 0, "device still");
 	VT_ASSERT(mem_free(fd, h) == 0, "free");
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, 5, 3 << 20, &h) == 0, "again after free");
-	VT_ASSERT(write_str(PARAM_HOST_MAX, "256") == 0, "restore the cap");
+	VT_ASSERT(vt_write_file(PARAM_HOST_MAX, "256") == 0, "restore the cap");
 	close(fd);
 	close(fd2);
 	return 0;
@@ -365,7 +328,7 @@ static int host_cap_enomem(void)
 static int alloc_bad_args_einval(void)
 {
 	struct neuron_mem_alloc a;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 #define BAD_ALLOC(stmt, err)                                                    \
@@ -398,7 +361,7 @@ static int rw_bad_args_einval(void)
 	struct neuron_mem_free f;
 	uint8_t buf[256];
 	uint64_t h, hh;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 	void *ro;
 
 	VT_ASSERT(fd >= 0, "open");
@@ -457,7 +420,7 @@ static int bad_handles_enoent(void)
 {
 	uint64_t h, other, freed;
 	uint8_t buf[16];
-	int fd = open_dev(0), fd2 = open_dev(0), fd3 = open_dev(1);
+	int fd = vt_open_dev(0), fd2 = vt_open_dev(0), fd3 = vt_open_dev(1);
 
 	VT_ASSERT(fd >= 0 && fd2 >= 0 && fd3 >= 0, "open");
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 64, &h) == 0, "alloc");
@@ -486,7 +449,7 @@ static int bad_handles_enoent(void)
 static int child_uses_parent_fd_eacces(void)
 {
 	uint64_t h;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 	pid_t pid;
 	int st;
 
@@ -537,7 +500,7 @@ static int accounting_exact(void)
 {
 	uint64_t before[CELLS], after[CELLS], present[CELLS], peak[CELLS], h;
 	char why[300];
-	int fd = open_dev(0), nc, cat, loc;
+	int fd = vt_open_dev(0), nc, cat, loc;
 
 	VT_ASSERT(fd >= 0, "open");
 	for (loc = 0; loc < 2; loc++) {
@@ -581,19 +544,19 @@ static int peak_and_clear(void)
 {
 	char p[256];
 	uint64_t h1, h2, v;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(p, sizeof(p), DEV_SYSFS "/neuron_core1/stats/memory_usage/device_mem/constants/peak", 0);
-	VT_ASSERT(write_str(p, "0") == 0, "clear peak");
-	VT_ASSERT(read_u64(p, &v) == 0 && v == 0, "peak cleared: %llu", (unsigned long long)v);
+	VT_ASSERT(vt_write_file(p, "0") == 0, "clear peak");
+	VT_ASSERT(vt_read_u64(p, &v) == 0 && v == 0, "peak cleared: %llu", (unsigned long long)v);
 	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 3, 3000, &h1) == 0, "alloc 1");
 	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 3, 5000, &h2) == 0, "alloc 2");
 	VT_ASSERT(mem_free(fd, h1) == 0 && mem_free(fd, h2) == 0, "free");
-	VT_ASSERT(read_u64(p, &v) == 0 && v == 8000, "peak %llu, expected 8000",
+	VT_ASSERT(vt_read_u64(p, &v) == 0 && v == 8000, "peak %llu, expected 8000",
 		  (unsigned long long)v);
 	snprintf(p, sizeof(p), DEV_SYSFS "/neuron_core1/stats/memory_usage/device_mem/constants/total", 0);
-	VT_ASSERT(read_u64(p, &v) == 0 && v == 0, "total back to 0");
+	VT_ASSERT(vt_read_u64(p, &v) == 0 && v == 0, "total back to 0");
 	close(fd);
 	return 0;
 }
@@ -605,7 +568,7 @@ static int rings_and_slab_accounted(void)
 	struct neuron_nq_release rel;
 	struct neuron_nds_acquire acq;
 	char why[300];
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	memset(&q, 0, sizeof(q));
@@ -645,7 +608,7 @@ static int rings_and_slab_accounted(void)
 static int child_allocs_and_dies(struct vt_child *c, void *arg)
 {
 	uint64_t h;
-	int fd = open_dev(0), i;
+	int fd = vt_open_dev(0), i;
 
 	(void)arg;
 	if (fd < 0)
@@ -657,7 +620,7 @@ static int child_allocs_and_dies(struct vt_child *c, void *arg)
 			return 3;
 	}
 	/* a second file, not closed either */
-	fd = open_dev(0);
+	fd = vt_open_dev(0);
 	if (fd < 0 || mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 1, 8 << 20, &h))
 		return 4;
 	vt_child_hold(c);
@@ -677,7 +640,7 @@ static int exit_frees_everything(void)
 	for (i = 0; i < CELLS; i++)
 		moved += during[i] != before[i];
 	VT_ASSERT(moved > 10, "the child's memory is visible (%d cells moved)", moved);
-	VT_ASSERT(read_u64(HBM_BLOCKS, &blocks) == 0 && blocks >= 20 / 2 * 3,
+	VT_ASSERT(vt_read_u64(HBM_BLOCKS, &blocks) == 0 && blocks >= 20 / 2 * 3,
 		  "the child's HBM writes hold %llu blocks", (unsigned long long)blocks);
 	kill(c.pid, SIGKILL);
 	VT_ASSERT(waitpid(c.pid, &st, 0) == c.pid && WIFSIGNALED(st), "killed");
@@ -687,34 +650,30 @@ static int exit_frees_everything(void)
 	VT_ASSERT(cells_moved(before, after, -1, -1, 0, why, sizeof(why)) == 0, "after exit: %s",
 		  why);
 	/* the simulated HBM gave every block back */
-	VT_ASSERT(read_u64(HBM_BLOCKS, &blocks) == 0 && blocks == 0, "%llu HBM blocks left",
+	VT_ASSERT(vt_read_u64(HBM_BLOCKS, &blocks) == 0 && blocks == 0, "%llu HBM blocks left",
 		  (unsigned long long)blocks);
 	/* and the HBM is free again: all of it fits */
-	fd = open_dev(0);
+	fd = vt_open_dev(0);
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, HBM, &h) == 0, "all of HBM");
 	close(fd);
 	return 0;
 }
 
-#define CG "/sys/fs/cgroup"
+#define CG VT_CGROUP
 
 static int charged_child(void)
 {
 	uint64_t before, after, h;
-	char pid[16];
 	int fd, i;
 
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (write_str(CG "/memtest/cgroup.procs", pid))
-		return 10;
-	fd = open_dev(0);
-	if (fd < 0 || read_u64(CG "/memtest/memory.current", &before))
+	fd = vt_open_dev(0);
+	if (fd < 0 || vt_read_u64(CG "/memtest/memory.current", &before))
 		return 11;
 	for (i = 0; i < 8; i++)
 		if (mem_alloc(fd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_TENSORS, 1 << 20, &h))
 			return 12;
-	if (read_u64(CG "/memtest/memory.current", &after))
+	if (vt_read_u64(CG "/memtest/memory.current", &after))
 		return 13;
 	printf("# memory.current %llu -> %llu with 8 MiB of host allocations\n",
 	       (unsigned long long)before, (unsigned long long)after);
@@ -724,24 +683,10 @@ static int charged_child(void)
 /* Host allocations are charged to the memory cgroup of the process that made them. */
 static int host_memory_charged_to_cgroup(void)
 {
-	struct stat st;
-	pid_t pid;
 	int status;
 
-	if (stat(CG "/cgroup.controllers", &st)) {
-		mkdir(CG, 0755);
-		VT_ASSERT(mount("none", CG, "cgroup2", 0, NULL) == 0, "mount cgroup2: %s",
-			  strerror(errno));
-	}
-	VT_ASSERT(write_str(CG "/cgroup.subtree_control", "+memory") == 0,
-		  "enable the memory controller");
-	VT_ASSERT(mkdir(CG "/memtest", 0755) == 0 || errno == EEXIST, "mkdir");
-	VT_ASSERT(write_str(CG "/memtest/memory.max", "64M") == 0, "memory.max");
-	pid = fork();
-	if (pid == 0)
-		_exit(charged_child());
-	VT_ASSERT(waitpid(pid, &status, 0) == pid, "waitpid");
-	rmdir(CG "/memtest");
+	if (vt_memcg_run(CG "/memtest", "64M", charged_child, &status))
+		return -1;
 	VT_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		  "8 MiB of host allocations were not charged to the cgroup (child status %d)",
 		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -770,7 +715,7 @@ static int model_ops_correct(void)
 	struct neuron_sim_exec_model m;
 	uint64_t hin, hout, hhost;
 	size_t i;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	for (i = 0; i < WORDS; i++)
@@ -823,7 +768,7 @@ static int model_bad_args(void)
 {
 	struct neuron_sim_exec_model m;
 	uint64_t a, b, other;
-	int fd = open_dev(0), fd2 = open_dev(0);
+	int fd = vt_open_dev(0), fd2 = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0 && fd2 >= 0, "open");
 	VT_ASSERT(mem_alloc(fd, 0, NEURON_MEM_LOC_DEVICE, 2, 4096, &a) == 0, "a");
@@ -901,11 +846,11 @@ static int free_during_job(void)
 	struct job_arg j;
 	pthread_t t;
 	char p[256];
-	int fd = open_dev(0), spins = 0;
+	int fd = vt_open_dev(0), spins = 0;
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(p, sizeof(p), DEV_SYSFS "/neuron_core1/stats/memory_usage/device_mem/total", 0);
-	VT_ASSERT(read_u64(p, &before) == 0, "read");
+	VT_ASSERT(vt_read_u64(p, &before) == 0, "read");
 	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_DEVICE, 2, 8192, &a) == 0, "a");
 	VT_ASSERT(mem_alloc(fd, 1, NEURON_MEM_LOC_HOST, 2, 8192, &b) == 0, "b");
 	VT_ASSERT(mem_set(fd, a, 0, 8192, 7) == 0, "set");
@@ -920,11 +865,11 @@ static int free_during_job(void)
 	VT_ASSERT(core_held_by_me(1), "the job never started");
 	VT_ASSERT(mem_free(fd, a) == 0 && mem_free(fd, b) == 0, "free during the job");
 	VT_ASSERT(mem_free(fd, a) == -ENOENT, "the handle is gone at once");
-	VT_ASSERT(read_u64(p, &v) == 0 && v == before + 8192, "memory went while in use: %llu",
+	VT_ASSERT(vt_read_u64(p, &v) == 0 && v == before + 8192, "memory went while in use: %llu",
 		  (unsigned long long)v);
 	pthread_join(t, NULL);
 	VT_ASSERT(j.ret == 0, "job: %s", strerror(-j.ret));
-	VT_ASSERT(read_u64(p, &v) == 0 && v == before, "not freed after the job: %llu",
+	VT_ASSERT(vt_read_u64(p, &v) == 0 && v == before, "not freed after the job: %llu",
 		  (unsigned long long)v);
 	close(fd);
 	return 0;
@@ -1012,7 +957,7 @@ static int concurrent_use(void)
 
 	VT_ASSERT(cells_read(0, before, "total") == 0, "read");
 	memset(&st_shared, 0, sizeof(st_shared));
-	st_shared.fd = open_dev(0);
+	st_shared.fd = vt_open_dev(0);
 	VT_ASSERT(st_shared.fd >= 0, "open");
 	for (i = 0; i < STRESS_THREADS; i++)
 		VT_ASSERT(pthread_create(&th[i], NULL, stress_thread, (void *)(uintptr_t)(i + 1)) == 0,
@@ -1027,16 +972,6 @@ static int concurrent_use(void)
 }
 
 /* ---- user faults and removal ---------------------------------------------------- */
-
-#define BUS "/sys/bus/neuron_sim"
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct uffd_write {
 	int fd;
@@ -1061,56 +996,33 @@ static void *uffd_write_thread(void *p)
  */
 static int removal_not_blocked_by_mem_write_fault(void)
 {
-	struct uffdio_api api = { .api = UFFD_API };
-	struct uffdio_register reg;
-	struct uffdio_zeropage zp;
+	struct vt_uffd uf;
 	struct uffd_write u = { .ret = 0 };
-	struct pollfd pfd;
-	long page = sysconf(_SC_PAGESIZE), t0, ms;
-	char path[96], buf[32];
 	pthread_t th;
-	int uffd, idx, st = 0, fd;
+	int idx, st = 0;
 	pid_t pid;
-	char *mem;
+	long ms;
 
-	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
-	VT_ASSERT(uffd >= 0, "userfaultfd: %s", strerror(errno));
-	VT_ASSERT(ioctl(uffd, UFFDIO_API, &api) == 0, "UFFDIO_API: %s", strerror(errno));
-	mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	VT_ASSERT(mem != MAP_FAILED, "mmap");
-	memset(&reg, 0, sizeof(reg));
-	reg.range.start = (unsigned long)mem;
-	reg.range.len = page;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	VT_ASSERT(ioctl(uffd, UFFDIO_REGISTER, &reg) == 0, "UFFDIO_REGISTER: %s", strerror(errno));
+	if (vt_uffd_open(&uf))
+		return -1;
 
-	VT_ASSERT(write_str(BUS "/new_device", "7 1") == 0, "new_device 7");
-	fd = open(BUS "/devices/neuron_sim7/neuron_index", O_RDONLY);
-	VT_ASSERT(fd >= 0 && read(fd, buf, sizeof(buf)) > 0, "neuron_index");
-	close(fd);
-	idx = atoi(buf);
-	snprintf(path, sizeof(path), "/dev/neuron%d", idx);
-	u.fd = open(path, O_RDWR | O_CLOEXEC);
+	VT_ASSERT(vt_sim_new(7, 1) == 0, "new_device 7");
+	idx = vt_sim_index(7);
+	VT_ASSERT(idx >= 0, "neuron_index");
+	u.fd = vt_open_dev(idx);
 	VT_ASSERT(u.fd >= 0, "open");
 	VT_ASSERT(mem_alloc(u.fd, 0, NEURON_MEM_LOC_DEVICE, 2, 4096, &u.handle) == 0, "alloc");
-	u.buf = mem;
+	u.buf = uf.mem;
 	VT_ASSERT(pthread_create(&th, NULL, uffd_write_thread, &u) == 0, "pthread_create");
 	/* the fault message proves the write is inside the user copy */
-	pfd.fd = uffd;
-	pfd.events = POLLIN;
-	VT_ASSERT(poll(&pfd, 1, 5000) == 1, "the write never faulted on the page");
+	VT_ASSERT(vt_uffd_faulted(&uf, 5000), "the write never faulted on the page");
 
-	t0 = now_ms();
 	pid = fork();
 	if (pid == 0)
-		_exit(write_str(BUS "/del_device", "7") == 0 ? 0 : 1);
-	while ((ms = now_ms() - t0) < 5000 && waitpid(pid, &st, WNOHANG) == 0)
-		usleep(1000);
+		_exit(vt_sim_del(7) == 0 ? 0 : 1);
+	ms = vt_wait_bounded(pid, &st, 5000);
 	/* answer the fault whatever happened, so nothing stays blocked */
-	zp.range.start = (unsigned long)mem;
-	zp.range.len = page;
-	zp.mode = 0;
-	ioctl(uffd, UFFDIO_ZEROPAGE, &zp);
+	vt_uffd_answer(&uf);
 	pthread_join(th, NULL);
 	if (ms >= 5000) {
 		waitpid(pid, &st, 0);
@@ -1121,8 +1033,7 @@ static int removal_not_blocked_by_mem_write_fault(void)
 	/* the allocation goes with the file, after the device */
 	VT_ASSERT(mem_free(u.fd, u.handle) == -ENODEV, "free after removal");
 	close(u.fd);
-	close(uffd);
-	munmap(mem, page);
+	vt_uffd_close(&uf);
 	return 0;
 }
 
@@ -1143,37 +1054,36 @@ static int nc_unrecoverable_until_reset(void)
 	struct neuron_sim_exec_model m;
 	char reset[128], req[160], fail[160];
 	uint64_t state, req0, req1, fail0, fail1, present;
-	int fd = open_dev(1), r;
+	int fd = vt_open_dev(1), r;
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(reset, sizeof(reset), DEV_SYSFS "/reset", 1);
 	snprintf(req, sizeof(req), DEV_SYSFS "/neuron_core1/stats/other_info/reset_req_count/total", 1);
 	snprintf(fail, sizeof(fail), DEV_SYSFS "/neuron_core0/stats/other_info/reset_fail_count/total", 1);
-	VT_ASSERT(read_u64(req, &req0) == 0 && read_u64(fail, &fail0) == 0, "reset counters");
-	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY before");
+	VT_ASSERT(vt_read_u64(req, &req0) == 0 && vt_read_u64(fail, &fail0) == 0, "reset counters");
+	VT_ASSERT(vt_read_u64(reset, &state) == 0 && state == 1, "READY before");
 	VT_ASSERT(sim_exec(fd, 1) == 0, "works before");
-	VT_ASSERT(write_str("/sys/kernel/debug/neuron/neuron1/inject/nc_unrecoverable", "1") == 0,
-		  "inject");
+	VT_ASSERT(vt_inject(1, "nc_unrecoverable", "1") == 0, "inject");
 	VT_ASSERT((r = sim_exec(fd, 1)) == -ENOTRECOVERABLE, "exec: %d", r);
 	VT_ASSERT((r = sim_exec(fd, 1)) == -ENOTRECOVERABLE, "exec again: %d", r);
 	model_init(&m, 1, NEURON_SIM_OP_NONE, 0, 0, 0);
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &m), ENOTRECOVERABLE);
 	VT_ASSERT(sim_exec(fd, 0) == 0, "the other core still works");
 	/* a reset needs the device closed */
-	VT_ASSERT(write_str(reset, "1") == -EBUSY, "reset while open");
+	VT_ASSERT(vt_write_file(reset, "1") == -EBUSY, "reset while open");
 	VT_ASSERT(sim_exec(fd, 1) == -ENOTRECOVERABLE, "still broken");
 	close(fd);
-	VT_ASSERT(read_u64(req, &req1) == 0 && req1 == req0, "a refused reset counted");
-	VT_ASSERT(write_str(reset, "1") == 0, "reset");
-	VT_ASSERT(read_u64(reset, &state) == 0 && state == 1, "READY after");
+	VT_ASSERT(vt_read_u64(req, &req1) == 0 && req1 == req0, "a refused reset counted");
+	VT_ASSERT(vt_write_file(reset, "1") == 0, "reset");
+	VT_ASSERT(vt_read_u64(reset, &state) == 0 && state == 1, "READY after");
 	/* one request on every core, no failure */
-	VT_ASSERT(read_u64(req, &req1) == 0 && req1 == req0 + 1, "reset_req_count %llu -> %llu",
+	VT_ASSERT(vt_read_u64(req, &req1) == 0 && req1 == req0 + 1, "reset_req_count %llu -> %llu",
 		  (unsigned long long)req0, (unsigned long long)req1);
 	req[strlen(req) - strlen("total")] = '\0';
 	strcat(req, "present");
-	VT_ASSERT(read_u64(req, &present) == 0 && present == 1, "reset_req_count present");
-	VT_ASSERT(read_u64(fail, &fail1) == 0 && fail1 == fail0, "reset_fail_count moved");
-	fd = open_dev(1);
+	VT_ASSERT(vt_read_u64(req, &present) == 0 && present == 1, "reset_req_count present");
+	VT_ASSERT(vt_read_u64(fail, &fail1) == 0 && fail1 == fail0, "reset_fail_count moved");
+	fd = vt_open_dev(1);
 	VT_ASSERT(fd >= 0, "reopen");
 	VT_ASSERT(sim_exec(fd, 1) == 0, "works after the reset: %s", strerror(errno));
 	model_init(&m, 1, NEURON_SIM_OP_NONE, 0, 0, 0);

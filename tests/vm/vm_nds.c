@@ -21,30 +21,20 @@
 #include <nrt/nds/neuron_ds.h>
 #include <nrt/nrt_error_model.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
 
 #define NC_COUNT 8
-#define SYSFS_DEV "/sys/devices/virtual/neuron_device/neuron%d"
-
-static int open_dev(int index)
-{
-	char path[32];
-
-	snprintf(path, sizeof(path), "/dev/neuron%d", index);
-	return open(path, O_RDWR | O_CLOEXEC);
-}
+#define SYSFS_DEV VT_SYSFS_DEV
 
 /* neuron<dev>/neuron_core<nc>/stats/<group>/<name>/<field> as a number; ~0 on error */
 static uint64_t counter_file(int dev, int nc, const char *group, const char *name,
 			     const char *field)
 {
-	char path[256], buf[64];
+	char path[256];
 
 	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core%d/stats/%s/%s/%s", dev, nc,
 		 group, name, field);
-	if (vt_read_file(path, buf, sizeof(buf)))
-		return UINT64_MAX;
-	return strtoull(buf, NULL, 10);
+	return vt_u64(path);
 }
 
 static uint64_t status_total(int dev, int nc, const char *name)
@@ -55,16 +45,10 @@ static uint64_t status_total(int dev, int nc, const char *name)
 static int write_counter_file(int dev, int nc, const char *name, const char *field)
 {
 	char path[256];
-	int fd, ret;
 
 	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core%d/stats/status/%s/%s", dev, nc,
 		 name, field);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, "1\n", 2) == 2 ? 0 : -errno;
-	close(fd);
-	return ret;
+	return vt_write_file(path, "1\n");
 }
 
 /* A child process that runs @fn and reports through its exit status. */
@@ -75,15 +59,6 @@ static pid_t spawn(int (*fn)(void *), void *arg)
 	if (pid == 0)
 		_exit(fn(arg) ? 1 : 0);
 	return pid;
-}
-
-static int wait_ok(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		return 0;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 static ndl_device_t *open_ndl(int index)
@@ -107,7 +82,7 @@ static void acq_init(struct neuron_nds_acquire *a, int pid)
 static int acquire_validation(void)
 {
 	struct neuron_nds_acquire a;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	acq_init(&a, 0);
@@ -198,7 +173,7 @@ static int counter_add_child(void *unused)
 	struct neuron_nds_counter_add a;
 	struct neuron_nds_acquire q;
 	const uint64_t *slab;
-	int fd = open_dev(1);
+	int fd = vt_open_dev(1);
 
 	(void)unused;
 	VT_ASSERT(fd >= 0, "open");
@@ -244,7 +219,7 @@ static int counter_add_child(void *unused)
 
 static int counter_add_validation(void)
 {
-	VT_ASSERT(wait_ok(spawn(counter_add_child, NULL)), "child checks failed (see its exit)");
+	VT_ASSERT(vt_wait_ok(spawn(counter_add_child, NULL)), "child checks failed (see its exit)");
 	return 0;
 }
 
@@ -252,7 +227,7 @@ static int mmap_validation(void)
 {
 	struct neuron_nds_acquire q;
 	void *p;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open");
 	acq_init(&q, 0);
@@ -397,9 +372,9 @@ static int concurrent_totals_exact(void)
 	}
 	close(ex[1]);
 	for (i = 0; i < PROCS; i++)
-		VT_ASSERT(wait_ok(kids[i]), "child %d failed", i);
+		VT_ASSERT(vt_wait_ok(kids[i]), "child %d failed", i);
 	VT_ASSERT(write(stop[1], "s", 1) == 1, "stop reader");
-	VT_ASSERT(wait_ok(reader), "a sysfs total went backwards under concurrent updates");
+	VT_ASSERT(vt_wait_ok(reader), "a sysfs total went backwards under concurrent updates");
 
 	/* after exit: folded exactly once */
 	for (nc = 0; nc < NC_COUNT; nc++) {
@@ -507,7 +482,7 @@ static int seventeenth_gets_resource(void)
 		  "maps to %u", nrt_status_from_errno(NRT_SITE_NDS_ACQUIRE, ret));
 	close(ex[1]);
 	for (i = 0; i < NEURON_NDS_PER_DEVICE; i++)
-		VT_ASSERT(wait_ok(kids[i]), "holder %d", i);
+		VT_ASSERT(vt_wait_ok(kids[i]), "holder %d", i);
 	VT_ASSERT(nds_open(dev, 0, &inst) == 0, "a slot is free again");
 	nds_close(inst);
 	ndl_close_device(dev);
@@ -557,7 +532,7 @@ static int monitor_reads_not_writes(void)
 	VT_ASSERT(nds_or_nd_counter(mon, 3, 1) == -EPERM, "or");
 
 	/* and the kernel enforces it for raw mappings */
-	fd = open_dev(0);
+	fd = vt_open_dev(0);
 	acq_init(&q, pid);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "lookup");
 	VT_ASSERT(q.access == NEURON_NDS_ACCESS_RO, "access %u", q.access);
@@ -577,7 +552,7 @@ static int monitor_reads_not_writes(void)
 	close(fd);
 
 	/* a file no acquire handed the slab to cannot map it, even read-only */
-	fd = open_dev(0);
+	fd = vt_open_dev(0);
 	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
 	VT_ASSERT(p == MAP_FAILED && errno == EACCES, "map without an acquire: %s", strerror(errno));
 	close(fd);
@@ -600,7 +575,7 @@ static int layout_writer(struct vt_child *self, void *arg)
 	struct neuron_nds_counter_add a;
 	struct neuron_nds_acquire q;
 	uint32_t nc, id;
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 
 	acq_init(&q, 0);
 	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
@@ -654,7 +629,7 @@ static int raw_layout_bytes(void)
 
 	VT_ASSERT(vt_child_start(&ch, layout_writer, NULL) == 0, "writer failed");
 	pid = ch.pid;
-	fd = open_dev(0);
+	fd = vt_open_dev(0);
 	acq_init(&q, pid);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "lookup");
 	m = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
@@ -718,7 +693,7 @@ static int bridge_moves_sysfs(void)
 	uint64_t inv0 = status_total(0, 6, "invalid_error");
 	uint64_t inf0 = counter_file(0, 6, "other_info", "inference_count", "total");
 
-	VT_ASSERT(wait_ok(spawn(bridge_child, NULL)), "child");
+	VT_ASSERT(vt_wait_ok(spawn(bridge_child, NULL)), "child");
 	VT_ASSERT(status_total(0, 6, "execute_completed_with_error") - err0 == 1, "1004 outcome");
 	VT_ASSERT(status_total(0, 6, "execute_sw_semaphore_error") - sem0 == 1, "semaphore");
 	VT_ASSERT(status_total(0, 6, "invalid_error") - inv0 == 1, "CSWTCH 2->19");
@@ -743,7 +718,7 @@ static int counts_survive_last_close(void)
 {
 	uint64_t base = status_total(1, 7, "oob_error");
 
-	VT_ASSERT(wait_ok(spawn(survivor_fn, NULL)), "child");
+	VT_ASSERT(vt_wait_ok(spawn(survivor_fn, NULL)), "child");
 	VT_ASSERT(status_total(1, 7, "oob_error") - base == 77, "oob after last close: %llu",
 		  (unsigned long long)(status_total(1, 7, "oob_error") - base));
 	return 0;
@@ -769,7 +744,7 @@ static int write_to_clear(void)
 	uint64_t before = status_total(1, 7, "oob_error");
 
 	VT_ASSERT(before > 0, "nothing to clear (run after counts_survive_last_close)");
-	VT_ASSERT(wait_ok(spawn(unpriv_write, NULL)), "unprivileged write not refused");
+	VT_ASSERT(vt_wait_ok(spawn(unpriv_write, NULL)), "unprivileged write not refused");
 	VT_ASSERT(status_total(1, 7, "oob_error") == before, "value changed");
 	VT_ASSERT(write_counter_file(1, 7, "oob_error", "total") == 0, "root write");
 	VT_ASSERT(status_total(1, 7, "oob_error") == 0, "total cleared");
@@ -795,7 +770,7 @@ static int notify_wakes_poll(void)
 	snprintf(path, sizeof(path), SYSFS_DEV "/neuron_core7/stats/status/oob_error/total", 1);
 	fd = open(path, O_RDONLY);
 	VT_ASSERT(fd >= 0 && read(fd, buf, sizeof(buf)) > 0, "prime read");
-	VT_ASSERT(wait_ok(spawn(survivor_fn, NULL)), "child");
+	VT_ASSERT(vt_wait_ok(spawn(survivor_fn, NULL)), "child");
 	pfd = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
 	ret = poll(&pfd, 1, 10000);
 	VT_ASSERT(ret == 1 && (pfd.revents & (POLLPRI | POLLERR)), "poll: %d revents %x", ret,
@@ -821,7 +796,7 @@ static int adder_fn(void *unused)
 {
 	struct neuron_nds_counter_add a;
 	struct neuron_nds_acquire q;
-	int fd = open_dev(1);
+	int fd = vt_open_dev(1);
 	char c = 0;
 
 	(void)unused;
@@ -857,7 +832,7 @@ static int counter_add_wakes_poll(void)
 	pfd = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
 	ret = poll(&pfd, 1, 0);
 	VT_ASSERT(write(hold_pipe[1], "x", 1) == 1, "release the child");
-	VT_ASSERT(wait_ok(pid), "child");
+	VT_ASSERT(vt_wait_ok(pid), "child");
 	VT_ASSERT(ret == 1 && (pfd.revents & (POLLPRI | POLLERR)),
 		  "no wake-up from the counter-add ioctl: poll %d revents %x", ret, pfd.revents);
 	close(fd);
@@ -883,7 +858,7 @@ static int inherited_child(void *arg)
 	int inherited = *(int *)arg;
 	struct neuron_nds_acquire q;
 	void *p;
-	int own = open_dev(0);
+	int own = vt_open_dev(0);
 
 	acq_init(&q, 0);
 	if (own < 0 || ioctl(own, NEURON_IOCTL_NDS_ACQUIRE, &q))
@@ -908,7 +883,7 @@ static int inherited_child(void *arg)
 
 static int inherited_fd_cannot_map_rw(void)
 {
-	int fd = open_dev(0);
+	int fd = vt_open_dev(0);
 	pid_t pid;
 	int st;
 

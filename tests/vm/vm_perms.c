@@ -51,7 +51,7 @@
 #include <neuron/neuron_nq.h>
 
 #include "nlraw.h"
-#include "vmtest.h"
+#include "vmdev.h"
 
 #define SYS	"/sys/devices/virtual/neuron_device/neuron0"
 #define DBG	"/sys/kernel/debug/neuron/neuron0"
@@ -88,32 +88,10 @@ static int open_errno(const char *path, int flags)
 
 static uint64_t peer_total(void)
 {
-	char buf[64];
-
-	if (vt_read_file(SYS "/neuron_core0/stats/status/oob_error/total", buf, sizeof(buf)))
-		return UINT64_MAX;
-	return strtoull(buf, NULL, 10);
-}
-
-static int open_dev(void)
-{
-	return open("/dev/neuron0", O_RDWR | O_CLOEXEC);
+	return vt_status_total(0, 0, "oob_error");
 }
 
 /* ---- contexts ----------------------------------------------------------------- */
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int r = 0;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		r = -1;
-	close(fd);
-	return r;
-}
 
 static int drop_to_nobody(int with_group)
 {
@@ -156,9 +134,9 @@ static int enter(int ctx)
 			return -2;
 		}
 		/* an unprivileged process maps its own ids only */
-		if (write_str("/proc/self/uid_map", "0 65534 1\n") ||
-		    write_str("/proc/self/setgroups", "deny\n") ||
-		    write_str("/proc/self/gid_map", "0 65534 1\n")) {
+		if (vt_write_file("/proc/self/uid_map", "0 65534 1\n") ||
+		    vt_write_file("/proc/self/setgroups", "deny\n") ||
+		    vt_write_file("/proc/self/gid_map", "0 65534 1\n")) {
 			snprintf(sh->msg, sizeof(sh->msg), "writing the id maps: %s", strerror(errno));
 			return -2;
 		}
@@ -224,7 +202,7 @@ static int peer_fn(struct vt_child *c, void *arg)
 	(void)arg;
 	if (drop_to_nobody(1))
 		return 1;
-	fd = open_dev();
+	fd = vt_open_dev(0);
 	if (fd < 0)
 		return 2;
 	memset(&q, 0, sizeof(q));
@@ -447,7 +425,7 @@ static int chk_genl_no_clear(void)
 static int chk_open_info(void)
 {
 	struct neuron_info info;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open(/dev/neuron0): %s (group %u may)", strerror(errno), (unsigned)g_gid);
 	memset(&info, 0, sizeof(info));
@@ -463,7 +441,7 @@ static int chk_own_slab(void)
 	struct neuron_nds_acquire q;
 	struct neuron_nds_counter_add a;
 	uint64_t *m;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	memset(&q, 0, sizeof(q));
@@ -488,7 +466,7 @@ static int chk_own_slab(void)
 static int chk_add_needs_slab(void)
 {
 	struct neuron_nds_counter_add a;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	memset(&a, 0, sizeof(a));
@@ -504,7 +482,7 @@ static int chk_fw_eperm(void)
 {
 	struct neuron_fw_read r;
 	struct neuron_fw_power_profile p;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	memset(&r, 0, sizeof(r));
@@ -523,7 +501,7 @@ static int chk_peer_slab_ro(void)
 {
 	struct neuron_nds_acquire q;
 	const uint64_t *m;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	memset(&q, 0, sizeof(q));
@@ -584,7 +562,7 @@ static int lookup_peer_slab(int fd)
 
 static int chk_peer_slab_write_refused(void)
 {
-	int fd = open_dev(), r;
+	int fd = vt_open_dev(0), r;
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	r = refuse_write_map(fd, sh->slab_off, NEURON_NDS_SIZE, "slab (not looked up on this fd)", 0);
@@ -602,7 +580,7 @@ static int chk_peer_slab_write_refused(void)
 static int chk_peer_ring_ro(void)
 {
 	void *c;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	c = mmap(NULL, sh->ring_len, PROT_READ, MAP_SHARED, fd, (off_t)sh->ring_off);
@@ -616,7 +594,7 @@ static int chk_peer_ring_ro(void)
 static int chk_peer_ring_write_refused(void)
 {
 	void *m;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	m = mmap(NULL, sh->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)sh->ring_off);
@@ -635,7 +613,7 @@ static int chk_peer_core_busy(void)
 	struct neuron_nq_init n;
 	struct neuron_nq_release nr;
 	struct neuron_sim_exec x;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	memset(&cr, 0, sizeof(cr));
@@ -715,7 +693,7 @@ static int chk_userns_root(void)
 static int chk_peer_pid_invisible(void)
 {
 	struct neuron_nds_acquire q;
-	int fd = open_dev();
+	int fd = vt_open_dev(0);
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	memset(&q, 0, sizeof(q));
@@ -738,7 +716,7 @@ static int chk_root_controls(void)
 	VT_ASSERT(e == 0, "root cannot open fw/fault: %s", strerror(e));
 	e = open_errno(PARAM "/fwio_retries", O_WRONLY);
 	VT_ASSERT(e == 0, "root cannot open a parameter: %s", strerror(e));
-	fd = open_dev();
+	fd = vt_open_dev(0);
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
@@ -752,7 +730,7 @@ static int chk_root_controls(void)
 /* ownership, not privilege: root cannot write the peer's objects either */
 static int chk_root_peer_write_refused(void)
 {
-	int fd = open_dev(), r;
+	int fd = vt_open_dev(0), r;
 
 	VT_ASSERT(fd >= 0, "open: %s", strerror(errno));
 	VT_ASSERT(lookup_peer_slab(fd) == 0, "lookup of the peer: %s", strerror(errno));

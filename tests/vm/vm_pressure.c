@@ -59,7 +59,7 @@
 #include <neuron/neuron_nq.h>
 #include <nrt/nds/neuron_ds.h>
 
-#include "vmtest.h"
+#include "vmdev.h"
 
 #define PROCS		16
 #define THREADS		4
@@ -123,16 +123,6 @@ static void note(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(sh->msg[i], sizeof(sh->msg[i]), fmt, ap);
 	va_end(ap);
-}
-
-static uint64_t sysfs_total(int nc, const char *name)
-{
-	char path[192], buf[64];
-
-	snprintf(path, sizeof(path), SYS "/neuron_core%d/stats/status/%s/total", nc, name);
-	if (vt_read_file(path, buf, sizeof(buf)))
-		return UINT64_MAX;
-	return strtoull(buf, NULL, 10);
 }
 
 /* ---- counting processes ----------------------------------------------------- */
@@ -227,18 +217,6 @@ static int armed(int nc, uint32_t *entries, int *hang)
 	return -1;
 }
 
-static int arm(const char *knob, const char *fmt, ...)
-{
-	char path[128], buf[96];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), DBG "/inject/%s", knob);
-	return vt_write_file(path, buf);
-}
-
 static const char *const tpb[] = { "FP_NAN", "SEMAPHORE_ERROR", "EVENT_ERROR", "PSUM_COLLISION",
 				   "SEQUENCER_FATAL", "MEMORY_ERROR" };
 static const char *const hw[] = { "collectives", "hbm_ue", "nc_ue", "dma_abort", "repairable_hbm_ue" };
@@ -290,16 +268,18 @@ static int job_main(int j, uint64_t seed)
 		nc = j * CORES_PER_JOB + k;
 		switch (below(&rng, 20)) {
 		case 0: case 1: case 2: case 3: case 4: case 5:
-			arm("tpb_error", "%d %s %u", nc, tpb[below(&rng, 6)], 1 + below(&rng, 4));
+			vt_inject(0, "tpb_error", "%d %s %u", nc, tpb[below(&rng, 6)],
+				  1 + below(&rng, 4));
 			break;
 		case 6: case 7: case 8:
-			arm("hw_error", "%d %s %u", nc, hw[below(&rng, 5)], 1 + below(&rng, 4));
+			vt_inject(0, "hw_error", "%d %s %u", nc, hw[below(&rng, 5)],
+				  1 + below(&rng, 4));
 			break;
 		case 9: case 10:
-			arm("nq_flood", "%d %u", nc, 1 + below(&rng, 32));
+			vt_inject(0, "nq_flood", "%d %u", nc, 1 + below(&rng, 32));
 			break;
 		case 11:
-			arm("hang", "%d", nc);
+			vt_inject(0, "hang", "%d", nc);
 			break;
 		default:
 			break;
@@ -351,7 +331,7 @@ static int sysfs_reader_main(void)
 	while (!atomic_load(&sh->stop)) {
 		for (nc = 0; nc < NC; nc++)
 			for (t = 0; t < THREADS; t++) {
-				uint64_t v = sysfs_total(nc, counter_name[t]);
+				uint64_t v = vt_status_total(0, nc, counter_name[t]);
 
 				atomic_fetch_add(&sh->sysfs_reads, 1);
 				if (v == UINT64_MAX) {
@@ -498,14 +478,6 @@ static int reap(pid_t p, const char *what, int i)
 	return -1;
 }
 
-static uint64_t fw_stat(const char *name)
-{
-	char path[128], buf[64];
-
-	snprintf(path, sizeof(path), SYS "/stats/fw_io/%s", name);
-	return vt_read_file(path, buf, sizeof(buf)) ? UINT64_MAX : strtoull(buf, NULL, 10);
-}
-
 static void print_notes(void)
 {
 	uint32_t i, n = atomic_load(&sh->nmsg);
@@ -521,9 +493,9 @@ static int c_run(void)
 
 	for (nc = 0; nc < NC; nc++)
 		for (t = 0; t < THREADS; t++)
-			g_base[nc][t] = sysfs_total(nc, counter_name[t]);
-	g_fw_err0 = fw_stat("err_count");
-	g_fw_tmo0 = fw_stat("timeout_count");
+			g_base[nc][t] = vt_status_total(0, nc, counter_name[t]);
+	g_fw_err0 = vt_sys_u64(0, "stats/fw_io/err_count");
+	g_fw_tmo0 = vt_sys_u64(0, "stats/fw_io/timeout_count");
 	t0 = vt_now_ms();
 	for (i = 0; i < PROCS; i++)
 		counters[i] = start(counter_main, i);
@@ -648,9 +620,10 @@ static int c_posts(void)
 	 * the exchange then retries, and timeout_count says so.
 	 */
 	printf("pressure: FW-IO during the posts: %llu error answers, %llu attempts timed out (retried)\n",
-	       (unsigned long long)(fw_stat("err_count") - g_fw_err0),
-	       (unsigned long long)(fw_stat("timeout_count") - g_fw_tmo0));
-	VT_ASSERT(fw_stat("err_count") == g_fw_err0, "the firmware answered with errors during the posts");
+	       (unsigned long long)(vt_sys_u64(0, "stats/fw_io/err_count") - g_fw_err0),
+	       (unsigned long long)(vt_sys_u64(0, "stats/fw_io/timeout_count") - g_fw_tmo0));
+	VT_ASSERT(vt_sys_u64(0, "stats/fw_io/err_count") == g_fw_err0,
+		  "the firmware answered with errors during the posts");
 	return 0;
 }
 
@@ -662,7 +635,7 @@ static int c_totals(void)
 	for (nc = 0; nc < NC; nc++)
 		for (t = 0; t < THREADS; t++) {
 			uint64_t pre = 0, post = 0, kills = atomic_load(&sh->kills_nc[nc]);
-			uint64_t s = sysfs_total(nc, counter_name[t]) - g_base[nc][t];
+			uint64_t s = vt_status_total(0, nc, counter_name[t]) - g_base[nc][t];
 
 			for (i = nc; i < PROCS; i += NC) {
 				pre += atomic_load(&sh->t[i][t].pre);

@@ -12,9 +12,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <time.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +80,15 @@ static inline uint64_t vt_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+static inline uint64_t vt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* Pacing of a loop (how often it acts); never a wait for an event. */
 static inline void vt_pace_ms(unsigned int ms)
 {
@@ -111,6 +127,222 @@ static inline int vt_write_file(const char *path, const char *text)
 		err = -errno;
 	close(fd);
 	return err;
+}
+
+/*
+ * The decimal number in @path into @v: 0, or -errno (-ENODATA when the
+ * file is empty) with @v set to UINT64_MAX.
+ */
+static inline int vt_read_u64(const char *path, uint64_t *v)
+{
+	char buf[64];
+	int err = vt_read_file(path, buf, sizeof(buf));
+
+	*v = UINT64_MAX;
+	if (err)
+		return err;
+	if (!buf[0])
+		return -ENODATA;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+/* The decimal number in @path, or UINT64_MAX when it cannot be read. */
+static inline uint64_t vt_u64(const char *path)
+{
+	uint64_t v;
+
+	vt_read_u64(path, &v);
+	return v;
+}
+
+/* The number of the "key value" line of @key in the text @buf; UINT64_MAX if missing. */
+static inline uint64_t vt_kv_in(const char *buf, const char *key)
+{
+	const char *p;
+	size_t kl = strlen(key);
+
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			return strtoull(p + kl + 1, NULL, 10);
+	return UINT64_MAX;
+}
+
+/* The number of the "key value" line of @key in @path; UINT64_MAX if missing. */
+static inline uint64_t vt_kv(const char *path, const char *key)
+{
+	char buf[1024];
+
+	if (vt_read_file(path, buf, sizeof(buf)))
+		return UINT64_MAX;
+	return vt_kv_in(buf, key);
+}
+
+/* vt_write_file() of printf-formatted text: 0 or -errno. */
+static inline int vt_vwritef(const char *path, const char *fmt, va_list ap)
+{
+	char buf[256];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	return vt_write_file(path, buf);
+}
+
+static inline int vt_writef(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static inline int vt_writef(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vt_vwritef(path, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* A negative errno as a name, 0 as "success". */
+static inline const char *vt_err_name(int e)
+{
+	return e ? strerror(-e) : "success";
+}
+
+/* Reap @pid: true when it exited with status 0. */
+static inline int vt_wait_ok(pid_t pid)
+{
+	int st;
+
+	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/*
+ * Wait for @pid up to @bound_ms (1 ms steps), its wait status in @st: the
+ * ms waited; >= @bound_ms when it has not ended (it is not reaped then).
+ */
+static inline long vt_wait_bounded(pid_t pid, int *st, long bound_ms)
+{
+	uint64_t t0 = vt_now_ms();
+	long ms;
+
+	while ((ms = (long)(vt_now_ms() - t0)) < bound_ms && waitpid(pid, st, WNOHANG) == 0)
+		usleep(1000);
+	return ms;
+}
+
+#define VT_CGROUP "/sys/fs/cgroup"
+
+/*
+ * Run @child in a forked process that joins the memory cgroup @dir (made
+ * under a cgroup2 mount at VT_CGROUP with memory.max @max, removed after):
+ * its wait status in @status. 0, or -1 with vt_msg set when the cgroup
+ * could not be made. The child exits 10 when it cannot join.
+ */
+static inline int vt_memcg_run(const char *dir, const char *max, int (*child)(void), int *status)
+{
+	char path[256], pid_s[16];
+	struct stat st;
+	pid_t pid;
+
+	if (stat(VT_CGROUP "/cgroup.controllers", &st)) {
+		mkdir(VT_CGROUP, 0755);
+		if (mount("none", VT_CGROUP, "cgroup2", 0, NULL)) {
+			vt_fail_msg(__FILE__, __LINE__, "mount cgroup2: %s", strerror(errno));
+			return -1;
+		}
+	}
+	if (vt_write_file(VT_CGROUP "/cgroup.subtree_control", "+memory")) {
+		vt_fail_msg(__FILE__, __LINE__, "enable the memory controller: %s",
+			    strerror(errno));
+		return -1;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		vt_fail_msg(__FILE__, __LINE__, "mkdir");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	if (vt_write_file(path, max)) {
+		vt_fail_msg(__FILE__, __LINE__, "memory.max");
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		snprintf(pid_s, sizeof(pid_s), "%d", getpid());
+		_exit(vt_write_file(path, pid_s) ? 10 : child());
+	}
+	if (waitpid(pid, status, 0) != pid) {
+		vt_fail_msg(__FILE__, __LINE__, "waitpid");
+		return -1;
+	}
+	rmdir(dir);
+	return 0;
+}
+
+/*
+ * One anonymous page registered with userfaultfd: an access faults and
+ * waits until vt_uffd_answer().
+ */
+struct vt_uffd {
+	int fd;
+	char *mem;
+	long page;
+};
+
+/* 0, or -1 with vt_msg set. */
+static inline int vt_uffd_open(struct vt_uffd *u)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg;
+
+	u->page = sysconf(_SC_PAGESIZE);
+	u->fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+	if (u->fd < 0) {
+		vt_fail_msg(__FILE__, __LINE__, "userfaultfd: %s", strerror(errno));
+		return -1;
+	}
+	if (ioctl(u->fd, UFFDIO_API, &api)) {
+		vt_fail_msg(__FILE__, __LINE__, "UFFDIO_API: %s", strerror(errno));
+		return -1;
+	}
+	u->mem = mmap(NULL, (size_t)u->page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		      -1, 0);
+	if (u->mem == MAP_FAILED) {
+		vt_fail_msg(__FILE__, __LINE__, "mmap");
+		return -1;
+	}
+	memset(&reg, 0, sizeof(reg));
+	reg.range.start = (unsigned long)u->mem;
+	reg.range.len = (unsigned long)u->page;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	if (ioctl(u->fd, UFFDIO_REGISTER, &reg)) {
+		vt_fail_msg(__FILE__, __LINE__, "UFFDIO_REGISTER: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* True once an access faulted on the page (waits up to @bound_ms). */
+static inline int vt_uffd_faulted(struct vt_uffd *u, int bound_ms)
+{
+	struct pollfd pfd = { .fd = u->fd, .events = POLLIN };
+
+	return poll(&pfd, 1, bound_ms) == 1;
+}
+
+/* Answer the fault with a zero page, so nothing stays blocked. */
+static inline void vt_uffd_answer(struct vt_uffd *u)
+{
+	struct uffdio_zeropage zp;
+
+	memset(&zp, 0, sizeof(zp));
+	zp.range.start = (unsigned long)u->mem;
+	zp.range.len = (unsigned long)u->page;
+	ioctl(u->fd, UFFDIO_ZEROPAGE, &zp);
+}
+
+static inline void vt_uffd_close(struct vt_uffd *u)
+{
+	close(u->fd);
+	munmap(u->mem, (size_t)u->page);
 }
 
 static inline int vt_run(const char *suite, const struct vt_case *cases, size_t n)
