@@ -440,11 +440,14 @@ static int sim_knob_open(struct inode *inode, struct file *file)
 	return single_open(file, sim_knob_show, inode->i_private);
 }
 
+/*
+ * Runs after debugfs_remove() too (a file still open when its device was
+ * removed), when @inode->i_private may be freed already: decide from the
+ * file alone. Only single_open() set private_data (its seq_file).
+ */
 static int sim_knob_release(struct inode *inode, struct file *file)
 {
-	const struct neuron_sim_knob_file *kf = inode->i_private;
-
-	return sim_knobs[kf->id].show ? single_release(inode, file) : 0;
+	return file->private_data ? single_release(inode, file) : 0;
 }
 
 static ssize_t sim_knob_read(struct file *file, char __user *ubuf, size_t len, loff_t *ppos)

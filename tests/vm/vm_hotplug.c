@@ -372,6 +372,45 @@ static int sysfs_open_gets_enodev(void)
 }
 
 /*
+ * debugfs files held open across their device's removal: reads fail with
+ * EIO and closing them touches nothing the removal freed (the knobs'
+ * release once read the knob's freed record: an oops on 6.1-rt, whose
+ * slab poison made its index 0x6b6b6b6b, seen in the hostile fuzzer).
+ */
+static int debugfs_open_across_removal(void)
+{
+	static const struct {
+		const char *file;
+		int flags;
+	} files[] = {
+		{ "inject/armed", O_RDONLY },	/* a knob with a reader (seq_file) */
+		{ "fw/fault", O_RDWR },		/* read and write */
+		{ "inject/hw_error", O_WRONLY },	/* write only */
+		{ "fw/sim_stats", O_RDONLY },
+		{ "fw/slow_ms", O_RDWR },	/* a typed attribute */
+	};
+	char path[160], buf[256];
+	int fds[VT_COUNT(files)], idx;
+	size_t i;
+
+	VT_ASSERT(vt_sim_new(13, 2) == 0, "new_device 13");
+	idx = vt_sim_index(13);
+	VT_ASSERT(idx >= 0, "no neuron_index");
+	for (i = 0; i < VT_COUNT(files); i++) {
+		snprintf(path, sizeof(path), VT_DEBUGFS_DEV "/%s", idx, files[i].file);
+		fds[i] = open(path, files[i].flags | O_CLOEXEC);
+		VT_ASSERT(fds[i] >= 0, "open %s: %s", path, strerror(errno));
+	}
+	VT_ASSERT(read(fds[0], buf, sizeof(buf)) > 0, "inject/armed before");
+	VT_ASSERT(vt_sim_del(13) == 0, "del_device 13");
+	VT_ASSERT_ERRNO(read(fds[1], buf, sizeof(buf)), EIO);
+	VT_ASSERT_ERRNO(write(fds[2], "0 nc_ue", 7), EIO);
+	for (i = 0; i < VT_COUNT(files); i++)
+		VT_ASSERT(close(fds[i]) == 0, "close %s", files[i].file);
+	return 0;
+}
+
+/*
  * /dev/neuron<N> of a removed device is reused only once nothing of it is
  * left: not while an fd is open, not while a mapping is.
  */
@@ -710,6 +749,7 @@ int main(int argc, char **argv)
 		VT_CASE(job_in_flight_ends),
 		VT_CASE(fw_exchange_in_flight_ends),
 		VT_CASE(sysfs_open_gets_enodev),
+		VT_CASE(debugfs_open_across_removal),
 		VT_CASE(removal_not_blocked_by_user_fault),
 		VT_CASE(index_reused_after_release),
 		VT_CASE(stress_add_remove_under_load),
