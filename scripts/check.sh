@@ -52,6 +52,11 @@ esac
 # lowest priority from the start, in the cycles the host suites and the
 # other kernels' guests leave idle, and give it its module build and guest
 # run after all the others.
+if [ ${#kernel_ids[@]} -eq 0 ]; then
+	echo "check: KERNELS='$kernels' names no kernel" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 debug_id=6.1-debug
 want_debug=0
 main_ids=()
@@ -61,8 +66,11 @@ done
 mkdir -p "$build"
 if [ "$want_debug" = 1 ]; then
 	debug_log=$build/debug-kernel-build.log
-	nice -n 19 "$top/scripts/debug-kernel.sh" build > "$debug_log" 2>&1 &
+	# its own process group, so that an interrupted check stops all of it
+	# (the cache lock and the build's temporary tree keep a half build out)
+	setsid nice -n 19 "$top/scripts/debug-kernel.sh" build > "$debug_log" 2>&1 &
 	debug_pid=$!
+	trap 'kill -- "-$debug_pid" 2>/dev/null' EXIT
 fi
 
 total_pass=0
@@ -167,7 +175,8 @@ run_guest() {
 	# and more, and the two together halve its speed.
 	opts=()
 	case "$id" in
-	*-debug) limit=2700; sizes=(VM_HOTPLUG_CYCLES=25); opts=(--no-slub-debug) ;;
+	*-debug) limit=2700; sizes=(VM_HOTPLUG_CYCLES=25 VM_FAILINIT_REQUIRED=1)
+		opts=(--no-slub-debug) ;;
 	"$sparse_id") limit=900; sizes=() ;;
 	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=12) ;;
 	esac

@@ -281,21 +281,17 @@ private:
 	}
 
 	// Wait for @events on @fd for at most @ms; false on timeout (errno
-	// ETIMEDOUT) or error.
+	// ETIMEDOUT) or error. A signal ends the wait too (EINTR): the
+	// monitor handles only SIGINT and SIGTERM, and stops the query there.
 	static bool wait(int fd, short events, int ms)
 	{
 		struct pollfd p = {fd, events, 0};
-		for (;;) {
-			int n = ::poll(&p, 1, ms);
-			if (n > 0)
-				return true;
-			if (n == 0) {
-				errno = ETIMEDOUT;
-				return false;
-			}
-			if (errno != EINTR)
-				return false;
-		}
+		int n = ::poll(&p, 1, ms);
+		if (n > 0)
+			return true;
+		if (n == 0)
+			errno = ETIMEDOUT;
+		return false;
 	}
 
 	result exchange(int fd, const char *method, const std::string &path,

@@ -101,10 +101,13 @@ static inline void vt_pace_ms(unsigned int ms)
 /* Read @path (up to @len - 1 bytes) into @buf, NUL-terminated: 0 or -errno. */
 static inline int vt_read_file(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	ssize_t n = 0;
 	size_t off = 0;
+	int fd;
 
+	if (len == 0)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while (off < len - 1 && (n = read(fd, buf + off, len - 1 - off)) > 0)
@@ -115,16 +118,21 @@ static inline int vt_read_file(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
-/* Write @text to @path in one write(): 0 or -errno. */
+/* Write @text to @path in one write(): 0, or -errno (-EIO when short). */
 static inline int vt_write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	ssize_t n;
 	int err = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (write(fd, text, strlen(text)) < 0)
+	n = write(fd, text, len);
+	if (n < 0)
 		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
 	close(fd);
 	return err;
 }
