@@ -23,6 +23,7 @@
  *
  * usage: vm_failinit MODULE.ko [STEPS]
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/ioctl.h>
@@ -57,21 +58,11 @@ static atomic_uint began_in_load;	/* the load during which a successful open beg
 static atomic_ulong step_refused;	/* EAGAIN answers during the current load */
 static atomic_ulong refused, absent, opened;
 
+#define FAIL_NTH	"/proc/thread-self/fail-nth"
+
 static int set_fail_nth(unsigned int n)
 {
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%u", n);
-	return vt_write_file("/proc/thread-self/fail-nth", buf);
-}
-
-static long get_fail_nth(void)
-{
-	char buf[32];
-
-	if (vt_read_file("/proc/thread-self/fail-nth", buf, sizeof(buf)))
-		return -1;
-	return strtol(buf, NULL, 10);
+	return vt_writef(FAIL_NTH, "%u", n);
 }
 
 /* finit_module(2) of the module with @params: 0 or -errno */
@@ -206,23 +197,20 @@ static int knobs(void)
 
 static int calibrate(void)
 {
-	char buf[32];
-	long left;
-	unsigned long at_init;
+	uint64_t left, at_init;
 
 	VT_ASSERT(set_fail_nth(NEVER) == 0, "fail-nth: %s", strerror(errno));
 	int ret = load(DEVICES);
 
-	left = get_fail_nth();
+	vt_read_u64(FAIL_NTH, &left);
 	set_fail_nth(0);
 	VT_ASSERT(ret == 0, "load without a failure: %s", strerror(-ret));
-	VT_ASSERT(vt_read_file(INIT_NTH, buf, sizeof(buf)) == 0, "no %s", INIT_NTH);
-	at_init = strtoul(buf, NULL, 10);
+	VT_ASSERT(vt_read_u64(INIT_NTH, &at_init) == 0, "no %s", INIT_NTH);
 	VT_ASSERT(unload() == 0, "unload: %s", strerror(errno));
-	VT_ASSERT(left > 0 && at_init <= NEVER && (unsigned long)left < at_init,
-		  "countdown %u, %lu at init, %ld left", NEVER, at_init, left);
+	VT_ASSERT(left > 0 && at_init <= NEVER && left < at_init,
+		  "countdown %u, %" PRIu64 " at init, %" PRIu64 " left", NEVER, at_init, left);
 	loader_calls = NEVER - (unsigned int)at_init;
-	init_calls = (unsigned int)(at_init - (unsigned long)left);
+	init_calls = (unsigned int)(at_init - left);
 	printf("# calibrate: loader %u fault points, init and after %u\n", loader_calls,
 	       init_calls);
 	/* 16 devices with their sysfs trees: thousands of allocations */
