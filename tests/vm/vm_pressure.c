@@ -67,6 +67,7 @@
 #define JOBPROCS	2
 #define CORES_PER_JOB	2
 #define RING_BYTES	4096	/* 256 entries */
+#define START_BOUND_MS	60000	/* every counting thread has counted */
 #define SYS		"/sys/devices/virtual/neuron_device/neuron0"
 #define DBG		"/sys/kernel/debug/neuron/neuron0"
 
@@ -83,8 +84,14 @@ struct tally {
 };
 
 #define NMSG 12
+/* How far the current incarnation of a counting slot got (for messages). */
+enum { ST_FORKED, ST_DEVICE, ST_SLAB, ST_THREADS };
+static const char *const stage_name[] = { "forked", "device opened", "slab acquired",
+					  "threads started" };
+
 struct shared {
 	struct tally t[PROCS][THREADS];
+	_Atomic int stage[PROCS];
 	_Atomic int stop;
 	_Atomic int stop_jobs;
 	_Atomic uint64_t incarnations, acquire_retry, acquire_fail;
@@ -167,6 +174,7 @@ static int counter_main(int slot)
 		return 1;
 	if (ndl_open_device(0, NULL, &dev))
 		return 1;
+	atomic_store(&sh->stage[slot], ST_DEVICE);
 	/* the slab of a killed predecessor must already be free */
 	while ((r = nds_open(dev, 0, &inst))) {
 		if (!tries++) {
@@ -179,11 +187,13 @@ static int counter_main(int slot)
 		vt_pace_ms(5);
 	}
 	atomic_fetch_add(&sh->incarnations, 1);
+	atomic_store(&sh->stage[slot], ST_SLAB);
 	for (t = 0; t < THREADS; t++) {
 		ca[t] = (struct counter_arg){ inst, slot, t };
 		if (pthread_create(&th[t], NULL, count_thread, &ca[t]))
 			return 3;
 	}
+	atomic_store(&sh->stage[slot], ST_THREADS);
 	for (t = 0; t < THREADS; t++)
 		pthread_join(th[t], NULL);
 	nds_close(inst);
@@ -462,7 +472,11 @@ static int slot_counted(int i)
 
 static pid_t start(int (*fn)(int), int arg)
 {
-	pid_t p = fork();
+	pid_t p;
+
+	if (fn == counter_main)
+		atomic_store(&sh->stage[arg], ST_FORKED);
+	p = fork();
 
 	if (p == 0)
 		_exit(fn(arg));
@@ -517,8 +531,27 @@ static int c_run(void)
 	observers[2] = start(monitor_entry, 0);
 	observers[3] = start(poster_entry, 0);
 
-	end = t0 + (uint64_t)g_seconds * 1000;
-	while (vt_now_ms() < end) {
+	/*
+	 * The phase starts once every thread of every counting slot has
+	 * counted: 64 threads at nice 10 on two emulated CPUs may take
+	 * seconds to all get going, and a phase that ended first would
+	 * leave a slot unexercised (seen on 5.10 with a 12 s phase). A slot
+	 * that is not counting within the bound is a failure, and its stage
+	 * says where it stopped.
+	 */
+	for (i = 0; i < PROCS; i++) {
+		while (!slot_counted(i) && vt_now_ms() - t0 < START_BOUND_MS)
+			vt_pace_ms(10);
+		if (!slot_counted(i)) {
+			note("counting process %d was not counting %d s after its start (stage: %s)", i,
+			     START_BOUND_MS / 1000, stage_name[atomic_load(&sh->stage[i])]);
+			bad = 1;
+		}
+	}
+	printf("pressure: all %d counting threads counted %.1f s after the start\n", PROCS * THREADS,
+	       (double)(vt_now_ms() - t0) / 1000.0);
+	end = vt_now_ms() + (uint64_t)g_seconds * 1000;
+	while (!bad && vt_now_ms() < end) {
 		vt_pace_ms(20 + below(&g_rng, 130));
 		if (below(&g_rng, 5)) {
 			i = (int)below(&g_rng, PROCS);
