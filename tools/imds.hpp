@@ -4,7 +4,10 @@
 // sockets, one HTTP/1.1 request per connection ("Connection: close"), a
 // strict, bounded reader of the response, and the query neuron-monitor's
 // instance_info needs: IMDSv2 (a session token from PUT /latest/api/token)
-// first, IMDSv1 (plain GETs) when the PUT is answered with an HTTP error.
+// first, IMDSv1 (plain GETs) when the PUT is answered with an HTTP error or
+// not answered at all within kTokenTimeoutMs (a container behind the
+// instance's default PUT response hop limit of 1 never sees the token's
+// answer, while its GETs are answered).
 //
 // The response reader accepts HTTP/1.0 and HTTP/1.1 with CRLF line ends, a
 // status line "HTTP/1.x NNN[ reason]" with a final status (200..599),
@@ -34,7 +37,8 @@ namespace tools::imds {
 inline constexpr size_t kMaxBody = 4096;
 inline constexpr size_t kMaxHeaderBytes = 8192;
 inline constexpr int kConnectTimeoutMs = 1000;
-inline constexpr int kQueryTimeoutMs = 2000;
+inline constexpr int kTokenTimeoutMs = 1000;	// the token PUT's own bound
+inline constexpr int kQueryTimeoutMs = 2000;	// every GET, after the PUT
 inline constexpr const char *kDefaultAddr = "169.254.169.254:80";
 inline constexpr const char *kAddrEnv = "NEURON_MONITOR_IMDS_ADDR";
 
@@ -253,7 +257,8 @@ public:
 
 	enum class result {
 		answered,	// @resp holds a well-formed response (any status)
-		unreachable,	// no connection, or nothing came back in time: @err
+		unreachable,	// no connection: @err
+		no_answer,	// connected and asked, nothing came back in time: @err
 		bad_response,	// something came back that is no acceptable response: @err
 	};
 
@@ -348,7 +353,7 @@ private:
 				if (left > 0 && wait(fd, POLLIN, left))
 					continue;
 				err = raw.empty() ? "no answer in time" : "response incomplete in time";
-				return raw.empty() ? result::unreachable : result::bad_response;
+				return raw.empty() ? result::no_answer : result::bad_response;
 			}
 			if (n < 0) {
 				err = std::string("recv: ") + std::strerror(errno);
@@ -394,7 +399,8 @@ inline bool clean_value(std::string &v)
 
 } // namespace detail
 
-// Query the service at @addr ("host:port") within kQueryTimeoutMs.
+// Query the service at @addr ("host:port"): the token within
+// kTokenTimeoutMs, then every GET within kQueryTimeoutMs.
 inline instance query(const std::string &addr)
 {
 	instance in;
@@ -403,15 +409,16 @@ inline instance query(const std::string &addr)
 		in.error = std::string(kAddrEnv) + ": not an IPv4 address:port: '" + addr + "'";
 		return in;
 	}
-	client c(sa, addr.substr(0, addr.rfind(':')),
-		 client::clock::now() + std::chrono::milliseconds(kQueryTimeoutMs));
+	std::string host = addr.substr(0, addr.rfind(':'));
 	response r;
 	std::string err;
 	std::string auth;
 
-	// IMDSv2: a session token; an HTTP error means IMDSv1 only
-	client::result res = c.request("PUT", "/latest/api/token",
-				       "X-aws-ec2-metadata-token-ttl-seconds: 21600\r\n", r, err);
+	// IMDSv2: a session token; an HTTP error, or no answer at all, means
+	// IMDSv1 only
+	client tc(sa, host, client::clock::now() + std::chrono::milliseconds(kTokenTimeoutMs));
+	client::result res = tc.request("PUT", "/latest/api/token",
+					"X-aws-ec2-metadata-token-ttl-seconds: 21600\r\n", r, err);
 	if (res == client::result::unreachable) {
 		in.error = "instance metadata service unreachable: " + err;
 		return in;
@@ -420,15 +427,18 @@ inline instance query(const std::string &addr)
 		in.error = "instance metadata service: PUT /latest/api/token: " + err;
 		return in;
 	}
-	in.reachable = true;
-	if (r.status == 200) {
+	if (res == client::result::answered && r.status == 200) {
 		std::string token = r.body;
+		in.reachable = true;
 		if (token.empty() || !detail::clean_value(token)) {
 			in.error = "instance metadata service: PUT /latest/api/token: bad token";
 			return in;
 		}
 		auth = "X-aws-ec2-metadata-token: " + token + "\r\n";
+	} else if (res == client::result::answered) {
+		in.reachable = true;
 	}
+	client c(sa, host, client::clock::now() + std::chrono::milliseconds(kQueryTimeoutMs));
 
 	// GET one path: true with @v on 200; a 404 of an @optional one is "";
 	// anything else is the error (the first one is kept).
@@ -436,6 +446,8 @@ inline instance query(const std::string &addr)
 		response gr;
 		std::string e;
 		client::result gres = c.request("GET", path, auth, gr, e);
+		if (gres == client::result::answered)
+			in.reachable = true;
 		if (gres == client::result::answered && gr.status == 200) {
 			v = gr.body;
 			if (detail::clean_value(v))
@@ -469,6 +481,8 @@ inline instance query(const std::string &addr)
 	}
 	// instance tags in the metadata are optional (404 when not enabled)
 	get(md + "tags/instance/Name", in.name, true);
+	if (!in.reachable)	// neither the PUT nor any GET was answered
+		in.error = "instance metadata service unreachable: " + err;
 	return in;
 }
 

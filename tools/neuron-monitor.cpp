@@ -650,7 +650,8 @@ int run(const Options &opt)
 	m::prometheus prom;
 	auto period = std::chrono::duration<double>(cfg.period_s);
 	auto next = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
-	// once, while the first period runs (bounded: tools::imds::kQueryTimeoutMs)
+	// once, while the first period runs (bounded: tools::imds::kTokenTimeoutMs
+	// for the token, kQueryTimeoutMs for the rest)
 	const m::instance_info inst = collect_instance();
 	for (long reports = 0; opt.count < 0 || reports < opt.count; reports++) {
 		while (!g_stop && std::chrono::steady_clock::now() < next)

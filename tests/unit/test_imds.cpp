@@ -2,13 +2,17 @@
 // neuron-monitor's instance metadata client (tools/imds.hpp): the HTTP
 // response reader (good responses whole and in pieces, 404, chunked
 // refused, truncated, oversized, malformed status and header lines), the
-// address override's parser, and a query of a port nobody listens on.
+// address override's parser, a query of a port nobody listens on, and the
+// IMDSv1 fallback when the token PUT is never answered (an in-process
+// server on the loopback).
 #include <cstddef>
 #include <cstdint>
 #include <csetjmp>
 #include <cstdarg>
 #include <cstring>
 #include <string>
+#include <atomic>
+#include <thread>
 
 // before cmocka.h, whose fail() macro the C++ headers would meet
 #include "../../tools/imds.hpp"
@@ -225,6 +229,137 @@ static void unreachable(void **)
 	assert_non_null(std::strstr(in.error.c_str(), "NEURON_MONITOR_IMDS_ADDR"));
 }
 
+// A server on the loopback that reads the token PUT and never answers it
+// (what a container behind a PUT response hop limit of 1 sees), then
+// answers GETs like IMDSv1, without a token: the MAC, 404 for the Name
+// tag, else "v-" and the path's last part. Every request goes to @log;
+// it ends when no connection comes for 10 s or the PUT's is closed.
+class silent_put_server {
+public:
+	silent_put_server()
+	{
+		fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in sa = {};
+		sa.sin_family = AF_INET;
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		socklen_t len = sizeof(sa);
+		if (fd_ < 0 || ::bind(fd_, reinterpret_cast<struct sockaddr *>(&sa), len) ||
+		    ::getsockname(fd_, reinterpret_cast<struct sockaddr *>(&sa), &len) ||
+		    ::listen(fd_, 4))
+			return;
+		addr = "127.0.0.1:" + std::to_string(ntohs(sa.sin_port));
+		th_ = std::thread([this] { run(); });
+	}
+
+	silent_put_server(const silent_put_server &) = delete;
+	silent_put_server &operator=(const silent_put_server &) = delete;
+
+	// the log, once the server has ended
+	std::string finish()
+	{
+		stop_ = true;
+		if (th_.joinable())
+			th_.join();
+		return log_;
+	}
+
+	~silent_put_server()
+	{
+		finish();
+		if (fd_ >= 0)
+			::close(fd_);
+	}
+
+	std::string addr;
+
+private:
+	static std::string read_head(int c)
+	{
+		std::string req;
+		char buf[512];
+		while (req.find("\r\n\r\n") == std::string::npos && req.size() < 8192) {
+			ssize_t n = ::read(c, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			req.append(buf, static_cast<size_t>(n));
+		}
+		return req;
+	}
+
+	int next()
+	{
+		struct pollfd p = {fd_, POLLIN, 0};
+		for (int waited = 0; !stop_ && waited < 10000; waited += 100)
+			if (::poll(&p, 1, 100) > 0)
+				return ::accept(fd_, nullptr, nullptr);
+		return -1;
+	}
+
+	void run()
+	{
+		int put = next();
+		if (put < 0)
+			return;
+		std::string req = read_head(put);
+		log_ += req.rfind("PUT /latest/api/token ", 0) == 0 ? "PUT\n" : "?\n";
+		int c;
+		while ((c = next()) >= 0) {	// the PUT stays unanswered, open
+			req = read_head(c);
+			size_t sp = req.find(' ', 4);
+			std::string path = req.rfind("GET ", 0) == 0 && sp != std::string::npos ?
+					   req.substr(4, sp - 4) : "?";
+			bool token = req.find("X-aws-ec2-metadata-token:") != std::string::npos;
+			log_ += "GET " + path + (token ? " token" : "") + "\n";
+			std::string leaf = path.substr(path.rfind('/') + 1);
+			std::string body = leaf == "mac" ? "0e:12:34:56:78:9a" : "v-" + leaf;
+			std::string resp = leaf == "Name" ?
+				"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n" :
+				"HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+				"\r\n\r\n" + body;
+			if (::write(c, resp.data(), resp.size()) != static_cast<ssize_t>(resp.size()))
+				log_ += "short write\n";
+			::close(c);
+		}
+		::close(put);
+	}
+
+	int fd_ = -1;
+	std::atomic<bool> stop_{false};
+	std::string log_;
+	std::thread th_;
+};
+
+// The token PUT is never answered: after kTokenTimeoutMs the query goes on
+// with plain GETs (no token header) and every field comes back.
+static void token_unanswered(void **)
+{
+	silent_put_server srv;
+	assert_false(srv.addr.empty());
+	auto t0 = std::chrono::steady_clock::now();
+	d::instance in = d::query(srv.addr);
+	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+		std::chrono::steady_clock::now() - t0).count();
+	std::string log = srv.finish();
+	assert_true(ms >= d::kTokenTimeoutMs);
+	assert_true(in.reachable);
+	assert_string_equal(in.error.c_str(), "");
+	assert_string_equal(in.id.c_str(), "v-instance-id");
+	assert_string_equal(in.type.c_str(), "v-instance-type");
+	assert_string_equal(in.az.c_str(), "v-availability-zone");
+	assert_string_equal(in.region.c_str(), "v-region");
+	assert_string_equal(in.subnet_id.c_str(), "v-subnet-id");
+	assert_string_equal(in.name.c_str(), "");
+	// one PUT, then nine GETs, none with a token
+	assert_int_equal(log.rfind("PUT\n", 0), 0);
+	size_t gets = 0, tokens = 0;
+	for (size_t p = 0; (p = log.find("GET ", p)) != std::string::npos; p++)
+		gets++;
+	for (size_t p = 0; (p = log.find(" token", p)) != std::string::npos; p++)
+		tokens++;
+	assert_int_equal(gets, 9);
+	assert_int_equal(tokens, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +368,7 @@ int main(void)
 		cmocka_unit_test(truncated),	  cmocka_unit_test(oversized),
 		cmocka_unit_test(bad_status_line), cmocka_unit_test(bad_headers),
 		cmocka_unit_test(addresses),	  cmocka_unit_test(unreachable),
+		cmocka_unit_test(token_unanswered),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

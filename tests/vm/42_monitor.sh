@@ -7,13 +7,14 @@
 # percentiles (null in a period without executions), ECC counts from the
 # hardware, configuration errors, the Prometheus companion's contract (every
 # key path it indexes, on every report) and its metrics, and instance_info
-# from a fake instance metadata service (IMDSv1, IMDSv2, none).
+# from a fake instance metadata service (IMDSv1, IMDSv2, an unanswered
+# token, none).
 SUITE=monitor
-PLAN=55
+PLAN=58
 # The fake metadata services listen on 127.0.0.1: a kernel without IPv4
-# (the debug kernel's minimal config) runs only the unreachable case, 7
+# (the debug kernel's minimal config) runs only the unreachable case, 10
 # checks fewer.
-if [ -e /proc/net/tcp ]; then INET=1; else INET=0; PLAN=$((PLAN - 7)); fi
+if [ -e /proc/net/tcp ]; then INET=1; else INET=0; PLAN=$((PLAN - 10)); fi
 . /tests/lib.sh
 
 MON=/tests/neuron-monitor
@@ -186,7 +187,9 @@ check_eq companion-contract-default "1 true" "$(contract $TMP/default)"
 # IMDSv1 by busybox httpd (it answers the token PUT with an HTTP error, so
 # the monitor falls back to plain GETs; no instance tags: 404, an empty
 # instance_name), IMDSv2 by vm_imds_fake (a token for the PUT, 401 for a
-# GET without it); with nothing listening, the report comes on time with
+# GET without it), vm_imds_fake silent-put (the token PUT never answered,
+# as behind a PUT response hop limit of 1: IMDSv1 after 1 s); with nothing
+# listening, the report comes on time with
 # every field a string and the reason in error.
 if [ $INET = 1 ]; then
 check lo-up ip link set lo up
@@ -225,6 +228,15 @@ check prometheus-instance-labels grep -qx 'instance_info{instance_name="trn node
 # per monitor one token PUT and 9 GETs carrying it, nothing refused
 check_eq imds-v2-token-used "2 18 0" "$(grep -c '^PUT /latest/api/token 200$' $TMP/fake.log) $(grep -c '^GET /latest/meta-data/[^ ]* 200$' $TMP/fake.log) $(grep -vc ' 200$' $TMP/fake.log)"
 kill $v2; wait $v2
+
+/tests/vm_imds_fake 18083 $TMP/md2 silent-put > $TMP/fake3.log 2>&1 &
+v3=$!
+wait_for imds-silent-put-listening 10000 listening 18083
+NEURON_MONITOR_IMDS_ADDR=127.0.0.1:18083 $MON -c $TMP/cfg.json --count 1 > $TMP/imds4
+check_eq imds-silent-put-fields "trn node 1|$FIELDS" "$(inst $TMP/imds4)"
+# one unanswered PUT, then 9 plain GETs
+check_eq imds-silent-put-v1 "1 9 0" "$(grep -c '^PUT /latest/api/token -$' $TMP/fake3.log) $(grep -c '^GET /latest/meta-data/[^ ]* 200$' $TMP/fake3.log) $(grep -vc -e ' 200$' -e ' -$' $TMP/fake3.log)"
+kill $v3; wait $v3
 fi
 
 # 18082: nobody listens (without IPv4 the socket cannot even be made)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vm_imds_fake PORT DIR: a fake EC2 instance metadata service speaking
- * IMDSv2 only, on 127.0.0.1:PORT, for tests/vm/42_monitor.sh.
+ * vm_imds_fake PORT DIR [silent-put]: a fake EC2 instance metadata service
+ * speaking IMDSv2 only, on 127.0.0.1:PORT, for tests/vm/42_monitor.sh.
  *
  *   PUT /latest/api/token with X-aws-ec2-metadata-token-ttl-seconds: N
  *       (1..21600)                      200, the session token as body
@@ -9,6 +9,11 @@
  *                                       200 with DIR/PATH, 404 without
  *   a GET without the token (or a wrong one)  401
  *   anything else                       400 or 405
+ *
+ * With silent-put it plays an instance seen from a container behind the
+ * default PUT response hop limit of 1: a token PUT is never answered (its
+ * connection stays open until the next one comes, logged with status "-"),
+ * and GETs are served without a token (IMDSv1).
  *
  * One connection at a time, one request per connection (the reply says
  * Connection: close). Each request is logged on stdout as
@@ -26,6 +31,7 @@
 #define TOKEN "AQAEAFakeSessionToken0123456789=="
 
 static const char *dir;
+static int silent_put;
 
 /* The value of header @name in the request head @req (NUL-terminated,
  * CRLF lines), copied to @out; 0 if absent. */
@@ -71,7 +77,8 @@ static void reply(int fd, int status, const char *body, size_t len)
 		perror("vm_imds_fake: write");
 }
 
-static void serve(int fd)
+/* Serve the request on @fd; 1 if @fd must stay open (an unanswered PUT). */
+static int serve(int fd)
 {
 	char req[8192], method[16], path[1024], v[256], file[2048], body[4096];
 	size_t got = 0;
@@ -82,10 +89,10 @@ static void serve(int fd)
 		ssize_t n;
 
 		if (got + 1 >= sizeof(req))
-			return;
+			return 0;
 		n = read(fd, req + got, sizeof(req) - 1 - got);
 		if (n <= 0)
-			return;
+			return 0;
 		got += (size_t)n;
 		req[got] = 0;
 		if (strstr(req, "\r\n\r\n"))
@@ -95,7 +102,12 @@ static void serve(int fd)
 		reply(fd, 400, "", 0);
 		printf("? ? 400\n");
 		fflush(stdout);
-		return;
+		return 0;
+	}
+	if (silent_put && !strcmp(method, "PUT")) {
+		printf("%s %s -\n", method, path);
+		fflush(stdout);
+		return 1;
 	}
 	if (!strcmp(method, "PUT") && !strcmp(path, "/latest/api/token")) {
 		long ttl = header(req, "X-aws-ec2-metadata-token-ttl-seconds", v, sizeof(v)) ?
@@ -107,7 +119,8 @@ static void serve(int fd)
 			len = strlen(TOKEN);
 		}
 	} else if (!strcmp(method, "GET")) {
-		if (!header(req, "X-aws-ec2-metadata-token", v, sizeof(v)) || strcmp(v, TOKEN)) {
+		if (!silent_put &&
+		    (!header(req, "X-aws-ec2-metadata-token", v, sizeof(v)) || strcmp(v, TOKEN))) {
 			status = 401;
 		} else if (strncmp(path, "/latest/", 8) || strstr(path, "..")) {
 			status = 404;
@@ -129,18 +142,20 @@ static void serve(int fd)
 	reply(fd, status, body, status == 200 ? len : 0);
 	printf("%s %s %d\n", method, path, status);
 	fflush(stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sa;
-	int one = 1, s;
+	int one = 1, s, held = -1;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: vm_imds_fake PORT DIR\n");
+	if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "silent-put"))) {
+		fprintf(stderr, "usage: vm_imds_fake PORT DIR [silent-put]\n");
 		return 2;
 	}
 	dir = argv[2];
+	silent_put = argc == 4;
 	s = socket(AF_INET, SOCK_STREAM, 0);
 	if (s < 0) {
 		perror("vm_imds_fake: socket");
@@ -160,7 +175,12 @@ int main(int argc, char **argv)
 
 		if (c < 0)
 			continue;
-		serve(c);
-		close(c);
+		if (held >= 0)
+			close(held);
+		held = -1;
+		if (serve(c))
+			held = c;
+		else
+			close(c);
 	}
 }
