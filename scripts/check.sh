@@ -47,16 +47,17 @@ debian) read -r -a kernel_ids <<<"$("$top/scripts/kmatrix.sh" ids | grep -v -- '
 *) read -r -a kernel_ids <<<"${kernels//,/ }" ;;
 esac
 
-# The debug kernel is built from source (about 10 minutes of both cores on
-# a fresh machine; cached after that). Build it in the background at the
-# lowest priority from the start, in the cycles the host suites and the
-# other kernels' guests leave idle, and give it its module build and guest
-# run after all the others.
 if [ ${#kernel_ids[@]} -eq 0 ]; then
 	echo "check: KERNELS='$kernels' names no kernel" >&2
 	echo "0 passed, 1 failed"
 	exit 1
 fi
+
+# The debug kernel is built from source (about 10 minutes of both cores on
+# a fresh machine; cached after that). Build it in the background at the
+# lowest priority from the start, in the cycles the host suites and the
+# other kernels' guests leave idle, and give it its module build and guest
+# run after all the others.
 debug_id=6.1-debug
 want_debug=0
 main_ids=()
