@@ -38,7 +38,7 @@ inline constexpr size_t kMaxBody = 4096;
 inline constexpr size_t kMaxHeaderBytes = 8192;
 inline constexpr int kConnectTimeoutMs = 1000;
 inline constexpr int kTokenTimeoutMs = 1000;	// the token PUT's own bound
-inline constexpr int kQueryTimeoutMs = 2000;	// every GET, after the PUT
+inline constexpr int kQueryTimeoutMs = 2000;	// the GETs together, after the PUT
 inline constexpr const char *kDefaultAddr = "169.254.169.254:80";
 inline constexpr const char *kAddrEnv = "NEURON_MONITOR_IMDS_ADDR";
 
@@ -352,6 +352,10 @@ private:
 				int left = remaining_ms(kQueryTimeoutMs);
 				if (left > 0 && wait(fd, POLLIN, left))
 					continue;
+				if (left > 0 && errno == EINTR) {	// SIGINT/SIGTERM: stop
+					err = "interrupted";
+					return result::unreachable;
+				}
 				err = raw.empty() ? "no answer in time" : "response incomplete in time";
 				return raw.empty() ? result::no_answer : result::bad_response;
 			}
@@ -400,7 +404,7 @@ inline bool clean_value(std::string &v)
 } // namespace detail
 
 // Query the service at @addr ("host:port"): the token within
-// kTokenTimeoutMs, then every GET within kQueryTimeoutMs.
+// kTokenTimeoutMs, then the GETs together within kQueryTimeoutMs.
 inline instance query(const std::string &addr)
 {
 	instance in;
@@ -440,6 +444,8 @@ inline instance query(const std::string &addr)
 	}
 	client c(sa, host, client::clock::now() + std::chrono::milliseconds(kQueryTimeoutMs));
 
+	bool heard = false;	// some GET got bytes back
+	std::string get_err;	// the first GET that got nothing back: why
 	// GET one path: true with @v on 200; a 404 of an @optional one is "";
 	// anything else is the error (the first one is kept).
 	auto get = [&](const std::string &path, std::string &v, bool optional = false) {
@@ -448,6 +454,10 @@ inline instance query(const std::string &addr)
 		client::result gres = c.request("GET", path, auth, gr, e);
 		if (gres == client::result::answered)
 			in.reachable = true;
+		if (gres == client::result::answered || gres == client::result::bad_response)
+			heard = true;
+		else if (get_err.empty())
+			get_err = e;
 		if (gres == client::result::answered && gr.status == 200) {
 			v = gr.body;
 			if (detail::clean_value(v))
@@ -481,8 +491,8 @@ inline instance query(const std::string &addr)
 	}
 	// instance tags in the metadata are optional (404 when not enabled)
 	get(md + "tags/instance/Name", in.name, true);
-	if (!in.reachable)	// neither the PUT nor any GET was answered
-		in.error = "instance metadata service unreachable: " + err;
+	if (!in.reachable && !heard)	// neither the PUT nor any GET got bytes back
+		in.error = "instance metadata service unreachable: " + get_err;
 	return in;
 }
 

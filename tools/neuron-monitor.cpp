@@ -70,7 +70,7 @@ void usage(FILE *out)
 		   "                text exposition format, one block per period, blank line after\n"
 		   "  --count N     stop after N reports (default: run until killed)\n"
 		   "instance_info comes from the EC2 instance metadata service, asked once at\n"
-		   "start (IMDSv2, else IMDSv1; at most 2 s); NEURON_MONITOR_IMDS_ADDR=IPv4:PORT\n"
+		   "start (IMDSv2, else IMDSv1; at most 3 s); NEURON_MONITOR_IMDS_ADDR=IPv4:PORT\n"
 		   "asks another address than 169.254.169.254:80 (tests).\n"
 		   "With --counters/--events: the \"neuron\" generic netlink family.\n"
 		   "  --counters    the 24 status counters of every NeuronCore, live totals\n"

@@ -232,8 +232,8 @@ static void unreachable(void **)
 // A server on the loopback that reads the token PUT and never answers it
 // (what a container behind a PUT response hop limit of 1 sees), then
 // answers GETs like IMDSv1, without a token: the MAC, 404 for the Name
-// tag, else "v-" and the path's last part. Every request goes to @log;
-// it ends when no connection comes for 10 s or the PUT's is closed.
+// tag, else "v-" and the path's last part. Every request goes to the log;
+// it ends on finish() or when no connection comes for 10 s.
 class silent_put_server {
 public:
 	silent_put_server()
@@ -340,7 +340,8 @@ static void token_unanswered(void **)
 	auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
 		std::chrono::steady_clock::now() - t0).count();
 	std::string log = srv.finish();
-	assert_true(ms >= d::kTokenTimeoutMs);
+	// the PUT's bound passed (less the deadline's rounding to 1 ms)
+	assert_true(ms >= d::kTokenTimeoutMs - 10);
 	assert_true(in.reachable);
 	assert_string_equal(in.error.c_str(), "");
 	assert_string_equal(in.id.c_str(), "v-instance-id");
