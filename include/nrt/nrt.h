@@ -43,7 +43,13 @@ const char *nrt_get_version_string(void);
  */
 NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, const char *fal_version);
 
-/* Release everything nrt_init() acquired. Later calls return NRT_CLOSED. */
+/*
+ * Release everything nrt_init() acquired: models are unloaded, the device
+ * memory of every device tensor still allocated is freed and the devices
+ * are closed. Later calls return NRT_CLOSED. Tensor handles stay valid
+ * until nrt_tensor_free(): a host tensor keeps its data, a device tensor
+ * answers NRT_CLOSED to every read, write, copy, memset or execution.
+ */
 void nrt_close(void);
 
 /* NeuronCores on every device present (any state; NRT_INVALID on NULL). */
@@ -97,7 +103,7 @@ NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_index,
  * nrt_unload, nrt_get_model_nc_count, nrt_execute* and nrt_tensor_allocate
  * need the runtime (13 before nrt_init(), 14 after nrt_close(), which
  * unloads every model); the calls on an existing tensor or tensor set work
- * on any live handle. Status producers and counters: docs/error-model.md.
+ * on any live handle, except a device tensor's data after nrt_close() (14). Status producers and counters: docs/error-model.md.
  */
 
 typedef struct nrt_model nrt_model_t;

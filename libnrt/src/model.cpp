@@ -109,10 +109,12 @@ NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc)
 
 struct bound {
 	std::shared_ptr<tensor::tensor> t;
+	std::shared_ptr<tensor::device_mem> mem;	// a device tensor's, for the execution
 };
 
 // Every tensor @decl names, from @set, with the declared size and a usable
-// placement: NRT_EXEC_BAD_INPUT otherwise, NRT_INVALID_HANDLE for a freed one.
+// placement: NRT_EXEC_BAD_INPUT otherwise, NRT_INVALID_HANDLE for a freed
+// one, NRT_CLOSED for a device tensor whose memory nrt_close() released.
 NRT_STATUS resolve(const model &m, const tensor::tensor_set *set,
 		   const std::vector<neff::tensor_desc> &decl, std::vector<bound> *out)
 {
@@ -131,9 +133,12 @@ NRT_STATUS resolve(const model &m, const tensor::tensor_set *set,
 			return NRT_INVALID_HANDLE;	// freed after it was added
 		if (t->size != td.bytes)
 			return NRT_EXEC_BAD_INPUT;	// wrong size
-		if (t->mem && (t->mem->dev != m.dev || t->mem->nc != m.nc_first))
+		auto dm = t->dmem();
+		if (t->placement == NRT_TENSOR_PLACEMENT_DEVICE && !dm)
+			return NRT_CLOSED;	// allocated before an nrt_close()
+		if (dm && (dm->dev != m.dev || dm->nc != m.nc_first))
 			return NRT_EXEC_BAD_INPUT;	// another NeuronCore's memory
-		out->push_back(bound{ std::move(t) });
+		out->push_back(bound{ std::move(t), std::move(dm) });
 	}
 	return NRT_SUCCESS;
 }
@@ -247,7 +252,7 @@ try {
 	NRT_STATUS st = resolve(m, in_set, d.inputs, &in);
 	if (st == NRT_SUCCESS)
 		st = resolve(m, out_set, d.outputs, &out);
-	if (st == NRT_INVALID_HANDLE)
+	if (st == NRT_INVALID_HANDLE || st == NRT_CLOSED)
 		return st;	// the caller's handle, not an execution
 	nrt_infer_errors_t errs;
 	nrt_infer_errors_clear(&errs);
@@ -284,8 +289,8 @@ try {
 			return NRT_EXEC_OOB;
 		}
 		arg.bytes = bytes;
-		if (ti.mem) {
-			arg.in_handle = ti.mem->handle;
+		if (in[0].mem) {
+			arg.in_handle = in[0].mem->handle;
 			arg.in_offset = d.in_offset;
 		} else {
 			// host input: staged through the NeuronCore's scratchpad
@@ -298,8 +303,8 @@ try {
 				return st;
 			arg.in_handle = stage_in->handle;
 		}
-		if (to.mem) {
-			arg.out_handle = to.mem->handle;
+		if (out[0].mem) {
+			arg.out_handle = out[0].mem->handle;
 		} else {
 			st = tensor::mem_alloc(m.dev, m.nc_first, NEURON_MEM_LOC_DEVICE,
 					       NEURON_MEM_CAT_SCRATCHPAD, bytes, &stage_out);

@@ -23,6 +23,7 @@
 #include "export.hpp"
 #include "model.hpp"
 #include "runtime.hpp"
+#include "tensor.hpp"
 
 namespace nrt::rt {
 
@@ -200,6 +201,9 @@ NRT_EXPORT void nrt_close(void)
 	runtime &r = rt();
 	// models first, outside r.lock (placing a model takes it after its own lock)
 	nrt::model::unload_all();
+	// then the device memory of tensors the application still holds, so
+	// that the device files close with r.devices below
+	nrt::tensor::release_device_memory();
 	std::lock_guard<std::mutex> g(r.lock);
 	if (r.st != state::initialized)
 		return;

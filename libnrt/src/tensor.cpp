@@ -119,10 +119,15 @@ NRT_STATUS allocate_device(std::shared_ptr<rt::device_ctx> dev, uint32_t device_
 	NRT_STATUS st = make(size, name, NRT_TENSOR_PLACEMENT_DEVICE, &t);
 	if (st != NRT_SUCCESS)
 		return st;
-	st = mem_alloc(std::move(dev), nc, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_TENSORS, size,
-		       &t->mem);
+	std::unique_ptr<device_mem> m;
+	st = mem_alloc(std::move(dev), nc, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_TENSORS, size, &m);
 	if (st != NRT_SUCCESS)
 		return st;
+	try {
+		t->set_dmem(std::shared_ptr<device_mem>(std::move(m)));
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
 	t->device_index = device_index;
 	*out = std::move(t);
 	return NRT_SUCCESS;
@@ -136,7 +141,10 @@ NRT_STATUS read(const tensor &t, void *buf, uint64_t offset, uint64_t size) noex
 		std::memmove(buf, t.host.get() + offset, size);
 		return NRT_SUCCESS;
 	}
-	return mem_rw(*t.mem, NEURON_IOCTL_MEM_READ, offset, size, buf, 0);
+	auto m = t.dmem();
+	if (!m)
+		return NRT_CLOSED;
+	return mem_rw(*m, NEURON_IOCTL_MEM_READ, offset, size, buf, 0);
 }
 
 NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noexcept
@@ -147,7 +155,10 @@ NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noe
 		std::memmove(t.host.get() + offset, buf, size);
 		return NRT_SUCCESS;
 	}
-	return mem_rw(*t.mem, NEURON_IOCTL_MEM_WRITE, offset, size, buf, 0);
+	auto m = t.dmem();
+	if (!m)
+		return NRT_CLOSED;
+	return mem_rw(*m, NEURON_IOCTL_MEM_WRITE, offset, size, buf, 0);
 }
 
 NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint64_t size) noexcept
@@ -159,7 +170,10 @@ NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint6
 	if (dst.host)
 		return read(src, dst.host.get() + d_o, so, size);
 	// device to device: both on one NeuronCore, as the SDK requires
-	if (src.mem->dev != dst.mem->dev || src.mem->nc != dst.mem->nc)
+	auto sm = src.dmem(), dm = dst.dmem();
+	if (!sm || !dm)
+		return NRT_CLOSED;
+	if (sm->dev != dm->dev || sm->nc != dm->nc)
 		return NRT_INVALID;
 	constexpr uint64_t kChunk = 1 << 20;
 	std::unique_ptr<uint8_t[]> bounce(new (std::nothrow) uint8_t[std::min(size, kChunk) + 1]);
@@ -170,9 +184,9 @@ NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint6
 	for (uint64_t done = 0; done < size;) {
 		uint64_t n = std::min(kChunk, size - done);
 		uint64_t at = backwards ? size - done - n : done;
-		NRT_STATUS st = read(src, bounce.get(), so + at, n);
+		NRT_STATUS st = mem_rw(*sm, NEURON_IOCTL_MEM_READ, so + at, n, bounce.get(), 0);
 		if (st == NRT_SUCCESS)
-			st = write(dst, bounce.get(), d_o + at, n);
+			st = mem_rw(*dm, NEURON_IOCTL_MEM_WRITE, d_o + at, n, bounce.get(), 0);
 		if (st != NRT_SUCCESS)
 			return st;
 		done += n;
@@ -188,8 +202,26 @@ NRT_STATUS memset(tensor &t, uint64_t offset, int value, uint64_t size) noexcept
 		std::memset(t.host.get() + offset, value, size);
 		return NRT_SUCCESS;
 	}
-	return mem_rw(*t.mem, NEURON_IOCTL_MEM_SET, offset, size, nullptr,
-		      static_cast<uint8_t>(value));
+	auto m = t.dmem();
+	if (!m)
+		return NRT_CLOSED;
+	return mem_rw(*m, NEURON_IOCTL_MEM_SET, offset, size, nullptr, static_cast<uint8_t>(value));
+}
+
+void release_device_memory() noexcept
+{
+	std::vector<std::shared_ptr<tensor>> all;
+	try {
+		tensors().for_each([&all](uintptr_t, const std::shared_ptr<tensor> &t) {
+			if (t->placement == NRT_TENSOR_PLACEMENT_DEVICE)
+				all.push_back(t);
+		});
+	} catch (...) {
+		// no memory for the list: those tensors keep the device open
+	}
+	// MEM_FREE each, outside the table's lock
+	for (auto &t : all)
+		t->set_dmem(nullptr);
 }
 
 } // namespace nrt::tensor

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 
@@ -45,8 +46,27 @@ struct tensor {
 	std::string name;
 	size_t size = 0;
 	std::unique_ptr<uint8_t, free_deleter> host;	// HOST placement
-	std::unique_ptr<device_mem> mem;		// DEVICE placement
 	uint32_t device_index = 0;			// DEVICE placement
+
+	// DEVICE placement: the memory, or null once nrt_close() released it
+	// (an operation in flight keeps its copy until it returns).
+	std::shared_ptr<device_mem> dmem() const
+	{
+		std::lock_guard<std::mutex> g(mem_lock_);
+		return mem_;
+	}
+	void set_dmem(std::shared_ptr<device_mem> m)
+	{
+		{
+			std::lock_guard<std::mutex> g(mem_lock_);
+			mem_.swap(m);
+		}
+		// @m, now the old memory (if any), is freed outside the lock
+	}
+
+private:
+	mutable std::mutex mem_lock_;
+	std::shared_ptr<device_mem> mem_;
 };
 
 using tensor_table = handles::table<tensor, handles::kind::tensor>;
@@ -63,6 +83,11 @@ NRT_STATUS allocate_host(size_t size, const char *name, std::shared_ptr<tensor> 
 // A device tensor on NeuronCore @nc of device @dev.
 NRT_STATUS allocate_device(std::shared_ptr<rt::device_ctx> dev, uint32_t device_index, uint32_t nc,
 			   size_t size, const char *name, std::shared_ptr<tensor> *out) noexcept;
+
+// nrt_close(): every device tensor's memory is freed (the handles stay
+// valid; their device operations answer NRT_CLOSED), so the device file
+// closes although the application still holds tensors.
+void release_device_memory() noexcept;
 
 NRT_STATUS read(const tensor &t, void *buf, uint64_t offset, uint64_t size) noexcept;
 NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noexcept;

@@ -4,7 +4,7 @@
 # the status table in docs/error-model.md (vm_app: exact status, and the
 # counters it feeds moved by exactly 1, nothing else).
 SUITE=app
-PLAN=35
+PLAN=36
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4

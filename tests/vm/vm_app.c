@@ -609,6 +609,64 @@ static int st101_unit_unrecoverable(void)
 	return 0;
 }
 
+/*
+ * nrt_close() with tensors still allocated: the device memory is freed and
+ * the device closed (its reset, which needs everyone to have closed it,
+ * succeeds), a device tensor answers NRT_CLOSED to everything that touches
+ * its data (in a new runtime too, also as a model's input), a host tensor
+ * keeps its data, and every handle frees as usual.
+ */
+static int close_frees_device_tensors(void)
+{
+	nrt_tensor_t *d = NULL, *d2 = NULL, *h = NULL, *out = NULL;
+	nrt_tensor_set_t *is = NULL, *os = NULL;
+	nrt_model_t *m;
+	struct snap s;
+	char buf[16];
+	int fd;
+
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "in", &d), NRT_SUCCESS);
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "d2", &d2), NRT_SUCCESS);
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 16, "h", &h), NRT_SUCCESS);
+	EXPECT(nrt_tensor_write(h, "0123456789abcdef", 0, 16), NRT_SUCCESS);
+	EXPECT(nrt_tensor_memset(d, 0, 0x5a, 64), NRT_SUCCESS);
+	nrt_close();
+	fd = open("/sys/devices/virtual/neuron_device/neuron0/reset", O_WRONLY);
+	VT_ASSERT(fd >= 0 && write(fd, "1", 1) == 1,
+		  "reset after nrt_close() with device tensors held: %s", strerror(errno));
+	close(fd);
+	EXPECT(nrt_tensor_read(d, buf, 0, 16), NRT_CLOSED);
+	EXPECT(nrt_tensor_write(d, buf, 0, 16), NRT_CLOSED);
+	EXPECT(nrt_tensor_memset(d, 0, 0, 16), NRT_CLOSED);
+	EXPECT(nrt_tensor_copy(d, 0, d2, 0, 16), NRT_CLOSED);
+	EXPECT(nrt_tensor_copy(h, 0, d, 0, 16), NRT_CLOSED);
+	EXPECT(nrt_tensor_copy(d, 0, h, 0, 16), NRT_CLOSED);
+	VT_ASSERT(nrt_tensor_get_size(d) == 64, "size of a closed device tensor");
+	EXPECT(nrt_tensor_read(h, buf, 0, 16), NRT_SUCCESS);
+	VT_ASSERT(!memcmp(buf, "0123456789abcdef", 16), "host tensor data after nrt_close()");
+
+	EXPECT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "1.0.0", NULL), NRT_SUCCESS);
+	EXPECT(nrt_tensor_read(d, buf, 0, 16), NRT_CLOSED);
+	EXPECT(load("copy", 0, &m), NRT_SUCCESS);
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 64, "out", &out), NRT_SUCCESS);
+	EXPECT(nrt_allocate_tensor_set(&is), NRT_SUCCESS);
+	EXPECT(nrt_allocate_tensor_set(&os), NRT_SUCCESS);
+	EXPECT(nrt_add_tensor_to_tensor_set(is, "in", d), NRT_SUCCESS);
+	EXPECT(nrt_add_tensor_to_tensor_set(os, "out", out), NRT_SUCCESS);
+	snap_take(&s, 0);
+	EXPECT(nrt_execute(m, is, os), NRT_CLOSED);	/* the caller's tensor: no execution */
+	NOTHING_MOVED(&s);
+	EXPECT(nrt_unload(m), NRT_SUCCESS);
+	nrt_destroy_tensor_set(&is);
+	nrt_destroy_tensor_set(&os);
+	nrt_tensor_free(&d);
+	nrt_tensor_free(&d2);
+	nrt_tensor_free(&h);
+	nrt_tensor_free(&out);
+	VT_ASSERT(!d && !d2 && !h && !out, "nrt_tensor_free clears the handle");
+	return 0;
+}
+
 /* The last row: after nrt_close() everything is NRT_CLOSED. */
 static int st14_closed(void)
 {
@@ -652,6 +710,7 @@ int main(int argc, char **argv)
 		VT_CASE(outputs_checked),
 		VT_CASE(bad_input),
 		VT_CASE(st101_unit_unrecoverable),
+		VT_CASE(close_frees_device_tensors),
 		VT_CASE(st14_closed),
 	};
 
