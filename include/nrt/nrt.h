@@ -46,9 +46,12 @@ NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, cons
 /*
  * Release everything nrt_init() acquired: models are unloaded, the device
  * memory of every device tensor still allocated is freed and the devices
- * are closed. Later calls return NRT_CLOSED. Tensor handles stay valid
- * until nrt_tensor_free(): a host tensor keeps its data, a device tensor
- * answers NRT_CLOSED to every read, write, copy, memset or execution.
+ * are closed (once calls in flight have returned; a call made concurrently
+ * with nrt_close() is a caller bug, as in the SDK, that may keep a device
+ * open but never crashes). Later calls return NRT_CLOSED. Tensor handles
+ * stay valid until nrt_tensor_free(): a host tensor keeps its data, a
+ * device tensor answers NRT_CLOSED to every read, write, copy, memset or
+ * execution whose other arguments are valid.
  */
 void nrt_close(void);
 

@@ -131,11 +131,11 @@ NRT_STATUS resolve(const model &m, const tensor::tensor_set *set,
 		auto t = tensor::tensors().find(reinterpret_cast<const void *>(h));
 		if (!t)
 			return NRT_INVALID_HANDLE;	// freed after it was added
-		if (t->size != td.bytes)
-			return NRT_EXEC_BAD_INPUT;	// wrong size
 		auto dm = t->dmem();
 		if (t->placement == NRT_TENSOR_PLACEMENT_DEVICE && !dm)
 			return NRT_CLOSED;	// allocated before an nrt_close()
+		if (t->size != td.bytes)
+			return NRT_EXEC_BAD_INPUT;	// wrong size
 		if (dm && (dm->dev != m.dev || dm->nc != m.nc_first))
 			return NRT_EXEC_BAD_INPUT;	// another NeuronCore's memory
 		out->push_back(bound{ std::move(t), std::move(dm) });

@@ -655,6 +655,14 @@ static int close_frees_device_tensors(void)
 	EXPECT(nrt_add_tensor_to_tensor_set(os, "out", out), NRT_SUCCESS);
 	snap_take(&s, 0);
 	EXPECT(nrt_execute(m, is, os), NRT_CLOSED);	/* the caller's tensor: no execution */
+	nrt_destroy_tensor_set(&is);
+	nrt_destroy_tensor_set(&os);
+	/* as an output */
+	EXPECT(nrt_allocate_tensor_set(&is), NRT_SUCCESS);
+	EXPECT(nrt_allocate_tensor_set(&os), NRT_SUCCESS);
+	EXPECT(nrt_add_tensor_to_tensor_set(is, "in", out), NRT_SUCCESS);
+	EXPECT(nrt_add_tensor_to_tensor_set(os, "out", d2), NRT_SUCCESS);
+	EXPECT(nrt_execute(m, is, os), NRT_CLOSED);
 	NOTHING_MOVED(&s);
 	EXPECT(nrt_unload(m), NRT_SUCCESS);
 	nrt_destroy_tensor_set(&is);
