@@ -67,7 +67,7 @@
 #define JOBPROCS	2
 #define CORES_PER_JOB	2
 #define RING_BYTES	4096	/* 256 entries */
-#define START_BOUND_MS	60000	/* every counting thread has counted */
+#define START_BOUND_MS	90000	/* every counting thread has counted */
 #define SYS		"/sys/devices/virtual/neuron_device/neuron0"
 #define DBG		"/sys/kernel/debug/neuron/neuron0"
 
