@@ -131,6 +131,24 @@ static NRT_STATUS load(const char *name, int vnc, nrt_model_t **m)
 	} while (0)
 
 /* Load the empty model on @vnc, arm nothing, and run it with @status expected. */
+/*
+ * Two new tensor sets: @in as "in" of *@is, @out as "out" of *@os (the
+ * one-input, one-output models of this file); the first failing status.
+ */
+static NRT_STATUS io_sets(nrt_tensor_set_t **is, nrt_tensor_set_t **os, nrt_tensor_t *in,
+			  nrt_tensor_t *out)
+{
+	NRT_STATUS st = nrt_allocate_tensor_set(is);
+
+	if (st == NRT_SUCCESS)
+		st = nrt_allocate_tensor_set(os);
+	if (st == NRT_SUCCESS)
+		st = nrt_add_tensor_to_tensor_set(*is, "in", in);
+	if (st == NRT_SUCCESS)
+		st = nrt_add_tensor_to_tensor_set(*os, "out", out);
+	return st;
+}
+
 static int run_empty(int vnc, NRT_STATUS want)
 {
 	nrt_model_t *m;
@@ -262,10 +280,7 @@ static int st1002_exec_bad_input(void)
 	EXPECT(load("affine", 1, &m), NRT_SUCCESS);
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 32, "in", &small), NRT_SUCCESS);
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 64, "out", &out), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&in_set), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&out_set), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(in_set, "in", small), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(out_set, "out", out), NRT_SUCCESS);
+	EXPECT(io_sets(&in_set, &out_set, small, out), NRT_SUCCESS);
 	snap_take(&s, 1);
 	EXPECT(nrt_execute(m, in_set, out_set), NRT_EXEC_BAD_INPUT);	/* 32 bytes for 64 */
 	MOVED(&s, "exec_bad_input");
@@ -336,10 +351,7 @@ static int st1006_oob(void)
 	EXPECT(load("oob", 1, &m), NRT_SUCCESS);
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 16, "in", &in), NRT_SUCCESS);
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 16, "out", &out), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&in_set), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&out_set), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(in_set, "in", in), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(out_set, "out", out), NRT_SUCCESS);
+	EXPECT(io_sets(&in_set, &out_set, in, out), NRT_SUCCESS);
 	snap_take(&s, 1);
 	EXPECT(nrt_execute(m, in_set, out_set), NRT_EXEC_OOB);
 	MOVED(&s, "oob_error");
@@ -462,10 +474,7 @@ static int outputs_checked(void)
 		EXPECT(load(runs[r].neff, 0, &m), NRT_SUCCESS);
 		EXPECT(nrt_tensor_allocate(runs[r].in_pl, 0, 64, "in", &in), NRT_SUCCESS);
 		EXPECT(nrt_tensor_allocate(runs[r].out_pl, 0, 64, "out", &out), NRT_SUCCESS);
-		EXPECT(nrt_allocate_tensor_set(&is), NRT_SUCCESS);
-		EXPECT(nrt_allocate_tensor_set(&os), NRT_SUCCESS);
-		EXPECT(nrt_add_tensor_to_tensor_set(is, "in", in), NRT_SUCCESS);
-		EXPECT(nrt_add_tensor_to_tensor_set(os, "out", out), NRT_SUCCESS);
+		EXPECT(io_sets(&is, &os, in, out), NRT_SUCCESS);
 		for (i = 0; i < 16; i++)
 			in_w[i] = 0x01020304u * (uint32_t)i + 0xfffffff0u;
 		EXPECT(nrt_tensor_write(in, in_w, 0, sizeof(in_w)), NRT_SUCCESS);
@@ -534,10 +543,7 @@ static int bad_input(void)
 	/* a device tensor of another NeuronCore: wrong placement */
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 64, "in", &dev1), NRT_SUCCESS);
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 64, "out", &t), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&is), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&os), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(is, "in", dev1), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(os, "out", t), NRT_SUCCESS);
+	EXPECT(io_sets(&is, &os, dev1, t), NRT_SUCCESS);
 	EXPECT(nrt_execute(m, is, os), NRT_EXEC_BAD_INPUT);
 	/* with the right input, a freed output is a bad handle */
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 64, "in", &dev0), NRT_SUCCESS);
@@ -649,19 +655,13 @@ static int close_frees_device_tensors(void)
 	EXPECT(nrt_tensor_read(d, buf, 0, 16), NRT_CLOSED);
 	EXPECT(load("copy", 0, &m), NRT_SUCCESS);
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 64, "out", &out), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&is), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&os), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(is, "in", d), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(os, "out", out), NRT_SUCCESS);
+	EXPECT(io_sets(&is, &os, d, out), NRT_SUCCESS);
 	snap_take(&s, 0);
 	EXPECT(nrt_execute(m, is, os), NRT_CLOSED);	/* the caller's tensor: no execution */
 	nrt_destroy_tensor_set(&is);
 	nrt_destroy_tensor_set(&os);
 	/* as an output */
-	EXPECT(nrt_allocate_tensor_set(&is), NRT_SUCCESS);
-	EXPECT(nrt_allocate_tensor_set(&os), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(is, "in", out), NRT_SUCCESS);
-	EXPECT(nrt_add_tensor_to_tensor_set(os, "out", d2), NRT_SUCCESS);
+	EXPECT(io_sets(&is, &os, out, d2), NRT_SUCCESS);
 	EXPECT(nrt_execute(m, is, os), NRT_CLOSED);
 	NOTHING_MOVED(&s);
 	EXPECT(nrt_unload(m), NRT_SUCCESS);
