@@ -218,6 +218,87 @@ static int calibrate(void)
 	return 0;
 }
 
+/*
+ * One load with fault point @nth failing: 0 if it loaded (and was checked
+ * whole and unloaded), 1 if it failed as it must, -1 (vt_msg set) on a
+ * violation. @in_window is raised when the node refused an open during a
+ * failed load.
+ */
+static int load_failing_at(unsigned int k, unsigned int nth, unsigned int *in_window)
+{
+	unsigned int g;
+	int ret;
+
+	atomic_store(&step_refused, 0);
+	g = atomic_fetch_add(&gen, 1) + 1;	/* odd: loading */
+	if (set_fail_nth(nth)) {
+		snprintf(vt_msg, sizeof(vt_msg), "fail-nth %u: %s", nth, strerror(errno));
+		return -1;
+	}
+	ret = load(DEVICES);
+	set_fail_nth(0);
+	atomic_fetch_add(&gen, 1);
+	if (opener_caught_up(g + 1)) {
+		snprintf(vt_msg, sizeof(vt_msg), "step %u: an open did not return in 10 s", k);
+		return -1;
+	}
+	if (ret == 0) {
+		/*
+		 * The failure was one init tolerates (a debugfs file, a
+		 * kvmalloc that falls back to vmalloc, a uevent, the debug
+		 * kernel's own kmemleak or debugobjects bookkeeping) or came
+		 * after init: the module must then be whole.
+		 */
+		if (devices_present() != 16) {
+			snprintf(vt_msg, sizeof(vt_msg),
+				 "step %u (fail-nth %u): loaded with %d of 16 devices", k, nth,
+				 devices_present());
+			return -1;
+		}
+		if (unload()) {
+			snprintf(vt_msg, sizeof(vt_msg), "step %u: unload: %s", k, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (atomic_load(&step_refused))
+		(*in_window)++;	/* the node existed during this failed load */
+	if (atomic_load(&began_in_load) == g) {
+		snprintf(vt_msg, sizeof(vt_msg),
+			 "step %u (fail-nth %u): /dev/neuron0 opened during a load that failed (%s)",
+			 k, nth, strerror(-ret));
+		return -1;
+	}
+	if (ret != -ENOMEM) {
+		snprintf(vt_msg, sizeof(vt_msg),
+			 "step %u (fail-nth %u): an allocation failure made the load fail with %s",
+			 k, nth, strerror(-ret));
+		return -1;
+	}
+	if (module_listed() != 0) {
+		snprintf(vt_msg, sizeof(vt_msg), "step %u: module listed after a failed load", k);
+		return -1;
+	}
+	if (access("/dev/neuron0", F_OK) == 0 ||
+	    access("/sys/class/neuron_device/neuron0", F_OK) == 0 ||
+	    access("/sys/kernel/debug/neuron", F_OK) == 0) {
+		snprintf(vt_msg, sizeof(vt_msg),
+			 "step %u: node, class entry or debugfs left after a failed load", k);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * Loads tried per step: the step's fault point and the ones after it, until
+ * a load fails. On the debug kernel about half of init's fault points are
+ * the checkers' own bookkeeping (kmemleak's object for each allocation,
+ * debugobjects' pool), whose failure init never sees; which half a fixed
+ * point lands on shifts from run to run, so one try per step could miss on
+ * most steps (CI once saw 2 failures in 16).
+ */
+#define TRIES	6
+
 static int sweep(void)
 {
 	unsigned int k, failed = 0, loaded = 0, in_window = 0;
@@ -233,71 +314,23 @@ static int sweep(void)
 		 * at both ends (the loader's count varies by one or two).
 		 */
 		unsigned int nth = loader_calls + 8 +
-				   (unsigned int)((uint64_t)k * (init_calls - 16) / (steps - 1));
-		unsigned long refused_now;
-		unsigned int g;
-		int ret;
+				   (unsigned int)((uint64_t)k * (init_calls - 16 - TRIES) /
+						  (steps - 1));
+		unsigned int t;
+		int r = 0;
 
-		atomic_store(&step_refused, 0);
-		g = atomic_fetch_add(&gen, 1) + 1;	/* odd: loading */
-		if (set_fail_nth(nth)) {
-			bad = 1;
-			snprintf(vt_msg, sizeof(vt_msg), "fail-nth %u: %s", nth, strerror(errno));
-			break;
-		}
-		ret = load(DEVICES);
-		set_fail_nth(0);
-		atomic_fetch_add(&gen, 1);
-		if (opener_caught_up(g + 1)) {
-			bad = 1;
-			snprintf(vt_msg, sizeof(vt_msg), "step %u: an open did not return in 10 s", k);
-			break;
-		}
-		refused_now = atomic_load(&step_refused);
-		if (ret == 0) {
-			/*
-			 * The failure was one init tolerates (a debugfs file,
-			 * a kvmalloc that falls back to vmalloc, a uevent) or
-			 * came after init: the module must then be whole.
-			 */
+		for (t = 0; t < TRIES; t++) {
+			r = load_failing_at(k, nth + t, &in_window);
+			if (r < 0)
+				bad = 1;
+			if (r)
+				break;
 			loaded++;
-			if (devices_present() != 16) {
-				bad = 1;
-				snprintf(vt_msg, sizeof(vt_msg),
-					 "step %u (fail-nth %u): loaded with %d of 16 devices", k, nth,
-					 devices_present());
-			}
-			if (unload()) {
-				bad = 1;
-				snprintf(vt_msg, sizeof(vt_msg), "step %u: unload: %s", k,
-					 strerror(errno));
-			}
-			continue;
 		}
-		failed++;
-		if (refused_now)
-			in_window++;	/* the node existed during this failed load */
-		if (atomic_load(&began_in_load) == g) {
-			bad = 1;
-			snprintf(vt_msg, sizeof(vt_msg),
-				 "step %u (fail-nth %u): /dev/neuron0 opened during a load that failed (%s)",
-				 k, nth, strerror(-ret));
-		} else if (ret != -ENOMEM) {
-			bad = 1;
-			snprintf(vt_msg, sizeof(vt_msg),
-				 "step %u (fail-nth %u): an allocation failure made the load fail with %s",
-				 k, nth, strerror(-ret));
-		} else if (module_listed() != 0) {
-			bad = 1;
-			snprintf(vt_msg, sizeof(vt_msg), "step %u: module listed after a failed load",
-				 k);
-		} else if (access("/dev/neuron0", F_OK) == 0 ||
-			   access("/sys/class/neuron_device/neuron0", F_OK) == 0 ||
-			   access("/sys/kernel/debug/neuron", F_OK) == 0) {
-			bad = 1;
-			snprintf(vt_msg, sizeof(vt_msg),
-				 "step %u: node, class entry or debugfs left after a failed load", k);
-		}
+		if (r > 0)
+			failed++;
+		printf("# step %u: fail-nth %u..%u, %s\n", k, nth, nth + (t < TRIES ? t : TRIES - 1),
+		       r > 0 ? "failed with ENOMEM" : r < 0 ? "violation" : "every load whole");
 	}
 	atomic_store(&stop_opener, 1);
 	pthread_join(th, NULL);
@@ -309,11 +342,11 @@ static int sweep(void)
 		return -1;
 	/*
 	 * The aim held: loads failed inside the module's init, each logging
-	 * it (many of init's allocations are ones it may lose, so not every
-	 * step fails), and in some of them /dev/neuron0 existed and refused
-	 * an open: the window the fix closes was there.
+	 * it (some stretches of init only make allocations it may lose, so
+	 * not every step fails), and in some of them /dev/neuron0 existed and
+	 * refused an open: the window the fix closes was there.
 	 */
-	VT_ASSERT(failed >= 3, "only %u of %u loads failed", failed, steps);
+	VT_ASSERT(failed >= steps / 2, "only %u of %u steps had a load fail", failed, steps);
 	VT_ASSERT(logged1 - logged0 == (int)failed, "%u loads failed, init logged %d failures",
 		  failed, logged1 - logged0);
 	VT_ASSERT(in_window >= 1, "no failed load had /dev/neuron0 refuse an open");
