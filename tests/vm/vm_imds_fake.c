@@ -139,9 +139,10 @@ static int serve(int fd)
 	} else {
 		status = 405;
 	}
-	reply(fd, status, body, status == 200 ? len : 0);
+	/* logged before the answer: whoever got it may count the log at once */
 	printf("%s %s %d\n", method, path, status);
 	fflush(stdout);
+	reply(fd, status, body, status == 200 ? len : 0);
 	return 0;
 }
 
