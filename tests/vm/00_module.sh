@@ -73,9 +73,12 @@ if [ $ok = 1 ]; then pass load-unload-20-cycles; else fail load-unload-20-cycles
 # A load that fails part-way through init (failslab, aimed by fail-nth at
 # init's allocations, sim_devices=16) while another thread keeps opening
 # /dev/neuron0: no open succeeds during it and nothing is left behind
-# (tests/vm/vm_failinit.c). VM_FAILINIT_STEPS loads (default 16).
+# (tests/vm/vm_failinit.c). VM_FAILINIT_STEPS steps (default 16) of up to
+# 6 loads each; a whole load and unload takes about 6 s on the debug
+# kernel, so the bound allows every load of every step 8 s.
 if [ $FAILINIT = 1 ]; then
-	run_prog /tests/vm_failinit "$NEURON_KO" "${VM_FAILINIT_STEPS:-16}"
+	steps=${VM_FAILINIT_STEPS:-16}
+	PROG_TIMEOUT=$((120 + steps * 6 * 8)) run_prog /tests/vm_failinit "$NEURON_KO" "$steps"
 elif [ $FAILINIT = missing ]; then
 	fail failinit-available "fault injection required, but no /proc/self/fail-nth or failslab"
 fi

@@ -10,9 +10,11 @@ PLAN=36
 . /tests/lib.sh
 
 # Times divided by 50 (a READ attempt waits 20 ms); by 25 on a debug
-# (kmemleak) kernel, where the simulated firmware's work item was once
-# late by more than 100 ms (30_fwio). The exact counts of vm_fwstrict
-# assume no answer is later than one attempt.
+# (kmemleak) kernel (40 ms), the smallest divisor at which row_timeouts'
+# late answer fits the simulator's 10 s slow_ms. The exact counts of
+# vm_fwstrict assume no answer is later than one attempt; 30_fwio, whose
+# attempts are 100 ms (300 ms on the debug kernel), once saw the debug
+# kernel's work item late by more than 100 ms.
 if [ -e /sys/kernel/debug/kmemleak ]; then DIV=25; else DIV=50; fi
 B=/sys/bus/neuron_sim
 check load load sim_fw_time_div=$DIV

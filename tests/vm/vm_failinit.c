@@ -253,6 +253,7 @@ static int load_failing_at(unsigned int k, unsigned int nth, unsigned int *in_wi
 			snprintf(vt_msg, sizeof(vt_msg),
 				 "step %u (fail-nth %u): loaded with %d of 16 devices", k, nth,
 				 devices_present());
+			(void)unload();	/* for the suites after this one */
 			return -1;
 		}
 		if (unload()) {
@@ -311,7 +312,8 @@ static int sweep(void)
 	for (k = 0; k < steps && !bad; k++) {
 		/*
 		 * From init's first fault points to its last; a margin of 8
-		 * at both ends (the loader's count varies by one or two).
+		 * at the start (the loader's count varies by one or two) and
+		 * of 8 plus the tries at the end.
 		 */
 		unsigned int nth = loader_calls + 8 +
 				   (unsigned int)((uint64_t)k * (init_calls - 16 - TRIES) /
@@ -331,6 +333,7 @@ static int sweep(void)
 			failed++;
 		printf("# step %u: fail-nth %u..%u, %s\n", k, nth, nth + (t < TRIES ? t : TRIES - 1),
 		       r > 0 ? "failed with ENOMEM" : r < 0 ? "violation" : "every load whole");
+		fflush(stdout);
 	}
 	atomic_store(&stop_opener, 1);
 	pthread_join(th, NULL);

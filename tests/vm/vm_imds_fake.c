@@ -99,9 +99,9 @@ static int serve(int fd)
 			break;
 	}
 	if (sscanf(req, "%15s %1023s HTTP/1.", method, path) != 2) {
-		reply(fd, 400, "", 0);
 		printf("? ? 400\n");
 		fflush(stdout);
+		reply(fd, 400, "", 0);
 		return 0;
 	}
 	if (silent_put && !strcmp(method, "PUT")) {
