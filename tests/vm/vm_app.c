@@ -130,7 +130,6 @@ static NRT_STATUS load(const char *name, int vnc, nrt_model_t **m)
 			  nrt_get_status_as_str(want));                          \
 	} while (0)
 
-/* Load the empty model on @vnc, arm nothing, and run it with @status expected. */
 /*
  * Two new tensor sets: @in as "in" of *@is, @out as "out" of *@os (the
  * one-input, one-output models of this file); the first failing status.
@@ -149,6 +148,7 @@ static NRT_STATUS io_sets(nrt_tensor_set_t **is, nrt_tensor_set_t **os, nrt_tens
 	return st;
 }
 
+/* Load the empty model on @vnc, arm nothing, and run it with @status expected. */
 static int run_empty(int vnc, NRT_STATUS want)
 {
 	nrt_model_t *m;

@@ -644,8 +644,7 @@ static int charged_child(void)
 	after = cg_current();
 	printf("# memory.current %lld -> %lld with 8 MiB of rings\n", before, after);
 	fflush(stdout);
-	/* less what the cgroup's per-CPU stocks (a 64-page batch on each of 2 CPUs) held */
-	return after - before >= (8LL << 20) - 2 * 64 * 4096 ? 0 : 12;
+	return after - before >= (8LL << 20) - VT_MEMCG_STOCK_BYTES ? 0 : 12;
 }
 
 /* Rings are charged to the memory cgroup of the process that made them. */

@@ -296,7 +296,8 @@ static int load_failing_at(unsigned int k, unsigned int nth, unsigned int *in_wi
  * the checkers' own bookkeeping (kmemleak's object for each allocation,
  * debugobjects' pool), whose failure init never sees; which half a fixed
  * point lands on shifts from run to run, so one try per step could miss on
- * most steps (CI once saw 2 failures in 16).
+ * most steps (CI once saw 2 failures in 16). 00_module.sh's time bound
+ * counts on 6.
  */
 #define TRIES	6
 

@@ -678,8 +678,7 @@ static int charged_child(void)
 	printf("# memory.current %llu -> %llu with 8 MiB of host allocations\n",
 	       (unsigned long long)before, (unsigned long long)after);
 	fflush(stdout);
-	/* less what the cgroup's per-CPU stocks (a 64-page batch on each of 2 CPUs) held */
-	return after > before && after - before >= (8ULL << 20) - 2 * 64 * 4096 ? 0 : 14;
+	return after > before && after - before >= (8ULL << 20) - VT_MEMCG_STOCK_BYTES ? 0 : 14;
 }
 
 /* Host allocations are charged to the memory cgroup of the process that made them. */

@@ -239,6 +239,13 @@ static inline long vt_wait_bounded(pid_t pid, int *st, long bound_ms)
 #define VT_CGROUP "/sys/fs/cgroup"
 
 /*
+ * What a charge measured through memory.current may fall short by: the
+ * cgroup's per-CPU stock, a 64-page batch on each of the guest's 2 CPUs,
+ * may hold part of it already.
+ */
+#define VT_MEMCG_STOCK_BYTES	(2 * 64 * 4096)
+
+/*
  * Run @child in a forked process that joins the memory cgroup @dir (made
  * under a cgroup2 mount at VT_CGROUP with memory.max @max, removed after):
  * its wait status in @status. 0, or -1 with vt_msg set when the cgroup
