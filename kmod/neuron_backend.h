@@ -77,6 +77,15 @@ struct neuron_job;
  *		every NeuronCore usable again, device memory contents
  *		discarded. 0 or a negative errno (the device reads INVALID).
  *		Without it, a write to reset is -EOPNOTSUPP.
+ * @stop:	optional (with @exec); end the jobs in progress (-ENODEV) and
+ *		refuse new ones, without waiting for them. The core calls it
+ *		when neuron_device_create() fails after the node appeared,
+ *		before it waits for the file operations in progress; before
+ *		neuron_device_destroy() the backend stops its jobs itself.
+ * @create_fault: optional, for tests (the simulator): the error the
+ *		creation of this device returns at @step (enum
+ *		neuron_create_step) as if that step had failed, or 0 to go
+ *		on. Called once per step; may sleep.
  *
  * Every op gets the @backend pointer given to neuron_device_create(). The
  * core calls no op once neuron_device_destroy() has returned.
@@ -96,6 +105,17 @@ struct neuron_backend_ops {
 	int (*mem_write)(void *backend, u64 addr, const void *buf, size_t len);
 	int (*mem_set)(void *backend, u64 addr, u8 value, u64 len);
 	int (*reset)(void *backend);
+	void (*stop)(void *backend);
+	int (*create_fault)(void *backend, u32 step);
+};
+
+/*
+ * Steps of neuron_device_create() a backend's @create_fault can fail.
+ * NEURON_CREATE_STEP_SYSFS: the end of the sysfs tree's setup, with the
+ * whole tree built and the device node already open to processes.
+ */
+enum neuron_create_step {
+	NEURON_CREATE_STEP_SYSFS,
 };
 
 /**

@@ -249,11 +249,17 @@ err_metrics:
 	neuron_hwerr_stop(nd);
 	neuron_metrics_stop(nd);
 err_cdev:
-	/* the node was visible: a racing open may hold a file; fence it off */
+	/*
+	 * The node was visible: a racing open may hold a file, and a job of
+	 * it may be running. Stop the jobs, then fence the files off (this
+	 * waits for their ioctls), and only then free what they could reach.
+	 */
+	if (ops->stop)
+		ops->stop(backend);
 	down_write(&nd->gone_sem);
 	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
-	neuron_sysfs_exit(nd);	/* a no-op when its init failed and unwound */
+	neuron_sysfs_exit(nd);	/* also what a failed neuron_sysfs_init() built */
 	cdev_device_del(&nd->cdev, &nd->dev);
 err_fwio:
 	neuron_fwio_exit(nd);
@@ -326,6 +332,11 @@ void neuron_device_destroy(struct neuron_device *nd)
 	nd->backend = NULL;
 	dev_info(&nd->dev, "removed\n");
 	put_device(&nd->dev);
+}
+
+int neuron_device_create_fault(struct neuron_device *nd, u32 step)
+{
+	return nd->ops->create_fault ? nd->ops->create_fault(nd->backend, step) : 0;
 }
 
 u32 neuron_device_index(const struct neuron_device *nd)

@@ -126,6 +126,9 @@ struct neuron_device *neuron_device_get_next(u32 index);
  * A file of @tgid on the device was opened / released. The last release of
  * a process frees what it held (NDS slab folded first, rings, cores).
  */
+/* The backend's create_fault for @step (enum neuron_create_step), 0 without one. */
+int neuron_device_create_fault(struct neuron_device *nd, u32 step);
+
 int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
 void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid);
 

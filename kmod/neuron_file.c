@@ -56,7 +56,13 @@ int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *m
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
 	neuron_vm_flags_clear(vma, VM_MAYEXEC);
-	neuron_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
+	/*
+	 * Never in another process: not copied at fork (VM_DONTCOPY), and
+	 * VM_IO makes madvise(MADV_DOFORK) refuse to clear that (-EINVAL)
+	 * and get_user_pages() refuse the pages, so vmsplice(),
+	 * process_vm_readv() and /proc/<pid>/mem cannot hand them on either.
+	 */
+	neuron_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	/* page by page, as remap_vmalloc_range() would; each insert takes a page reference */
 	for (off = 0; off < len; off += PAGE_SIZE) {
 		ret = vm_insert_page(vma, vma->vm_start + off, vmalloc_to_page((u8 *)mem + off));

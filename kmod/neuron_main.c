@@ -17,6 +17,7 @@
 #include "neuron_cdev.h"
 #include "neuron_device.h"
 #include "neuron_genl.h"
+#include "neuron_log.h"
 #include "neuron_main.h"
 
 struct dentry *neuron_debugfs_root;
@@ -27,8 +28,9 @@ static int neuron_param_set(const char *val, const struct kernel_param *kp)
 	unsigned int v;
 
 	if (kstrtouint(val, 0, &v) || v < p->min || v > p->max) {
-		pr_err("%s=%s is invalid: expected an integer in %u..%u\n",
-		       kp->name, val, p->min, p->max);
+		/* rate-limited, and without the written text (neuron_log.h) */
+		neuron_knob_pr_err("%s: expected an integer in %u..%u\n",
+				   kp->name, p->min, p->max);
 		return -EINVAL;
 	}
 	/* read with READ_ONCE() by exchanges and the metrics worker */

@@ -14,9 +14,14 @@
  * one final time before it is zeroed and freed. Nothing counted is lost:
  * not on exit, not on SIGKILL, not on the last close of the device.
  *
- * Memory: a slot's 256 KiB (vmalloc_user) is allocated on its first claim
- * and kept until the device is released; a monitor's mapping of a reused
- * slot then shows the new owner's (zeroed, then live) counters.
+ * Memory: each owner gets a slab of its own. The claim allocates 256 KiB
+ * in the owner's context, charged to the owner's memory cgroup; the
+ * owner's last close folds it, zeroes it and frees it. A mapping holds its
+ * own page references, so a monitor's read-only mapping keeps showing the
+ * owner it was granted for (its counters while it lives, zeros after) and
+ * never the slot's next owner, whose slab is other memory: not across an
+ * exit, not across pid namespaces, not through pages spliced into a pipe
+ * (VM_IO mappings refuse get_user_pages, neuron_file.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": nds: " fmt
 
@@ -45,16 +50,14 @@
 /**
  * struct neuron_nds_slot - one slab
  * @owner:	the owning process, NULL when free (the proc entry holds the ref)
- * @mem:	the slab, NEURON_NDS_SIZE bytes, NULL until first claimed
- * @shadow:	[nc_count][NEURON_NDS_ID_COUNT] values already folded
- * @clear_tick:	when the slot was last freed; free slots are reused least
- *		recently cleared first, so a monitor's stale view lasts longest
+ * @mem:	the owner's slab, NEURON_NDS_SIZE bytes; NULL exactly when free
+ * @shadow:	[nc_count][NEURON_NDS_ID_COUNT] values already folded (kernel
+ *		only: allocated with the slot's first claim, kept)
  */
 struct neuron_nds_slot {
 	struct pid *owner;
 	void *mem;
 	u64 *shadow;
-	u64 clear_tick;
 };
 
 struct neuron_nds_cell {
@@ -73,7 +76,6 @@ struct neuron_nds_cell {
  *		never cleared, for the metrics post
  * @exited_bitmap: ND FEATURE_BITMAP ORed from every released slab
  * @cluster_id:	last non-zero ND DEVICE_CLUSTER_ID seen
- * @tick:	source of clear_tick values
  */
 struct neuron_nds {
 	struct mutex lock;
@@ -83,7 +85,6 @@ struct neuron_nds {
 	u64 mono[NEURON_NDS_ID_COUNT];
 	u64 exited_bitmap;
 	u64 cluster_id;
-	u64 tick;
 };
 
 static inline u64 *nds_slab_u64(void *mem, s64 off)
@@ -227,46 +228,39 @@ static int nds_slot_by_owner(struct neuron_nds *nds, struct pid *tgid)
 	return -ENOENT;
 }
 
-/* Claim a free slot for @tgid: never-used first, else least recently cleared. */
+/*
+ * Claim a free slot for @tgid, the calling process: a new, zeroed slab
+ * charged to its memory cgroup. Caller holds the lock.
+ */
 static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pid *tgid)
 {
-	struct neuron_nds_slot *slot;
-	int s, best = -1;
+	size_t shadow_len = (size_t)nds->nc_count * NEURON_NDS_ID_COUNT;
+	struct neuron_nds_slot *slot = NULL;
+	int s;
 
 	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
-		if (nds->slots[s].owner)
-			continue;
-		if (!nds->slots[s].mem) {
-			best = s;
+		if (!nds->slots[s].owner) {
+			slot = &nds->slots[s];
 			break;
 		}
-		if (best < 0 || nds->slots[s].clear_tick < nds->slots[best].clear_tick)
-			best = s;
 	}
-	if (best < 0)
+	if (!slot)
 		return -ENOSPC;
 
-	slot = &nds->slots[best];
-	if (!slot->mem) {
-		slot->mem = neuron_alloc_user_mem(NEURON_NDS_SIZE);
-		if (!slot->mem)
+	if (!slot->shadow) {
+		slot->shadow = kvcalloc(shadow_len, sizeof(u64), GFP_KERNEL);
+		if (!slot->shadow)
 			return -ENOMEM;
-		slot->shadow = kvcalloc((size_t)nds->nc_count * NEURON_NDS_ID_COUNT,
-					sizeof(u64), GFP_KERNEL);
-		if (!slot->shadow) {
-			vfree(slot->mem);
-			slot->mem = NULL;
-			return -ENOMEM;
-		}
-		/* driver memory of the device, kept until its release (facts: NCDEV, nc 0) */
-		neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
-				       NEURON_NDS_SIZE, true);
 	}
-	/* zeroed at release already; again here so a slot never starts dirty */
-	memset(slot->mem, 0, NEURON_NDS_SIZE);
-	memset(slot->shadow, 0, (size_t)nds->nc_count * NEURON_NDS_ID_COUNT * sizeof(u64));
+	slot->mem = neuron_alloc_user_mem(NEURON_NDS_SIZE);
+	if (!slot->mem)
+		return -ENOMEM;
+	memset(slot->shadow, 0, shadow_len * sizeof(u64));
 	slot->owner = tgid;
-	return best;
+	/* driver memory of the device while the owner holds it (facts: NCDEV, nc 0) */
+	neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
+			       NEURON_NDS_SIZE, true);
+	return s;
 }
 
 long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg)
@@ -422,11 +416,16 @@ bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid)
 		slot = &nds->slots[s];
 		nds_fold_slot(nds, slot);
 		nds->exited_bitmap |= nds_slot_bitmap(slot);
+		/*
+		 * A monitor's mapping keeps these pages: it shows zeros from
+		 * now on, never the slot's next owner (a new slab).
+		 */
 		memset(slot->mem, 0, NEURON_NDS_SIZE);
-		memset(slot->shadow, 0,
-		       (size_t)nds->nc_count * NEURON_NDS_ID_COUNT * sizeof(u64));
+		vfree(slot->mem);
+		slot->mem = NULL;
 		slot->owner = NULL;
-		slot->clear_tick = ++nds->tick;
+		neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
+				       NEURON_NDS_SIZE, false);
 	}
 	mutex_unlock(&nds->lock);
 	return s >= 0;
@@ -510,11 +509,10 @@ void neuron_nds_exit(struct neuron_device *nd)
 
 	if (!nds)
 		return;
+	/* every owner's last close freed its slab: only the shadows are left */
 	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
-		if (nds->slots[s].mem)
-			neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
-					       NEURON_NDS_SIZE, false);
-		vfree(nds->slots[s].mem);
+		if (WARN_ON_ONCE(nds->slots[s].mem))
+			vfree(nds->slots[s].mem);
 		kvfree(nds->slots[s].shadow);
 	}
 	kvfree(nds->cells);

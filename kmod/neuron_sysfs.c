@@ -494,11 +494,18 @@ int neuron_sysfs_init(struct neuron_device *nd)
 	ret = PTR_ERR_OR_ZERO(n);
 	if (ret)
 		goto err;
+	ret = neuron_device_create_fault(nd, NEURON_CREATE_STEP_SYSFS);
+	if (ret)
+		goto err;
 	return 0;
 
 err:
+	/*
+	 * The tree stays: the node is open to processes, whose counter
+	 * updates walk it until the device is marked gone. The caller marks
+	 * it gone, then calls neuron_sysfs_exit().
+	 */
 	dev_err(&nd->dev, "cannot create the sysfs tree: %d\n", ret);
-	neuron_sysfs_exit(nd);
 	return ret;
 }
 

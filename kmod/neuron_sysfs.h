@@ -5,7 +5,11 @@
 
 struct neuron_device;
 
-/* Build the tree under the class device; 0 or a negative errno (nothing left behind). */
+/*
+ * Build the tree under the class device: 0 or a negative errno. On an
+ * error, what was built stays until neuron_sysfs_exit(), which the caller
+ * calls once the device is marked gone.
+ */
 int neuron_sysfs_init(struct neuron_device *nd);
 /* Remove it; waits for readers in progress. */
 void neuron_sysfs_exit(struct neuron_device *nd);

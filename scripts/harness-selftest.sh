@@ -85,7 +85,7 @@ mklog() { # file [dmesg-line...]
 		echo "VMTEST TAINTED 12288"
 		echo "VMTEST DMESG-BEGIN"
 		echo "[    0.000000] Linux version 6.1.0-57-amd64 (debian-kernel@lists.debian.org)"
-		echo "[    1.000000] neuron: sim_devices=17 is invalid: expected an integer in 0..16"
+		echo "[    1.000000] neuron: rejected: sim_devices: expected an integer in 0..16"
 		echo "[    1.100000] neuron neuron0: fw-io: cmd 1 failed after 3 attempt(s): -110"
 		echo "[    1.200000] Kernel command line: console=ttyS0 slub_debug=FZPU"
 		echo "[    1.300000] vmtest-mark 01_a 1"
@@ -170,6 +170,29 @@ expect_verdict kmemleak-leak-fails 1 "kmemleak-clean: 2 unreferenced" "$tmp/leak
 mklog "$tmp/noleak"
 sed -i 's/^VMTEST TAINTED/VMTEST KMEMLEAK 0\nVMTEST TAINTED/' "$tmp/noleak"
 expect_verdict kmemleak-none-passes 0 "" "$tmp/noleak"
+
+# Rejected-input lines (kmod/neuron_log.h): a knob's reason more than 100
+# times within 5 s fails (no rate limit); its rate-limited burst of 50 per
+# 5 s, other reasons and other knobs interleaved, passes.
+# rejected_log FILE COUNT STEP_MS [KEY]: COUNT lines STEP_MS apart from 10 s.
+rejected_log() {
+	local f=$1 n=$2 step=$3 key=${4:-fwio_retries: expected} i ms
+	mklog "$f"
+	for ((i = 0; i < n; i++)); do
+		ms=$((10000 + i * step))
+		printf '[%5d.%03d000] neuron: rejected: %s an integer in %d..30\n' \
+			$((ms / 1000)) $((ms % 1000)) "$key" $((i % 3 + 1))
+		printf '[%5d.%03d000] neuron: sim: rejected: new_device: device %d already exists\n' \
+			$((ms / 1000)) $((ms % 1000)) "$i"
+	done > "$tmp/rejected.lines"
+	sed -i "/^VMTEST DMESG-END/e cat $tmp/rejected.lines" "$f"
+}
+rejected_log "$tmp/flood" 101 40
+expect_verdict rejected-flood-fails 1 "dmesg-no-flood: .*101 lines \"rejected: fwio_retries: expected\"" "$tmp/flood"
+rejected_log "$tmp/burst" 100 40
+expect_verdict rejected-two-bursts-pass 0 "" "$tmp/burst"
+rejected_log "$tmp/limited" 300 100
+expect_verdict rejected-rate-limited-passes 0 "" "$tmp/limited"
 
 # Suite accounting.
 SUITES="01_a 02_b" expect_verdict suite-never-started-fails 1 "suite-02_b: never started" "$tmp/clean"

@@ -19,7 +19,9 @@
 # "VMTEST DMESG-BEGIN" and "VMTEST DMESG-END". It must start with the
 # kernel's banner (nothing was lost to the ring buffer), contain none of the
 # report patterns below, and "VMTEST TAINTED <n>" must show no taint but
-# O (out-of-tree module) and E (unsigned module). On a kernel with kmemleak,
+# O (out-of-tree module) and E (unsigned module). Lines of rejected input
+# ("rejected: <knob>: <why>", rate-limited) must not flood: no knob and
+# reason shows more than 100 of them within 5 s. On a kernel with kmemleak,
 # "VMTEST KMEMLEAK <n>" (the end-of-run scan) must be 0.
 #
 # Prints TAP (scripts/tap.sh): one "ok N - vm/<check>" or
@@ -29,7 +31,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/tap.sh"
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 
 suites=
 while [ $# -gt 0 ]; do
@@ -117,6 +119,37 @@ else
 		bad dmesg-clean "kernel log shows: $(head -n 8 <<<"$hits" | sed 's/^\[ *[0-9.]*\] //' | tr '\n' '|' | sed 's/|$//; s/|/ | /g')"
 	else
 		ok dmesg-clean
+	fi
+	# Rejected input (kmod/neuron_log.h): "... rejected: <knob>: <why>",
+	# rate-limited per call site to a burst of 50 per 5 s. Lines are
+	# grouped by knob and first word of the reason (one call site; digits
+	# folded), and a group with more than two bursts (100 lines) in any 5 s
+	# of the kernel's clock is a call site that is not rate-limited.
+	flood=$(awk '
+		match($0, /rejected: [^ ]+ [^ ]+/) {
+			key = substr($0, RSTART + 10, RLENGTH - 10)
+			gsub(/[0-9]+/, "#", key)
+			t = $0
+			sub(/^\[ */, "", t)
+			t = t + 0
+			n = ++cnt[key]
+			ts[key, n] = t
+			while (ts[key, n] - ts[key, first[key] + 1] > 5)
+				first[key]++
+			if (n - first[key] > worst[key]) {
+				worst[key] = n - first[key]
+				at[key] = t
+			}
+		}
+		END {
+			for (k in worst)
+				if (worst[k] > 100)
+					printf "%d lines \"rejected: %s\" within 5 s (at %.1f s) | ", worst[k], k, at[k]
+		}' <<<"$klog")
+	if [ -n "$flood" ]; then
+		bad dmesg-no-flood "rejected-input lines not rate-limited: ${flood% | }"
+	else
+		ok dmesg-no-flood
 	fi
 fi
 

@@ -4,7 +4,7 @@
 #
 #   scripts/vm.sh [--mode check|selftest|demo|bench] [--module PATH] [--kver V]
 #                 [--kernel IMAGE] [--label NAME] [--timeout SECONDS]
-#                 [--log FILE] [--only SUITE] [--no-slub-debug] [--help]
+#                 [--log FILE] [--only SUITE[,SUITE...]] [--no-slub-debug] [--help]
 #
 # Builds a busybox initramfs (the module, build/vm/* programs, tests/vm/*.sh
 # suites and every shared library they need), boots
@@ -187,9 +187,9 @@ suites=
 if [ -n "$dir" ]; then
 	for s in "$dir"/[0-9][0-9]_*.sh; do
 		name=$(basename "$s" .sh)
-		if [ -z "$only" ] || [ "${name#*_}" = "$only" ] || [ "$name" = "$only" ]; then
-			suites+="$name "
-		fi
+		case ",$only," in
+		,,|*",${name#*_},"*|*",$name,"*) suites+="$name " ;;
+		esac
 	done
 fi
 verdict_out=$("$top/scripts/vm-verdict.sh" --suites "$suites" "$log" || true)

@@ -21,24 +21,42 @@
  * an id in use is -EEXIST, an unknown one -ENOENT. Both files are mode 0200
  * and also need CAP_SYS_ADMIN (-EPERM). sim_devices=N at load adds ids
  * 0..N-1; unload removes every device left.
+ *
+ * A failed creation, on demand (root, debugfs):
+ *
+ *   /sys/kernel/debug/neuron/sim_create_fault   "sysfs" | "none"
+ *       "sysfs": the next new_device fails (-ENOMEM) at the end of the
+ *       core's sysfs setup, once a job runs on the new device (or after
+ *       NEURON_SIM_CREATE_FAULT_WAIT_MS): the node is open to processes
+ *       then, so a test proves what they see while the creation unwinds.
+ *       One-shot; reads back what is armed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
 #include <linux/capability.h>
+#include <linux/debugfs.h>
 #include <linux/device.h>
 #include <linux/err.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/uaccess.h>
 
 #include "../neuron_backend.h"
 #include "../neuron_compat.h"
 #include "../neuron_log.h"
+#include "../neuron_main.h"
 #include "neuron_fw_profile.h"
 #include "neuron_parse.h"
 #include "neuron_sim.h"
 
 #define NEURON_SIM_MAX_ID	1023
+
+/* how long an armed creation failure waits for a job on the new device */
+#define NEURON_SIM_CREATE_FAULT_WAIT_MS	10000
+
+/* sim_create_fault's words; the index is enum neuron_create_step + 1 */
+static const char *const neuron_sim_create_fault_names[] = { "none", "sysfs" };
 
 static struct neuron_uint_param sim_devices = { .value = 0, .min = 0, .max = 16 };
 static struct neuron_uint_param sim_nc_per_device = {
@@ -71,6 +89,70 @@ static const char *const neuron_sim_fw_names[NEURON_FW_ARCH_COUNT] = {
 static DEFINE_MUTEX(neuron_sim_lock);
 static LIST_HEAD(neuron_sim_devs);
 static bool neuron_sim_closing;	/* module unload: no new device */
+/* armed creation failure: 0 none, else enum neuron_create_step + 1 */
+static u32 neuron_sim_create_fault_armed;
+static struct dentry *neuron_sim_create_fault_knob;
+
+/*
+ * ops->create_fault of a device being created (neuron_sim_add holds
+ * neuron_sim_lock): fail the armed step once, after a job started on the
+ * device (bounded wait).
+ */
+int neuron_sim_create_fault(struct neuron_sim_dev *sd, u32 step)
+{
+	lockdep_assert_held(&neuron_sim_lock);
+	if (neuron_sim_create_fault_armed != step + 1)
+		return 0;
+	neuron_sim_create_fault_armed = 0;
+	neuron_sim_nc_wait_job(&sd->nc, NEURON_SIM_CREATE_FAULT_WAIT_MS);
+	return -ENOMEM;
+}
+
+static ssize_t create_fault_read(struct file *f, char __user *ubuf, size_t len, loff_t *pos)
+{
+	char buf[16];
+	int n;
+
+	mutex_lock(&neuron_sim_lock);
+	n = scnprintf(buf, sizeof(buf), "%s\n",
+		      neuron_sim_create_fault_names[neuron_sim_create_fault_armed]);
+	mutex_unlock(&neuron_sim_lock);
+	return simple_read_from_buffer(ubuf, len, pos, buf, n);
+}
+
+static ssize_t create_fault_write(struct file *f, const char __user *ubuf, size_t len,
+				  loff_t *pos)
+{
+	struct neuron_tokens t;
+	char buf[32];
+	int w;
+
+	if (len >= sizeof(buf))
+		goto bad;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	if (neuron_tokenize(&t, buf, len) || t.count != 1)
+		goto bad;
+	w = neuron_parse_name(t.tok[0], neuron_sim_create_fault_names,
+			      ARRAY_SIZE(neuron_sim_create_fault_names));
+	if (w < 0)
+		goto bad;
+	mutex_lock(&neuron_sim_lock);
+	neuron_sim_create_fault_armed = w;
+	mutex_unlock(&neuron_sim_lock);
+	return len;
+bad:
+	neuron_knob_pr_err("sim_create_fault: expected \"sysfs\" or \"none\"\n");
+	return -EINVAL;
+}
+
+static const struct file_operations neuron_sim_create_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = create_fault_read,
+	.write = create_fault_write,
+	.llseek = neuron_no_llseek,
+};
 
 static struct neuron_sim_dev *neuron_sim_find_locked(u32 id)
 {
@@ -205,6 +287,9 @@ int neuron_sim_init(void)
 	ret = bus_register(&neuron_sim_bus);
 	if (ret)
 		return ret;
+	neuron_sim_create_fault_knob = debugfs_create_file("sim_create_fault", 0600,
+							   neuron_debugfs_root, NULL,
+							   &neuron_sim_create_fault_fops);
 	for (i = 0; i < sim_devices.value; i++) {
 		ret = neuron_sim_add(i, sim_nc_per_device.value, NEURON_FW_ARCH_SIM);
 		if (ret)
@@ -217,12 +302,14 @@ int neuron_sim_init(void)
 
 err_del:
 	neuron_sim_del_all();
+	debugfs_remove(neuron_sim_create_fault_knob);
 	bus_unregister(&neuron_sim_bus);
 	return ret;
 }
 
 void neuron_sim_exit(void)
 {
+	debugfs_remove(neuron_sim_create_fault_knob);
 	neuron_sim_del_all();
 	/* waits for new_device/del_device writers, who now get -ENODEV/-ENOENT */
 	bus_unregister(&neuron_sim_bus);

@@ -69,6 +69,9 @@ struct neuron_sim_dev {
 /* The neuron_sim bus (neuron_sim.c). */
 extern struct bus_type neuron_sim_bus;
 
+/* neuron_sim.c: ops->create_fault (the armed sim_create_fault, one-shot) */
+int neuron_sim_create_fault(struct neuron_sim_dev *sd, u32 step);
+
 /*
  * neuron_sim_dev.c: a device with @nc_count NeuronCores: registered with
  * the core, then added to the bus. An error pointer on failure.

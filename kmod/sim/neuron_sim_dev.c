@@ -71,6 +71,19 @@ static int neuron_sim_reset(void *backend)
 	return 0;
 }
 
+/* ops->stop: a failed creation ends the jobs its early openers started */
+static void neuron_sim_stop(void *backend)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	neuron_sim_nc_stop(&sd->nc);
+}
+
+static int neuron_sim_op_create_fault(void *backend, u32 step)
+{
+	return neuron_sim_create_fault(backend, step);
+}
+
 static const struct neuron_backend_ops neuron_sim_ops = {
 	.name = "sim",
 	.kind = NEURON_BACKEND_SIM,
@@ -86,6 +99,8 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.mem_set = neuron_sim_mem_set,
 	.reset = neuron_sim_reset,
 	.connected_devices = neuron_sim_topo_links,
+	.stop = neuron_sim_stop,
+	.create_fault = neuron_sim_op_create_fault,
 };
 
 /*

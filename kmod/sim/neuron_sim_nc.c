@@ -207,6 +207,10 @@ int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
 	if (!mutex_trylock(&e->job_lock[job->nc]))
 		return -EBUSY;
 
+	if (!READ_ONCE(e->job_started)) {
+		WRITE_ONCE(e->job_started, true);
+		wake_up_all(&e->stop_wq);
+	}
 	ret = sim_wait_us(e, job->duration_us);
 	if (ret)
 		goto out;
@@ -240,7 +244,14 @@ void neuron_sim_nc_init(struct neuron_sim_nc *e)
 		mutex_init(&e->job_lock[nc]);
 	init_waitqueue_head(&e->stop_wq);
 	e->stopping = false;
+	e->job_started = false;
 	e->broken = 0;
+}
+
+void neuron_sim_nc_wait_job(struct neuron_sim_nc *e, unsigned int ms)
+{
+	wait_event_timeout(e->stop_wq, READ_ONCE(e->job_started) || READ_ONCE(e->stopping),
+			   msecs_to_jiffies(ms));
 }
 
 void neuron_sim_nc_stop(struct neuron_sim_nc *e)

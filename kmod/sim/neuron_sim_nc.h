@@ -26,14 +26,17 @@ struct neuron_sim_dev;
  */
 struct neuron_sim_nc {
 	struct mutex job_lock[NEURON_MAX_NC];
-	wait_queue_head_t stop_wq;
+	wait_queue_head_t stop_wq;	/* stopping, and a job's start */
 	bool stopping;
+	bool job_started;	/* a job has started since init */
 	unsigned long broken;
 };
 
 void neuron_sim_nc_init(struct neuron_sim_nc *e);
 /* End the jobs in progress (-ENODEV) and refuse new ones; returns at once. */
 void neuron_sim_nc_stop(struct neuron_sim_nc *e);
+/* Wait until a job has started, the engine stopped, or @ms passed. */
+void neuron_sim_nc_wait_job(struct neuron_sim_nc *e, unsigned int ms);
 /* After the device is destroyed: no job runs any more. */
 void neuron_sim_nc_destroy(struct neuron_sim_nc *e);
 

@@ -2,15 +2,15 @@
 # Guest suite: module parameters, device nodes, class entries, GET_INFO,
 # ioctl validation, unload with an fd open, load/unload cycles.
 SUITE=module
-PLAN=35
-# A kernel with fault injection (the debug kernel): the failed-init proof,
-# 4 program cases + 2 of run_prog.
+PLAN=38
+# A kernel with fault injection (the debug kernel): the failed-init and
+# failed-new_device proof, 6 program cases + 2 of run_prog.
 # make check sets VM_FAILINIT_REQUIRED=1 on the debug kernel: there a
 # kernel without fault injection is a failure, not a smaller plan.
 FAILINIT=0
 if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
 	FAILINIT=1
-	PLAN=$((PLAN + 6))
+	PLAN=$((PLAN + 8))
 elif [ "${VM_FAILINIT_REQUIRED:-0}" = 1 ]; then
 	FAILINIT=missing
 	PLAN=$((PLAN + 1))
@@ -23,7 +23,7 @@ for arg in sim_devices=17 sim_devices=-1 sim_devices=abc sim_nc_per_device=0 sim
 	sim_devices=*) range="0..16" ;;
 	*) range="1..8" ;;
 	esac
-	expect_refused "refuses-$arg" "${arg%%=*}=.*expected an integer in $range" load "$arg" ||
+	expect_refused "refuses-$arg" "rejected: ${arg%%=*}: expected an integer in $range" load "$arg" ||
 		unload
 done
 check_eq no-node-after-refusal "" "$(ls /dev | grep '^neuron')"
@@ -45,6 +45,25 @@ check_eq params "2 4" "$(cat /sys/module/neuron/parameters/sim_devices) $(cat /s
 check debugfs-dir test -d /sys/kernel/debug/neuron/neuron0
 
 run_prog /tests/vm_basic
+
+# A run-time parameter write that is refused is logged rate-limited and
+# without the written text (a newline in it would forge a log line): 300
+# bad writes in a row log at most one burst (50) per 5 s, as every knob.
+P=/sys/module/neuron/parameters/fwio_retries
+mark
+t0=$(now_ms)
+refused=0
+i=0
+while [ $i -lt 300 ]; do
+	{ echo "7zq$i" > $P; } 2>/dev/null || refused=$((refused + 1))
+	i=$((i + 1))
+done
+secs=$(( ($(now_ms) - t0) / 1000 ))
+lines=$(since_mark | grep -c 'rejected: fwio_retries: expected an integer in 1\.\.30')
+echo "module: 300 refused writes in ${secs} s logged $lines lines"
+check_eq param-writes-refused "300 3" "$refused $(cat $P)"
+check param-log-rate-limited test "$lines" -ge 1 -a "$lines" -le $(( 50 * (secs / 5 + 2) ))
+check_eq param-log-no-echo "" "$(since_mark | grep 'zq' | head -n 1)"
 
 # Unload with an fd open is refused (the file pins the module), and the
 # device keeps working; after close it unloads.
@@ -75,10 +94,12 @@ if [ $ok = 1 ]; then pass load-unload-20-cycles; else fail load-unload-20-cycles
 # /dev/neuron0: no open succeeds during it and nothing is left behind
 # (tests/vm/vm_failinit.c). VM_FAILINIT_STEPS steps (default 16) of up to
 # 6 loads each; a whole load and unload takes about 6 s on the debug
-# kernel, so the bound allows every load of every step 8 s.
+# kernel, so the bound allows every load of every step 8 s. Then the same
+# steps over one new_device write, a process using the node meanwhile
+# (up to 6 writes a step, 3 s each allowed).
 if [ $FAILINIT = 1 ]; then
 	steps=${VM_FAILINIT_STEPS:-16}
-	PROG_TIMEOUT=$((120 + steps * 6 * 8)) run_prog /tests/vm_failinit "$NEURON_KO" "$steps"
+	PROG_TIMEOUT=$((120 + steps * 6 * (8 + 3))) run_prog /tests/vm_failinit "$NEURON_KO" "$steps"
 elif [ $FAILINIT = missing ]; then
 	fail failinit-available "fault injection required, but no /proc/self/fail-nth or failslab"
 fi

@@ -9,7 +9,7 @@ PLAN=80
 # Out-of-range parameters are refused at load, naming the range.
 for arg in fwio_timeout_ms=0 fwio_timeout_ms=60001 fwio_retries=0 fwio_retries=31 \
 	   nmetric_post_delay_ms=99 nmetric_post_delay_ms=abc; do
-	expect_refused "refuses-$arg" "${arg%%=*}=.*expected an integer in" load sim_devices=1 "$arg" ||
+	expect_refused "refuses-$arg" "rejected: ${arg%%=*}: expected an integer in" load sim_devices=1 "$arg" ||
 		unload
 done
 

@@ -4,7 +4,7 @@
 # is in use (vm_hotplug), and unload once the last fd of a removed device
 # closes.
 SUITE=hotplug
-PLAN=61
+PLAN=62
 . /tests/lib.sh
 
 B=/sys/bus/neuron_sim

@@ -29,9 +29,11 @@ run_suites() {
 	for s in "$1"/[0-9][0-9]_*.sh; do
 		[ -f "$s" ] || continue
 		name=$(basename "$s" .sh)
-		if [ -n "$only" ] && [ "${name#*_}" != "$only" ] && [ "$name" != "$only" ]; then
-			continue
-		fi
+		# --only: a comma-separated list of suites (number or not)
+		case ",$only," in
+		,,|*",${name#*_},"*|*",$name,"*) ;;
+		*) continue ;;
+		esac
 		t0=$(cut -d' ' -f1 /proc/uptime)
 		echo "VMTEST START $name"
 		sh "$s"

@@ -18,8 +18,18 @@
  * A load that failed must fail with ENOMEM, log init's failure, leave no
  * module, node, class entry or debugfs directory behind, and no open begun
  * during it may have succeeded; some failed loads must have had the node
- * refuse an open (the window existed). Needs CONFIG_FAULT_INJECTION and
- * CONFIG_FAILSLAB (the debug kernel); the shell suite runs it there.
+ * refuse an open (the window existed).
+ *
+ *   3. new_device: with the module loaded and no device, the same sweep
+ *      over the fault points of one write to the neuron_sim bus's
+ *      new_device, while a second thread keeps opening the device being
+ *      created, takes a slab and counts through the ioctl. A write that
+ *      failed must fail with ENOMEM and leave no bus device, node, class
+ *      entry or debugfs directory; every call of the user answers or
+ *      fails with ENODEV; some failures must have had the node open to it.
+ *
+ * Needs CONFIG_FAULT_INJECTION and CONFIG_FAILSLAB (the debug kernel); the
+ * shell suite runs it there.
  *
  * usage: vm_failinit MODULE.ko [STEPS]
  */
@@ -31,6 +41,7 @@
 #include <sys/syscall.h>
 
 #include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nds.h>
 
 #include "vmtest.h"
 
@@ -370,6 +381,207 @@ static int loads_after(void)
 	return 0;
 }
 
+/* ---- new_device: a creation that fails while a process uses the node ---- */
+
+#define ND_PARAMS	"sim_devices=0 nmetric_post_delay_ms=86400000"
+#define ND_BUS		"/sys/bus/neuron_sim"
+#define ND_ID		5
+
+static unsigned int nd_calls;	/* fault points of one new_device write */
+static atomic_ulong nd_opened, nd_bad;
+static atomic_uint nd_opened_in;	/* the write generation an open succeeded in */
+static char nd_bad_msg[160];
+
+/* One of /dev/neuron0..3, whichever exists (a failed device's index is held by open files). */
+static int nd_open_any(void)
+{
+	char path[32];
+	int i, fd;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "/dev/neuron%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	return -1;
+}
+
+static void nd_note_bad(const char *what, int err)
+{
+	if (atomic_fetch_add(&nd_bad, 1) == 0)
+		snprintf(nd_bad_msg, sizeof(nd_bad_msg), "%s: %s", what, strerror(err));
+}
+
+/*
+ * Keep opening the device being created; through what opens, take a slab,
+ * count through the ioctl until the device is gone, then close. Every call
+ * either works or answers ENODEV (the device failed or went away).
+ */
+static void *nd_user(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stop_opener)) {
+		unsigned int g = atomic_load(&gen);
+		struct neuron_nds_acquire q;
+		struct neuron_nds_counter_add a;
+		int fd = nd_open_any(), i;
+
+		if (fd < 0) {
+			atomic_store(&done_gen, g);
+			continue;
+		}
+		if (g & 1)
+			atomic_store(&nd_opened_in, g);
+		atomic_fetch_add(&nd_opened, 1);
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		if (ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) && errno != ENODEV)
+			nd_note_bad("NDS_ACQUIRE", errno);
+		for (i = 0; i < 200; i++) {
+			memset(&a, 0, sizeof(a));
+			a.size = sizeof(a);
+			a.id = NDS_NC_COUNTER_ERR_HW;
+			a.delta = 1;
+			if (!ioctl(fd, NEURON_IOCTL_NDS_COUNTER_ADD, &a))
+				continue;
+			if (errno != ENODEV && errno != ENOENT)
+				nd_note_bad("NDS_COUNTER_ADD", errno);
+			break;
+		}
+		if (close(fd))
+			nd_note_bad("close", errno);
+		atomic_store(&done_gen, g);
+	}
+	return NULL;
+}
+
+static int nd_write(const char *file, const char *text)
+{
+	return vt_write_file(file, text);
+}
+
+static int new_device_calibrate(void)
+{
+	uint64_t left;
+	int ret;
+
+	ret = load(ND_PARAMS);
+	VT_ASSERT(ret == 0, "load: %s", strerror(-ret));
+	VT_ASSERT(set_fail_nth(NEVER) == 0, "fail-nth: %s", strerror(errno));
+	ret = nd_write(ND_BUS "/new_device", "5 2");
+	vt_read_u64(FAIL_NTH, &left);
+	set_fail_nth(0);
+	VT_ASSERT(ret == 0, "new_device without a failure: %s", strerror(-ret));
+	VT_ASSERT(nd_write(ND_BUS "/del_device", "5") == 0, "del_device");
+	VT_ASSERT(left < NEVER, "countdown %" PRIu64 " left", left);
+	nd_calls = NEVER - (unsigned int)left;
+	printf("# new_device: %u fault points in one write\n", nd_calls);
+	VT_ASSERT(nd_calls > 100, "only %u fault points in new_device", nd_calls);
+	return 0;
+}
+
+/*
+ * One new_device write with fault point @nth failing, another thread using
+ * the node meanwhile: 0 if the device came up (whole; removed again), 1 if
+ * the write failed as it must (ENOMEM, nothing left behind), -1 on a
+ * violation (vt_msg set).
+ */
+static int new_device_failing_at(unsigned int k, unsigned int nth, unsigned int *in_window)
+{
+	char path[64];
+	unsigned int g;
+	int ret;
+
+	g = atomic_fetch_add(&gen, 1) + 1;	/* odd: creating */
+	if (set_fail_nth(nth)) {
+		snprintf(vt_msg, sizeof(vt_msg), "fail-nth %u: %s", nth, strerror(errno));
+		return -1;
+	}
+	ret = nd_write(ND_BUS "/new_device", "5 2");
+	set_fail_nth(0);
+	atomic_fetch_add(&gen, 1);
+	if (opener_caught_up(g + 1)) {
+		snprintf(vt_msg, sizeof(vt_msg), "step %u: the user did not return in 10 s", k);
+		return -1;
+	}
+	snprintf(path, sizeof(path), ND_BUS "/devices/neuron_sim%d", ND_ID);
+	if (ret == 0) {
+		/* a failure the creation tolerates: the device must be whole */
+		if (access(path, F_OK) || devices_present() != 1) {
+			snprintf(vt_msg, sizeof(vt_msg), "step %u (fail-nth %u): created, but not whole",
+				 k, nth);
+			return -1;
+		}
+		if (nd_write(ND_BUS "/del_device", "5")) {
+			snprintf(vt_msg, sizeof(vt_msg), "step %u: del_device failed", k);
+			return -1;
+		}
+		return 0;
+	}
+	if (ret != -ENOMEM) {
+		snprintf(vt_msg, sizeof(vt_msg), "step %u (fail-nth %u): new_device failed with %s",
+			 k, nth, strerror(-ret));
+		return -1;
+	}
+	if (atomic_load(&nd_opened_in) == g)
+		(*in_window)++;	/* the node was open to the user during this failure */
+	if (access(path, F_OK) == 0 || devices_present() != 0 ||
+	    access("/sys/class/neuron_device/neuron0", F_OK) == 0 ||
+	    access("/sys/kernel/debug/neuron/neuron0", F_OK) == 0) {
+		snprintf(vt_msg, sizeof(vt_msg),
+			 "step %u (fail-nth %u): bus device, node, class entry or debugfs left after a failed new_device",
+			 k, nth);
+		return -1;
+	}
+	return 1;
+}
+
+static int new_device_sweep(void)
+{
+	unsigned int k, failed = 0, created = 0, in_window = 0;
+	int bad = 0, ret;
+	pthread_t th;
+
+	atomic_store(&stop_opener, 0);
+	VT_ASSERT(pthread_create(&th, NULL, nd_user, NULL) == 0, "thread");
+	for (k = 0; k < steps && !bad; k++) {
+		unsigned int nth = 1 + (unsigned int)((uint64_t)k * (nd_calls - 1 - TRIES) /
+						      (steps - 1));
+		unsigned int t;
+		int r = 0;
+
+		for (t = 0; t < TRIES; t++) {
+			r = new_device_failing_at(k, nth + t, &in_window);
+			if (r < 0)
+				bad = 1;
+			if (r)
+				break;
+			created++;
+		}
+		if (r > 0)
+			failed++;
+		printf("# new_device step %u: fail-nth %u..%u, %s\n", k, nth,
+		       nth + (t < TRIES ? t : TRIES - 1),
+		       r > 0 ? "failed with ENOMEM" : r < 0 ? "violation" : "every device whole");
+		fflush(stdout);
+	}
+	atomic_store(&stop_opener, 1);
+	pthread_join(th, NULL);
+	printf("# new_device sweep: %u steps, %u failed with ENOMEM (%u with the node open to the user), %u created; user: %lu opens, %lu bad answers\n",
+	       k, failed, in_window, created, atomic_load(&nd_opened), atomic_load(&nd_bad));
+	ret = unload();
+	if (bad)
+		return -1;
+	VT_ASSERT(atomic_load(&nd_bad) == 0, "%lu calls on a failing device answered other than ENODEV (first: %s)",
+		  atomic_load(&nd_bad), nd_bad_msg);
+	VT_ASSERT(ret == 0, "unload: %s", strerror(-ret));
+	VT_ASSERT(failed >= steps / 2, "only %u of %u steps had new_device fail", failed, steps);
+	VT_ASSERT(in_window >= 1, "no failed new_device had the node open to the user");
+	return 0;
+}
+
+
 int main(int argc, char **argv)
 {
 	static const struct vt_case cases[] = {
@@ -377,6 +589,8 @@ int main(int argc, char **argv)
 		VT_CASE(calibrate),
 		VT_CASE(sweep),
 		VT_CASE(loads_after),
+		VT_CASE(new_device_calibrate),
+		VT_CASE(new_device_sweep),
 	};
 
 	if (argc < 2) {

@@ -12,8 +12,10 @@
  * touching the mappings, open/close, reads and writes of every sysfs file
  * of the devices, every debugfs file of the module (not `warn`), the module
  * parameters, generic netlink requests with random commands, flags and
- * attributes, multicast joins, and fork (the child runs a few operations,
- * then exits or SIGKILLs itself). The parent SIGKILLs random workers at
+ * attributes, multicast joins, fork (the child runs a few operations,
+ * then exits or SIGKILLs itself), and stale views (a read-only view of a
+ * child's slab kept across the child's exit and the next claim, by a
+ * process of a new pid namespace). The parent SIGKILLs random workers at
  * random points and forks them again, and removes and re-adds devices
  * while all of this runs when the module offers a run-time interface for
  * it (detected; skipped and said so otherwise).
@@ -43,7 +45,10 @@
  *  - mmap: only cookie offsets map, only with the object's exact length,
  *    never writable for a slab the process does not own or a ring it never
  *    created, never growable (mremap); every page of an accepted mapping is
- *    readable (a fault there is a defect);
+ *    readable (a fault there is a defect); no device mapping reaches a
+ *    forked child (whatever madvise() was tried: MADV_DOFORK included); a
+ *    read-only view shows its owner, then zeros, never the slot's next
+ *    owner;
  *  - generic netlink: every do-request with NLM_F_ACK is answered at once;
  *    an unknown command -> EOPNOTSUPP, a missing DEVICE/NC -> EINVAL, no such
  *    device -> ENODEV, no such NeuronCore -> ENOENT (docs/genl.md);
@@ -67,6 +72,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -103,7 +109,7 @@ enum kind {
 	K_IOCTL_VALID, K_IOCTL_MUTATED, K_IOCTL_BADPTR, K_IOCTL_RANDOM,
 	K_MMAP, K_MUNMAP, K_MREMAP, K_MPROTECT, K_MADVISE, K_TOUCH, K_OPENCLOSE,
 	K_SYSFS_READ, K_SYSFS_WRITE, K_DEBUGFS_READ, K_DEBUGFS_WRITE, K_PARAM,
-	K_GENL, K_GENL_MCAST, K_FORK,
+	K_GENL, K_GENL_MCAST, K_FORK, K_STALE_VIEW,
 	K_MAX
 };
 
@@ -111,15 +117,15 @@ static const char *const kind_name[K_MAX] = {
 	"ioctl-valid", "ioctl-mutated", "ioctl-badptr", "ioctl-randomcmd",
 	"mmap", "munmap", "mremap", "mprotect", "madvise", "touch", "open-close",
 	"sysfs-read", "sysfs-write", "debugfs-read", "debugfs-write", "param",
-	"genl", "genl-mcast", "fork",
+	"genl", "genl-mcast", "fork", "stale-view",
 };
 
-/* weights, per mille */
+/* weights, per mille (they add up to 1000) */
 static const unsigned int kind_weight[K_MAX] = {
-	140, 160, 60, 60,
+	140, 155, 60, 60,
 	90, 30, 25, 20, 20, 60, 25,
 	90, 35, 45, 45, 10,
-	70, 10, 5,
+	70, 10, 5, 5,
 };
 
 /* --kinds: only these operation kinds (to narrow a failure down) */
@@ -1908,13 +1914,14 @@ static int pick_kind(struct ts *t, int allow_fork)
 		}
 		if (k >= K_MAX)
 			continue;
-		if ((k == K_FORK && !allow_fork) || !g_kind_on[k])
+		if (((k == K_FORK || k == K_STALE_VIEW) && !allow_fork) || !g_kind_on[k])
 			continue;
 		return (int)k;
 	}
 }
 
 static int op_fork(struct ts *t);
+static int op_stale_view(struct ts *t);
 
 static void run_op(struct ts *t, int k)
 {
@@ -1940,6 +1947,7 @@ static void run_op(struct ts *t, int k)
 	case K_GENL: ok = op_genl(t); break;
 	case K_GENL_MCAST: ok = op_genl_mcast(t); break;
 	case K_FORK: ok = op_fork(t); break;
+	case K_STALE_VIEW: ok = op_stale_view(t); break;
 	}
 	atomic_fetch_add(&sh->done[k], 1);
 	if (ok)
@@ -1958,7 +1966,19 @@ static void child_main(struct ts *t)
 
 	g_in_child = 1;
 	t->rng = mix(t->rng, 0xC41D);
-	t->nmp = 0;	/* device mappings are not inherited (VM_DONTCOPY) */
+	/*
+	 * No device mapping of the parent's is here, whatever madvise() it
+	 * tried (MADV_DOFORK is refused: the mappings are VM_IO)
+	 */
+	for (i = 0; i < t->nmp; i++) {
+		unsigned char v;
+
+		judged(V_MMAP);
+		if (mincore(t->mp[i].addr, PAGE, &v) == 0 || errno != ENOMEM)
+			viol(t, V_MMAP, "a %s device mapping of %zu bytes reached a forked child",
+			     t->mp[i].may_write ? "writable" : "read-only", t->mp[i].len);
+	}
+	t->nmp = 0;
 	for (i = 0; i < NFD; i++)
 		t->fd_own[i] = 0;
 	if (t->nl >= 0)
@@ -1991,6 +2011,158 @@ static void child_main(struct ts *t)
 	}
 	atomic_fetch_add(&sh->child_exit, 1);
 	_exit(0);
+}
+
+/*
+ * A read-only view kept across its owner's exit and the slot's next claim,
+ * by a process of a new pid namespace where this one may make one: the view
+ * shows its owner, then zeros, never the next owner. The owners mark the
+ * slab's unused tail (never folded, so no count moves).
+ */
+static void stale_owner(int d, uint64_t mark, int rfd, int hfd)
+{
+	struct neuron_nds_acquire q = { .size = sizeof(q) };
+	int fd = open_index(g_dev_index[d], O_RDWR);
+	uint8_t *p = MAP_FAILED;
+	char c = 'n';
+	size_t off;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (fd >= 0 && !ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
+		p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 (off_t)q.mmap_offset);
+	if (p != MAP_FAILED) {
+		for (off = NEURON_NDS_USED_END; off < NEURON_NDS_SIZE; off += 8)
+			*(uint64_t *)(p + off) = mark;
+		c = 'r';
+	}
+	if (write(rfd, &c, 1) != 1)
+		_exit(1);
+	/* hold the slab until released ('x') or the worker is gone (EOF) */
+	while (read(hfd, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+struct stale_proc {
+	pid_t pid;
+	int rd, hold;
+};
+
+/*
+ * Fork an owner of a slab of device @d marked @mark: 1 when it holds one,
+ * 0 when it does not (release it all the same), -1 when none was forked.
+ */
+static int stale_spawn(struct stale_proc *sp, int d, uint64_t mark, int pidns)
+{
+	struct pollfd pfd;
+	int r[2], h[2];
+	char c = 0;
+
+	if (pipe(r))
+		return -1;
+	if (pipe(h)) {
+		close(r[0]);
+		close(r[1]);
+		return -1;
+	}
+	sp->pid = fork();
+	if (sp->pid == 0) {
+		g_in_child = 1;
+		close(r[0]);
+		close(h[1]);
+		if (pidns && unshare(CLONE_NEWPID) == 0) {
+			pid_t g = fork();
+
+			if (g == 0)
+				stale_owner(d, mark, r[1], h[0]);	/* pid 1 there */
+			if (g > 0)
+				while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
+					;
+			else if (write(r[1], "n", 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		stale_owner(d, mark, r[1], h[0]);
+	}
+	close(r[1]);
+	close(h[0]);
+	sp->rd = r[0];
+	sp->hold = h[1];
+	if (sp->pid < 0) {
+		close(sp->rd);
+		close(sp->hold);
+		return -1;
+	}
+	pfd = (struct pollfd){ .fd = sp->rd, .events = POLLIN };
+	return poll(&pfd, 1, 10000) == 1 && read(sp->rd, &c, 1) == 1 && c == 'r';
+}
+
+static void stale_release(struct stale_proc *sp)
+{
+	if (write(sp->hold, "x", 1) != 1)
+		kill(sp->pid, SIGKILL);
+	while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	close(sp->rd);
+	close(sp->hold);
+}
+
+/* words of the view's tail that hold @mark */
+static size_t stale_marked(const uint8_t *view, uint64_t mark)
+{
+	size_t off, n = 0;
+
+	for (off = NEURON_NDS_USED_END; off < NEURON_NDS_SIZE; off += 8)
+		n += *(const volatile uint64_t *)(view + off) == mark;
+	return n;
+}
+
+static int op_stale_view(struct ts *t)
+{
+	int d = below(t, g_ndev), fd = g_base[d];
+	uint64_t ma = rnd(t) | 1, mb = ~ma;
+	struct neuron_nds_acquire q;
+	struct stale_proc a, b;
+	uint8_t *view;
+	size_t n;
+	int got;
+
+	if (fd < 0)
+		return 0;
+	got = stale_spawn(&a, d, ma, 0);
+	if (got < 0)
+		return 0;
+	if (!got)
+		goto out_a;
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	q.pid = a.pid;
+	if (ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
+		goto out_a;
+	view = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	if (view == MAP_FAILED)
+		goto out_a;
+	judged(V_MMAP);
+	n = stale_marked(view, ma);
+	if (n != (NEURON_NDS_SIZE - NEURON_NDS_USED_END) / 8)
+		viol(t, V_MMAP, "a read-only view of slab %u showed %zu words of its owner's", q.slot, n);
+	stale_release(&a);
+	got = stale_spawn(&b, d, mb, 1);
+	if (got > 0) {
+		judged(V_MMAP);
+		n = stale_marked(view, mb);
+		if (n)
+			viol(t, V_MMAP, "a read-only view of slab %u kept across its owner's exit showed the next owner (%zu words)",
+			     q.slot, n);
+	}
+	if (got >= 0)
+		stale_release(&b);
+	munmap(view, NEURON_NDS_SIZE);
+	return 1;
+out_a:
+	stale_release(&a);
+	return 0;
 }
 
 static int op_fork(struct ts *t)
@@ -2755,10 +2927,16 @@ int main(int argc, char **argv)
 		{ "all-slabs-free-and-counting-exact", c_slabs_after },
 		{ "counters-dump-complete", c_dump_after },
 	};
-	int i, have_seed = 0, fd;
+	int i, wsum, have_seed = 0, fd;
 	uint64_t ops = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0, wsum = 0; i < K_MAX; i++)
+		wsum += kind_weight[i];
+	if (wsum != 1000) {
+		fprintf(stderr, "vm_hostile: the kind weights add up to %d, not 1000\n", wsum);
+		return 2;
+	}
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
 			g_seed = strtoull(argv[++i], NULL, 0);

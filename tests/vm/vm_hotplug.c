@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/klog.h>
@@ -300,6 +301,119 @@ static int job_in_flight_ends(void)
 	ms = vt_now_ms() - t0;
 	printf("vm_hotplug: removal with two jobs in flight: %ld ms\n", ms);
 	VT_ASSERT(ms < 5000, "removal and the jobs' return took %ld ms", ms);
+	return 0;
+}
+
+/*
+ * A new_device whose creation fails after its node appeared (at the end of
+ * the sysfs setup, armed through sim_create_fault; the failure waits for a
+ * job on the new device). A process that opened the node, holds a slab,
+ * turned on counter notification and runs a job and counter updates sees
+ * its job end with -ENODEV at once and its updates end with -ENODEV;
+ * closing works and no kernel report follows (before: the sysfs state its
+ * updates walk was freed before the device was marked gone, and the failed
+ * creation waited out the job).
+ */
+#define CREATE_FAULT	"/sys/kernel/debug/neuron/sim_create_fault"
+#define FAILED_ID	21
+
+static atomic_int adds_stop;
+static atomic_int adds_errno;
+static atomic_long adds_done;
+
+static void *opener_adder(void *arg)
+{
+	int fd = *(int *)arg;
+
+	while (!atomic_load(&adds_stop)) {
+		if (counter_add(fd, 0, NDS_NC_COUNTER_ERR_HW, 1)) {
+			atomic_store(&adds_errno, errno);
+			break;
+		}
+		atomic_fetch_add(&adds_done, 1);
+	}
+	return NULL;
+}
+
+/* The early opener: its verdict is its exit status (0: all as expected). */
+static int early_opener(int idx)
+{
+	struct neuron_nds_acquire a;
+	struct neuron_sim_exec x;
+	char path[128];
+	pthread_t th;
+	long t0, ms;
+	int fd = -1, ret, err;
+
+	if (!WAIT_FOR((fd = vt_open_dev(idx)) >= 0, 10000))
+		return 10;
+	if (nds_acquire(fd, &a))
+		return 11;
+	snprintf(path, sizeof(path), SYSFS_DEV "/info/notify_delay", idx);
+	if (!WAIT_FOR(vt_write_file(path, "0") == 0, 10000))
+		return 12;
+	if (pthread_create(&th, NULL, opener_adder, &fd))
+		return 13;
+	t0 = vt_now_ms();
+	ret = sim_exec(fd, 0, NEURON_EXEC_MAX_DURATION_US, 0, &x);	/* 10 s */
+	err = errno;
+	ms = vt_now_ms() - t0;
+	atomic_store(&adds_stop, 1);
+	pthread_join(th, NULL);
+	printf("vm_hotplug: early opener: job %s after %ld ms, %ld counter updates, then %s\n",
+	       ret ? vt_err_name(-err) : "completed", ms, atomic_load(&adds_done),
+	       vt_err_name(-atomic_load(&adds_errno)));
+	fflush(stdout);
+	if (ret == 0 || err != ENODEV)
+		return 14;	/* the failed creation waited for the job */
+	if (atomic_load(&adds_errno) != ENODEV)
+		return 15;
+	if (counter_add(fd, 0, NDS_NC_COUNTER_ERR_HW, 1) == 0 || errno != ENODEV)
+		return 16;
+	return close(fd) ? 17 : 0;
+}
+
+static int failed_create_fences_openers(void)
+{
+	char path[96], buf[64], marker[96], *log;
+	pid_t opener;
+	long t0, ms;
+	int idx, ret, st;
+
+	/* the new device would take the lowest free index */
+	for (idx = 0; idx < 64; idx++) {
+		snprintf(path, sizeof(path), "/dev/neuron%d", idx);
+		if (access(path, F_OK))
+			break;
+	}
+	VT_ASSERT(vt_write_file(CREATE_FAULT, "sysfs") == 0, "arm sim_create_fault");
+	VT_ASSERT(vt_read_file(CREATE_FAULT, buf, sizeof(buf)) == 0 && !strcmp(buf, "sysfs\n"),
+		  "armed reads '%s'", buf);
+	log_mark(marker, sizeof(marker), "failed-create");
+	opener = fork();
+	if (opener == 0)
+		_exit(early_opener(idx));
+	t0 = vt_now_ms();
+	ret = vt_sim_new(FAILED_ID, 2);
+	ms = vt_now_ms() - t0;
+	st = reap(opener);
+	printf("vm_hotplug: failed new_device returned %s after %ld ms\n", vt_err_name(ret), ms);
+	VT_ASSERT(ret == -ENOMEM, "new_device: %s, expected ENOMEM", vt_err_name(ret));
+	VT_ASSERT(exited_ok(st), "early opener: status %#x (10 no node, 11 no slab, 12 notify, 14 the job was waited for, 15/16 updates not ENODEV, 17 close)",
+		  st);
+	VT_ASSERT(access(path, F_OK) && errno == ENOENT, "the node stayed");
+	snprintf(path, sizeof(path), BUS "/devices/neuron_sim%d", FAILED_ID);
+	VT_ASSERT(access(path, F_OK) && errno == ENOENT, "the bus device stayed");
+	VT_ASSERT(vt_read_file(CREATE_FAULT, buf, sizeof(buf)) == 0 && !strcmp(buf, "none\n"),
+		  "one-shot: reads '%s' after", buf);
+	log = log_since(marker);
+	VT_ASSERT(log && strstr(log, "cannot create the sysfs tree") &&
+		  strstr(log, "rejected: new_device: cannot create device 21"),
+		  "the failure was not logged: %s", log ? log : "(no log)");
+	free(log);
+	/* the simulator still works: the same id now succeeds */
+	VT_ASSERT(vt_sim_new(FAILED_ID, 2) == 0, "new_device after the failure");
+	VT_ASSERT(vt_sim_del(FAILED_ID) == 0, "del_device");
 	return 0;
 }
 
@@ -747,6 +861,7 @@ int main(int argc, char **argv)
 		VT_CASE(open_fd_gets_enodev),
 		VT_CASE(mappings_survive_removal),
 		VT_CASE(job_in_flight_ends),
+		VT_CASE(failed_create_fences_openers),
 		VT_CASE(fw_exchange_in_flight_ends),
 		VT_CASE(sysfs_open_gets_enodev),
 		VT_CASE(debugfs_open_across_removal),

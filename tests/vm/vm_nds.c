@@ -3,13 +3,16 @@
  * Guest: NDS slabs, the counter bridge, and the sysfs counter tree.
  * Expects the module loaded with sim_devices=2 sim_nc_per_device=8.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -897,6 +900,270 @@ static int inherited_fd_cannot_map_rw(void)
 	return 0;
 }
 
+/* ---- isolation: a mapping never reaches a later owner or another process ---- */
+
+/* Marks in the slab's unused tail (never folded into the totals). */
+#define MARK_OLD	0x0a1d0a1d0a1d0a1dULL
+#define MARK_NEW	0x5eed5eed5eed5eedULL
+#define TAIL_WORDS	((NEURON_NDS_SIZE - NEURON_NDS_USED_END) / 8)
+
+static uint64_t *slab_tail(void *slab)
+{
+	return (uint64_t *)((uint8_t *)slab + NEURON_NDS_USED_END);
+}
+
+/* A process that claims a slab on neuron1, marks its tail and holds it. */
+static int marking_owner(struct vt_child *self, void *arg)
+{
+	uint64_t mark = *(const uint64_t *)arg, *tail;
+	struct neuron_nds_acquire q;
+	int fd = vt_open_dev(1);
+	void *p;
+	size_t i;
+
+	acq_init(&q, 0);
+	if (fd < 0 || ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
+		return 1;
+	p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	if (p == MAP_FAILED)
+		return 2;
+	tail = slab_tail(p);
+	for (i = 0; i < TAIL_WORDS; i++)
+		tail[i] = mark;
+	return vt_child_hold(self) ? 3 : 0;
+}
+
+/*
+ * The same in a new pid namespace: a middle process unshares, its child
+ * (pid 1 there) owns the slab; the middle process passes on its verdict.
+ */
+static int marking_owner_in_pidns(struct vt_child *self, void *arg)
+{
+	pid_t pid;
+	int st;
+
+	if (unshare(CLONE_NEWPID))
+		return 20;
+	pid = fork();
+	if (pid < 0)
+		return 21;
+	if (pid == 0)
+		_exit(getpid() == 1 ? marking_owner(self, arg) : 22);
+	close(self->ready_fd);
+	close(self->hold_fd);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 23;
+	return WEXITSTATUS(st);
+}
+
+/* how many words of @view's tail hold @mark */
+static size_t marked(const void *view, uint64_t mark)
+{
+	const uint64_t *tail = slab_tail((void *)view);
+	size_t i, n = 0;
+
+	for (i = 0; i < TAIL_WORDS; i++)
+		n += tail[i] == mark;
+	return n;
+}
+
+/*
+ * A monitor keeps read-only views of every slab of neuron1 while their
+ * owners exit; a process of another pid namespace then claims a slot. No
+ * view may show it: a view shows the owner it was granted for, then zeros
+ * (before: the slot's memory was reused, and the view of the reused slot
+ * showed the new owner's counters and tag).
+ */
+static int stale_view_never_shows_next_owner(void)
+{
+	struct vt_child owners[NEURON_NDS_PER_DEVICE], next;
+	void *views[NEURON_NDS_PER_DEVICE];
+	uint64_t old = MARK_OLD, new = MARK_NEW;
+	struct neuron_nds_acquire q;
+	int fd = vt_open_dev(1), n = 0, i;
+
+	VT_ASSERT(fd >= 0, "open");
+	for (n = 0; n < NEURON_NDS_PER_DEVICE; n++)
+		if (vt_child_start(&owners[n], marking_owner, &old))
+			break;
+	VT_ASSERT(n == NEURON_NDS_PER_DEVICE, "only %d of %d owners got a slab", n,
+		  NEURON_NDS_PER_DEVICE);
+	for (i = 0; i < n; i++) {
+		acq_init(&q, owners[i].pid);
+		VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "lookup %d: %s", i,
+			  strerror(errno));
+		VT_ASSERT(q.access == NEURON_NDS_ACCESS_RO, "access %u", q.access);
+		views[i] = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd,
+				(off_t)q.mmap_offset);
+		VT_ASSERT(views[i] != MAP_FAILED, "view %d: %s", i, strerror(errno));
+		VT_ASSERT(marked(views[i], MARK_OLD) == TAIL_WORDS, "view %d shows its owner", i);
+	}
+	/* newest first: each owner holds copies of its elders' pipes */
+	for (i = n - 1; i >= 0; i--)
+		VT_ASSERT(vt_child_finish(&owners[i]), "owner %d failed", i);
+	for (i = 0; i < n; i++)
+		VT_ASSERT(marked(views[i], 0) == TAIL_WORDS, "view %d not zeroed after its owner",
+			  i);
+
+	VT_ASSERT(vt_child_start(&next, marking_owner_in_pidns, &new) == 0,
+		  "the next owner (new pid namespace) got no slab");
+	for (i = 0; i < n; i++)
+		VT_ASSERT(marked(views[i], MARK_NEW) == 0,
+			  "view %d shows the slot's next owner (%zu words), a process of another pid namespace",
+			  i, marked(views[i], MARK_NEW));
+	VT_ASSERT(vt_child_finish(&next), "the next owner failed");
+	for (i = 0; i < n; i++)
+		munmap(views[i], NEURON_NDS_SIZE);
+	close(fd);
+	return 0;
+}
+
+/* ---- each owner's slab is charged to that owner ---- */
+
+#define CG_NDS		VT_CGROUP "/ndscharge"
+#define CHARGERS	NEURON_NDS_PER_DEVICE
+
+static long long cg_nds_current(void)
+{
+	uint64_t v;
+
+	return vt_read_u64(CG_NDS "/memory.current", &v) ? -1 : (long long)v;
+}
+
+/*
+ * In the cgroup: CHARGERS processes open neuron1 and wait; memory.current
+ * is read; then each claims a slab. The claims alone must have raised it by
+ * a slab each (less the per-CPU stock).
+ */
+static int charge_child(void)
+{
+	int go[2], done[2], i, n = 0;
+	long long before, after;
+	pid_t kids[CHARGERS];
+	char c;
+
+	if (pipe(go) || pipe(done))
+		return 11;
+	for (i = 0; i < CHARGERS; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			struct neuron_nds_acquire q;
+			int fd = vt_open_dev(1);
+
+			close(go[1]);
+			close(done[0]);
+			if (fd < 0 || read(go[0], &c, 1) != 1)
+				_exit(1);
+			acq_init(&q, 0);
+			c = ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) ? 'x' : 'c';
+			if (write(done[1], &c, 1) != 1)
+				_exit(2);
+			/* hold the slab until the parent has read memory.current */
+			while (read(go[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(done[1]);
+	before = cg_nds_current();
+	for (i = 0; i < CHARGERS; i++)
+		if (write(go[1], "g", 1) != 1)
+			return 12;
+	for (i = 0; i < CHARGERS; i++)
+		if (read(done[0], &c, 1) == 1 && c == 'c')
+			n++;
+	after = cg_nds_current();
+	close(go[1]);
+	for (i = 0; i < CHARGERS; i++)
+		waitpid(kids[i], NULL, 0);
+	printf("# memory.current %lld -> %lld with %d slabs claimed\n", before, after, n);
+	fflush(stdout);
+	if (n != CHARGERS || before < 0)
+		return 13;
+	return after - before >= (long long)n * NEURON_NDS_SIZE - VT_MEMCG_STOCK_BYTES ? 0 : 14;
+}
+
+static int slab_charged_to_its_owner(void)
+{
+	int status;
+
+	if (vt_memcg_run(CG_NDS, "256M", charge_child, &status))
+		return -1;
+	VT_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		  "claims were not charged to the claimers' cgroup (child status %d)",
+		  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return 0;
+}
+
+/* ---- writable mappings never reach another process ---- */
+
+/* In a forked child: 0 when none of @n ranges is mapped here. */
+static int none_mapped(void *const *addr, int n)
+{
+	unsigned char v;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (mincore(addr[i], 4096, &v) == 0 || errno != ENOMEM)
+			return 1 + i;
+	return 0;
+}
+
+/*
+ * A process maps its slab and a ring writable, asks for them to be
+ * inherited (MADV_DOFORK) and forks: refused, and the child has neither
+ * (before: the child got writable mappings of the parent's counters and
+ * ring head). Nor can vmsplice() hand the pages to a pipe.
+ */
+static int dofork_never_shares_mapping(void)
+{
+	struct neuron_nds_acquire q;
+	struct neuron_nq_init r;
+	int fd = vt_open_dev(0), pp[2], st;
+	void *m[2];
+	struct iovec iov;
+	pid_t pid;
+
+	VT_ASSERT(fd >= 0, "open");
+	acq_init(&q, 0);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "acquire");
+	m[0] = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)q.mmap_offset);
+	VT_ASSERT(m[0] != MAP_FAILED, "slab map: %s", strerror(errno));
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.nc = 5;
+	r.nq_type = NEURON_NQ_TYPE_ERROR;
+	r.ring_size = 4096;
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NQ_INIT, &r) == 0, "NQ_INIT: %s", strerror(errno));
+	m[1] = mmap(NULL, r.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)r.mmap_offset);
+	VT_ASSERT(m[1] != MAP_FAILED, "ring map: %s", strerror(errno));
+
+	VT_ASSERT(madvise(m[0], NEURON_NDS_SIZE, MADV_DOFORK) == -1 && errno == EINVAL,
+		  "MADV_DOFORK on the slab: %s", strerror(errno));
+	VT_ASSERT(madvise(m[1], r.mmap_size, MADV_DOFORK) == -1 && errno == EINVAL,
+		  "MADV_DOFORK on the ring: %s", strerror(errno));
+	pid = fork();
+	if (pid == 0)
+		_exit(none_mapped(m, 2));
+	VT_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child died");
+	VT_ASSERT(WEXITSTATUS(st) == 0, "the child inherited the %s mapping",
+		  WEXITSTATUS(st) == 1 ? "slab" : "ring");
+	VT_ASSERT(none_mapped(m, 2) != 0, "the parent's mappings are there");
+
+	VT_ASSERT(pipe(pp) == 0, "pipe");
+	iov.iov_base = m[0];
+	iov.iov_len = 4096;
+	VT_ASSERT(vmsplice(pp[1], &iov, 1, 0) == -1, "vmsplice of the slab's page was accepted");
+	close(pp[0]);
+	close(pp[1]);
+	munmap(m[1], r.mmap_size);
+	munmap(m[0], NEURON_NDS_SIZE);
+	close(fd);
+	return 0;
+}
+
 int main(void)
 {
 	static const struct vt_case cases[] = {
@@ -909,6 +1176,9 @@ int main(void)
 		VT_CASE(concurrent_totals_exact),
 		VT_CASE(sigkill_keeps_counts),
 		VT_CASE(seventeenth_gets_resource),
+		VT_CASE(stale_view_never_shows_next_owner),
+		VT_CASE(slab_charged_to_its_owner),
+		VT_CASE(dofork_never_shares_mapping),
 		VT_CASE(monitor_reads_not_writes),
 		VT_CASE(raw_layout_bytes),
 		VT_CASE(bridge_moves_sysfs),
