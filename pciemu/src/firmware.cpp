@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// The firmware model (firmware.hpp). docs/pciemu.md, "Firmware model".
+#include "firmware.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+
+#include "klib.hpp"
+
+namespace pciemu {
+
+u64 MonotonicClock::now_ms() const
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return u64(ts.tv_sec) * 1000 + u64(ts.tv_nsec) / 1000000;
+}
+
+// BAR0 sizes: the smallest power of two holding the MiscRAM window.
+// Device-side BAR0 bases: where the vendor's readless regions put BAR0
+// (v2 0x000fffc0000000, v3 0x00008000000000); MiscRAM lands at the
+// device addresses the fact sheet gives (0x000ffff0fa0000, 0x00008006c84000).
+static const Arch kArchs[] = {
+	{ "trn1", 0x7164, NEURON_FW_ARCH_V2, 0x30FA0000, 1ull << 44, 1ull << 30, 0x000fffc0000000ull },
+	{ "inf2", 0x7264, NEURON_FW_ARCH_V2, 0x30FA0000, 1ull << 44, 1ull << 30, 0x000fffc0000000ull },
+	{ "trn2", 0x7364, NEURON_FW_ARCH_V3, 0x06C84000, 1ull << 46, 1ull << 27, 0x00008000000000ull },
+	{ "trn3", 0x7564, NEURON_FW_ARCH_V4, 0x06C84000, 1ull << 46, 1ull << 27, 0x00008000000000ull },
+};
+
+const Arch *arch_by_name(std::string_view name)
+{
+	for (const Arch &a : kArchs)
+		if (name == a.name)
+			return &a;
+	return nullptr;
+}
+
+const char *fault_name(FaultKind k)
+{
+	switch (k) {
+	case FaultKind::none:
+		return "none";
+	case FaultKind::no_answer:
+		return "no_answer";
+	case FaultKind::late_answer:
+		return "late_answer";
+	case FaultKind::bad_crc:
+		return "bad_crc";
+	case FaultKind::wrong_seq:
+		return "wrong_seq";
+	case FaultKind::error:
+		return "error";
+	case FaultKind::unknown_cmd:
+		return "unknown_cmd";
+	}
+	return "?";
+}
+
+std::string misc_name(u32 off)
+{
+	static const struct {
+		u32 off;
+		const char *name;
+	} names[] = {
+		{ NEURON_MISCRAM_API_VERSION, "API_VERSION" },
+		{ NEURON_MISCRAM_DEVICE_ID, "DEVICE_ID" },
+		{ NEURON_MISCRAM_SERIAL_LO, "SERIAL_LO" },
+		{ NEURON_MISCRAM_SERIAL_HI, "SERIAL_HI" },
+		{ NEURON_MISCRAM_SRAM_ECC, "SRAM_ECC" },
+		{ NEURON_MISCRAM_HBM_ECC(0), "HBM0_ECC" },
+		{ NEURON_MISCRAM_HBM_ECC(1), "HBM1_ECC" },
+		{ NEURON_MISCRAM_HBM_ECC(2), "HBM2_ECC" },
+		{ NEURON_MISCRAM_HBM_ECC(3), "HBM3_ECC" },
+		{ NEURON_MISCRAM_POWER(0), "POWER_D0" },
+		{ NEURON_MISCRAM_POWER(1), "POWER_D1" },
+		{ NEURON_MISCRAM_REPAIR_STATE, "REPAIR_STATE" },
+		{ 0x070, "SERVER_RACK_ID" },
+		{ NEURON_MISCRAM_ACK, "ACK" },
+		{ NEURON_MISCRAM_RESET_TPB_MAP, "RESET_TPB_MAP" },
+		{ NEURON_MISCRAM_RESET, "RESET" },
+		{ NEURON_MISCRAM_REQ_HI, "REQ_HI" },
+		{ NEURON_MISCRAM_REQ_LO, "REQ_LO" },
+		{ NEURON_MISCRAM_RESP_HI, "RESP_HI" },
+		{ NEURON_MISCRAM_RESP_LO, "RESP_LO" },
+		{ NEURON_MISCRAM_TRIGGER, "TRIGGER" },
+		{ NEURON_MISCRAM_FW_STATUS, "FW_STATUS" },
+	};
+
+	for (const auto &n : names)
+		if (n.off == off)
+			return n.name;
+	if (off >= NEURON_MISCRAM_DATA && off < NEURON_MISCRAM_DATA + NEURON_MISCRAM_DATA_SIZE)
+		return "DATA[" + std::to_string((off - NEURON_MISCRAM_DATA) / 4) + "]";
+	return "";
+}
+
+Firmware::Firmware(const Arch &arch, Clock &clock, const Config &cfg)
+	: arch_(arch), clock_(clock), cfg_(cfg), misc_(kMiscSize / 4, 0)
+{
+	power_on();
+}
+
+void Firmware::power_on()
+{
+	u64 now = clock_.now_ms();
+
+	std::fill(misc_.begin(), misc_.end(), 0);
+	other_.clear();
+	ex_ = Exchange();
+	reset_ = ResetState();
+	dead_from_ = dead_until_ = 0;
+	ready_at_ = now + cfg_.timing.ready_ms;
+	word(NEURON_MISCRAM_API_VERSION) = cfg_.api_version;
+	word(NEURON_MISCRAM_DEVICE_ID) = cfg_.routing_id;
+	word(NEURON_MISCRAM_SERIAL_LO) = u32(cfg_.serial);
+	word(NEURON_MISCRAM_SERIAL_HI) = u32(cfg_.serial >> 32);
+	// two dice, utilization 0, sample counter 1
+	word(NEURON_MISCRAM_POWER(0)) = 1u << 16;
+	word(NEURON_MISCRAM_POWER(1)) = 1u << 16;
+}
+
+// Words only the firmware writes: the driver's writes are ignored (counted).
+bool Firmware::fw_owned(u32 off) const
+{
+	switch (off) {
+	case NEURON_MISCRAM_API_VERSION:
+	case NEURON_MISCRAM_DEVICE_ID:
+	case NEURON_MISCRAM_SERIAL_LO:
+	case NEURON_MISCRAM_SERIAL_HI:
+	case NEURON_MISCRAM_SRAM_ECC:
+	case NEURON_MISCRAM_REPAIR_STATE:
+	case NEURON_MISCRAM_FW_STATUS:
+		return true;
+	}
+	if (off >= NEURON_MISCRAM_HBM_ECC(0) && off <= NEURON_MISCRAM_POWER(1))
+		return true;
+	return false;
+}
+
+// Time-driven register changes; nothing here touches guest memory.
+void Firmware::advance()
+{
+	u64 now = clock_.now_ms();
+
+	if (reset_.active && !reset_never_) {
+		u64 accept = reset_.t0 + cfg_.timing.reset_accept_ms;
+
+		if (!reset_.accepted && now >= accept) {
+			word(NEURON_MISCRAM_RESET) = 0;
+			reset_.accepted = true;
+		}
+		if (reset_.accepted && now >= accept + cfg_.timing.reset_busy_ms) {
+			word(NEURON_MISCRAM_FW_STATUS) &= ~u32(NEURON_MISCRAM_FW_STATUS_BUSY);
+			reset_.active = false;
+		}
+	}
+	if (ex_.active && !ex_.legacy && ex_.answered && !ex_.hung && now >= ex_.due_ms)
+		deliver_regs();
+}
+
+bool Firmware::deadbeef_now() const
+{
+	u64 now = clock_.now_ms();
+
+	return (now >= dead_from_ && now < dead_until_) ||
+	       (now >= storm_from_ && now < storm_until_);
+}
+
+u32 Firmware::misc_peek(u32 off) const
+{
+	return off < kMiscSize ? misc_[off / 4] : 0;
+}
+
+void Firmware::misc_poke(u32 off, u32 v)
+{
+	if (off < kMiscSize && !(off & 3))
+		word(off) = v;
+}
+
+u32 Firmware::bar0_peek32(u64 off) const
+{
+	if (off >= arch_.miscram_off && off - arch_.miscram_off < kMiscSize)
+		return misc_peek(u32(off - arch_.miscram_off));
+	auto it = other_.find(off);
+	return it == other_.end() ? 0 : it->second;
+}
+
+u32 Firmware::bar0_read32(u64 off)
+{
+	advance();
+	if (off >= arch_.miscram_off && off - arch_.miscram_off < kMiscSize) {
+		u32 m = u32(off - arch_.miscram_off);
+
+		if (deadbeef_now())
+			return kDeadbeef;
+		if (m == NEURON_MISCRAM_DEVICE_ID && clock_.now_ms() < ready_at_)
+			return kDeadbeef;
+		return misc_[m / 4];
+	}
+	return bar0_peek32(off);
+}
+
+void Firmware::bar0_write32(u64 off, u32 val)
+{
+	advance();
+	if (!(off >= arch_.miscram_off && off - arch_.miscram_off < kMiscSize)) {
+		other_[off] = val;
+		return;
+	}
+	u32 m = u32(off - arch_.miscram_off);
+
+	if (m == NEURON_MISCRAM_TRIGGER) {
+		doorbell(val);
+		return;
+	}
+	if (fw_owned(m)) {
+		st_.ro_writes++;
+		return;
+	}
+	word(m) = val;
+}
+
+void Firmware::doorbell(u32 val)
+{
+	if (val == 0) {
+		st_.trigger_zero++;
+		return;
+	}
+	if (val != 1) {
+		st_.trigger_other++;
+		return;
+	}
+	st_.doorbells++;
+	if (reset_.active) {
+		if (word(NEURON_MISCRAM_RESET))
+			st_.reset_rings++;
+		else
+			st_.refused_reset++;
+		return;
+	}
+	if (word(NEURON_MISCRAM_RESET)) {
+		start_reset(word(NEURON_MISCRAM_RESET));
+		return;
+	}
+	word(NEURON_MISCRAM_TRIGGER) = 1;
+	if (ex_.active) {
+		st_.refused_busy++;
+		return;
+	}
+	latch();
+}
+
+// RESET set when the doorbell rang: taken at once (TRIGGER clear, busy),
+// RESET cleared reset_accept_ms later, busy reset_busy_ms after that. A
+// device reset (type bit 0) also restarts the firmware: the exchange in
+// flight is dropped, every MiscRAM word reads 0xDEADBEEF for
+// reset_deadbeef_ms and DEVICE_ID for ready_ms.
+void Firmware::start_reset(u32 type)
+{
+	u64 now = clock_.now_ms();
+
+	st_.resets++;
+	reset_.active = true;
+	reset_.accepted = false;
+	reset_.type = type;
+	reset_.t0 = now;
+	word(NEURON_MISCRAM_TRIGGER) = 0;
+	word(NEURON_MISCRAM_FW_STATUS) |= NEURON_MISCRAM_FW_STATUS_BUSY;
+	if (type & 1) {
+		if (ex_.active)
+			st_.dropped++;
+		ex_ = Exchange();
+		dead_from_ = now;
+		dead_until_ = now + cfg_.timing.reset_deadbeef_ms;
+		ready_at_ = now + cfg_.timing.ready_ms;
+	}
+}
+
+ExchangeFault Firmware::take_fault()
+{
+	ExchangeFault f = fault_;
+
+	if (fault_.kind != FaultKind::none && fault_.times) {
+		if (--fault_.times == 0)
+			fault_ = ExchangeFault();
+	}
+	return f;
+}
+
+void Firmware::latch()
+{
+	u64 resp = u64(word(NEURON_MISCRAM_RESP_HI)) << 32 | word(NEURON_MISCRAM_RESP_LO);
+
+	if (resp) {
+		// legacy: the request is in guest memory; service() reads it
+		ex_ = Exchange();
+		ex_.active = true;
+		ex_.id = ++latches_;
+		ex_.legacy = true;
+		ex_.need_read = true;
+		ex_.resp_addr = resp;
+		ex_.req_addr = u64(word(NEURON_MISCRAM_REQ_HI)) << 32 | word(NEURON_MISCRAM_REQ_LO);
+		ex_.fault = take_fault();
+		st_.requests++;
+		st_.legacy++;
+		return;
+	}
+	// register-only: the vendor's firmware serves it on v3/v4 with API >= 7,
+	// after ACK = 1; otherwise the doorbell is ignored (TRIGGER stays 1)
+	if (arch_.fw_arch == NEURON_FW_ARCH_V2 || cfg_.api_version < NEURON_FWIO_MIN_API_VERSION ||
+	    word(NEURON_MISCRAM_ACK) != 1) {
+		st_.refused_regs++;
+		return;
+	}
+	u8 data[NEURON_MISCRAM_DATA_SIZE];
+
+	for (u32 i = 0; i < NEURON_MISCRAM_DATA_SIZE / 4; i++) {
+		u32 w = word(NEURON_MISCRAM_DATA + 4 * i);
+
+		for (u32 k = 0; k < 4; k++)
+			data[4 * i + k] = u8(w >> (8 * k));
+	}
+	ex_ = Exchange();
+	ex_.active = true;
+	ex_.id = ++latches_;
+	ex_.fault = take_fault();
+	st_.requests++;
+	st_.regs++;
+	process(word(NEURON_MISCRAM_HDR0), word(NEURON_MISCRAM_HDR1), data, sizeof(data),
+		NEURON_FWIO_REQ_HDR_SIZE + NEURON_MISCRAM_DATA_SIZE);
+	advance();
+}
+
+void Firmware::account_seq(u8 seq)
+{
+	if (!seq) {
+		st_.zero_seq++;
+		return;
+	}
+	if (st_.seq_seen && seq != neuron_fwio_seq_next(st_.last_seq))
+		st_.seq_gaps++;
+	st_.last_seq = seq;
+	st_.seq_seen = true;
+}
+
+// Validate and execute the latched request; the answer goes into ex_.
+// @avail: payload bytes readable at @payload; @max_size: largest request.
+void Firmware::process(u32 dw0, u32 dw1, const u8 *payload, size_t avail, size_t max_size)
+{
+	u8 seq = neuron_fwio_dw0_seq(dw0);
+	u8 cmd = neuron_fwio_dw0_code(dw0);
+	u16 size = neuron_fwio_dw0_size(dw0);
+	const ExchangeFault &f = ex_.fault;
+	u8 code;
+
+	ex_.dw0 = dw0;
+	ex_.dw1 = dw1;
+	ex_.resp.clear();
+	account_seq(seq);
+	if (size < NEURON_FWIO_REQ_HDR_SIZE || size > max_size ||
+	    size_t(size - NEURON_FWIO_REQ_HDR_SIZE) > avail) {
+		code = NEURON_FWIO_FAIL;
+	} else {
+		size_t plen = size - NEURON_FWIO_REQ_HDR_SIZE;
+
+		if (f.kind == FaultKind::bad_crc || neuron_fwio_req_crc_sw(dw0, payload, plen) != dw1) {
+			st_.crc_errors++;
+			code = NEURON_FWIO_FAIL;
+		} else if (f.kind == FaultKind::error) {
+			code = u8(f.arg);
+		} else if (f.kind == FaultKind::unknown_cmd) {
+			code = NEURON_FWIO_UNKNOWN_COMMAND;
+		} else {
+			code = execute(cmd, payload, plen, ex_.resp);
+		}
+	}
+	if (code != NEURON_FWIO_SUCCESS)
+		ex_.resp.clear();
+	if (f.kind == FaultKind::wrong_seq)
+		seq = (seq ^ 0x80) ? u8(seq ^ 0x80) : 0x55;
+	ex_.resp_dw0 = neuron_fwio_resp_dw0(seq, code,
+					    u16(NEURON_FWIO_RESP_HDR_SIZE + ex_.resp.size()));
+	ex_.answered = true;
+	ex_.hung = f.kind == FaultKind::no_answer;
+	ex_.due_ms = clock_.now_ms() + (f.kind == FaultKind::late_answer ? f.arg : 0);
+}
+
+static u64 get_le64(const u8 *p)
+{
+	u64 v = 0;
+
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | p[k];
+	return v;
+}
+
+u8 Firmware::execute(u8 cmd, const u8 *p, size_t len, std::vector<u8> &resp)
+{
+	switch (cmd) {
+	case NEURON_FWIO_CMD_READ: {
+		if (!len || len % 8)
+			return NEURON_FWIO_FAIL;
+		for (size_t i = 0; i < len / 8; i++) {
+			u64 addr = get_le64(p + 8 * i);
+			u32 v = kDeadbeef;
+
+			// the device's view of its own BAR0 (the readless-read base)
+			if (addr >= arch_.bar0_dev_base && addr - arch_.bar0_dev_base < arch_.bar0_size &&
+			    !(addr & 3))
+				v = bar0_peek32(addr - arch_.bar0_dev_base);
+			for (int k = 0; k < 4; k++)
+				resp.push_back(u8(v >> (8 * k)));
+		}
+		return NEURON_FWIO_SUCCESS;
+	}
+	case NEURON_FWIO_CMD_POST_TO_CW: {
+		PostedBlob b;
+		u32 off = 0;
+		const u8 *val;
+		u8 id, vlen;
+		int r;
+
+		if (!len || len > NEURON_METRIC_BLOB_MAX) {
+			st_.bad_posts++;
+			return NEURON_FWIO_FAIL;
+		}
+		while ((r = neuron_metric_next(p, u32(len), &off, &id, &val, &vlen)) > 0)
+			b.records.push_back({ id, std::string(reinterpret_cast<const char *>(val), vlen) });
+		if (r < 0) {
+			st_.bad_posts++;
+			return NEURON_FWIO_FAIL;
+		}
+		b.t_ms = clock_.now_ms();
+		b.data.assign(p, p + len);
+		posted_.push_back(std::move(b));
+		if (posted_.size() > kPostedMax)
+			posted_.pop_front();
+		return NEURON_FWIO_SUCCESS;
+	}
+	case NEURON_FWIO_CMD_SET_POWER_PROFILE:
+		// u32 reserved 0, u8 profile, u8 voltage margin, frequency, ocw (0)
+		if (len != NEURON_FWIO_POWER_PAYLOAD || p[0] || p[1] || p[2] || p[3] || p[5] || p[6] ||
+		    p[7] || p[4] > 3)
+			return NEURON_FWIO_FAIL;
+		st_.power_profile = p[4];
+		return NEURON_FWIO_SUCCESS;
+	default:
+		return NEURON_FWIO_UNKNOWN_COMMAND;
+	}
+}
+
+// Register-only answer: payload into DATA, header into 0x1F0, TRIGGER 0.
+void Firmware::deliver_regs()
+{
+	u32 words[NEURON_MISCRAM_DATA_SIZE / 4];
+	u32 n = neuron_fwio_pack_words(ex_.resp.data(), ex_.resp.size(), words);
+
+	for (u32 i = 0; i < n; i++)
+		word(NEURON_MISCRAM_DATA + 4 * i) = words[i];
+	word(NEURON_MISCRAM_HDR0) = ex_.resp_dw0;
+	word(NEURON_MISCRAM_TRIGGER) = 0;
+	ex_ = Exchange();
+	st_.answered++;
+}
+
+// A legacy address is the guest address with this arch's window bit set.
+bool Firmware::gpa_of(u64 dev_addr, u64 *gpa)
+{
+	if (!(dev_addr & arch_.host_window)) {
+		st_.bad_window++;
+		return false;
+	}
+	*gpa = dev_addr & ~arch_.host_window;
+	return true;
+}
+
+// The firmware gives up on the exchange: no answer, TRIGGER clear.
+void Firmware::abandon()
+{
+	ex_ = Exchange();
+	word(NEURON_MISCRAM_TRIGGER) = 0;
+}
+
+void Firmware::service_legacy()
+{
+	// the largest legacy request: a READ of 128 addresses
+	constexpr size_t kMaxReq = NEURON_FWIO_REQ_HDR_SIZE + 8 * 128;
+	const u64 id = ex_.id;
+	// guest memory over messages lets the client's commands in meanwhile:
+	// a reset (or a fault clear) may have ended this exchange
+	auto gone = [this, id] { return !ex_.active || ex_.id != id; };
+	u64 gpa;
+
+	if (ex_.need_read) {
+		u8 hdr[NEURON_FWIO_REQ_HDR_SIZE];
+		std::vector<u8> payload;
+
+		ex_.need_read = false;
+		if (!gpa_of(ex_.req_addr, &gpa)) {
+			abandon();
+			return;
+		}
+		if (!mem_ || !mem_->read(gpa, hdr, sizeof(hdr))) {
+			if (gone())
+				return;
+			st_.dma_errors++;
+			abandon();
+			return;
+		}
+		if (gone())
+			return;
+		u32 dw0 = u32(hdr[0]) | u32(hdr[1]) << 8 | u32(hdr[2]) << 16 | u32(hdr[3]) << 24;
+		u32 dw1 = u32(hdr[4]) | u32(hdr[5]) << 8 | u32(hdr[6]) << 16 | u32(hdr[7]) << 24;
+		u16 size = neuron_fwio_dw0_size(dw0);
+
+		if (size > NEURON_FWIO_REQ_HDR_SIZE && size <= kMaxReq) {
+			payload.resize(size - NEURON_FWIO_REQ_HDR_SIZE);
+			bool ok = mem_->read(gpa + NEURON_FWIO_REQ_HDR_SIZE, payload.data(),
+					     payload.size());
+			if (gone())
+				return;
+			if (!ok) {
+				st_.dma_errors++;
+				abandon();
+				return;
+			}
+		}
+		process(dw0, dw1, payload.data(), payload.size(), kMaxReq);
+	}
+	if (!ex_.answered || ex_.hung || clock_.now_ms() < ex_.due_ms)
+		return;
+	// TRIGGER clear, then payload, header bytes 1..3, the sequence byte last
+	word(NEURON_MISCRAM_TRIGGER) = 0;
+	Exchange ex = ex_;
+	ex_ = Exchange();
+	if (!gpa_of(ex.resp_addr, &gpa) || !mem_)
+		return;
+	u8 hdr[4] = { u8(ex.resp_dw0), u8(ex.resp_dw0 >> 8), u8(ex.resp_dw0 >> 16),
+		      u8(ex.resp_dw0 >> 24) };
+	bool ok = ex.resp.empty() ||
+		  mem_->write(gpa + NEURON_FWIO_RESP_HDR_SIZE, ex.resp.data(), ex.resp.size());
+	ok = ok && mem_->write(gpa + 1, hdr + 1, 3) && mem_->write(gpa, hdr, 1);
+	if (!ok)
+		st_.dma_errors++;
+	else
+		st_.answered++;
+}
+
+void Firmware::service()
+{
+	if (in_service_)
+		return;
+	in_service_ = true;
+	advance();
+	if (ex_.active && ex_.legacy)
+		service_legacy();
+	in_service_ = false;
+}
+
+std::optional<u64> Firmware::next_deadline() const
+{
+	std::optional<u64> d;
+	auto take = [&d](u64 t) {
+		if (!d || t < *d)
+			d = t;
+	};
+	u64 now = clock_.now_ms();
+
+	if (ex_.active && ex_.legacy && ex_.need_read)
+		take(now);
+	if (ex_.active && ex_.answered && !ex_.hung)
+		take(ex_.due_ms);
+	if (reset_.active && !reset_never_) {
+		u64 accept = reset_.t0 + cfg_.timing.reset_accept_ms;
+
+		take(reset_.accepted ? accept + cfg_.timing.reset_busy_ms : accept);
+	}
+	return d;
+}
+
+void Firmware::deadbeef_storm(u32 ms)
+{
+	storm_from_ = clock_.now_ms();
+	storm_until_ = storm_from_ + ms;
+}
+
+void Firmware::clear_faults()
+{
+	fault_ = ExchangeFault();
+	storm_from_ = storm_until_ = 0;
+	reset_never_ = false;
+	if (ex_.active && ex_.hung) {
+		st_.dropped++;
+		abandon();
+	}
+}
+
+std::string Firmware::faults_text() const
+{
+	std::string s = "exchange ";
+
+	s += fault_name(fault_.kind);
+	if (fault_.kind == FaultKind::late_answer || fault_.kind == FaultKind::error)
+		s += " " + std::to_string(fault_.arg);
+	if (fault_.times)
+		s += " times=" + std::to_string(fault_.times);
+	s += "\n";
+	u64 now = clock_.now_ms();
+	s += "deadbeef_storm " + std::to_string(storm_until_ > now ? storm_until_ - now : 0) + "\n";
+	s += std::string("reset_never_completes ") + (reset_never_ ? "1" : "0") + "\n";
+	return s;
+}
+
+std::string Firmware::stats_text() const
+{
+	std::string s;
+	auto line = [&s](const char *k, u64 v) { s += std::string(k) + " " + std::to_string(v) + "\n"; };
+
+	line("doorbells", st_.doorbells);
+	line("requests", st_.requests);
+	line("legacy", st_.legacy);
+	line("regs", st_.regs);
+	line("answered", st_.answered);
+	line("resets", st_.resets);
+	line("reset_rings", st_.reset_rings);
+	line("refused_busy", st_.refused_busy);
+	line("refused_reset", st_.refused_reset);
+	line("refused_regs", st_.refused_regs);
+	line("trigger_zero", st_.trigger_zero);
+	line("trigger_other", st_.trigger_other);
+	line("ro_writes", st_.ro_writes);
+	line("crc_errors", st_.crc_errors);
+	line("bad_window", st_.bad_window);
+	line("dma_errors", st_.dma_errors);
+	line("dropped", st_.dropped);
+	line("zero_seq", st_.zero_seq);
+	line("seq_gaps", st_.seq_gaps);
+	line("last_seq", st_.last_seq);
+	line("bad_posts", st_.bad_posts);
+	line("posted", posted_.size());
+	s += "power_profile " + std::to_string(st_.power_profile) + "\n";
+	line("in_flight", ex_.active);
+	line("reset_in_progress", reset_.active);
+	return s;
+}
+
+} // namespace pciemu

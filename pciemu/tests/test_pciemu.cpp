@@ -1,0 +1,1277 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * neuron-pciemu: the vfio-user protocol over a socketpair (the test is the
+ * client; the server handles one message per handle_one() call), the
+ * firmware model on a hand-driven clock with a memfd as guest RAM, and the
+ * control channel parser. No sleeps: time is the ManualClock's.
+ */
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <linux/vfio.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "control.hpp"
+#include "device.hpp"
+#include "firmware.hpp"
+#include "klib.hpp"
+#include "vfio_server.hpp"
+
+using namespace pciemu;
+
+namespace {
+
+// MiscRAM offsets, written out from the fact sheet (not from the headers).
+constexpr u32 M_API = 0x000, M_DEVID = 0x024, M_SERLO = 0x038, M_ACK = 0x0F0, M_DATA = 0x100,
+	      M_RESET = 0x1EC, M_REQ_HI = 0x1F0, M_REQ_LO = 0x1F4, M_RESP_HI = 0x1F8,
+	      M_RESP_LO = 0x1FC, M_TRIGGER = 0x800, M_FW_STATUS = 0x808, M_SRAM_ECC = 0x040;
+constexpr u32 DEADBEEF = 0xDEADBEEFu;
+
+// Guest RAM: a memfd, mapped here, at guest physical kRamBase.
+constexpr u64 kRamBase = 0x100000;
+constexpr size_t kRamSize = 1 << 20;
+
+struct Ram {
+	int fd;
+	u8 *p;
+	Ram()
+	{
+		fd = memfd_create("guest-ram", MFD_CLOEXEC);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, kRamSize), 0);
+		p = static_cast<u8 *>(mmap(nullptr, kRamSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+		assert_true(p != MAP_FAILED);
+	}
+	~Ram()
+	{
+		munmap(p, kRamSize);
+		close(fd);
+	}
+	u8 *at(u64 gpa) { return p + (gpa - kRamBase); }
+};
+
+// GuestMem straight onto a Ram (firmware tests without a server).
+struct RamMem : GuestMem {
+	Ram &ram;
+	explicit RamMem(Ram &r) : ram(r) {}
+	bool read(u64 gpa, void *b, size_t n) override
+	{
+		if (gpa < kRamBase || gpa + n > kRamBase + kRamSize)
+			return false;
+		memcpy(b, ram.at(gpa), n);
+		return true;
+	}
+	bool write(u64 gpa, const void *b, size_t n) override
+	{
+		if (gpa < kRamBase || gpa + n > kRamBase + kRamSize)
+			return false;
+		memcpy(ram.at(gpa), b, n);
+		return true;
+	}
+};
+
+void put32(u8 *p, u32 v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = u8(v >> (8 * i));
+}
+
+u32 get32(const u8 *p)
+{
+	return u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24;
+}
+
+Firmware::Config fw_config(u32 rid = 5)
+{
+	Firmware::Config c;
+
+	c.routing_id = rid;
+	c.api_version = 7;
+	c.serial = 0x1122334455667788ull;
+	c.timing.ready_ms = 1000;
+	c.timing.reset_accept_ms = 300;
+	c.timing.reset_busy_ms = 200;
+	c.timing.reset_deadbeef_ms = 150;
+	return c;
+}
+
+// ---- firmware rig -----------------------------------------------------------
+
+struct FwRig {
+	const Arch &arch;
+	ManualClock clk;
+	Ram ram;
+	RamMem mem{ ram };
+	Firmware fw;
+	u8 seq = 1;
+
+	explicit FwRig(const char *a = "trn1", Firmware::Config c = fw_config())
+		: arch(*arch_by_name(a)), fw(arch, clk, c)
+	{
+		fw.set_mem(&mem);
+		clk.advance(c.timing.ready_ms);	// past the power-on window
+	}
+
+	// A legacy exchange as the driver makes it: request at gpa 0x2000,
+	// response at 0x3000, addresses LOW then HIGH, response seq cleared,
+	// TRIGGER = 1. Returns the sequence number used.
+	u8 legacy(u8 cmd, const void *payload, u16 len, u64 window = ~0ull)
+	{
+		u64 w = window == ~0ull ? arch.host_window : window;
+		u64 req = (kRamBase + 0x2000) | w, resp = (kRamBase + 0x3000) | w;
+		u8 *r = ram.at(kRamBase + 0x2000);
+
+		seq = neuron_fwio_seq_next(seq);
+		u32 dw0 = neuron_fwio_req_dw0(seq, cmd, u16(8 + len));
+		put32(r, dw0);
+		put32(r + 4, neuron_fwio_req_crc_sw(dw0, payload, len));
+		memcpy(r + 8, payload, len);
+		memset(ram.at(kRamBase + 0x3000), 0, 256);
+		fw.misc_write(M_REQ_LO, u32(req));
+		fw.misc_write(M_REQ_HI, u32(req >> 32));
+		fw.misc_write(M_RESP_LO, u32(resp));
+		fw.misc_write(M_RESP_HI, u32(resp >> 32));
+		fw.misc_write(M_TRIGGER, 1);
+		fw.service();
+		return seq;
+	}
+	const u8 *resp() { return ram.at(kRamBase + 0x3000); }
+
+	// A register-only exchange (the new framework).
+	u8 regs(u8 cmd, const void *payload, u16 len, bool ack = true)
+	{
+		u32 words[32];
+		u32 n = neuron_fwio_pack_words(payload, len, words);
+
+		seq = neuron_fwio_seq_next(seq);
+		u32 dw0 = neuron_fwio_req_dw0(seq, cmd, u16(8 + len));
+		for (u32 i = 0; i < n; i++)
+			fw.misc_write(M_DATA + 4 * i, words[i]);
+		fw.misc_write(M_REQ_HI, dw0);
+		fw.misc_write(M_REQ_LO, neuron_fwio_req_crc_sw(dw0, payload, len));
+		fw.misc_write(M_RESP_HI, 0);
+		fw.misc_write(M_RESP_LO, 0);
+		fw.misc_write(M_ACK, ack ? 1 : 0);
+		fw.misc_write(M_TRIGGER, 1);
+		fw.service();
+		return seq;
+	}
+};
+
+// A READ of two MiscRAM words (API_VERSION, SERIAL_LO) at their device addresses.
+std::vector<u8> read_payload(const Arch &a)
+{
+	std::vector<u8> p(16);
+	u64 base = a.bar0_dev_base + a.miscram_off;
+	u64 addrs[2] = { base + M_API, base + M_SERLO };
+
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 8; k++)
+			p[8 * i + k] = u8(addrs[i] >> (8 * k));
+	return p;
+}
+
+void check_read_answer(FwRig &r, u8 seq)
+{
+	const u8 *resp = r.resp();
+
+	assert_int_equal(resp[0], seq);
+	assert_int_equal(resp[1], 0);	// SUCCESS
+	assert_int_equal(resp[2] | resp[3] << 8, 4 + 8);
+	assert_int_equal(get32(resp + 4), 7);
+	assert_int_equal(get32(resp + 8), 0x55667788);
+}
+
+void fw_ready_delay(void **)
+{
+	ManualClock clk;
+	Firmware fw(*arch_by_name("trn1"), clk, fw_config(9));
+
+	assert_int_equal(fw.misc_read(M_DEVID), DEADBEEF);
+	clk.advance(999);
+	assert_int_equal(fw.misc_read(M_DEVID), DEADBEEF);
+	assert_int_equal(fw.misc_read(M_API), 7);	// only DEVICE_ID waits
+	clk.advance(1);
+	assert_int_equal(fw.misc_read(M_DEVID), 9);
+	// the driver cannot overwrite a firmware word
+	fw.misc_write(M_DEVID, 3);
+	assert_int_equal(fw.misc_read(M_DEVID), 9);
+	assert_int_equal(fw.stats().ro_writes, 1);
+	// power-on again (VFIO device reset): not ready again
+	fw.power_on();
+	assert_int_equal(fw.misc_read(M_DEVID), DEADBEEF);
+	clk.advance(1000);
+	assert_int_equal(fw.misc_read(M_DEVID), 9);
+}
+
+void fw_reset_handshake(void **)
+{
+	FwRig r;
+	Firmware &fw = r.fw;
+
+	fw.misc_write(M_RESET, 1);
+	assert_false(fw.reset_in_progress());
+	fw.misc_write(M_TRIGGER, 1);
+	assert_true(fw.reset_in_progress());
+	assert_int_equal(fw.stats().resets, 1);
+	// the 0xDEADBEEF window: every word
+	assert_int_equal(fw.misc_read(M_RESET), DEADBEEF);
+	assert_int_equal(fw.misc_read(M_FW_STATUS), DEADBEEF);
+	assert_int_equal(fw.misc_read(M_API), DEADBEEF);
+	r.clk.advance(150);
+	assert_int_equal(fw.misc_read(M_RESET), 1);		// not taken yet
+	assert_int_equal(fw.misc_read(M_FW_STATUS) & 8, 8);	// busy
+	assert_int_equal(fw.misc_read(M_TRIGGER), 0);
+	assert_int_equal(fw.misc_read(M_API), 7);
+	assert_int_equal(*fw.next_deadline(), 1000 + 300);
+	r.clk.advance(149);
+	assert_int_equal(fw.misc_read(M_RESET), 1);
+	r.clk.advance(1);
+	assert_int_equal(fw.misc_read(M_RESET), 0);		// accepted at 300 ms
+	assert_int_equal(fw.misc_read(M_FW_STATUS) & 8, 8);
+	r.clk.advance(199);
+	assert_int_equal(fw.misc_read(M_FW_STATUS) & 8, 8);
+	r.clk.advance(1);
+	assert_int_equal(fw.misc_read(M_FW_STATUS) & 8, 0);	// done at 500 ms
+	assert_false(fw.reset_in_progress());
+	// DEVICE_ID: ready_ms after the reset started
+	assert_int_equal(fw.misc_read(M_DEVID), DEADBEEF);
+	r.clk.advance(500);
+	assert_int_equal(fw.misc_read(M_DEVID), 5);
+	assert_false(fw.next_deadline().has_value());
+}
+
+void fw_reset_never_completes(void **)
+{
+	FwRig r;
+
+	r.fw.set_reset_never(true);
+	r.fw.misc_write(M_RESET, 1);
+	r.fw.misc_write(M_TRIGGER, 1);
+	r.clk.advance(120000);
+	assert_int_equal(r.fw.misc_read(M_RESET), 1);
+	assert_int_equal(r.fw.misc_read(M_FW_STATUS) & 8, 8);
+	// the driver rings again: counted, the reset goes on
+	r.fw.misc_write(M_RESET, 1);
+	r.fw.misc_write(M_TRIGGER, 1);
+	assert_int_equal(r.fw.stats().reset_rings, 1);
+	assert_int_equal(r.fw.stats().resets, 1);
+	// an FW-IO doorbell during a reset is not served
+	r.fw.clear_faults();
+	r.clk.advance(1);
+	assert_int_equal(r.fw.misc_read(M_RESET), 0);	// clear lets it complete
+}
+
+void fw_legacy_read_roundtrip(void **)
+{
+	for (const char *a : { "trn1", "trn2" }) {
+		FwRig r(a);
+		std::vector<u8> p = read_payload(r.arch);
+		u8 seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+
+		check_read_answer(r, seq);
+		assert_int_equal(r.fw.misc_read(M_TRIGGER), 0);
+		assert_int_equal(r.fw.stats().legacy, 1);
+		assert_int_equal(r.fw.stats().answered, 1);
+		assert_false(r.fw.in_flight());
+	}
+}
+
+void fw_legacy_window_bit(void **)
+{
+	// v2 takes bit 44, v3 bit 46: the other arch's bit is not a host address
+	FwRig r("trn1");
+	std::vector<u8> p = read_payload(r.arch);
+
+	r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()), 1ull << 46);
+	assert_int_equal(r.resp()[0], 0);
+	assert_int_equal(r.fw.stats().bad_window, 1);
+	assert_int_equal(r.fw.misc_read(M_TRIGGER), 0);
+	FwRig r3("trn2");
+	p = read_payload(r3.arch);
+	r3.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()), 1ull << 44);
+	assert_int_equal(r3.fw.stats().bad_window, 1);
+	u8 seq = r3.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	check_read_answer(r3, seq);
+}
+
+void fw_legacy_post_metrics(void **)
+{
+	FwRig r;
+	const u8 blob[] = { 12, 3, 'i', '-', '1', 13, 5, '2', '.', '2', '5', 'x', 11, 2, '4', '2' };
+	u8 seq = r.legacy(NEURON_FWIO_CMD_POST_TO_CW, blob, sizeof(blob));
+
+	assert_int_equal(r.resp()[0], seq);
+	assert_int_equal(r.resp()[1], 0);
+	assert_int_equal(r.fw.posted().size(), 1);
+	const PostedBlob &b = r.fw.posted().front();
+	assert_int_equal(b.records.size(), 3);
+	assert_int_equal(b.records[2].id, 11);
+	assert_string_equal(b.records[2].value.c_str(), "42");
+	assert_string_equal(b.records[1].value.c_str(), "2.25x");
+	// a malformed blob (record runs past the end): FAIL, not recorded
+	const u8 bad[] = { 12, 9, 'x' };
+	seq = r.legacy(NEURON_FWIO_CMD_POST_TO_CW, bad, sizeof(bad));
+	assert_int_equal(r.resp()[0], seq);
+	assert_int_equal(r.resp()[1], NEURON_FWIO_FAIL);
+	assert_int_equal(r.fw.posted().size(), 1);
+	assert_int_equal(r.fw.stats().bad_posts, 1);
+}
+
+void fw_regs_power_profile(void **)
+{
+	const u8 prof[8] = { 0, 0, 0, 0, 2, 0, 0, 0 };
+	{
+		FwRig r("trn2");
+		u8 seq = r.regs(NEURON_FWIO_CMD_SET_POWER_PROFILE, prof, 8);
+
+		assert_int_equal(r.fw.misc_read(M_TRIGGER), 0);
+		assert_int_equal(r.fw.misc_read(M_REQ_HI), neuron_fwio_resp_dw0(seq, 0, 4));
+		assert_int_equal(r.fw.stats().power_profile, 2);
+		assert_int_equal(r.fw.stats().regs, 1);
+		// without ACK = 1: not served, TRIGGER stays set
+		r.regs(NEURON_FWIO_CMD_SET_POWER_PROFILE, prof, 8, false);
+		assert_int_equal(r.fw.misc_read(M_TRIGGER), 1);
+		assert_int_equal(r.fw.stats().refused_regs, 1);
+	}
+	{
+		FwRig r("trn1");	// v2: no register-only mailbox
+
+		r.regs(NEURON_FWIO_CMD_SET_POWER_PROFILE, prof, 8);
+		assert_int_equal(r.fw.misc_read(M_TRIGGER), 1);
+		assert_int_equal(r.fw.stats().refused_regs, 1);
+		assert_int_equal(r.fw.stats().power_profile, -1);
+		// the legacy path still works after it
+		std::vector<u8> p = read_payload(r.arch);
+		u8 seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+		check_read_answer(r, seq);
+	}
+	{
+		Firmware::Config c = fw_config();
+		c.api_version = 6;
+		FwRig r("trn2", c);
+
+		r.regs(NEURON_FWIO_CMD_SET_POWER_PROFILE, prof, 8);
+		assert_int_equal(r.fw.stats().refused_regs, 1);
+	}
+}
+
+void fw_bad_crc_in_request(void **)
+{
+	FwRig r;
+	std::vector<u8> p = read_payload(r.arch);
+	u8 seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+
+	// corrupt the stored CRC and ring again with the same request bytes
+	u8 *req = r.ram.at(kRamBase + 0x2000);
+	req[0] = u8(++seq);
+	r.fw.misc_write(M_TRIGGER, 1);
+	r.fw.service();
+	assert_int_equal(r.resp()[0], seq);
+	assert_int_equal(r.resp()[1], NEURON_FWIO_FAIL);
+	assert_int_equal(r.fw.stats().crc_errors, 1);
+}
+
+void fw_fault_no_answer(void **)
+{
+	FwRig r;
+	std::vector<u8> p = read_payload(r.arch);
+
+	r.fw.set_fault({ FaultKind::no_answer, 0, 0 });
+	r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	r.clk.advance(60000);
+	r.fw.service();
+	assert_int_equal(r.resp()[0], 0);
+	assert_int_equal(r.fw.misc_read(M_TRIGGER), 1);
+	assert_true(r.fw.in_flight());
+	// a retry finds the firmware busy
+	r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	assert_int_equal(r.fw.stats().refused_busy, 1);
+	assert_int_equal(r.resp()[0], 0);
+	// fault clear abandons it; the next attempt is answered
+	r.fw.clear_faults();
+	assert_false(r.fw.in_flight());
+	assert_int_equal(r.fw.stats().dropped, 1);
+	u8 seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	check_read_answer(r, seq);
+}
+
+void fw_fault_late_answer(void **)
+{
+	FwRig r;
+	std::vector<u8> p = read_payload(r.arch);
+
+	r.fw.set_fault({ FaultKind::late_answer, 700, 1 });
+	u8 seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	assert_int_equal(*r.fw.next_deadline(), r.clk.now_ms() + 700);
+	r.clk.advance(699);
+	r.fw.service();
+	assert_int_equal(r.resp()[0], 0);
+	assert_int_equal(r.fw.misc_read(M_TRIGGER), 1);
+	r.clk.advance(1);
+	r.fw.service();
+	check_read_answer(r, seq);
+	// times=1: the next one is answered at once
+	seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	check_read_answer(r, seq);
+
+	// register-only late answer: TRIGGER clears when it lands, on a read
+	FwRig r3("trn2");
+	const u8 prof[8] = { 0, 0, 0, 0, 1, 0, 0, 0 };
+	r3.fw.set_fault({ FaultKind::late_answer, 1500, 0 });
+	r3.regs(NEURON_FWIO_CMD_SET_POWER_PROFILE, prof, 8);
+	r3.clk.advance(1499);
+	assert_int_equal(r3.fw.misc_read(M_TRIGGER), 1);
+	r3.clk.advance(1);
+	assert_int_equal(r3.fw.misc_read(M_TRIGGER), 0);
+}
+
+void fw_fault_codes(void **)
+{
+	FwRig r;
+	std::vector<u8> p = read_payload(r.arch);
+	u8 seq;
+
+	r.fw.set_fault({ FaultKind::bad_crc, 0, 1 });
+	seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	assert_int_equal(r.resp()[0], seq);
+	assert_int_equal(r.resp()[1], NEURON_FWIO_FAIL);
+	assert_int_equal(r.resp()[2], 4);	// no payload
+	assert_int_equal(r.fw.stats().crc_errors, 1);
+
+	r.fw.set_fault({ FaultKind::wrong_seq, 0, 1 });
+	seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	assert_int_equal(r.resp()[0], seq ^ 0x80);
+	assert_int_equal(r.resp()[1], 0);
+
+	r.fw.set_fault({ FaultKind::error, 7, 1 });
+	seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	assert_int_equal(r.resp()[0], seq);
+	assert_int_equal(r.resp()[1], 7);
+
+	r.fw.set_fault({ FaultKind::unknown_cmd, 0, 2 });
+	seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	assert_int_equal(r.resp()[1], NEURON_FWIO_UNKNOWN_COMMAND);
+	seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	assert_int_equal(r.resp()[1], NEURON_FWIO_UNKNOWN_COMMAND);
+	seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), u16(p.size()));
+	check_read_answer(r, seq);	// times=2 used up
+
+	// an id the firmware does not know
+	seq = r.legacy(9, p.data(), u16(p.size()));
+	assert_int_equal(r.resp()[1], NEURON_FWIO_UNKNOWN_COMMAND);
+	assert_int_equal(r.fw.stats().seq_gaps, 0);
+	assert_int_equal(r.fw.stats().zero_seq, 0);
+}
+
+void fw_fault_deadbeef_storm(void **)
+{
+	FwRig r;
+
+	r.fw.deadbeef_storm(250);
+	assert_int_equal(r.fw.misc_read(M_API), DEADBEEF);
+	assert_int_equal(r.fw.misc_read(M_DEVID), DEADBEEF);
+	r.fw.misc_write(M_ACK, 1);	// writes still land
+	r.clk.advance(249);
+	assert_int_equal(r.fw.misc_read(M_SRAM_ECC), DEADBEEF);
+	r.clk.advance(1);
+	assert_int_equal(r.fw.misc_read(M_API), 7);
+	assert_int_equal(r.fw.misc_read(M_ACK), 1);
+	assert_int_equal(r.fw.misc_read(M_DEVID), 5);
+}
+
+void fw_trigger_rules(void **)
+{
+	FwRig r;
+
+	r.fw.misc_write(M_TRIGGER, 0);
+	r.fw.misc_write(M_TRIGGER, 2);
+	assert_int_equal(r.fw.stats().trigger_zero, 1);
+	assert_int_equal(r.fw.stats().trigger_other, 1);
+	assert_int_equal(r.fw.stats().doorbells, 0);
+	// outside MiscRAM: plain storage, reachable by FW-IO READ
+	r.fw.bar0_write32(0x1000, 0xabcd);
+	assert_int_equal(r.fw.bar0_read32(0x1000), 0xabcd);
+	std::vector<u8> p(8);
+	u64 a = r.arch.bar0_dev_base + 0x1000;
+	for (int k = 0; k < 8; k++)
+		p[k] = u8(a >> (8 * k));
+	u8 seq = r.legacy(NEURON_FWIO_CMD_READ, p.data(), 8);
+	assert_int_equal(r.resp()[0], seq);
+	assert_int_equal(get32(r.resp() + 4), 0xabcd);
+}
+
+// ---- vfio-user over a socketpair --------------------------------------------
+
+struct Rig {
+	const Arch &arch;
+	ManualClock clk;
+	Firmware fw;
+	Device dev;
+	int cli = -1;
+	VfioServer *srv = nullptr;
+	uint16_t id = 0;
+
+	explicit Rig(const char *a = "trn1")
+		: arch(*arch_by_name(a)), fw(arch, clk, fw_config()),
+		  dev(arch, clk, fw, 0, arch.bar0_size, 1000)
+	{
+		int sv[2];
+
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+		cli = sv[0];
+		srv = new VfioServer(sv[1], dev, fw);
+	}
+	~Rig()
+	{
+		delete srv;
+		close(cli);
+	}
+
+	void send(uint16_t cmd, const void *body, size_t len, uint32_t flags = 0,
+		  const int *fds = nullptr, int nfds = 0, uint32_t size_override = 0)
+	{
+		VfioUserHdr h = { ++id, cmd, size_override ? size_override : uint32_t(16 + len), flags, 0 };
+		struct iovec iov[2] = { { &h, sizeof(h) }, { const_cast<void *>(body), len } };
+		union {
+			char buf[CMSG_SPACE(sizeof(int) * 8)];
+			struct cmsghdr align;
+		} ctl;
+		struct msghdr mh = {};
+
+		mh.msg_iov = iov;
+		mh.msg_iovlen = len ? 2 : 1;
+		if (nfds) {
+			mh.msg_control = ctl.buf;
+			mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+			struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+			memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+		}
+		assert_int_equal(sendmsg(cli, &mh, 0), ssize_t(16 + len));
+	}
+
+	// One reply: its header, body in @body.
+	VfioUserHdr recv(std::vector<u8> &body)
+	{
+		VfioUserHdr h;
+
+		assert_int_equal(::recv(cli, &h, sizeof(h), MSG_WAITALL), 16);
+		body.resize(h.size - 16);
+		if (!body.empty())
+			assert_int_equal(::recv(cli, body.data(), body.size(), MSG_WAITALL),
+					 ssize_t(body.size()));
+		return h;
+	}
+
+	// Send, let the server handle it, return the reply.
+	VfioUserHdr call(uint16_t cmd, const void *body, size_t len, std::vector<u8> &out,
+			 const int *fds = nullptr, int nfds = 0)
+	{
+		send(cmd, body, len, 0, fds, nfds);
+		assert_int_equal(srv->handle_one(), 0);
+		VfioUserHdr h = recv(out);
+		assert_int_equal(h.id, id);
+		assert_int_equal(h.command, cmd);
+		assert_int_equal(h.flags & VU_TYPE_MASK, VU_TYPE_REPLY);
+		return h;
+	}
+
+	void negotiate()
+	{
+		const char caps[] = "{\"capabilities\":{\"max_msg_fds\":16,\"max_data_xfer_size\":1048576}}";
+		std::vector<u8> b(4 + sizeof(caps)), out;
+
+		memcpy(b.data() + 4, caps, sizeof(caps));
+		VfioUserHdr h = call(VU_VERSION, b.data(), b.size(), out);
+		assert_int_equal(h.flags & VU_ERROR, 0);
+	}
+
+	// REGION_WRITE / REGION_READ of BAR0 MiscRAM words.
+	void wr(u32 misc_off, u32 v, bool posted = true)
+	{
+		u8 b[20];
+		u64 off = u64(arch.miscram_off) + misc_off;
+		u32 region = 0, count = 4;
+
+		memcpy(b, &off, 8);
+		memcpy(b + 8, &region, 4);
+		memcpy(b + 12, &count, 4);
+		memcpy(b + 16, &v, 4);
+		if (posted) {
+			send(VU_REGION_WRITE, b, sizeof(b), VU_NO_REPLY);
+			assert_int_equal(srv->handle_one(), 0);
+		} else {
+			std::vector<u8> out;
+			VfioUserHdr h = call(VU_REGION_WRITE, b, sizeof(b), out);
+			assert_int_equal(h.flags & VU_ERROR, 0);
+			assert_int_equal(out.size(), 16);
+		}
+	}
+	u64 rd(u32 region, u64 off, u32 count, bool misc = true)
+	{
+		u8 b[16];
+		std::vector<u8> out;
+		u64 o = misc ? u64(arch.miscram_off) + off : off;
+
+		memcpy(b, &o, 8);
+		memcpy(b + 8, &region, 4);
+		memcpy(b + 12, &count, 4);
+		VfioUserHdr h = call(VU_REGION_READ, b, sizeof(b), out);
+		assert_int_equal(h.flags & VU_ERROR, 0);
+		assert_int_equal(out.size(), 16 + count);
+		u64 v = 0;
+		memcpy(&v, out.data() + 16, count < 8 ? count : 8);
+		return v;
+	}
+	// A command that must be refused with @err.
+	void refused(uint16_t cmd, const void *body, size_t len, uint32_t err)
+	{
+		std::vector<u8> out;
+		VfioUserHdr h = call(cmd, body, len, out);
+
+		assert_int_equal(h.flags & VU_ERROR, VU_ERROR);
+		assert_int_equal(h.error, err);
+		assert_int_equal(h.size, 16);
+	}
+};
+
+void vu_version(void **)
+{
+	Rig r;
+	const char caps[] = "{\"capabilities\":{\"max_msg_fds\":16}}";
+	std::vector<u8> b(4 + sizeof(caps)), out;
+
+	// nothing before VERSION
+	u8 info[16] = { 16 };
+	r.refused(VU_DEVICE_GET_INFO, info, sizeof(info), EINVAL);
+	// major 1: not ours
+	b[0] = 1;
+	memcpy(b.data() + 4, caps, sizeof(caps));
+	r.refused(VU_VERSION, b.data(), b.size(), ENOTSUP);
+	// JSON without its NUL
+	b[0] = 0;
+	r.refused(VU_VERSION, b.data(), b.size() - 1, EINVAL);
+	// too short for major/minor
+	r.refused(VU_VERSION, b.data(), 2, EINVAL);
+
+	b[2] = 3;	// minor 3 proposed: 0 answered
+	VfioUserHdr h = r.call(VU_VERSION, b.data(), b.size(), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_true(out.size() > 5);
+	assert_int_equal(out[0] | out[1] << 8, 0);
+	assert_int_equal(out[2] | out[3] << 8, 0);
+	assert_int_equal(out.back(), 0);	// NUL-terminated
+	std::string json(reinterpret_cast<const char *>(out.data() + 4));
+	assert_true(json.find("\"capabilities\"") != std::string::npos);
+	assert_true(json.find("\"max_msg_fds\"") != std::string::npos);
+	assert_true(json.find("\"max_data_xfer_size\":1048576") != std::string::npos);
+	assert_true(json.find("\"pgsizes\"") != std::string::npos);
+	// only once
+	r.refused(VU_VERSION, b.data(), b.size(), EINVAL);
+}
+
+void vu_device_info(void **)
+{
+	Rig r;
+	std::vector<u8> out;
+	u32 b[4] = { 16, 0, 0, 0 };
+
+	r.negotiate();
+	VfioUserHdr h = r.call(VU_DEVICE_GET_INFO, b, sizeof(b), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(out.size(), 16);
+	u32 o[4];
+	memcpy(o, out.data(), 16);
+	assert_int_equal(o[0], 16);
+	assert_int_equal(o[1], VFIO_DEVICE_FLAGS_RESET | VFIO_DEVICE_FLAGS_PCI);
+	assert_int_equal(o[2], 9);
+	assert_int_equal(o[3], 5);
+	b[0] = 8;	// argsz too small
+	r.refused(VU_DEVICE_GET_INFO, b, sizeof(b), EINVAL);
+	r.refused(VU_DEVICE_GET_INFO, b, 12, EINVAL);	// payload too short
+}
+
+void vu_region_info(void **)
+{
+	for (const char *a : { "trn1", "trn2" }) {
+		Rig r(a);
+
+		r.negotiate();
+		for (u32 idx = 0; idx < 9; idx++) {
+			u8 b[32] = {};
+			std::vector<u8> out;
+			u32 argsz = 32;
+
+			memcpy(b, &argsz, 4);
+			memcpy(b + 8, &idx, 4);
+			VfioUserHdr h = r.call(VU_DEVICE_GET_REGION_INFO, b, sizeof(b), out);
+			assert_int_equal(h.flags & VU_ERROR, 0);
+			assert_int_equal(out.size(), 32);
+			u32 flags, index;
+			u64 size;
+			memcpy(&flags, out.data() + 4, 4);
+			memcpy(&index, out.data() + 8, 4);
+			memcpy(&size, out.data() + 16, 8);
+			assert_int_equal(index, idx);
+			if (idx == 0) {
+				assert_int_equal(size, r.arch.bar0_size);
+				assert_true(size >= u64(r.arch.miscram_off) + 0x1000);
+				assert_int_equal(size & (size - 1), 0);
+				assert_int_equal(flags, VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE);
+			} else if (idx == 7) {
+				assert_int_equal(size, 4096);
+				assert_int_equal(flags, VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE);
+			} else {
+				assert_int_equal(size, 0);
+				assert_int_equal(flags, 0);
+			}
+		}
+		u8 b[32] = { 32 };
+		u32 idx = 9;
+		memcpy(b + 8, &idx, 4);
+		r.refused(VU_DEVICE_GET_REGION_INFO, b, sizeof(b), EINVAL);
+	}
+	assert_int_equal(arch_by_name("trn1")->bar0_size, 1ull << 30);
+	assert_int_equal(arch_by_name("trn2")->bar0_size, 1ull << 27);
+}
+
+void vu_irqs(void **)
+{
+	Rig r;
+	std::vector<u8> out;
+
+	r.negotiate();
+	for (u32 idx = 0; idx < 5; idx++) {
+		u32 b[4] = { 16, 0, idx, 0 };
+		VfioUserHdr h = r.call(VU_DEVICE_GET_IRQ_INFO, b, sizeof(b), out);
+
+		assert_int_equal(h.flags & VU_ERROR, 0);
+		u32 o[4];
+		memcpy(o, out.data(), 16);
+		assert_int_equal(o[2], idx);
+		assert_int_equal(o[3], idx == 0 || idx >= 3 ? 1 : 0);
+		assert_true(o[1] & VFIO_IRQ_INFO_EVENTFD);
+	}
+	u32 bad[4] = { 16, 0, 5, 0 };
+	r.refused(VU_DEVICE_GET_IRQ_INFO, bad, sizeof(bad), EINVAL);
+
+	// INTx trigger eventfd: kept
+	int efd = memfd_create("fake-eventfd", MFD_CLOEXEC);
+	u32 set[5] = { 20, VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER, 0, 0, 1 };
+	VfioUserHdr h = r.call(VU_DEVICE_SET_IRQS, set, sizeof(set), out, &efd, 1);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	close(efd);
+	assert_int_equal(r.srv->irq_fds(0).size(), 1);
+	assert_true(r.srv->irq_fds(0)[0] >= 0);
+	// two fds for a count of 1: refused
+	int two[2] = { 0, 1 };
+	set[4] = 1;
+	h = r.call(VU_DEVICE_SET_IRQS, set, sizeof(set), out, two, 2);
+	assert_int_equal(h.flags & VU_ERROR, VU_ERROR);
+	// MSI has no vectors
+	u32 msi[5] = { 20, VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER, 1, 0, 1 };
+	r.refused(VU_DEVICE_SET_IRQS, msi, sizeof(msi), EINVAL);
+	// disable all INTx
+	u32 off[5] = { 20, VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER, 0, 0, 0 };
+	h = r.call(VU_DEVICE_SET_IRQS, off, sizeof(off), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(r.srv->irq_fds(0).size(), 0);
+}
+
+void vu_config_space(void **)
+{
+	Rig r("trn2");
+	u8 b[16];
+	std::vector<u8> out;
+	u64 off = 0;
+	u32 region = 7, count = 4096;
+
+	r.negotiate();
+	memcpy(b, &off, 8);
+	memcpy(b + 8, &region, 4);
+	memcpy(b + 12, &count, 4);
+	VfioUserHdr h = r.call(VU_REGION_READ, b, sizeof(b), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(out.size(), 16 + 4096);
+	const u8 *c = out.data() + 16;
+	assert_int_equal(c[0] | c[1] << 8, 0x1D0F);
+	assert_int_equal(c[2] | c[3] << 8, 0x7364);
+	assert_int_equal(c[0x10] & 0xF, 0xC);		// 64-bit prefetchable memory BAR0
+	assert_int_equal(c[0x06] & 0x10, 0x10);		// capability list
+	u8 cap = c[0x34];
+	assert_int_equal(c[cap], 0x10);			// PCI Express
+	assert_int_equal((c[cap + 2] >> 4) & 0xF, 0);	// endpoint
+	assert_int_equal(c[cap + 2] & 0xF, 2);		// version 2
+	assert_int_equal(c[0x0B], 0x08);
+
+	// command register: writable bits only
+	u8 w[18];
+	off = 4;
+	count = 2;
+	memcpy(w, &off, 8);
+	memcpy(w + 8, &region, 4);
+	memcpy(w + 12, &count, 4);
+	w[16] = 0xFF;
+	w[17] = 0xFF;
+	h = r.call(VU_REGION_WRITE, w, sizeof(w), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(r.rd(7, 4, 2, false), 0x0547);
+	// vendor id is read-only
+	off = 0;
+	memcpy(w, &off, 8);
+	h = r.call(VU_REGION_WRITE, w, sizeof(w), out);
+	assert_int_equal(r.rd(7, 0, 2, false), 0x1D0F);
+	// out of range
+	off = 4095;
+	count = 2;
+	memcpy(b, &off, 8);
+	memcpy(b + 12, &count, 4);
+	r.refused(VU_REGION_READ, b, sizeof(b), EINVAL);
+	// VFIO device reset: command register back to 0
+	h = r.call(VU_DEVICE_RESET, nullptr, 0, out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(r.rd(7, 4, 2, false), 0);
+}
+
+void vu_bar0(void **)
+{
+	Rig r;
+
+	r.negotiate();
+	assert_int_equal(r.rd(0, M_DEVID, 4), DEADBEEF);
+	r.clk.advance(1000);
+	assert_int_equal(r.rd(0, M_DEVID, 4), 5);
+	// an 8-byte access is one message: serial LO | HI << 32
+	assert_int_equal(r.rd(0, M_SERLO, 8), 0x1122334455667788ull);
+	assert_int_equal(r.rd(0, M_SERLO + 1, 1), 0x77);
+	r.wr(M_ACK, 1, false);
+	assert_int_equal(r.rd(0, M_ACK, 4), 1);
+	r.wr(M_DATA, 0xa1b2c3d4);
+	assert_int_equal(r.rd(0, M_DATA + 2, 2), 0xa1b2);
+	// sub-word write merges
+	u8 b[17];
+	u64 off = r.arch.miscram_off + M_DATA + 1;
+	u32 region = 0, count = 1;
+	memcpy(b, &off, 8);
+	memcpy(b + 8, &region, 4);
+	memcpy(b + 12, &count, 4);
+	b[16] = 0x99;
+	std::vector<u8> out;
+	VfioUserHdr h = r.call(VU_REGION_WRITE, b, sizeof(b), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(r.rd(0, M_DATA, 4), 0xa1b299d4);
+	// unaligned and past the end: refused
+	u8 rb[16];
+	off = r.arch.miscram_off + 2;
+	count = 4;
+	memcpy(rb, &off, 8);
+	memcpy(rb + 8, &region, 4);
+	memcpy(rb + 12, &count, 4);
+	r.refused(VU_REGION_READ, rb, sizeof(rb), EINVAL);
+	off = r.arch.bar0_size - 4;
+	count = 8;
+	memcpy(rb, &off, 8);
+	memcpy(rb + 12, &count, 4);
+	r.refused(VU_REGION_READ, rb, sizeof(rb), EINVAL);
+	// a BAR of size 0
+	region = 2;
+	count = 4;
+	off = 0;
+	memcpy(rb, &off, 8);
+	memcpy(rb + 8, &region, 4);
+	memcpy(rb + 12, &count, 4);
+	r.refused(VU_REGION_READ, rb, sizeof(rb), EINVAL);
+}
+
+void vu_malformed(void **)
+{
+	Rig r;
+	std::vector<u8> out;
+
+	r.negotiate();
+	// header size below 16: an error reply, the stream goes on
+	r.send(VU_DEVICE_GET_INFO, nullptr, 0, 0, nullptr, 0, 8);
+	assert_int_equal(r.srv->handle_one(), 0);
+	VfioUserHdr h = r.recv(out);
+	assert_int_equal(h.flags & VU_ERROR, VU_ERROR);
+	assert_int_equal(h.error, EINVAL);
+	// REGION_READ with a short body
+	u8 b[24] = {};
+	r.refused(VU_REGION_READ, b, 12, EINVAL);
+	// REGION_READ with a long body
+	r.refused(VU_REGION_READ, b, 24, EINVAL);
+	// REGION_WRITE whose count disagrees with its body
+	u32 count = 8;
+	memcpy(b + 12, &count, 4);
+	r.refused(VU_REGION_WRITE, b, 20, EINVAL);
+	// count 0
+	count = 0;
+	memcpy(b + 12, &count, 4);
+	r.refused(VU_REGION_READ, b, 16, EINVAL);
+	// DMA_MAP / UNMAP of the wrong size
+	r.refused(VU_DMA_MAP, b, 24, EINVAL);
+	r.refused(VU_DMA_UNMAP, b, 20, EINVAL);
+	// DEVICE_RESET with a body
+	r.refused(VU_DEVICE_RESET, b, 4, EINVAL);
+	// unknown command
+	r.refused(99, b, 4, ENOTSUP);
+	// a reply type from the client is dropped without an answer; a
+	// no-reply command that fails stays silent: the next reply is the next call's
+	r.send(VU_DEVICE_GET_INFO, b, 16, VU_TYPE_REPLY);
+	assert_int_equal(r.srv->handle_one(), 0);
+	r.send(VU_REGION_READ, b, 3, VU_NO_REPLY);
+	assert_int_equal(r.srv->handle_one(), 0);
+	u32 info[4] = { 16, 0, 0, 0 };
+	h = r.call(VU_DEVICE_GET_INFO, info, sizeof(info), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(r.srv->stats().unexpected_replies, 1);
+	// an oversized message is drained and refused
+	std::vector<u8> big(kMaxPayload + 1);
+	r.send(VU_REGION_WRITE, nullptr, 0, 0, nullptr, 0, uint32_t(16 + big.size()));
+	std::thread t([&] { assert_int_equal(write(r.cli, big.data(), big.size()), ssize_t(big.size())); });
+	assert_int_equal(r.srv->handle_one(), 0);
+	t.join();
+	h = r.recv(out);
+	assert_int_equal(h.flags & VU_ERROR, VU_ERROR);
+	// still in sync
+	h = r.call(VU_DEVICE_GET_INFO, info, sizeof(info), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	// end of file: the connection is over
+	shutdown(r.cli, SHUT_WR);
+	assert_int_equal(r.srv->handle_one(), -1);
+}
+
+void vu_dma_map_memfd_legacy(void **)
+{
+	Rig r;
+	Ram ram;
+	std::vector<u8> out;
+
+	r.negotiate();
+	u8 m[32];
+	u32 argsz = 32, flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+	u64 offset = 0, addr = kRamBase, size = kRamSize;
+	memcpy(m, &argsz, 4);
+	memcpy(m + 4, &flags, 4);
+	memcpy(m + 8, &offset, 8);
+	memcpy(m + 16, &addr, 8);
+	memcpy(m + 24, &size, 8);
+	VfioUserHdr h = r.call(VU_DMA_MAP, m, sizeof(m), out, &ram.fd, 1);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(r.srv->dma_regions(), 1);
+	// overlapping: EEXIST
+	addr = kRamBase + 0x1000;
+	size = 0x1000;
+	memcpy(m + 16, &addr, 8);
+	memcpy(m + 24, &size, 8);
+	r.refused(VU_DMA_MAP, m, sizeof(m), EEXIST);
+
+	// a legacy READ through the mapping, every step a message
+	r.clk.advance(1000);
+	std::vector<u8> p = read_payload(r.arch);
+	u8 *req = ram.at(kRamBase + 0x2000);
+	u32 dw0 = neuron_fwio_req_dw0(2, NEURON_FWIO_CMD_READ, 8 + 16);
+	put32(req, dw0);
+	put32(req + 4, neuron_fwio_req_crc_sw(dw0, p.data(), 16));
+	memcpy(req + 8, p.data(), 16);
+	u64 rq = (kRamBase + 0x2000) | r.arch.host_window, rs = (kRamBase + 0x3000) | r.arch.host_window;
+	r.dev.clear_log();
+	r.wr(M_REQ_LO, u32(rq));
+	r.wr(M_REQ_HI, u32(rq >> 32));
+	r.wr(M_RESP_LO, u32(rs));
+	r.wr(M_RESP_HI, u32(rs >> 32));
+	r.wr(M_TRIGGER, 1);
+	const u8 *resp = ram.at(kRamBase + 0x3000);
+	assert_int_equal(resp[0], 2);
+	assert_int_equal(resp[1], 0);
+	assert_int_equal(get32(resp + 4), 7);
+	assert_int_equal(get32(resp + 8), 0x55667788);
+	assert_int_equal(r.rd(0, M_TRIGGER, 4), 0);
+
+	// the access record, in order, with MiscRAM names
+	std::string log = r.dev.log_text();
+	size_t a = log.find("REQ_LO"), b = log.find("REQ_HI"), c = log.find("RESP_LO"),
+	       d = log.find("RESP_HI"), e = log.find("W bar0");
+	assert_true(a != std::string::npos && a < b && b < c && c < d);
+	assert_true(e < a);
+	assert_true(log.find(" W bar0 0x30fa0800 4 0x00000001 m=0x800 TRIGGER") != std::string::npos);
+	assert_true(log.find(" R bar0 0x30fa0800 4 0x00000000 m=0x800 TRIGGER") != std::string::npos);
+	assert_int_equal(r.dev.log().size(), 6);
+
+	// unmap: size must match; the echo carries the entry
+	u8 u[24];
+	u32 uflags = 0;
+	argsz = 24;
+	addr = kRamBase;
+	size = 0x1000;
+	memcpy(u, &argsz, 4);
+	memcpy(u + 4, &uflags, 4);
+	memcpy(u + 8, &addr, 8);
+	memcpy(u + 16, &size, 8);
+	r.refused(VU_DMA_UNMAP, u, sizeof(u), ENOENT);
+	size = kRamSize;
+	memcpy(u + 16, &size, 8);
+	h = r.call(VU_DMA_UNMAP, u, sizeof(u), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(out.size(), 24);
+	assert_memory_equal(out.data(), u, 24);
+	assert_int_equal(r.srv->dma_regions(), 0);
+	// no guest memory any more: the next request cannot be read
+	r.wr(M_TRIGGER, 1);
+	assert_int_equal(r.fw.stats().dma_errors, 1);
+}
+
+// Memory without an fd: the server reads and writes it with DMA_READ /
+// DMA_WRITE messages; the client (a thread here) answers them from its RAM.
+void vu_dma_fallback(void **)
+{
+	Rig r;
+	Ram ram;
+	std::vector<u8> out;
+
+	r.negotiate();
+	u8 m[32] = {};
+	u32 argsz = 32, flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+	u64 addr = kRamBase, size = kRamSize;
+	memcpy(m, &argsz, 4);
+	memcpy(m + 4, &flags, 4);
+	memcpy(m + 16, &addr, 8);
+	memcpy(m + 24, &size, 8);
+	VfioUserHdr h = r.call(VU_DMA_MAP, m, sizeof(m), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	r.clk.advance(1000);
+
+	std::vector<u8> p = read_payload(r.arch);
+	u8 *req = ram.at(kRamBase + 0x2000);
+	u32 dw0 = neuron_fwio_req_dw0(3, NEURON_FWIO_CMD_READ, 8 + 16);
+	put32(req, dw0);
+	put32(req + 4, neuron_fwio_req_crc_sw(dw0, p.data(), 16));
+	memcpy(req + 8, p.data(), 16);
+	u64 rq = (kRamBase + 0x2000) | r.arch.host_window, rs = (kRamBase + 0x3000) | r.arch.host_window;
+	r.wr(M_REQ_LO, u32(rq));
+	r.wr(M_REQ_HI, u32(rq >> 32));
+	r.wr(M_RESP_LO, u32(rs));
+	r.wr(M_RESP_HI, u32(rs >> 32));
+
+	// the client side: answer DMA messages until the seq byte is written;
+	// a region read in the middle of it is answered too
+	int reads = 0, writes = 0;
+	bool seq_written = false;
+	std::thread client([&] {
+		while (!seq_written) {
+			VfioUserHdr q;
+			std::vector<u8> body;
+
+			if (::recv(r.cli, &q, sizeof(q), MSG_WAITALL) != 16)
+				return;
+			body.resize(q.size - 16);
+			if (!body.empty() &&
+			    ::recv(r.cli, body.data(), body.size(), MSG_WAITALL) != ssize_t(body.size()))
+				return;
+			if ((q.flags & VU_TYPE_MASK) == VU_TYPE_REPLY)
+				continue;	// the interleaved read's answer
+			u64 a, n;
+			memcpy(&a, body.data(), 8);
+			memcpy(&n, body.data() + 8, 8);
+			VfioUserHdr rep = q;
+			rep.flags = VU_TYPE_REPLY;
+			std::vector<u8> rb(16);
+			memcpy(rb.data(), &a, 8);
+			memcpy(rb.data() + 8, &n, 8);
+			if (q.command == VU_DMA_READ) {
+				if (reads++ == 0) {
+					// a vCPU read arrives before the DMA reply
+					u8 rr[16];
+					u64 o = r.arch.miscram_off + M_API;
+					u32 reg = 0, cnt = 4;
+					memcpy(rr, &o, 8);
+					memcpy(rr + 8, &reg, 4);
+					memcpy(rr + 12, &cnt, 4);
+					VfioUserHdr rh = { 500, VU_REGION_READ, 32, 0, 0 };
+					assert_int_equal(::send(r.cli, &rh, 16, 0), 16);
+					assert_int_equal(::send(r.cli, rr, 16, 0), 16);
+				}
+				rb.insert(rb.end(), ram.at(a), ram.at(a) + n);
+			} else {
+				writes++;
+				memcpy(ram.at(a), body.data() + 16, n);
+				if (a == kRamBase + 0x3000 && n == 1)
+					seq_written = true;
+			}
+			rep.size = uint32_t(16 + rb.size());
+			assert_int_equal(::send(r.cli, &rep, 16, 0), 16);
+			assert_int_equal(::send(r.cli, rb.data(), rb.size(), 0), ssize_t(rb.size()));
+		}
+	});
+	r.wr(M_TRIGGER, 1);
+	client.join();
+	assert_true(seq_written);
+	assert_int_equal(reads, 2);	// header, then payload
+	assert_int_equal(writes, 3);	// payload, header bytes 1..3, seq byte
+	const u8 *resp = ram.at(kRamBase + 0x3000);
+	assert_int_equal(resp[0], 3);
+	assert_int_equal(get32(resp + 4), 7);
+	assert_int_equal(r.srv->stats().dma_msgs, 5);
+}
+
+// ---- control channel --------------------------------------------------------
+
+void ctl_parser(void **)
+{
+	ManualClock clk;
+	const Arch &arch = *arch_by_name("inf2");
+	Firmware fw(arch, clk, fw_config());
+	Device dev(arch, clk, fw, 0, arch.bar0_size, 100);
+	Control c(dev, fw);
+	auto ok = [&](const char *line) {
+		Control::Result res = c.execute(line);
+		assert_true(res.text.size() >= 3);
+		assert_string_equal(res.text.substr(res.text.size() - 3).c_str(), "ok\n");
+		return res.text;
+	};
+	auto bad = [&](const char *line) {
+		Control::Result res = c.execute(line);
+		assert_int_equal(res.text.compare(0, 4, "err "), 0);
+		assert_false(res.vanish);
+	};
+
+	ok("help");
+	ok("fault no_answer");
+	assert_true(ok("get faults").find("exchange no_answer\n") != std::string::npos);
+	ok("fault late_answer 250 times=3");
+	assert_true(ok("get faults").find("exchange late_answer 250 times=3\n") != std::string::npos);
+	ok("fault error 0x7");
+	assert_true(ok("get faults").find("exchange error 7\n") != std::string::npos);
+	ok("  fault   bad_crc  ");
+	ok("fault wrong_seq times=1");
+	ok("fault unknown_cmd\r");
+	ok("fault deadbeef_storm 100");
+	assert_int_equal(fw.misc_read(M_API), DEADBEEF);
+	ok("fault reset_never_completes");
+	assert_true(ok("get faults").find("reset_never_completes 1") != std::string::npos);
+	ok("fault clear");
+	std::string f = ok("get faults");
+	assert_true(f.find("exchange none\n") != std::string::npos);
+	assert_true(f.find("deadbeef_storm 0\n") != std::string::npos);
+	assert_int_equal(fw.misc_read(M_API), 7);
+
+	bad("");
+	bad("fault");
+	bad("fault late_answer");
+	bad("fault late_answer abc");
+	bad("fault error 0");
+	bad("fault error 256");
+	bad("fault error -1");
+	bad("fault no_answer times=0");
+	bad("fault no_answer times=");
+	bad("fault no_answer 5");
+	bad("fault no_answer times=1 extra");
+	bad("fault vanish now");
+	bad("fault frobnicate");
+	bad("get");
+	bad("get everything");
+	bad("set word 0x1002 1");
+	bad("set word 0x1000 1");
+	bad("set word 0x40 0x100000000");
+	bad("frobnicate");
+	bad(std::string(2000, 'x').c_str());
+
+	ok("set word 0x40 0x00030001");
+	assert_int_equal(fw.misc_read(M_SRAM_ECC), 0x00030001);
+	assert_true(ok("get words").find("0x040 0x00030001 SRAM_ECC\n") != std::string::npos);
+	assert_true(ok("get stats").find("requests 0\n") != std::string::npos);
+
+	// the access record through the channel
+	u32 v = 1;
+	assert_int_equal(dev.region_write(0, arch.miscram_off + M_ACK, &v, 4), 0);
+	assert_int_equal(dev.region_read(0, arch.miscram_off + M_ACK, &v, 4), 0);
+	std::string log = ok("get log");
+	assert_true(log.find(" W bar0 0x30fa00f0 4 0x00000001 m=0xf0 ACK\n") != std::string::npos);
+	assert_true(log.find(" R bar0 0x30fa00f0 4 0x00000001 m=0xf0 ACK\n") < log.size());
+	ok("clear log");
+	assert_string_equal(ok("get log").c_str(), "ok\n");
+	assert_string_equal(ok("get metrics").c_str(), "ok\n");
+
+	Control::Result res = c.execute("fault vanish");
+	assert_true(res.vanish);
+	assert_string_equal(res.text.c_str(), "ok\n");
+
+	unsigned long long n;
+	assert_true(parse_u64("18446744073709551615", ~0ull, &n));
+	assert_false(parse_u64("18446744073709551616", ~0ull, &n));
+	assert_true(parse_u64("0xFFFFFFFF", 0xFFFFFFFFull, &n));
+	assert_false(parse_u64("0x", ~0ull, &n));
+	assert_false(parse_u64("12a", ~0ull, &n));
+}
+
+void ctl_metrics_through_fw(void **)
+{
+	FwRig r;
+	Device dev(r.arch, r.clk, r.fw, 0, r.arch.bar0_size, 10);
+	Control c(dev, r.fw);
+	const u8 blob[] = { 11, 1, '3', 250, 2, '1', '6' };
+
+	r.legacy(NEURON_FWIO_CMD_POST_TO_CW, blob, sizeof(blob));
+	assert_string_equal(c.execute("get metrics").text.c_str(), "11 3\n250 16\nok\n");
+	std::string b = c.execute("get blobs").text;
+	assert_true(b.find(" 7 2\n") != std::string::npos);
+	c.execute("clear metrics");
+	assert_string_equal(c.execute("get metrics").text.c_str(), "ok\n");
+	// the record keeps at most log_max entries, counting the dropped
+	u32 v;
+	for (int i = 0; i < 15; i++)
+		dev.region_read(0, r.arch.miscram_off + M_API, &v, 4);
+	assert_int_equal(dev.log().size(), 10);
+	assert_int_equal(dev.log_dropped(), 5);
+	assert_int_equal(dev.log().front().index, 5);
+}
+
+} // namespace
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fw_ready_delay),
+		cmocka_unit_test(fw_reset_handshake),
+		cmocka_unit_test(fw_reset_never_completes),
+		cmocka_unit_test(fw_legacy_read_roundtrip),
+		cmocka_unit_test(fw_legacy_window_bit),
+		cmocka_unit_test(fw_legacy_post_metrics),
+		cmocka_unit_test(fw_regs_power_profile),
+		cmocka_unit_test(fw_bad_crc_in_request),
+		cmocka_unit_test(fw_fault_no_answer),
+		cmocka_unit_test(fw_fault_late_answer),
+		cmocka_unit_test(fw_fault_codes),
+		cmocka_unit_test(fw_fault_deadbeef_storm),
+		cmocka_unit_test(fw_trigger_rules),
+		cmocka_unit_test(vu_version),
+		cmocka_unit_test(vu_device_info),
+		cmocka_unit_test(vu_region_info),
+		cmocka_unit_test(vu_irqs),
+		cmocka_unit_test(vu_config_space),
+		cmocka_unit_test(vu_bar0),
+		cmocka_unit_test(vu_malformed),
+		cmocka_unit_test(vu_dma_map_memfd_legacy),
+		cmocka_unit_test(vu_dma_fallback),
+		cmocka_unit_test(ctl_parser),
+		cmocka_unit_test(ctl_metrics_through_fw),
+	};
+
+	return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
