@@ -58,9 +58,9 @@ int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *m
 	neuron_vm_flags_clear(vma, VM_MAYEXEC);
 	/*
 	 * Never in another process: not copied at fork (VM_DONTCOPY), and
-	 * VM_IO makes madvise(MADV_DOFORK) refuse to clear that (-EINVAL)
-	 * and get_user_pages() refuse the pages, so vmsplice(),
-	 * process_vm_readv() and /proc/<pid>/mem cannot hand them on either.
+	 * VM_IO makes madvise(MADV_DOFORK) refuse to clear that (-EINVAL).
+	 * (Pages a process splices into a pipe are references to memory it
+	 * may read anyway, and each owner's memory is its own: neuron_nds.c.)
 	 */
 	neuron_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY);
 	/* page by page, as remap_vmalloc_range() would; each insert takes a page reference */

@@ -69,9 +69,8 @@ void *neuron_alloc_user_mem(size_t size);
 /*
  * Map @mem (neuron_alloc_user_mem, exactly the vma's length) owned by
  * @owner: writable for the owner through its own file, read-only (and never
- * upgradable) for everyone else, never executable, and never reaching
- * another process (no fork inheritance, even after MADV_DOFORK; no
- * get_user_pages). The mapping holds its
+ * upgradable) for everyone else, never executable, and never inherited
+ * by a child (VM_DONTCOPY, and VM_IO so that MADV_DOFORK is refused). The mapping holds its
  * own page references: it stays valid memory after @mem is freed, until
  * unmapped. With @ops, the vma gets them and @priv (ops->open is called for
  * this first mapping too), so the owner can count its mappings.

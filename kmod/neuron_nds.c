@@ -20,8 +20,7 @@
  * own page references, so a monitor's read-only mapping keeps showing the
  * owner it was granted for (its counters while it lives, zeros after) and
  * never the slot's next owner, whose slab is other memory: not across an
- * exit, not across pid namespaces, not through pages spliced into a pipe
- * (VM_IO mappings refuse get_user_pages, neuron_file.c).
+ * exit, not across pid namespaces, not through pages spliced into a pipe.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": nds: " fmt
 

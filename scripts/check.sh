@@ -179,7 +179,7 @@ run_guest() {
 	*-debug) limit=2700; sizes=(VM_HOTPLUG_CYCLES=25 VM_FAILINIT_REQUIRED=1)
 		opts=(--no-slub-debug) ;;
 	"$sparse_id") limit=900; sizes=() ;;
-	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=12) ;;
+	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=12 VM_HOTPLUG_CYCLES=25) ;;
 	esac
 	run_tap "vm $id" env BUILD_DIR="$build" "${sizes[@]}" "$top/scripts/vm.sh" --mode check \
 		--kernel "$vmlinuz" --kver "$krel" --module "$module" --label "$id" \

@@ -2019,15 +2019,35 @@ static void child_main(struct ts *t)
  * shows its owner, then zeros, never the next owner. The owners mark the
  * slab's unused tail (never folded, so no count moves).
  */
+/*
+ * In a stale-view helper process: close every fd but stdio, @a and @b at
+ * once, so that it holds neither the worker's device files (their cores
+ * and slabs) nor the pipes of helpers other threads fork meanwhile (which
+ * could keep each other waiting for ever once the worker is killed).
+ */
+static void stale_keep_fds(int a, int b)
+{
+	int lo = a < b ? a : b, hi = a < b ? b : a;
+
+	if (lo > 3)
+		syscall(SYS_close_range, 3U, (unsigned int)lo - 1, 0U);
+	if (hi > lo + 1)
+		syscall(SYS_close_range, (unsigned int)lo + 1, (unsigned int)hi - 1, 0U);
+	syscall(SYS_close_range, (unsigned int)hi + 1, ~0U, 0U);
+}
+
+/* A stale-view helper: a slab of device @d marked @mark, held until released. */
 static void stale_owner(int d, uint64_t mark, int rfd, int hfd)
 {
 	struct neuron_nds_acquire q = { .size = sizeof(q) };
-	int fd = open_index(g_dev_index[d], O_RDWR);
 	uint8_t *p = MAP_FAILED;
 	char c = 'n';
 	size_t off;
+	int fd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	stale_keep_fds(rfd, hfd);
+	fd = open_index(g_dev_index[d], O_RDWR);
 	if (fd >= 0 && !ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
 		p = mmap(NULL, NEURON_NDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 			 (off_t)q.mmap_offset);
@@ -2036,11 +2056,11 @@ static void stale_owner(int d, uint64_t mark, int rfd, int hfd)
 			*(uint64_t *)(p + off) = mark;
 		c = 'r';
 	}
-	if (write(rfd, &c, 1) != 1)
-		_exit(1);
-	/* hold the slab until released ('x') or the worker is gone (EOF) */
-	while (read(hfd, &c, 1) < 0 && errno == EINTR)
-		;
+	/* a helper's own exit status is not judged: it always exits 0 */
+	if (write(rfd, &c, 1) == 1)
+		/* hold the slab until released ('x') or the worker is gone (EOF) */
+		while (read(hfd, &c, 1) < 0 && errno == EINTR)
+			;
 	_exit(0);
 }
 
@@ -2069,8 +2089,8 @@ static int stale_spawn(struct stale_proc *sp, int d, uint64_t mark, int pidns)
 	sp->pid = fork();
 	if (sp->pid == 0) {
 		g_in_child = 1;
-		close(r[0]);
-		close(h[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		stale_keep_fds(r[1], h[0]);
 		if (pidns && unshare(CLONE_NEWPID) == 0) {
 			pid_t g = fork();
 
@@ -2080,7 +2100,7 @@ static int stale_spawn(struct stale_proc *sp, int d, uint64_t mark, int pidns)
 				while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
 					;
 			else if (write(r[1], "n", 1) != 1)
-				_exit(1);
+				_exit(0);
 			_exit(0);
 		}
 		stale_owner(d, mark, r[1], h[0]);

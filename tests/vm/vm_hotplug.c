@@ -317,20 +317,25 @@ static int job_in_flight_ends(void)
 #define CREATE_FAULT	"/sys/kernel/debug/neuron/sim_create_fault"
 #define FAILED_ID	21
 
-static atomic_int adds_stop;
 static atomic_int adds_errno;
 static atomic_long adds_done;
 
+/* Count until the device refuses (bounded: ETIMEDOUT after 20 s). */
 static void *opener_adder(void *arg)
 {
+	long t0 = vt_now_ms();
 	int fd = *(int *)arg;
 
-	while (!atomic_load(&adds_stop)) {
+	for (;;) {
 		if (counter_add(fd, 0, NDS_NC_COUNTER_ERR_HW, 1)) {
 			atomic_store(&adds_errno, errno);
 			break;
 		}
 		atomic_fetch_add(&adds_done, 1);
+		if (vt_now_ms() - t0 > 20000) {
+			atomic_store(&adds_errno, ETIMEDOUT);
+			break;
+		}
 	}
 	return NULL;
 }
@@ -358,7 +363,6 @@ static int early_opener(int idx)
 	ret = sim_exec(fd, 0, NEURON_EXEC_MAX_DURATION_US, 0, &x);	/* 10 s */
 	err = errno;
 	ms = vt_now_ms() - t0;
-	atomic_store(&adds_stop, 1);
 	pthread_join(th, NULL);
 	printf("vm_hotplug: early opener: job %s after %ld ms, %ld counter updates, then %s\n",
 	       ret ? vt_err_name(-err) : "completed", ms, atomic_load(&adds_done),
