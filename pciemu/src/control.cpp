@@ -3,59 +3,27 @@
 #include "control.hpp"
 
 #include <cstdio>
+#include <string>
 #include <vector>
+
+#include "klib.hpp"
 
 namespace pciemu {
 
+// Numbers and words are read by the project's own knob parser (kmod/lib,
+// neuron_parse.h): the same reading as the driver's debugfs knobs.
 bool parse_u64(std::string_view s, unsigned long long max, unsigned long long *out)
 {
-	unsigned base = 10;
-	unsigned long long v = 0;
+	std::string text(s);
+	u64 v;
 
-	if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s.remove_prefix(2);
-	}
-	if (s.empty())
+	if (neuron_parse_u64(text.c_str(), &v) || v > max)
 		return false;
-	for (char c : s) {
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = unsigned(c - '0');
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = unsigned(c - 'a' + 10);
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = unsigned(c - 'A' + 10);
-		else
-			return false;
-		if (v > (max - d) / base)
-			return false;
-		v = v * base + d;
-	}
 	*out = v;
 	return true;
 }
 
 namespace {
-
-std::vector<std::string_view> split(std::string_view line)
-{
-	std::vector<std::string_view> t;
-	size_t i = 0;
-
-	while (i < line.size()) {
-		while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
-			i++;
-		size_t j = i;
-		while (j < line.size() && line[j] != ' ' && line[j] != '\t')
-			j++;
-		if (j > i)
-			t.push_back(line.substr(i, j - i));
-		i = j;
-	}
-	return t;
-}
 
 const char kHelp[] =
 	"fault no_answer|bad_crc|wrong_seq|unknown_cmd [times=N]\n"
@@ -88,7 +56,11 @@ Control::Result Control::execute(std::string_view line)
 		line.remove_suffix(1);
 	if (line.size() > kMaxLine)
 		return err("line too long");
-	std::vector<std::string_view> t = split(line);
+	struct neuron_tokens words;
+
+	if (neuron_tokenize(&words, line.data(), line.size()))
+		return err("malformed line: at most 8 words of printable text, 127 bytes");
+	std::vector<std::string_view> t(words.tok, words.tok + words.count);
 	unsigned long long v, w;
 
 	if (t.empty())

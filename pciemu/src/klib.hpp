@@ -7,4 +7,5 @@ extern "C" {
 #include "neuron_fwio_frame.h"
 #include "neuron_metrics_pack.h"
 #include "neuron_miscram_reg.h"
+#include "neuron_parse.h"
 }
