@@ -33,12 +33,6 @@ for n in $(dev_names); do
 	check_eq "trigger-only-1-$n" "" "$bad"
 done
 
-# readiness: npe0 reads 0xDEADBEEF for 3 s after power-on and each reset;
-# the driver waited it out (first DEVICE_ID read 0xDEADBEEF, the last the
-# routing id)
-r=$(relay npe0 grep ' R bar0 .* DEVICE_ID$ @' get log | awk '{ print $7 }')
-check_eq readiness-first-read-deadbeef 0xdeadbeef "$(echo "$r" | head -n 1)"
-check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo "$r" | tail -n 1)"
 
 # two Trn1 functions with crossed routing ids: the one on the first port
 # (rid 1) is neuron4, the one on the second (rid 2) neuron1
@@ -52,8 +46,13 @@ want=$(for n in $(dev_names); do dev_index "$n"; done | sort -n | tr '\n' ' ')
 got=$(echo "$out" | jq -r '.[].neuron_device' 2>/dev/null | sort -n | tr '\n' ' ')
 check_eq neuron-ls-devices "$want" "$got"
 
-# unload with devices bound, and load again: the same numbering
+# unload with devices bound, and load again: the same numbering; npe0's
+# firmware reads 0xDEADBEEF for 4 s from just before the load (a
+# "deadbeef_storm"): its probe waits it out (the first DEVICE_ID read is
+# 0xDEADBEEF, the last the routing id)
 check_within unload-bound 20000 rmmod neuron
+relay npe0 clear log >/dev/null
+relay npe0 fault deadbeef_storm 4000 >/dev/null
 check reload load
 ok=1
 for n in $(dev_names); do
@@ -66,6 +65,9 @@ for n in $(dev_names); do
 	[ $ok = 1 ] || break
 done
 if [ $ok = 1 ]; then pass reprobed-all; else fail reprobed-all "/dev/neuron$i missing 60 s after the reload"; fi
+r=$(relay npe0 grep ' R bar0 .* DEVICE_ID$ @' get log | awk '{ print $7 }')
+check_eq readiness-first-read-deadbeef 0xdeadbeef "$(echo "$r" | head -n 1)"
+check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo "$r" | tail -n 1)"
 for n in $(dev_names); do
 	i=$(dev_index "$n")
 	check_eq "reprobe-info-$n" "index=$i" "$(vm_pci info "$i" | sed 's/ nc=.*//')"
