@@ -5,7 +5,7 @@
 # error count), FW-IO callers get an error within their bound, unload
 # works, and a later load does not hang on the dead function. Runs last:
 # the function stays dead for the rest of the boot.
-PLAN=17
+PLAN=16
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
