@@ -4,7 +4,7 @@
 # access record of one exchange is the vendor's sequence, and each fault
 # mode gives the errno and the err_count / timeout_count docs/fwio.md
 # documents (a Trn1 READ: 30 attempts of 1 s).
-PLAN=29
+PLAN=34
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -84,6 +84,22 @@ relay npe0 fault wrong_seq times=1 >/dev/null
 v=$(vm_pci fwread $A "$(addr 0x400)" 2>/dev/null)
 check_eq wrong-seq-succeeds 0x12345678 "$v"
 check_eq wrong-seq-timeout-count $((t0 + 1)) "$(fw_stat $A timeout_count)"
+
+# the metrics post (debugfs fw/post_now): what firmware decoded equals
+# the counters: CW 11 the FW-IO error count (sysfs err_count; no post was
+# delivered before, so the delta is the total), CW 13 the driver version;
+# every blob at most 128 bytes; a second post without change carries no 11
+relay npe0 clear metrics >/dev/null
+check metrics-post sh -c "echo 1 > /sys/kernel/debug/neuron/neuron$A/fw/post_now"
+m=$(relay npe0 get metrics)
+check_eq metrics-cw11-err-count "$(fw_stat $A err_count)" "$(echo "$m" | awk '$1 == 11 { print $2 }')"
+check_eq metrics-cw13-version "$(cat /sys/module/neuron/version)" "$(echo "$m" | awk '$1 == 13 { print $2 }')"
+big=$(relay npe0 get blobs | awk '$2 > 128')
+check_eq metrics-blobs-fit "" "$big"
+relay npe0 clear metrics >/dev/null
+echo 1 > /sys/kernel/debug/neuron/neuron$A/fw/post_now
+m=$(relay npe0 get metrics)
+check_eq metrics-second-post-no-11 "" "$(echo "$m" | awk '$1 == 11')"
 
 # the background caller: ETIMEDOUT after 30 attempts of 1 s
 wait $bg

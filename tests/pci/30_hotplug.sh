@@ -4,7 +4,7 @@
 # the device has one) mapped: the old file answers ENODEV, the mapping stays
 # readable, nothing in the kernel log; then hot-plug (device_add) brings it
 # back at the same /dev/neuron<N> while the old file is still open.
-PLAN=19
+PLAN=21
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -20,8 +20,21 @@ rm -rf $H && mkdir -p $H
 vm_pci hold "$N" $H > $H/out 2>&1 &
 holder=$!
 wait_for holder-ready 20000 test -e $H/ready
+# and a FW-IO exchange in flight: firmware takes it and never answers
+requests() { relay $HP get stats | awk '$1 == "requests" { print $2 }'; }
+r0=$(requests)
+relay $HP fault no_answer >/dev/null
+(vm_pci fwread "$N" "$(printf '0x%x' $(( $(arch_miscram_dev "$(dev_arch $HP)") + 0x400 )))" \
+	> $H/fw.out 2>&1; echo "rc=$?" >> $H/fw.out) &
+fwpid=$!
+in_flight() { [ "$(requests)" -gt "${r0:-0}" ]; }
+wait_for fw-in-flight 20000 in_flight
 mark
 check device-del relay qmp del $HP
+wait $fwpid
+r=$(cat $H/fw.out)
+case "$r" in *"fwread: ENODEV "*"rc=1"*) pass fw-in-flight-enodev ;; *) fail fw-in-flight-enodev "$(echo $r)" ;; esac
+relay $HP fault clear >/dev/null
 wait_for node-gone 20000 test ! -e "/dev/neuron$N"
 wait_for pci-gone 20000 test ! -e "/sys/bus/pci/devices/$bdf"
 touch $H/gone

@@ -5,7 +5,7 @@
 # error count), FW-IO callers get an error within their bound, unload
 # works, and a later load does not hang on the dead function. Runs last:
 # the function stays dead for the rest of the boot.
-PLAN=16
+PLAN=18
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -44,6 +44,10 @@ check_eq no-hw-err-at-unload "" "$(since_mark | grep NEURON_HW_ERR | head -n 2)"
 # load again: the other functions probe; the dead one is refused at once
 mark
 check reload load
+# one line for the dead function, at once (no readiness or reset wait)
+dead() { since_mark | grep -q "$bdf: firmware not ready (DEVICE_ID reads 0xffffffff)"; }
+wait_for dead-function-refused 20000 dead
+check_eq dead-function-one-line 1 "$(since_mark | grep -c "$bdf")"
 for n in npe0 npe1; do
 	i=$(dev_index $n)
 	wait_for "reprobed-$n" 60000 test -c "/dev/neuron$i"
