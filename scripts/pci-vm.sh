@@ -194,6 +194,14 @@ case "$rc" in
 1) verdict=pass ;;
 3) verdict=fail ;;
 124|137) echo "pci-vm: guest timed out after ${timeout_s}s" >&2; verdict=none ;;
+0)
+	# no /dev/port (CONFIG_DEVPORT off): the verdict /init printed last
+	case "$(grep -E '^vm-guest: done, verdict [01]$' "$log" | tail -n 1)" in
+	*"verdict 0") verdict=pass ;;
+	*"verdict 1") verdict=fail ;;
+	*) verdict=none ;;
+	esac
+	;;
 *) verdict=none ;;
 esac
 pass=$(grep -cE '^ok [0-9]+ ' "$log")

@@ -7,7 +7,7 @@ NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
 # reload, unload-2
-PLAN=$((NDEV * 8 + 10))
+PLAN=$((NDEV * 8 + 14))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -72,5 +72,12 @@ for n in $(dev_names); do
 	i=$(dev_index "$n")
 	check_eq "reprobe-info-$n" "index=$i" "$(vm_pci info "$i" | sed 's/ nc=.*//')"
 done
+# no_reset=1 (the vendor's parameter): the probe writes neither RESET nor
+# TRIGGER
+check_within unload-for-no-reset 20000 rmmod neuron
+relay npe1 clear log >/dev/null
+check load-no-reset load no_reset=1
+wait_for no-reset-probed 60000 test -c /dev/neuron$(dev_index npe1)
+check_eq no-reset-no-writes "" "$(relay npe1 grep ' W bar0 .* (RESET|TRIGGER)$ @' get log)"
 check_within unload-again 20000 rmmod neuron
 finish
