@@ -7,7 +7,7 @@ NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
 # reload, unload-2
-PLAN=$((NDEV * 8 + 14))
+PLAN=$((NDEV * 8 + 17))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -46,13 +46,8 @@ want=$(for n in $(dev_names); do dev_index "$n"; done | sort -n | tr '\n' ' ')
 got=$(echo "$out" | jq -r '.[].neuron_device' 2>/dev/null | sort -n | tr '\n' ' ')
 check_eq neuron-ls-devices "$want" "$got"
 
-# unload with devices bound, and load again: the same numbering; npe0's
-# firmware reads 0xDEADBEEF for 4 s from just before the load (a
-# "deadbeef_storm"): its probe waits it out (the first DEVICE_ID read is
-# 0xDEADBEEF, the last the routing id)
+# unload with devices bound, and load again: the same numbering
 check_within unload-bound 20000 rmmod neuron
-relay npe0 clear log >/dev/null
-relay npe0 fault deadbeef_storm 4000 >/dev/null
 check reload load
 ok=1
 for n in $(dev_names); do
@@ -65,13 +60,24 @@ for n in $(dev_names); do
 	[ $ok = 1 ] || break
 done
 if [ $ok = 1 ]; then pass reprobed-all; else fail reprobed-all "/dev/neuron$i missing 60 s after the reload"; fi
-r=$(relay npe0 grep ' R bar0 .* DEVICE_ID$ @' get log | awk '{ print $7 }')
-check_eq readiness-first-read-deadbeef 0xdeadbeef "$(echo "$r" | head -n 1)"
-check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo "$r" | tail -n 1)"
 for n in $(dev_names); do
 	i=$(dev_index "$n")
 	check_eq "reprobe-info-$n" "index=$i" "$(vm_pci info "$i" | sed 's/ nc=.*//')"
 done
+
+# readiness: unbind npe0, make its firmware read 0xDEADBEEF for 3 s (a
+# "deadbeef_storm"), bind it again (sysfs bind probes synchronously): the
+# probe waits it out (the first DEVICE_ID read is 0xDEADBEEF, the last the
+# routing id)
+b0=$(index_bdf 4)
+check unbind-npe0 sh -c "echo $b0 > /sys/bus/pci/drivers/neuron-driver/unbind"
+relay npe0 clear log >/dev/null
+relay npe0 fault deadbeef_storm 3000 >/dev/null
+check_within bind-npe0 60000 sh -c "echo $b0 > /sys/bus/pci/drivers/neuron-driver/bind"
+check rebound-npe0-neuron4 test -c /dev/neuron4
+r=$(relay npe0 grep ' R bar0 .* DEVICE_ID$ @' get log | awk '{ print $7 }')
+check_eq readiness-first-read-deadbeef 0xdeadbeef "$(echo "$r" | head -n 1)"
+check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo "$r" | tail -n 1)"
 # no_reset=1 (the vendor's parameter): the probe writes neither RESET nor
 # TRIGGER
 check_within unload-for-no-reset 20000 rmmod neuron
