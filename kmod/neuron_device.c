@@ -91,7 +91,9 @@ static void neuron_device_release(struct device *dev)
 	neuron_hwerr_free(nd);
 	neuron_power_free(nd);
 	neuron_mem_free(nd);
-	ida_free(&neuron_ida, nd->index);
+	/* a fixed index went at destroy (or at the failed creation) */
+	if (!nd->index_fixed)
+		ida_free(&neuron_ida, nd->index);
 	kfree(nd);
 }
 
@@ -184,6 +186,7 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 		return ERR_PTR(want >= 0 && index == -ENOSPC ? -EEXIST : index);
 	}
 	nd->index = index;
+	nd->index_fixed = want >= 0;
 	nd->nc_count = nc_count;
 	nd->reset_state = NEURON_DEVICE_STATE_READY;
 	nd->ops = ops;
@@ -270,6 +273,8 @@ err_debugfs:
 	nd->debugfs = NULL;
 err_put:
 	/* the release callback frees the NDS state, the index and the struct */
+	if (nd->index_fixed)
+		ida_free(&neuron_ida, nd->index);
 	put_device(&nd->dev);
 	return ERR_PTR(ret);
 }
@@ -303,8 +308,12 @@ struct neuron_device *neuron_device_create_index(const struct neuron_backend_ops
  *  5. sysfs, the char device node and debugfs go (each waits for its
  *     readers); then the backend-facing state.
  * What open files and mappings still reference (NDS slabs, rings, the
- * struct, the index) goes with the last reference: mapped memory stays
- * valid until unmapped, and the index is reused only after that.
+ * struct) goes with the last reference: mapped memory stays valid until
+ * unmapped. The index of a device numbered by the lowest free one
+ * (neuron_device_create()) is reused only after that too; a fixed index
+ * (neuron_device_create_index(): a PCI function's routing id) is the
+ * hardware's, freed here, so the function probed again gets its N back
+ * while a process still holds the removed device's file.
  */
 void neuron_device_destroy(struct neuron_device *nd)
 {
@@ -331,6 +340,9 @@ void neuron_device_destroy(struct neuron_device *nd)
 	/* no op is called from here on; a stray use faults loudly */
 	nd->backend = NULL;
 	dev_info(&nd->dev, "removed\n");
+	/* node, sysfs and debugfs names are free again: so is a fixed index */
+	if (nd->index_fixed)
+		ida_free(&neuron_ida, nd->index);
 	put_device(&nd->dev);
 }
 

@@ -36,6 +36,8 @@ struct neuron_power;
  *		struct lives until the last open file drops its reference
  * @cdev:	char device, added and removed together with @dev
  * @index:	N of /dev/neuron<N>
+ * @index_fixed: @index was asked for (a routing id), not the lowest free
+ *		one: freed at neuron_device_destroy(), not at the last reference
  * @nc_count:	NeuronCores on this device
  * @ops:	backend operations
  * @arch:	architecture strings and MiscRAM layout facts
@@ -63,6 +65,7 @@ struct neuron_device {
 	struct device dev;
 	struct cdev cdev;
 	u32 index;
+	bool index_fixed;
 	u32 nc_count;
 	const struct neuron_backend_ops *ops;
 	const struct neuron_arch_desc *arch;

@@ -71,6 +71,8 @@
  * @timeout_count: attempts without a usable answer: timeouts, sequence
  *		mismatches, responses of the wrong size
  * @old_api_logged: "API too old" was logged once
+ * @absent:	an attempt of the current exchange timed out and the function
+ *		read all-ones (surprise removal): the exchange ends with -ENODEV
  * @dying:	set once at device removal: exchanges abort at their next poll
  * @dbg:	debugfs fw/ directory
  * @req_buf:	legacy request buffer (DMA-coherent), allocated on first use
@@ -85,6 +87,7 @@ struct neuron_fwio {
 	atomic64_t err_count;
 	atomic64_t timeout_count;
 	bool old_api_logged;
+	bool absent;
 	bool dying;
 	struct dentry *dbg;
 	u8 *req_buf;
@@ -330,17 +333,37 @@ static int neuron_fwio_attempt_hostmem(struct neuron_fwio_loop_ctx *c, u8 seq)
 	return att;
 }
 
+/*
+ * A device that vanished (surprise removal, link down) reads all-ones, and
+ * its firmware never answers: after an attempt without an answer, a read of
+ * API_VERSION (a word firmware always holds) tells the two apart, so the
+ * caller gets -ENODEV after one attempt, not after every retry.
+ */
+static bool neuron_fwio_vanished(struct neuron_fwio *fw)
+{
+	if (fw_rd(fw, NEURON_MISCRAM_API_VERSION) != U32_MAX)
+		return false;
+	dev_err_ratelimited(&fw->nd->dev, "fw-io: the device reads all-ones: gone\n");
+	fw->absent = true;
+	return true;
+}
+
 static int neuron_fwio_loop_attempt(void *ctx)
 {
 	struct neuron_fwio_loop_ctx *c = ctx;
+	int att;
 	u8 seq;
 
 	/* a fresh number for every attempt, retries included */
 	seq = neuron_fwio_seq_next(c->fw->seq);
 	WRITE_ONCE(c->fw->seq, seq);
 	if (c->prof->transport == NEURON_FW_XPORT_HOSTMEM)
-		return neuron_fwio_attempt_hostmem(c, seq);
-	return neuron_fwio_attempt_regs(c, seq);
+		att = neuron_fwio_attempt_hostmem(c, seq);
+	else
+		att = neuron_fwio_attempt_regs(c, seq);
+	if (att == NEURON_FWIO_ATT_TIMEOUT && neuron_fwio_vanished(c->fw))
+		return -ENODEV;
+	return att;
 }
 
 static void neuron_fwio_loop_count(void *ctx, const struct neuron_fwio_step *step)
@@ -419,6 +442,7 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	const struct neuron_fw_cmd_profile *prof;
 	enum neuron_fwio_outcome out;
 	unsigned int attempts;
+	bool gone = false;
 	int ret;
 
 	x->attempts = 0;
@@ -459,7 +483,9 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 		goto unlock;
 	}
 
+	fw->absent = false;
 	out = neuron_fwio_loop(attempts, &neuron_fwio_loop_ops, &ctx);
+	gone = fw->absent;
 
 	if (out != NEURON_FWIO_OUT_OK && out != NEURON_FWIO_OUT_INTR)
 		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %pe\n",
@@ -469,7 +495,7 @@ unlock:
 	mutex_unlock(&fw->lock);
 	x->outcome = out;
 	/* aborted because the device is going away, not because of the caller */
-	if (out == NEURON_FWIO_OUT_INTR && READ_ONCE(fw->dying))
+	if (out == NEURON_FWIO_OUT_INTR && (READ_ONCE(fw->dying) || gone))
 		return -ENODEV;
 	return neuron_fwio_outcome_errno(out);
 }
@@ -478,7 +504,8 @@ unlock:
  * Probe-time readiness, as the vendor's probe reads DEVICE_ID: up to
  * NEURON_FW_READY_TRIES reads, NEURON_FW_READY_SLEEP_MS apart, each
  * re-reading every millisecond while the word is 0xDEADBEEF for up to
- * NEURON_FW_READY_READ_MS. Only reads.
+ * NEURON_FW_READY_READ_MS. Only reads. A word reading all-ones is no
+ * routing id: nothing answers at that address any more (-ENODEV at once).
  */
 int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u32 time_div,
 			 u32 *routing_id)
@@ -494,6 +521,9 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
 		deadline = ktime_add_ms(ktime_get(), max(NEURON_FW_READY_READ_MS / div, 1u));
 		do {
 			v = ops->misc_read(backend, NEURON_MISCRAM_DEVICE_ID);
+			/* all-ones: no function answers (removed, link down) */
+			if (v == U32_MAX)
+				return -ENODEV;
 			if (v != NEURON_MISCRAM_BAD_READ) {
 				*routing_id = v;
 				return 0;
@@ -543,6 +573,8 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 		v = ops->misc_read(backend, NEURON_MISCRAM_RESET);
 		if (!v)
 			break;
+		if (v == U32_MAX)
+			return -ENODEV;	/* the function is gone: no reset to wait for */
 		if (ktime_ms_delta(ktime_get(), start) >= max_ms)
 			return -ETIMEDOUT;
 		if (ktime_ms_delta(ktime_get(), issued) >= reissue_ms) {
@@ -552,6 +584,8 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 	}
 	for (i = 1; ; i++) {
 		v = ops->misc_read(backend, NEURON_MISCRAM_FW_STATUS);
+		if (v == U32_MAX)
+			return -ENODEV;
 		if (v != NEURON_MISCRAM_BAD_READ && !(v & NEURON_MISCRAM_FW_STATUS_BUSY))
 			return 0;
 		if (i == NEURON_FW_RESET_DONE_TRIES)

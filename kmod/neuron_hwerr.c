@@ -206,12 +206,18 @@ static void neuron_hwerr_flush(struct neuron_hwerr *h)
 			neuron_hwerr_suppressed_line(h, t, pending[t]);
 }
 
-/* Uncorrected count of an ECC word; 0xDEADBEEF (not ready): -1, keep the baseline. */
+/*
+ * Uncorrected count of an ECC word; -1 (keep the baseline) when it is
+ * unreadable: 0xDEADBEEF (firmware not ready) or all-ones (the function is
+ * gone: surprise removal, link down; not 0xFFFF new errors).
+ */
 static s64 neuron_hwerr_ecc(struct neuron_device *nd, u32 off)
 {
 	u32 w = neuron_misc_read(nd, off);
 
-	return w == NEURON_MISCRAM_BAD_READ ? -1 : neuron_miscram_ecc_uncorrected(w);
+	if (w == NEURON_MISCRAM_BAD_READ || w == U32_MAX)
+		return -1;
+	return neuron_miscram_ecc_uncorrected(w);
 }
 
 static u32 neuron_hwerr_rise(u32 *base, s64 now)

@@ -24,7 +24,8 @@
  *     (neuron_fw_reset_device()), before bus mastering can be on: what
  *     the last owner left programmed (notification queues, DMA rings
  *     pointing at host memory that is no longer its) must not come alive
- *     when the legacy FW-IO path turns bus mastering on.
+ *     when the legacy FW-IO path turns bus mastering on. The module
+ *     parameter no_reset (the vendor's) skips it.
  * A PCI device never gets fault knobs: only the simulator creates them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": pci: " fmt
@@ -39,6 +40,10 @@
 #include "neuron_backend.h"
 #include "neuron_fw_profile.h"
 #include "neuron_miscram_reg.h"
+
+static bool no_reset;
+module_param(no_reset, bool, 0644);
+MODULE_PARM_DESC(no_reset, "Do not reset the devices at probe (the vendor's no_reset)");
 
 #define NEURON_PCI_VENDOR	0x1D0F
 #define NEURON_PCI_MAX_DEVICES	64	/* the vendor's MAX_NEURON_DEVICE_COUNT, our minors */
@@ -230,10 +235,14 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		goto err_unmap;
 	}
 	/* before anything can turn bus mastering on (docs/fwio.md, "Reset at probe") */
-	ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0);
-	if (ret) {
-		dev_err(&pdev->dev, "device reset failed: %d\n", ret);
-		goto err_unmap;
+	if (READ_ONCE(no_reset)) {
+		dev_info(&pdev->dev, "no_reset: not resetting the device\n");
+	} else {
+		ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0);
+		if (ret) {
+			dev_err(&pdev->dev, "device reset failed: %d\n", ret);
+			goto err_unmap;
+		}
 	}
 	ret = neuron_fw_route_index(pd->arch->route, rid, NEURON_PCI_MAX_DEVICES, &index);
 	if (ret) {

@@ -18,8 +18,7 @@
 # Exit 0 when the guest lists vendor 0x1d0f with the arch's device id.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${QEMU_SID_CACHE:-/var/cache/neuron-oss/qemu-sid}
-SRC_ROOT=${KMATRIX_CACHE:-/var/cache/neuron-oss/kmatrix}/sid-root
+. "$top/scripts/qemu-sid-lib.sh"
 arch=trn1 build=$top/build keep=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,38 +36,8 @@ trn1) devid=0x7164 ;; inf2) devid=0x7264 ;; trn2) devid=0x7364 ;; trn3) devid=0x
 esac
 server=$build/pciemu/neuron-pciemu
 [ -x "$server" ] || die "$server not built (cmake --build $build --target neuron-pciemu)"
-[ "$(id -u)" -eq 0 ] || die "needs root (chroot)"
-
-root=$CACHE/root
-in_root() { # in_root CMD...: run in the chroot with /proc and /dev, private mounts
-	unshare --mount --propagation private -- sh -c '
-		root=$1; shift
-		mount -t proc proc "$root/proc"
-		mount --rbind /dev "$root/dev"
-		exec chroot "$root" "$@"' sh "$root" "$@"
-}
-
-# ---- the cached chroot with QEMU 11 ------------------------------------------
-if [ ! -e "$root/.qemu-ready" ]; then
-	[ -d "$SRC_ROOT" ] || die "no sid chroot at $SRC_ROOT (scripts/kmatrix.sh fetch sid-amd64)"
-	mkdir -p "$CACHE"
-	rm -rf "$root.new"
-	echo "qemu-sid: copying $SRC_ROOT" >&2
-	cp -a "$SRC_ROOT" "$root.new"
-	cp /etc/resolv.conf "$root.new/etc/resolv.conf" 2>/dev/null || true
-	root=$root.new
-	echo "qemu-sid: installing qemu-system-x86 (log: $CACHE/apt.log)" >&2
-	in_root sh -c 'apt-get update && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y --no-install-recommends qemu-system-x86' >"$CACHE/apt.log" 2>&1 ||
-		die "apt-get failed (see $CACHE/apt.log)"
-	in_root qemu-system-x86_64 -device vfio-user-pci,help >"$CACHE/vfio-user-pci.help" 2>&1 ||
-		die "this QEMU has no vfio-user-pci (see $CACHE/vfio-user-pci.help)"
-	in_root qemu-system-x86_64 --version | head -n 1 >"$root/.qemu-ready"
-	root=$CACHE/root
-	rm -rf "$root"
-	mv "$root.new" "$root"
-fi
-echo "qemu-sid: $(cat "$root/.qemu-ready")" >&2
+qemu_sid_ensure
+root=$QEMU_SID_ROOT
 
 # ---- the guest: host kernel, busybox initramfs ---------------------------------
 kernel=$(ls /boot/vmlinuz-6.1.0-*-amd64 2>/dev/null | sort -V | tail -n 1)
@@ -119,11 +88,7 @@ for _ in $(seq 50); do [ -S "$run/npe.sock" ] && break; sleep 0.1; done
 # TCG by default: measured faster than this host's (nested) KVM for a boot
 accel=${QEMU_SID_ACCEL:-tcg}
 start=$(date +%s.%N)
-timeout 120 unshare --mount --propagation private -- sh -c '
-	root=$1; shift
-	mount -t proc proc "$root/proc"
-	mount --rbind /dev "$root/dev"
-	exec chroot "$root" "$@"' sh "$root" \
+qemu_sid_in "$root" timeout 120 \
 	qemu-system-x86_64 -accel "$accel" -machine q35,memory-backend=mem -m 512M -smp 1 \
 	-object memory-backend-memfd,id=mem,size=512M,share=on \
 	-device pcie-root-port,id=rp0,chassis=1,slot=1 \

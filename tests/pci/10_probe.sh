@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Probe of the real PCI backend on emulated Trn1, Inf2 and Trn2 functions
+# (docs/pci-testing.md): numbering by routing id, sysfs, GET_INFO,
+# neuron-ls, the readiness wait, the reset at probe in the vendor's order,
+# unload with devices bound and load again.
+NDEV=$(wc -l < /etc/pci-devs)
+# per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
+# values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
+# reload, unload-2
+PLAN=$((NDEV * 8 + 17))
+. /tests/lib.sh
+. /tests/pcilib.sh
+relay_open
+
+check load load
+wait_all_probed probed 60000
+for n in $(dev_names); do
+	i=$(dev_index "$n")
+	bdf=$(index_bdf "$i")
+	if [ -n "$bdf" ]; then pass "bdf-$n"; else fail "bdf-$n" "no probe line for neuron$i: $(dmesg | grep -E 'neuron-driver|neuron: pci' | tail -n 3 | tr '\n' ' ')"; fi
+	check "bound-$n" test -e "/sys/bus/pci/drivers/neuron-driver/$bdf"
+	check_eq "sysfs-$n" "$(arch_nc "$(dev_arch "$n")")" "$(cat "$(sysdev "$i")/core_count" 2>&1)"
+	check_eq "get-info-$n" "index=$i nc=$(arch_nc "$(dev_arch "$n")") backend=2" \
+		"$(vm_pci info "$i" | sed 's/ abi=.*//')"
+	# the reset at probe: RESET = 1 written before the doorbell; TRIGGER
+	# only ever written with 1
+	w=$(relay "$n" grep ' W bar0 .* (RESET|TRIGGER)$ @' get log | awk '{ print $NF "=" $7 }')
+	case "$(echo $w)" in
+	"RESET=0x00000001 TRIGGER=0x00000001"*) pass "reset-order-$n" ;;
+	*) fail "reset-order-$n" "writes to RESET/TRIGGER were: $(echo $w | cut -c1-200)" ;;
+	esac
+	bad=$(echo "$w" | grep '^TRIGGER=' | grep -v '=0x00000001$')
+	check_eq "trigger-only-1-$n" "" "$bad"
+done
+
+
+# two Trn1 functions with crossed routing ids: the one on the first port
+# (rid 1) is neuron4, the one on the second (rid 2) neuron1
+b4=$(index_bdf 4) b1=$(index_bdf 1)
+if [ -n "$b4" ] && [ -n "$b1" ] && [ "$b4" \< "$b1" ]; then pass crossed-rids
+else fail crossed-rids "neuron4 at '$b4', neuron1 at '$b1'"; fi
+
+out=$(neuron-ls --json 2>&1)
+check neuron-ls-runs test -n "$out"
+want=$(for n in $(dev_names); do dev_index "$n"; done | sort -n | tr '\n' ' ')
+got=$(echo "$out" | jq -r '.[].neuron_device' 2>/dev/null | sort -n | tr '\n' ' ')
+check_eq neuron-ls-devices "$want" "$got"
+
+# unload with devices bound, and load again: the same numbering
+check_within unload-bound 20000 rmmod neuron
+check reload load
+ok=1
+for n in $(dev_names); do
+	i=$(dev_index "$n")
+	t0=$(now_ms)
+	until [ -c "/dev/neuron$i" ]; do
+		[ $(( $(now_ms) - t0 )) -lt 60000 ] || { ok=0; break; }
+		sleep 0.05
+	done
+	[ $ok = 1 ] || break
+done
+if [ $ok = 1 ]; then pass reprobed-all; else fail reprobed-all "/dev/neuron$i missing 60 s after the reload"; fi
+for n in $(dev_names); do
+	i=$(dev_index "$n")
+	check_eq "reprobe-info-$n" "index=$i" "$(vm_pci info "$i" | sed 's/ nc=.*//')"
+done
+
+# readiness: unbind npe0, make its firmware read 0xDEADBEEF for 3 s (a
+# "deadbeef_storm"), bind it again (sysfs bind probes synchronously): the
+# probe waits it out (the first DEVICE_ID read is 0xDEADBEEF, the last the
+# routing id)
+b0=$(index_bdf 4)
+check unbind-npe0 sh -c "echo $b0 > /sys/bus/pci/drivers/neuron-driver/unbind"
+relay npe0 clear log >/dev/null
+relay npe0 fault deadbeef_storm 3000 >/dev/null
+check_within bind-npe0 60000 sh -c "echo $b0 > /sys/bus/pci/drivers/neuron-driver/bind"
+check rebound-npe0-neuron4 test -c /dev/neuron4
+r=$(relay npe0 grep ' R bar0 .* DEVICE_ID$ @' get log | awk '{ print $7 }')
+check_eq readiness-first-read-deadbeef 0xdeadbeef "$(echo "$r" | head -n 1)"
+check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo "$r" | tail -n 1)"
+# no_reset=1 (the vendor's parameter): the probe writes neither RESET nor
+# TRIGGER
+check_within unload-for-no-reset 20000 rmmod neuron
+relay npe1 clear log >/dev/null
+check load-no-reset load no_reset=1
+wait_for no-reset-probed 60000 test -c /dev/neuron$(dev_index npe1)
+check_eq no-reset-no-writes "" "$(relay npe1 grep ' W bar0 .* (RESET|TRIGGER)$ @' get log)"
+check_within unload-again 20000 rmmod neuron
+finish

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# FW-IO end to end on the real PCI backend (legacy host-memory transport,
+# Trn1): NEURON_IOCTL_FW_READ returns what the emulated firmware holds, the
+# access record of one exchange is the vendor's sequence, and each fault
+# mode gives the errno and the err_count / timeout_count docs/fwio.md
+# documents (a Trn1 READ: 30 attempts of 1 s).
+PLAN=34
+. /tests/lib.sh
+. /tests/pcilib.sh
+relay_open
+
+check load load
+wait_all_probed probed 60000
+A=4 B=1	# npe0, npe1 (both Trn1)
+base=$(arch_miscram_dev trn1)
+addr() { printf '0x%x' $(( base + $1 )); }
+
+# no answer at all, on npe1, in the background while the rest runs: every
+# attempt times out, ETIMEDOUT after 30 x 1 s
+to0=$(fw_stat $B timeout_count)
+check fault-no-answer relay npe1 fault no_answer
+(vm_pci fwread $B "$(addr 0x400)" > /tmp/noanswer.out 2>&1; echo "rc=$?" >> /tmp/noanswer.out) &
+bg=$!
+
+# the words firmware holds
+relay npe0 set word 0x400 0x12345678 >/dev/null &&
+relay npe0 set word 0x404 0x9abcdef0 >/dev/null &&
+relay npe0 clear log >/dev/null
+check set-words test $? -eq 0
+v=$(vm_pci fwread $A "$(addr 0x400)" "$(addr 0x404)" 2>/dev/null | tr '\n' ' ')
+check_eq fw-read-values "0x12345678 0x9abcdef0 " "$v"
+
+# the access record of that exchange: the four address words in the
+# vendor's order, each with the host window bit (bit 44 on v2), then
+# TRIGGER = 1
+seq=$(relay npe0 grep ' W bar0 .* m=0x(1f0|1f4|1f8|1fc|800) ' @ get log | awk '{ print $8 }' | tr '\n' ' ')
+check_eq fw-read-sequence "m=0x1f4 m=0x1f0 m=0x1fc m=0x1f8 m=0x800 " "$seq"
+hi=$(relay npe0 grep ' W bar0 .* m=0x1f0 ' @ get log | awk '{ print $7 }' | head -n 1)
+check fw-read-window-bit test $(( (${hi:-0} >> 12) & 1 )) -eq 1
+trig=$(relay npe0 grep ' W bar0 .* m=0x800 ' @ get log | awk '{ print $7 }' | sort -u | tr '\n' ' ')
+check_eq fw-read-trigger-1 "0x00000001 " "$trig"
+
+# one bad CRC, then an answer: success, err_count +1
+e0=$(fw_stat $A err_count)
+relay npe0 fault bad_crc times=1 >/dev/null
+v=$(vm_pci fwread $A "$(addr 0x400)" 2>/dev/null)
+check_eq bad-crc-once-succeeds 0x12345678 "$v"
+check_eq bad-crc-once-err-count $((e0 + 1)) "$(fw_stat $A err_count)"
+
+# bad CRC on every attempt: EIO, err_count +30
+e0=$(fw_stat $A err_count) t0=$(fw_stat $A timeout_count)
+relay npe0 fault bad_crc >/dev/null
+check_fails bad-crc-eio 1 'fwread: EIO' vm_pci fwread $A "$(addr 0x400)"
+check_eq bad-crc-err-count $((e0 + 30)) "$(fw_stat $A err_count)"
+check_eq bad-crc-timeout-count "$t0" "$(fw_stat $A timeout_count)"
+
+# an error code: EIO, err_count +30
+e0=$(fw_stat $A err_count)
+relay npe0 fault error 7 >/dev/null
+check_fails error-code-eio 1 'fwread: EIO' vm_pci fwread $A "$(addr 0x400)"
+check_eq error-code-err-count $((e0 + 30)) "$(fw_stat $A err_count)"
+
+# unknown command: EOPNOTSUPP, not retried, err_count +1
+e0=$(fw_stat $A err_count)
+relay npe0 fault unknown_cmd >/dev/null
+check_fails unknown-cmd-eopnotsupp 1 'fwread: EOPNOTSUPP' vm_pci fwread $A "$(addr 0x400)"
+check_eq unknown-cmd-err-count $((e0 + 1)) "$(fw_stat $A err_count)"
+
+# a late answer (1.5 s) to the first attempt: it times out, the second
+# rings while firmware still works on the first (refused), the third is
+# answered: success, timeout_count +2, err_count unchanged
+e0=$(fw_stat $A err_count) t0=$(fw_stat $A timeout_count)
+relay npe0 fault late_answer 1500 times=1 >/dev/null
+v=$(vm_pci fwread $A "$(addr 0x404)" 2>/dev/null)
+check_eq late-answer-succeeds 0x9abcdef0 "$v"
+check_eq late-answer-timeout-count $((t0 + 2)) "$(fw_stat $A timeout_count)"
+check_eq late-answer-err-count "$e0" "$(fw_stat $A err_count)"
+check fault-clear relay npe0 fault clear
+
+# a wrong sequence number in the answer: ignored as a stale answer, the
+# attempt times out, the next one is answered
+t0=$(fw_stat $A timeout_count)
+relay npe0 fault wrong_seq times=1 >/dev/null
+v=$(vm_pci fwread $A "$(addr 0x400)" 2>/dev/null)
+check_eq wrong-seq-succeeds 0x12345678 "$v"
+check_eq wrong-seq-timeout-count $((t0 + 1)) "$(fw_stat $A timeout_count)"
+
+# the metrics post (debugfs fw/post_now): what firmware decoded equals
+# the counters: CW 11 the FW-IO error count (sysfs err_count; no post was
+# delivered before, so the delta is the total), CW 13 the driver version;
+# every blob at most 128 bytes; a second post without change carries no 11
+relay npe0 clear metrics >/dev/null
+check metrics-post sh -c "echo 1 > /sys/kernel/debug/neuron/neuron$A/fw/post_now"
+m=$(relay npe0 get metrics)
+check_eq metrics-cw11-err-count "$(fw_stat $A err_count)" "$(echo "$m" | awk '$1 == 11 { print $2 }')"
+check_eq metrics-cw13-version "$(cat /sys/module/neuron/version)" "$(echo "$m" | awk '$1 == 13 { print $2 }')"
+big=$(relay npe0 get blobs | awk '$2 > 128')
+check_eq metrics-blobs-fit "" "$big"
+relay npe0 clear metrics >/dev/null
+echo 1 > /sys/kernel/debug/neuron/neuron$A/fw/post_now
+m=$(relay npe0 get metrics)
+check_eq metrics-second-post-no-11 "" "$(echo "$m" | awk '$1 == 11')"
+
+# the background caller: ETIMEDOUT after 30 attempts of 1 s
+wait $bg
+r=$(cat /tmp/noanswer.out)
+case "$r" in
+*"fwread: ETIMEDOUT "*"rc=1"*) pass no-answer-etimedout ;;
+*) fail no-answer-etimedout "$(echo $r)" ;;
+esac
+ms=$(echo "$r" | sed -n 's/fwread: ETIMEDOUT \([0-9]*\) ms/\1/p')
+if [ "${ms:-0}" -ge 29000 ] && [ "${ms:-0}" -le 40000 ]; then pass no-answer-bound
+else fail no-answer-bound "took ${ms:-?} ms, expected 30 x 1 s"; fi
+check_eq no-answer-timeout-count $((to0 + 30)) "$(fw_stat $B timeout_count)"
+relay npe1 fault clear >/dev/null
+finish

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Surprise removal: the emulator behind the Trn2 function exits ("fault
+# vanish"); every later read is all-ones. The driver must treat the device
+# as gone: no NEURON_HW_ERR line (an ECC word reading 0xFFFFFFFF is no
+# error count), FW-IO callers get an error within their bound, unload
+# works, and a later load does not hang on the dead function. Runs last:
+# the function stays dead for the rest of the boot.
+PLAN=18
+. /tests/lib.sh
+. /tests/pcilib.sh
+relay_open
+
+# the ECC poller every 50 ms, so the window below covers many polls
+check load load hw_err_poll_ms=50
+N=$(dev_index npe3)
+wait_for probed-npe3 60000 test -c "/dev/neuron$N"
+bdf=$(index_bdf "$N")
+base=$(arch_miscram_dev trn2)
+relay npe3 set word 0x400 0x0badcafe >/dev/null
+check_eq fw-read-before 0x0badcafe "$(vm_pci fwread "$N" "$(printf '0x%x' $((base + 0x400)))" 2>/dev/null)"
+# the power profile on v3 goes through the register-only path
+relay npe3 clear log >/dev/null
+check power-profile vm_pci power "$N" 2
+regs=$(relay npe3 grep ' W bar0 .* m=0x800 ' @ get log | wc -l)
+check power-profile-doorbell test "$regs" -ge 1
+mark
+check vanish relay npe3 fault vanish
+cfg=$(dd if="/sys/bus/pci/devices/$bdf/config" bs=4 count=1 2>/dev/null | od -An -tx4 | tr -d ' ')
+check_eq config-all-ones ffffffff "$cfg"
+# a window of 40 ECC polls (a bound for a negative check, not a wait for
+# an event): no NEURON_HW_ERR line may appear
+t0=$(now_ms)
+while [ $(( $(now_ms) - t0 )) -lt 2000 ]; do sleep 0.1; done
+check_eq no-hw-err "" "$(since_mark | grep NEURON_HW_ERR | head -n 2)"
+# FW-IO on the dead device: ENODEV once one attempt went unanswered and
+# the function reads all-ones (1 s), not after 30 attempts of 1 s
+r=$(vm_pci fwread "$N" "$(printf '0x%x' $((base + 0x400)))" 2>&1)
+case "$r" in "fwread: ENODEV "*) pass fw-read-enodev ;; *) fail fw-read-enodev "'$r'" ;; esac
+ms=$(echo "$r" | sed -n 's/fwread: [A-Z]* \([0-9]*\) ms/\1/p')
+if [ "${ms:-99999}" -le 5000 ]; then pass fw-read-bound; else fail fw-read-bound "took ${ms:-?} ms, bound 5000 ms"; fi
+echo "# 40_surprise: FW_READ on the vanished device: $r"
+check_within unload 20000 rmmod neuron
+check_eq no-hw-err-at-unload "" "$(since_mark | grep NEURON_HW_ERR | head -n 2)"
+# load again: the other functions probe; the dead one is refused at once
+mark
+check reload load
+# one line for the dead function, at once (no readiness or reset wait)
+dead() { since_mark | grep -q "$bdf: firmware not ready (DEVICE_ID reads 0xffffffff)"; }
+wait_for dead-function-refused 20000 dead
+check_eq dead-function-one-line 1 "$(since_mark | grep -c "$bdf")"
+for n in npe0 npe1; do
+	i=$(dev_index $n)
+	wait_for "reprobed-$n" 60000 test -c "/dev/neuron$i"
+done
+check_within unload-again 20000 rmmod neuron
+finish
