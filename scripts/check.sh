@@ -12,8 +12,9 @@
 # kernel of the matrix (scripts/kmatrix.sh: Debian's kernels and the debug
 # kernel of scripts/debug-kernel.sh), the module's
 # W=1 build (scripts/kbuild-matrix.sh) and the QEMU guest suites
-# (scripts/vm.sh). Every suite prints TAP (scripts/tap.sh) and run_tap
-# below is the one parser. Exit status is non-zero when anything failed or
+# (scripts/vm.sh), and on the default and the debug kernel the PCI backend
+# against emulated PCI functions (scripts/pci-vm.sh). Every suite prints
+# TAP (scripts/tap.sh) and run_tap below is the one parser. Exit status is non-zero when anything failed or
 # a suite did not account for its plan.
 #
 #   scripts/check.sh [KERNELS="ID ..."|KERNELS=host] [KVER=V]
@@ -36,7 +37,7 @@ for a in "$@"; do
 	case "$a" in
 	KVER=*) kver_arg=(--kver "${a#KVER=}") ;;
 	KERNELS=*) kernels=${a#KERNELS=} ;;
-	-h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	esac
 done
 case "$kernels" in
@@ -176,7 +177,7 @@ run_guest() {
 	# and more, and the two together halve its speed.
 	opts=()
 	case "$id" in
-	*-debug) limit=2700; sizes=(VM_HOTPLUG_CYCLES=25 VM_FAILINIT_REQUIRED=1)
+	*-debug) limit=2700; sizes=(VM_HOTPLUG_CYCLES=25 VM_FAILINIT_REQUIRED=1 VM_HOSTILE_OPS=100000)
 		opts=(--no-slub-debug) ;;
 	"$sparse_id") limit=900; sizes=() ;;
 	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=12 VM_HOTPLUG_CYCLES=25) ;;
@@ -187,8 +188,28 @@ run_guest() {
 	[ "$total_fail" -eq "$before" ] || echo "check: kernel $id ($krel) FAILED, log in $build/vm-check-$id.log"
 }
 
+# run_pci ID: the real PCI backend (kmod/neuron_pci.c) on kernel ID against
+# emulated Neuron PCI functions under sid's QEMU 11 (scripts/pci-vm.sh,
+# docs/pci-testing.md): on the default kernel and on the debug kernel.
+run_pci() {
+	local id=$1 krel vmlinuz module opts=()
+	if ! read -r _ krel vmlinuz module < <(grep "^$id " "$manifest" 2>/dev/null); then
+		echo "check: kernel $id: no module was built, its PCI suite did not run" >&2
+		total_fail=$((total_fail + 1))
+		return
+	fi
+	case "$id" in
+	*-debug) opts=(--timeout 1800 --no-slub-debug) ;;
+	*) opts=(--timeout 900) ;;
+	esac
+	run_tap "pci $id" env BUILD_DIR="$build" "$top/scripts/pci-vm.sh" --kernel "$vmlinuz" \
+		--kver "$krel" --module "$module" --label "$id" --log "$build/pci-check-$id.log" \
+		"${opts[@]}"
+}
+
 for id in "${main_ids[@]}"; do
 	run_guest "$id"
+	[ "$id" != "$sparse_id" ] || run_pci "$id"
 done
 
 if [ "$want_debug" = 1 ]; then
@@ -203,6 +224,7 @@ if [ "$want_debug" = 1 ]; then
 		--manifest "$manifest.debug" "$debug_id"
 	cat "$manifest.debug" >> "$manifest" 2>/dev/null
 	run_guest "$debug_id"
+	run_pci "$debug_id"
 fi
 
 echo "$total_pass passed, $total_fail failed"
