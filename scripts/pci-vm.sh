@@ -27,7 +27,7 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$top/build}
-kernel= kver= module= log= label= timeout_s=${PCI_VM_TIMEOUT:-900} keep=0 only=
+kernel='' kver='' module='' log='' label='' timeout_s=${PCI_VM_TIMEOUT:-900} keep=0 only=''
 slub_debug=FZPU
 
 die() { echo "pci-vm: $*" >&2; exit 2; }
@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
 	--no-slub-debug) slub_debug=; shift ;;
 	--keep) keep=1; shift ;;
 	--only) only=$2; shift 2 ;;
-	-h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
 	esac
 done

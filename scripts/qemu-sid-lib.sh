@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
 # Sourced by scripts/qemu-sid.sh and scripts/pci-vm.sh: the cached Debian sid
 # chroot that holds QEMU 11 (it has vfio-user-pci; bookworm's 7.2 does not).
 #

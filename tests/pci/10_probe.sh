@@ -83,7 +83,7 @@ check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo 
 check_within unload-for-no-reset 20000 rmmod neuron
 relay npe1 clear log >/dev/null
 check load-no-reset load no_reset=1
-wait_for no-reset-probed 60000 test -c /dev/neuron$(dev_index npe1)
+wait_for no-reset-probed 60000 test -c "/dev/neuron$(dev_index npe1)"
 check_eq no-reset-no-writes "" "$(relay npe1 grep ' W bar0 .* (RESET|TRIGGER)$ @' get log)"
 check_within unload-again 20000 rmmod neuron
 finish
