@@ -15,7 +15,8 @@
  *   /sys/bus/neuron_sim/del_device   "<id>"
  *       remove it, whatever its files are doing (docs/ARCHITECTURE.md,
  *       "Removal"); returns once the device is gone from sysfs, debugfs
- *       and /dev. Its N is reused only once every file of it is closed.
+ *       and /dev. A lenient device's N is reused only once every file of
+ *       it is closed; a strict one's (a routing id's) at once.
  *
  * Malformed input is -EINVAL with a log line giving the expected format;
  * an id in use is -EEXIST, an unknown one -ENOENT. Both files are mode 0200
