@@ -47,6 +47,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 . "$top/scripts/qemu-sid-lib.sh"
+. "$top/scripts/guest-verdict-lib.sh"
 
 t_start=$(date +%s)
 phase() { echo "# time $1 $(( $(date +%s) - ${2:-$t_start} )) s"; }
@@ -190,20 +191,8 @@ rc=${PIPESTATUS[0]}
 phase guest "$t0"
 echo "pci-vm: QEMU stderr: $(wc -l <"$run/qemu.err") lines" >&2
 
-case "$rc" in
-1) verdict=pass ;;
-3) verdict=fail ;;
-124|137) echo "pci-vm: guest timed out after ${timeout_s}s" >&2; verdict=none ;;
-0)
-	# no /dev/port (CONFIG_DEVPORT off): the verdict /init printed last
-	case "$(grep -E '^vm-guest: done, verdict [01]$' "$log" | tail -n 1)" in
-	*"verdict 0") verdict=pass ;;
-	*"verdict 1") verdict=fail ;;
-	*) verdict=none ;;
-	esac
-	;;
-*) verdict=none ;;
-esac
+case "$rc" in 124|137) echo "pci-vm: guest timed out after ${timeout_s}s" >&2 ;; esac
+verdict=$(guest_verdict "$rc" "$log")
 pass=$(grep -cE '^ok [0-9]+ ' "$log")
 fail=$(grep -cE '^not ok [0-9]+ ' "$log")
 verdict_out=$("$top/scripts/vm-verdict.sh" --suites "$suites" "$log")

@@ -23,6 +23,7 @@
 # verdict that agrees with its checks), and the last line is the comment
 # "# vm <label>: N passed, N failed".
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/guest-verdict-lib.sh"
 build=${BUILD_DIR:-$top/build}
 mode=check
 module=
@@ -156,23 +157,8 @@ timeout --foreground -k 10 "$timeout_s" \
 rc=${PIPESTATUS[0]}
 set -e
 
-# isa-debug-exit turns the guest's verdict v into exit status (v << 1) | 1.
-case "$rc" in
-1) verdict=pass ;;
-3) verdict=fail ;;
-124|137) echo "vm: guest timed out after ${timeout_s}s" >&2; verdict=none ;;
-0)
-	# A kernel without /dev/port (CONFIG_DEVPORT off, as in Debian's cloud
-	# flavor) cannot reach isa-debug-exit; QEMU then exits 0 on the guest's
-	# power-off, and the verdict is the one /init printed last.
-	case "$(grep -E '^vm-guest: done, verdict [01]$' "$log" | tail -n 1)" in
-	*"verdict 0") verdict=pass ;;
-	*"verdict 1") verdict=fail ;;
-	*) verdict=none ;;
-	esac
-	;;
-*) verdict=none ;;
-esac
+case "$rc" in 124|137) echo "vm: guest timed out after ${timeout_s}s" >&2 ;; esac
+verdict=$(guest_verdict "$rc" "$log")
 
 pass=$(grep -cE '^ok [0-9]+ ' "$log" || true)
 fail=$(grep -cE '^not ok [0-9]+ ' "$log" || true)
