@@ -982,9 +982,9 @@ static int stale_view_never_shows_next_owner(void)
 	uint64_t old = MARK_OLD, new = MARK_NEW;
 	static uint64_t spliced[NEURON_NDS_PER_DEVICE * 4096 / 8];
 	struct neuron_nds_acquire q;
-	int fd = vt_open_dev(1), n = 0, i, pp[2];
+	int fd = vt_open_dev(1), n = 0, i, pp[2], spliced_ok, sp_err;
 	size_t k, hits = 0;
-	ssize_t got;
+	ssize_t got, sp;
 
 	VT_ASSERT(fd >= 0, "open");
 	for (n = 0; n < NEURON_NDS_PER_DEVICE; n++)
@@ -1006,8 +1006,14 @@ static int stale_view_never_shows_next_owner(void)
 		iov[i].iov_len = 4096;
 	}
 	VT_ASSERT(pipe(pp) == 0, "pipe");
-	VT_ASSERT(vmsplice(pp[1], iov, (unsigned long)n, 0) == (ssize_t)n * 4096,
-		  "vmsplice of the views: %s", strerror(errno));
+	/*
+	 * Before 6.12 vmsplice() takes references to the pages (its fast
+	 * path does not look at VM_IO); later kernels refuse them (EFAULT),
+	 * and then there is nothing in the pipe to judge.
+	 */
+	sp = vmsplice(pp[1], iov, (unsigned long)n, 0);
+	sp_err = sp < 0 ? errno : 0;
+	spliced_ok = sp == (ssize_t)n * 4096;
 	/* newest first: each owner holds copies of its elders' pipes */
 	for (i = n - 1; i >= 0; i--)
 		VT_ASSERT(vt_child_finish(&owners[i]), "owner %d failed", i);
@@ -1021,15 +1027,22 @@ static int stale_view_never_shows_next_owner(void)
 		VT_ASSERT(marked(views[i], MARK_NEW) == 0,
 			  "view %d shows the slot's next owner (%zu words), a process of another pid namespace",
 			  i, marked(views[i], MARK_NEW));
-	got = read(pp[0], spliced, (size_t)n * 4096);
-	for (k = 0; got > 0 && k < (size_t)got / 8; k++)
-		hits += spliced[k] == MARK_NEW;
-	VT_ASSERT(got == (ssize_t)n * 4096, "read the spliced pages: %zd", got);
-	VT_ASSERT(hits == 0, "pages spliced into a pipe show the slot's next owner (%zu words)",
-		  hits);
+	if (spliced_ok == 1) {
+		got = read(pp[0], spliced, (size_t)n * 4096);
+		for (k = 0; got > 0 && k < (size_t)got / 8; k++)
+			hits += spliced[k] == MARK_NEW;
+		VT_ASSERT(got == (ssize_t)n * 4096, "read the spliced pages: %zd", got);
+		VT_ASSERT(hits == 0,
+			  "pages spliced into a pipe show the slot's next owner (%zu words)", hits);
+	}
+	printf("# stale views: %d owners, spliced pages %s\n", n,
+	       spliced_ok ? "read back without the next owner's mark" :
+	       sp_err == EFAULT ? "refused by vmsplice (EFAULT)" : "not spliced");
 	close(pp[0]);
 	close(pp[1]);
 	VT_ASSERT(vt_child_finish(&next), "the next owner failed");
+	VT_ASSERT(spliced_ok || sp_err == EFAULT, "vmsplice of the views: %zd (%s)", sp,
+		  strerror(sp_err));
 	for (i = 0; i < n; i++)
 		munmap(views[i], NEURON_NDS_SIZE);
 	close(fd);
