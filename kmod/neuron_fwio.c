@@ -341,7 +341,7 @@ static int neuron_fwio_attempt_hostmem(struct neuron_fwio_loop_ctx *c, u8 seq)
  */
 static bool neuron_fwio_vanished(struct neuron_fwio *fw)
 {
-	if (fw_rd(fw, NEURON_MISCRAM_API_VERSION) != U32_MAX)
+	if (fw_rd(fw, NEURON_MISCRAM_API_VERSION) != NEURON_MISCRAM_GONE)
 		return false;
 	dev_err_ratelimited(&fw->nd->dev, "fw-io: the device reads all-ones: gone\n");
 	fw->absent = true;
@@ -522,7 +522,7 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
 		do {
 			v = ops->misc_read(backend, NEURON_MISCRAM_DEVICE_ID);
 			/* all-ones: no function answers (removed, link down) */
-			if (v == U32_MAX)
+			if (v == NEURON_MISCRAM_GONE)
 				return -ENODEV;
 			if (v != NEURON_MISCRAM_BAD_READ) {
 				*routing_id = v;
@@ -573,7 +573,7 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 		v = ops->misc_read(backend, NEURON_MISCRAM_RESET);
 		if (!v)
 			break;
-		if (v == U32_MAX)
+		if (v == NEURON_MISCRAM_GONE)
 			return -ENODEV;	/* the function is gone: no reset to wait for */
 		if (ktime_ms_delta(ktime_get(), start) >= max_ms)
 			return -ETIMEDOUT;
@@ -584,7 +584,7 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 	}
 	for (i = 1; ; i++) {
 		v = ops->misc_read(backend, NEURON_MISCRAM_FW_STATUS);
-		if (v == U32_MAX)
+		if (v == NEURON_MISCRAM_GONE)
 			return -ENODEV;
 		if (v != NEURON_MISCRAM_BAD_READ && !(v & NEURON_MISCRAM_FW_STATUS_BUSY))
 			return 0;

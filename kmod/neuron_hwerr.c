@@ -215,7 +215,7 @@ static s64 neuron_hwerr_ecc(struct neuron_device *nd, u32 off)
 {
 	u32 w = neuron_misc_read(nd, off);
 
-	if (w == NEURON_MISCRAM_BAD_READ || w == U32_MAX)
+	if (w == NEURON_MISCRAM_BAD_READ || w == NEURON_MISCRAM_GONE)
 		return -1;
 	return neuron_miscram_ecc_uncorrected(w);
 }

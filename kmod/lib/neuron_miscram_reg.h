@@ -46,6 +46,8 @@
 
 /* A word a backend could not read reads as this (as on the hardware). */
 #define NEURON_MISCRAM_BAD_READ		0xDEADBEEFu
+/* what every read returns once no function answers (surprise removal, link down) */
+#define NEURON_MISCRAM_GONE		0xFFFFFFFFu
 
 /* ECC words: 16-bit counts, corrected in the upper half. */
 static inline u32 neuron_miscram_ecc_uncorrected(u32 w)
