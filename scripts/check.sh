@@ -87,7 +87,7 @@ shopt -s nullglob
 # the results seen (it died, or lost lines), when it has no plan or no
 # result, or when its exit status disagrees with its results.
 run_tap() {
-	local label=$1 out rc p f why
+	local label=$1 out rc p f why t0=$SECONDS
 	shift
 	out=$(mktemp)
 	# stream what a reader needs: failing checks, their details, the totals
@@ -97,6 +97,8 @@ run_tap() {
 	[ -z "$why" ] || echo "check: $label $why" >&2
 	[ "$rc" -eq 0 ] && [ "$f" -ne 0 ] && echo "check: $label exited 0 but reported $f failure(s)" >&2
 	printf '%-44s %4d passed, %d failed\n' "$label" "$p" "$f"
+	# wall time per suite (stderr), for sizing the run against CI's hour
+	echo "check: $label took $((SECONDS - t0)) s (at $SECONDS s)" >&2
 	rm -f "$out"
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))

@@ -43,6 +43,8 @@ ok() { tap_pass "$1"; }
 ko() { tap_fail "$1" "$2"; }
 
 [ -n "$manifest" ] && : > "$manifest"
+# every core, as DKMS does (its make gets -j<nproc>)
+jobs=$(nproc 2>/dev/null || echo 2)
 
 # Fetch what is not cached yet, all in one go (one apt update per suite).
 fetch_ids=()
@@ -76,7 +78,7 @@ for id in "$@"; do
 
 	log=$dir/build.log
 	t0=$SECONDS
-	"$kmatrix" build "$id" "$dir/kmod" W=1 > "$log" 2>&1
+	"$kmatrix" build "$id" "$dir/kmod" W=1 -j"$jobs" > "$log" 2>&1
 	rc=$?
 	warnings=$(grep -cE 'warning:' "$log")
 	if [ $rc -ne 0 ] || [ ! -f "$dir/kmod/neuron.ko" ]; then
@@ -97,7 +99,7 @@ for id in "$@"; do
 	fi
 
 	if [ "$id" = "$sparse_id" ]; then
-		"$kmatrix" build "$id" "$dir/kmod" W=1 C=2 > "$dir/sparse.log" 2>&1
+		"$kmatrix" build "$id" "$dir/kmod" W=1 C=2 -j"$jobs" > "$dir/sparse.log" 2>&1
 		rc=$?
 		# sparse's reports are "file:line:col: warning|error: ..." lines
 		reports=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$dir/sparse.log")
