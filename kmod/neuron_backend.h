@@ -241,10 +241,13 @@ void neuron_device_destroy(struct neuron_device *nd);
 /*
  * The same with a chosen index (N of /dev/neuron<N>, < 64), as a PCI
  * device numbered from its firmware routing id: -EEXIST when N is taken.
+ * @invalid: the device's reset at probe did not complete: it is created
+ * in state INVALID (neuron_reset.h), unusable until a reset succeeds.
  */
 struct neuron_device *neuron_device_create_index(const struct neuron_backend_ops *ops,
 						 const struct neuron_arch_desc *arch,
-						 void *backend, u32 nc_count, u32 index);
+						 void *backend, u32 nc_count, u32 index,
+						 bool invalid);
 
 /* N of /dev/neuron<N>. */
 u32 neuron_device_index(const struct neuron_device *nd);
@@ -274,7 +277,7 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
  * divided by @time_div when it is > 1. 0, -ETIMEDOUT, -EINTR. Sleeps.
  */
 int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
-			   u32 time_div);
+			   u32 time_div, u32 max_ms);
 
 /* neuron_nq.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);

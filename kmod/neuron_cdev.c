@@ -32,6 +32,7 @@
 #include "neuron_mem.h"
 #include "neuron_nds.h"
 #include "neuron_nq.h"
+#include "neuron_reset.h"
 
 static bool neuron_cdev_accepting;
 
@@ -61,6 +62,11 @@ static int neuron_cdev_open(struct inode *inode, struct file *filp)
 	down_read(&nd->gone_sem);
 	if (nd->gone) {
 		ret = -ENODEV;
+		goto err;
+	}
+	/* a reset did not complete: unusable until one does (the vendor's answer) */
+	if (neuron_device_invalid(nd)) {
+		ret = -EINVAL;
 		goto err;
 	}
 	ret = neuron_device_proc_attach(nd, nf->tgid);

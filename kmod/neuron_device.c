@@ -76,6 +76,7 @@ static struct attribute *neuron_dev_attrs[] = {
 	&dev_attr_core_count.attr,
 	&dev_attr_connected_devices.attr,
 	&dev_attr_reset.attr,
+	&dev_attr_state.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(neuron_dev);
@@ -161,10 +162,14 @@ void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid)
 		neuron_sysfs_counters_changed(nd);
 }
 
-/* @want: the index to take, or -1 for the lowest free one. */
+/*
+ * @want: the index to take, or -1 for the lowest free one; @state: the
+ * reset state it starts in (NEURON_DEVICE_STATE_READY, or _INVALID).
+ */
 static struct neuron_device *neuron_device_create_at(const struct neuron_backend_ops *ops,
 						     const struct neuron_arch_desc *arch,
-						     void *backend, u32 nc_count, int want)
+						     void *backend, u32 nc_count, int want,
+						     u32 state)
 {
 	struct neuron_device *nd;
 	int index, ret;
@@ -188,7 +193,7 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	nd->index = index;
 	nd->index_fixed = want >= 0;
 	nd->nc_count = nc_count;
-	nd->reset_state = NEURON_DEVICE_STATE_READY;
+	nd->reset_state = state;
 	nd->ops = ops;
 	nd->arch = arch;
 	nd->backend = backend;
@@ -283,16 +288,20 @@ struct neuron_device *neuron_device_create(const struct neuron_backend_ops *ops,
 					   const struct neuron_arch_desc *arch,
 					   void *backend, u32 nc_count)
 {
-	return neuron_device_create_at(ops, arch, backend, nc_count, -1);
+	return neuron_device_create_at(ops, arch, backend, nc_count, -1,
+				       NEURON_DEVICE_STATE_READY);
 }
 
 struct neuron_device *neuron_device_create_index(const struct neuron_backend_ops *ops,
 						 const struct neuron_arch_desc *arch,
-						 void *backend, u32 nc_count, u32 index)
+						 void *backend, u32 nc_count, u32 index,
+						 bool invalid)
 {
 	if (index >= NEURON_MAX_DEVICES)
 		return ERR_PTR(-EINVAL);
-	return neuron_device_create_at(ops, arch, backend, nc_count, index);
+	return neuron_device_create_at(ops, arch, backend, nc_count, index,
+				       invalid ? NEURON_DEVICE_STATE_INVALID :
+				       NEURON_DEVICE_STATE_READY);
 }
 
 /*

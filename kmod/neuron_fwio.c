@@ -51,6 +51,7 @@
 #include "neuron_fw_profile.h"
 #include "neuron_fwio.h"
 #include "neuron_main.h"
+#include "neuron_reset.h"
 
 /*
  * Legacy host buffers: header + payload always fits in one page (requests
@@ -449,6 +450,9 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	x->outcome = NEURON_FWIO_OUT_INTR;
 	if (!fw || READ_ONCE(fw->dying))
 		return -ENODEV;
+	/* its reset did not complete: the firmware is not there to answer */
+	if (neuron_device_invalid(nd))
+		return -EIO;
 	if (x->req_len > NEURON_FWIO_MAX_PAYLOAD || x->resp_len > NEURON_FWIO_MAX_PAYLOAD) {
 		x->outcome = NEURON_FWIO_OUT_TOO_BIG;
 		return neuron_fwio_outcome_errno(x->outcome);
@@ -551,19 +555,25 @@ static void neuron_fw_ring_reset(const struct neuron_backend_ops *ops, void *bac
 	ops->misc_write(backend, NEURON_MISCRAM_TRIGGER, 1);
 }
 
+/*
+ * @max_ms: give up after this long (0: the vendor's budget for @fw_arch,
+ * neuron_fw_reset_max_ms(), divided by @time_div); -ETIMEDOUT then.
+ */
 int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
-			   u32 time_div)
+			   u32 time_div, u32 max_ms)
 {
 	u32 div = time_div > 1 ? time_div : 1;
-	u32 max_ms = neuron_fw_reset_max_ms(fw_arch) / div;
 	u32 reissue_ms = NEURON_FW_RESET_REISSUE_MS / div;
 	ktime_t start = ktime_get(), issued = start;
 	unsigned int i;
 	u32 v;
 	int ret;
 
-	if (!max_ms)
+	/* no reset on this architecture (the simulator's own firmware) */
+	if (!neuron_fw_reset_max_ms(fw_arch))
 		return 0;
+	if (!max_ms)
+		max_ms = max(neuron_fw_reset_max_ms(fw_arch) / div, 1u);
 	neuron_fw_ring_reset(ops, backend);
 	for (;;) {
 		ret = neuron_fw_sleep(NEURON_FW_RESET_POLL_MS, div);

@@ -49,6 +49,7 @@
 #include "neuron_fwio.h"
 #include "neuron_hwerr.h"
 #include "neuron_miscram_reg.h"
+#include "neuron_reset.h"
 
 static struct neuron_uint_param hw_err_poll_ms = { .value = 1000, .min = 10, .max = 60000 };
 static struct neuron_uint_param hw_err_ratelimit_ms = { .value = 5000, .min = 0, .max = 3600000 };
@@ -252,7 +253,9 @@ static void neuron_hwerr_poll_work(struct work_struct *work)
 {
 	struct neuron_hwerr *h = container_of(to_delayed_work(work), struct neuron_hwerr, poll);
 
-	neuron_hwerr_poll_ecc(h, false);
+	/* a device whose reset did not complete: its words mean nothing */
+	if (!neuron_device_invalid(h->nd))
+		neuron_hwerr_poll_ecc(h, false);
 	neuron_hwerr_flush(h);
 	if (!READ_ONCE(h->stopping))
 		schedule_delayed_work(&h->poll,

@@ -2,11 +2,10 @@
 /*
  * PCI backend: binds the Neuron PCI functions (vendor 0x1D0F), maps BAR0
  * (APB: registers, MiscRAM) and registers a neuron_device whose MiscRAM
- * accessors are MMIO. There is no hardware in this project's test
- * environment: this file is compile-tested, and the core paths it drives
- * (readiness, routing-id numbering, both FW-IO transports, the profile of
- * its architecture) run in the guest against the simulated firmware in
- * strict mode (docs/fwio.md, tests/vm/31_fwstrict.sh).
+ * accessors are MMIO. It runs in the guest against emulated Neuron PCI
+ * functions (pciemu/, a vfio-user server under QEMU: docs/pci-testing.md,
+ * tests/pci/), and the core paths it drives also against the simulated
+ * firmware in strict mode (docs/fwio.md, tests/vm/31_fwstrict.sh).
  *
  * What probe does, and what the vendor's probe does that we do not
  * (docs/fwio.md, "Probe"):
@@ -25,7 +24,11 @@
  *     the last owner left programmed (notification queues, DMA rings
  *     pointing at host memory that is no longer its) must not come alive
  *     when the legacy FW-IO path turns bus mastering on. The module
- *     parameter no_reset (the vendor's) skips it.
+ *     parameter no_reset (the vendor's) skips it. A reset that does not
+ *     complete within its budget (the vendor's: 120 s on v2, 480 s on v3;
+ *     reset_timeout_ms sets another) leaves the device registered in
+ *     state INVALID, as the vendor's does: unusable (opens fail with
+ *     -EINVAL) until a write to its sysfs reset file resets it.
  * A PCI device never gets fault knobs: only the simulator creates them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": pci: " fmt
@@ -44,6 +47,11 @@
 static bool no_reset;
 module_param(no_reset, bool, 0644);
 MODULE_PARM_DESC(no_reset, "Do not reset the devices at probe (the vendor's no_reset)");
+
+static unsigned int reset_timeout_ms;
+module_param(reset_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(reset_timeout_ms,
+		 "Give up a device reset after this many ms (0, the default: the vendor's budget, 120 s on v2, 480 s on v3)");
 
 #define NEURON_PCI_VENDOR	0x1D0F
 #define NEURON_PCI_MAX_DEVICES	64	/* the vendor's MAX_NEURON_DEVICE_COUNT, our minors */
@@ -191,6 +199,17 @@ static void neuron_pci_dma_free(void *backend, size_t size, void *va, u64 dev_ad
 	dma_free_coherent(&pd->pdev->dev, size, va, dev_addr & ~pd->arch->host_base);
 }
 
+static const struct neuron_backend_ops neuron_pci_ops;
+
+/* ops->reset: the sysfs reset file (no process has the device open) */
+static int neuron_pci_reset(void *backend)
+{
+	struct neuron_pci_dev *pd = backend;
+
+	return neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0,
+				      READ_ONCE(reset_timeout_ms));
+}
+
 static const struct neuron_backend_ops neuron_pci_ops = {
 	.name = "pci",
 	.kind = NEURON_BACKEND_PCI,
@@ -198,12 +217,14 @@ static const struct neuron_backend_ops neuron_pci_ops = {
 	.misc_write = neuron_pci_misc_write,
 	.dma_alloc = neuron_pci_dma_alloc,
 	.dma_free = neuron_pci_dma_free,
+	.reset = neuron_pci_reset,
 };
 
 static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct neuron_pci_dev *pd;
 	struct neuron_device *nd;
+	bool invalid = false;
 	u32 rid, index;
 	int ret;
 
@@ -238,8 +259,12 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (READ_ONCE(no_reset)) {
 		dev_info(&pdev->dev, "no_reset: not resetting the device\n");
 	} else {
-		ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0);
-		if (ret) {
+		ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0,
+					     READ_ONCE(reset_timeout_ms));
+		if (ret == -ETIMEDOUT) {
+			/* the vendor keeps the device, INVALID: say so, and why */
+			invalid = true;
+		} else if (ret) {
 			dev_err(&pdev->dev, "device reset failed: %d\n", ret);
 			goto err_unmap;
 		}
@@ -252,7 +277,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	}
 
 	nd = neuron_device_create_index(&neuron_pci_ops, &pd->arch->desc, pd,
-					pd->arch->nc_count, index);
+					pd->arch->nc_count, index, invalid);
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
 		if (ret == -EEXIST) {
@@ -263,8 +288,13 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	}
 	pd->nd = nd;
 	pci_set_drvdata(pdev, pd);
-	dev_info(&pdev->dev, "arch %s, routing id %u: neuron%u\n", pd->arch->name, rid,
-		 neuron_device_index(nd));
+	if (invalid)
+		dev_err(&pdev->dev,
+			"arch %s, routing id %u: neuron%u: its reset did not complete; state INVALID, unusable until a write to its sysfs reset file resets it\n",
+			pd->arch->name, rid, neuron_device_index(nd));
+	else
+		dev_info(&pdev->dev, "arch %s, routing id %u: neuron%u\n", pd->arch->name, rid,
+			 neuron_device_index(nd));
 	return 0;
 
 err_unmap:

@@ -34,6 +34,7 @@
 #include "neuron_device.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_power.h"
+#include "neuron_reset.h"
 
 #define NEURON_POWER_DICE		2
 #define NEURON_POWER_MIN_API		3
@@ -157,7 +158,9 @@ static void neuron_power_work(struct work_struct *work)
 	struct neuron_power *p = container_of(to_delayed_work(work), struct neuron_power, work);
 	s64 window_ms = (s64)READ_ONCE(power_window_s.value) * MSEC_PER_SEC;
 
-	neuron_power_sample(p);
+	/* a device whose reset did not complete: its words mean nothing */
+	if (!neuron_device_invalid(p->nd))
+		neuron_power_sample(p);
 	if (ktime_ms_delta(ktime_get(), p->win_start) >= window_ms) {
 		neuron_power_rollup(p);
 		p->win_start = ktime_get();

@@ -16,7 +16,14 @@
  * went with its last close, so with no process attached there is nothing
  * left to free. The lock that keeps opens out is procs_lock (an open
  * attaches its process under it): an open during a reset waits for it.
- * A failed reset leaves the device INVALID until a reset succeeds.
+ * A failed reset leaves the device INVALID until a reset succeeds; so
+ * does a PCI device whose reset at probe did not complete (the vendor
+ * keeps such a device registered, INVALID). While INVALID an open of the
+ * device fails with -EINVAL, as the vendor's does, its sysfs tree stays
+ * readable, and nothing talks to its firmware: FW-IO exchanges fail with
+ * -EIO, and the ECC poll, the power sampling and the metrics post skip
+ * it. .../neuron<N>/state reads the state as a word: ready, reset or
+ * invalid.
  *
  * Every reset counts in each NeuronCore's other_info/reset_req_count
  * (+1 on all NEURON_MAX_NC slots: a whole-device request covers them all,
@@ -101,3 +108,21 @@ out:
 }
 
 DEVICE_ATTR_ADMIN_RW(reset);
+
+bool neuron_device_invalid(const struct neuron_device *nd)
+{
+	return READ_ONCE(nd->reset_state) == NEURON_DEVICE_STATE_INVALID;
+}
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	static const char * const names[] = {
+		[NEURON_DEVICE_STATE_RESET] = "reset",
+		[NEURON_DEVICE_STATE_READY] = "ready",
+		[NEURON_DEVICE_STATE_INVALID] = "invalid",
+	};
+	u32 s = READ_ONCE(to_neuron_device(dev)->reset_state);
+
+	return sysfs_emit(buf, "%s\n", s < ARRAY_SIZE(names) ? names[s] : "unknown");
+}
+DEVICE_ATTR_RO(state);

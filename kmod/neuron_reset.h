@@ -19,6 +19,15 @@ struct neuron_device;
 #define NEURON_DEVICE_STATE_INVALID	2
 
 extern struct device_attribute dev_attr_reset;
+/* .../neuron<N>/state: the same state as a word (ready, reset, invalid) */
+extern struct device_attribute dev_attr_state;
+
+/*
+ * The device's reset did not complete (at probe, or a reset file write):
+ * no firmware exchange, ECC poll or metrics post touches it until a reset
+ * succeeds.
+ */
+bool neuron_device_invalid(const struct neuron_device *nd);
 
 /**
  * struct neuron_reset_counts - other_info/reset_req_count and reset_fail_count

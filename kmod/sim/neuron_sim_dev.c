@@ -187,14 +187,15 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 		/* strict: the PCI probe's path, on simulated MiscRAM */
 		ret = neuron_fw_wait_ready(&neuron_sim_ops, sd, time_div, &rid);
 		if (!ret)
-			ret = neuron_fw_reset_device(&neuron_sim_ops, sd, fw_arch, time_div);
+			ret = neuron_fw_reset_device(&neuron_sim_ops, sd, fw_arch, time_div, 0);
 		if (ret)
 			goto err_fw;
 		ret = neuron_fw_route_index(fw_arch == NEURON_FW_ARCH_V2 ? NEURON_FW_ROUTE_TRN1 :
 					    NEURON_FW_ROUTE_TRN2, rid, 64, &index);
 		if (ret)
 			goto err_fw;
-		nd = neuron_device_create_index(&neuron_sim_ops, &sd->arch, sd, nc_count, index);
+		nd = neuron_device_create_index(&neuron_sim_ops, &sd->arch, sd, nc_count, index,
+						false);
 	}
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);

@@ -6,8 +6,8 @@
 NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
-# reload, unload-2
-PLAN=$((NDEV * 8 + 17))
+# reload, unload-2; the reset that never completes (14)
+PLAN=$((NDEV * 8 + 31))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -78,6 +78,29 @@ check rebound-npe0-neuron4 test -c /dev/neuron4
 r=$(relay npe0 grep ' R bar0 .* DEVICE_ID$ @' get log | awk '{ print $7 }')
 check_eq readiness-first-read-deadbeef 0xdeadbeef "$(echo "$r" | head -n 1)"
 check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo "$r" | tail -n 1)"
+# a reset that never completes: the vendor keeps the device, INVALID.
+# npe0 unbound, its firmware never takes a reset, a 2 s budget
+# (reset_timeout_ms; the vendor's is 120 s or 480 s): the device is there,
+# reads invalid, says why in one line, refuses opens with EINVAL as the
+# vendor's does; once the firmware takes resets again, a write to its
+# reset file brings it back
+check unbind-npe0-for-reset sh -c "echo $b0 > /sys/bus/pci/drivers/neuron-driver/unbind"
+relay npe0 fault reset_never_completes >/dev/null
+check reset-budget-2s sh -c 'echo 2000 > /sys/module/neuron/parameters/reset_timeout_ms'
+mark
+check_within bind-reset-never 60000 sh -c "echo $b0 > /sys/bus/pci/drivers/neuron-driver/bind"
+check reset-never-kept test -c /dev/neuron4
+check_eq reset-never-state invalid "$(cat "$(sysdev 4)/state" 2>&1)"
+check_eq reset-never-reset-file 2 "$(cat "$(sysdev 4)/reset" 2>&1)"
+check_eq reset-never-log-line 1 \
+	"$(since_mark | grep -c 'neuron4: its reset did not complete; state INVALID')"
+check_fails reset-never-open-einval 1 'Invalid argument' vm_pci info 4
+check_eq reset-never-fw-read-counters "0 0" "$(fw_stat 4 err_count) $(fw_stat 4 timeout_count)"
+relay npe0 fault clear >/dev/null
+check_within reset-file-recovers 20000 sh -c "echo 1 > $(sysdev 4)/reset"
+check_eq reset-recovered-state ready "$(cat "$(sysdev 4)/state" 2>&1)"
+check_eq reset-recovered-info "index=4" "$(vm_pci info 4 | sed 's/ nc=.*//')"
+check reset-budget-default sh -c 'echo 0 > /sys/module/neuron/parameters/reset_timeout_ms'
 # no_reset=1 (the vendor's parameter): the probe writes neither RESET nor
 # TRIGGER
 check_within unload-for-no-reset 20000 rmmod neuron
