@@ -22,6 +22,7 @@ extern "C" {
 #include <nrt/nds/neuron_ds.h>
 #include <nrt/nrt_version.h>
 
+#include "../../tools/cdi.hpp"
 #include "../../tools/monitor_vendor.hpp"
 #include "../../tools/status_explain.hpp"
 
@@ -435,6 +436,46 @@ static void explain_output(void **)
 	}
 }
 
+// neuron-ls --cdi's spec for nodes given here (the schema check of a
+// scanned tree is scripts/test-cdi.sh).
+static void cdi_spec(void **)
+{
+	namespace c = tools::cdi;
+	std::vector<c::node> nodes = {
+		{ 0, "/dev/neuron0", "/dev/neuron0", 240, 0 },
+		{ 3, "/tmp/t/neuron3", "/dev/neuron3", 240, 3 },
+	};
+	j::value v;
+	assert_true(parses(c::spec_json(nodes).c_str(), v));
+	assert_string_equal(v.get("cdiVersion")->str.c_str(), "0.5.0");
+	assert_string_equal(v.get("kind")->str.c_str(), "aws.amazon.com/neuron");
+	const j::value *devs = v.get("devices");
+	assert_non_null(devs);
+	assert_int_equal(devs->arr.size(), 3);
+	const char *names[] = { "0", "3", "all" };
+	size_t counts[] = { 1, 1, 2 };
+	for (size_t i = 0; i < 3; i++) {
+		assert_string_equal(devs->arr[i].get("name")->str.c_str(), names[i]);
+		const j::value *dn = devs->arr[i].get("containerEdits")->get("deviceNodes");
+		assert_int_equal(dn->arr.size(), counts[i]);
+	}
+	const j::value &n0 = devs->arr[0].get("containerEdits")->get("deviceNodes")->arr[0];
+	assert_string_equal(n0.get("path")->str.c_str(), "/dev/neuron0");
+	assert_null(n0.get("hostPath"));	// the same as path: left out
+	assert_string_equal(n0.get("type")->str.c_str(), "c");
+	assert_true(n0.get("major")->num == 240 && n0.get("minor")->num == 0);
+	const j::value &n3 = devs->arr[2].get("containerEdits")->get("deviceNodes")->arr[1];
+	assert_string_equal(n3.get("path")->str.c_str(), "/dev/neuron3");
+	assert_string_equal(n3.get("hostPath")->str.c_str(), "/tmp/t/neuron3");
+	assert_true(n3.get("minor")->num == 3);
+
+	// a directory with no Neuron node scans to nothing, without error
+	std::vector<c::node> found;
+	std::string err;
+	assert_true(c::scan("/proc/self", found, err));
+	assert_int_equal(found.size(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +491,7 @@ int main(void)
 		cmocka_unit_test(process_tag),
 		cmocka_unit_test(explain_table_complete),
 		cmocka_unit_test(explain_output),
+		cmocka_unit_test(cdi_spec),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
