@@ -125,6 +125,7 @@ run_units unit-asan "${build}-asan"
 
 # The user ABI is the same for 32- and 64-bit processes.
 run_tap uapi-layout "$top/scripts/uapi-layout.sh"
+run_tap cdi env BUILD_DIR="$build" "$top/scripts/test-cdi.sh"
 
 # A short, time-bounded run of every libFuzzer target (tests/fuzz/run.sh
 # without -q runs them long, by hand).

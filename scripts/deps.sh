@@ -16,6 +16,10 @@ PKGS=(
 	clang libclang-rt-14-dev
 	rsync debootstrap dwarves
 	linux-source-6.1 bc bison flex libelf-dev xz-utils
+	# the CDI project's JSON schema (schema/schema.json, defs.json) and a
+	# validator for it: scripts/test-cdi.sh checks neuron-ls --cdi
+	golang-github-container-orchestrated-devices-container-device-interface-dev
+	python3-jsonschema
 )
 
 missing=()

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // neuron-ls: list Neuron devices the way the vendor's neuron-ls does
 // (table by default, -j/--json-output for the JSON array Ray and others
-// parse, --topology), plus what this driver reports (backend, ABI, caps).
+// parse, --topology), plus what this driver reports (backend, ABI, caps);
+// --cdi writes a Container Device Interface spec for the device nodes.
 #include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>
 
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "cdi.hpp"
 #include "json.hpp"
 
 namespace {
@@ -25,6 +27,7 @@ constexpr const char *kClassDir = "/sys/class/neuron_device";
 void usage(FILE *out)
 {
 	std::fputs("usage: neuron-ls [-j|--json-output] [-t|--topology] [--help]\n"
+		   "       neuron-ls --cdi [--dev-dir DIR]\n"
 		   "List the Neuron devices: index, NeuronCores and their ids, memory,\n"
 		   "connected devices, PCI BDF, CPU affinity, NUMA node and the processes\n"
 		   "using each device (pid, command, NeuronCores held).\n"
@@ -35,10 +38,19 @@ void usage(FILE *out)
 		   "                     abi_version, capabilities, device_type)\n"
 		   "      --json         the same as --json-output\n"
 		   "  -t, --topology     the links between devices, one line per device\n"
+		   "      --cdi          a Container Device Interface spec (CDI 0.5.0, JSON,\n"
+		   "                     kind aws.amazon.com/neuron) for /etc/cdi: one CDI\n"
+		   "                     device per /dev/neuron<N>, named <N>, and \"all\";\n"
+		   "                     each node's major/minor from stat(). Needs only the\n"
+		   "                     device nodes, not the driver's sysfs\n"
+		   "      --dev-dir DIR  with --cdi: look for neuron<N> in DIR instead of /dev\n"
+		   "                     (the spec's hostPath says where; the container path\n"
+		   "                     stays /dev/neuron<N>)\n"
 		   "A simulated device has no PCI address: its bdf is the placeholder\n"
 		   "\"ffff:00:<N>.0\" (PCI domain ffff, never a real function; N in hex).\n"
 		   "Exit status: 0 ok; 1 no driver, no device, or a device could not be\n"
-		   "queried (one line on stderr, nothing on stdout); 2 bad usage.\n",
+		   "queried, or (--cdi) a neuron<N> that is not a character device (one\n"
+		   "line on stderr, nothing on stdout); 2 bad usage.\n",
 		   out);
 }
 
@@ -228,15 +240,45 @@ std::string to_topology(const std::vector<device> &devs)
 	return o.str();
 }
 
+int write_cdi(const std::string &dev_dir)
+{
+	std::vector<tools::cdi::node> nodes;
+	std::string err;
+	try {
+		if (!tools::cdi::scan(dev_dir, nodes, err)) {
+			std::fprintf(stderr, "neuron-ls: %s\n", err.c_str());
+			return 1;
+		}
+		if (nodes.empty()) {
+			std::fprintf(stderr, "neuron-ls: no Neuron device nodes in %s\n", dev_dir.c_str());
+			return 1;
+		}
+		std::fputs(tools::cdi::spec_json(nodes).c_str(), stdout);
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "neuron-ls: %s\n", e.what());
+		return 1;
+	}
+	return std::fflush(stdout) == 0 ? 0 : 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	enum { table, json, topology } mode = table;
+	enum { table, json, topology, cdi } mode = table;
+	const char *dev_dir = nullptr;
 	for (int i = 1; i < argc; i++) {
 		std::string_view a = argv[i];
 		if (a == "-j" || a == "--json-output" || a == "--json") {
 			mode = json;
+		} else if (a == "--cdi") {
+			mode = cdi;
+		} else if (a == "--dev-dir" || a.substr(0, 10) == "--dev-dir=") {
+			if (a == "--dev-dir" && i + 1 >= argc) {
+				std::fprintf(stderr, "neuron-ls: --dev-dir needs a directory (see --help)\n");
+				return 2;
+			}
+			dev_dir = a == "--dev-dir" ? argv[++i] : argv[i] + 10;
 		} else if (a == "-t" || a == "--topology") {
 			mode = topology;
 		} else if (a == "--help" || a == "-h") {
@@ -247,6 +289,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+
+	if (dev_dir && mode != cdi) {
+		std::fprintf(stderr, "neuron-ls: --dev-dir goes with --cdi (see --help)\n");
+		return 2;
+	}
+	if (mode == cdi)
+		return write_cdi(dev_dir ? dev_dir : tools::cdi::default_dev_dir);
 
 	if (::access(kClassDir, F_OK) != 0) {
 		std::fprintf(stderr, "neuron-ls: no Neuron driver: %s is missing (is neuron.ko loaded?)\n",

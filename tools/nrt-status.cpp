@@ -10,6 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+
+#include "status_explain.hpp"
 
 namespace {
 
@@ -19,6 +22,7 @@ const char *const usage_text =
 	"usage: nrt-status [--json] CODE|NAME\n"
 	"       nrt-status [--json] --errno ERRNO [--site SITE]\n"
 	"       nrt-status [--json] --all\n"
+	"       nrt-status [--json] --explain CODE|NAME\n"
 	"       nrt-status --help\n"
 	"\n"
 	"  CODE|NAME      an NRT_STATUS value (decimal or 0x hex) or name\n"
@@ -32,10 +36,15 @@ const char *const usage_text =
 	"  --site SITE    open, get_info, nds_acquire, nds_mmap, counter_add,\n"
 	"                 nq_init, nq_mmap, core_reserve, exec\n"
 	"  --all          the table of all 28 codes\n"
+	"  --explain CODE what class of failure CODE is (user_input, transient,\n"
+	"                 resource, execution, hardware; none for success), why\n"
+	"                 the error model puts it there, and what to do; CODE is a\n"
+	"                 number or a name as above, and must be an assigned code\n"
 	"  --json         JSON output for any mode\n"
 	"\n"
 	"exit status: 0 ok; 2 bad usage, or input that names no code/errno/site\n"
-	"(a number that is not an assigned code is still described, as UNKNOWN)\n";
+	"(a number that is not an assigned code is still described, as UNKNOWN,\n"
+	"except by --explain, which prints only the one-line reason on stderr)\n";
 
 [[noreturn]] void die_usage(const char *fmt, const char *arg)
 {
@@ -396,6 +405,7 @@ int main(int argc, char **argv)
 {
 	bool json = false, all = false;
 	const char *errno_arg = nullptr, *site_arg = nullptr, *code_arg = nullptr;
+	const char *explain_arg = nullptr;
 
 	for (int i = 1; i < argc; i++) {
 		const char *v;
@@ -408,6 +418,8 @@ int main(int argc, char **argv)
 			all = true;
 		} else if ((v = opt_value(argc, argv, &i, "--errno"))) {
 			errno_arg = v;
+		} else if ((v = opt_value(argc, argv, &i, "--explain"))) {
+			explain_arg = v;
 		} else if ((v = opt_value(argc, argv, &i, "--site"))) {
 			site_arg = v;
 		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
@@ -419,14 +431,27 @@ int main(int argc, char **argv)
 		}
 	}
 
-	int modes = (all ? 1 : 0) + (errno_arg ? 1 : 0) + (code_arg ? 1 : 0);
+	int modes = (all ? 1 : 0) + (errno_arg ? 1 : 0) + (code_arg ? 1 : 0) +
+		    (explain_arg ? 1 : 0);
 	if (site_arg && !errno_arg)
 		die_usage("%s", "--site goes with --errno");
 	if (modes != 1)
-		die_usage("%s", modes ? "give one of CODE, --errno, --all" : "nothing to explain");
+		die_usage("%s", modes ? "give one of CODE, --errno, --all, --explain" : "nothing to explain");
 
 	if (all) {
 		all_report(json);
+		return 0;
+	}
+
+	if (explain_arg) {
+		const tools::explain::entry *e = nullptr;
+		std::string why;
+		if (!tools::explain::lookup(explain_arg, &e, why)) {
+			std::fprintf(stderr, "nrt-status: --explain: %s\n", why.c_str());
+			return EXIT_USAGE;
+		}
+		std::string out = json ? tools::explain::to_json(*e) + "\n" : tools::explain::to_text(*e);
+		std::fputs(out.c_str(), stdout);
 		return 0;
 	}
 
