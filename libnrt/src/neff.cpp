@@ -11,14 +11,17 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string_view>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace nrt::neff {
 
@@ -145,21 +148,32 @@ NRT_STATUS scan_archive(std::span<const uint8_t> data, std::string *text, payloa
 enum class recipe_read { ok, absent, bad };
 
 // Read a recipe file: absent when it cannot be opened, bad when it is not
-// a regular file of 1..kMaxModelFile bytes or cannot be read whole.
+// a regular file of 1..kMaxModelFile bytes or cannot be read whole. The
+// open does not block (a FIFO of that name is refused, not waited on).
 recipe_read read_recipe(const std::string &path, std::string *text)
 {
-	std::ifstream f(path, std::ios::binary);
-	if (!f)
+	int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return recipe_read::absent;
-	f.seekg(0, std::ios::end);
-	std::streamoff size = f.tellg();
-	if (!f || size <= 0 || static_cast<uint64_t>(size) > kMaxModelFile)
-		return recipe_read::bad;	// also a directory: tellg fails
-	f.seekg(0, std::ios::beg);
-	text->assign(static_cast<size_t>(size), '\0');
-	if (!f.read(text->data(), size))
-		return recipe_read::bad;
-	return recipe_read::ok;
+	struct stat st;
+	recipe_read r = recipe_read::bad;
+	if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    static_cast<uint64_t>(st.st_size) <= kMaxModelFile) {
+		text->assign(static_cast<size_t>(st.st_size), '\0');
+		size_t got = 0;
+		while (got < text->size()) {
+			ssize_t n = ::read(fd, text->data() + got, text->size() - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += static_cast<size_t>(n);
+		}
+		if (got == text->size())
+			r = recipe_read::ok;
+	}
+	::close(fd);
+	return r;
 }
 
 bool all_zero(std::span<const uint8_t> b)

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <span>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -534,6 +535,13 @@ void compiled_neff(void **)
 		d.put(uuid_name, "format 1\nname x\nnc_count 2\n");
 		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
 		d.put(uuid_name, "");
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
+		// a FIFO or a directory of that name: refused at once, never waited on
+		assert_int_equal(unlink((d.path + "/" + uuid_name).c_str()), 0);
+		assert_int_equal(mkfifo((d.path + "/" + uuid_name).c_str(), 0600), 0);
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
+		assert_int_equal(unlink((d.path + "/" + uuid_name).c_str()), 0);
+		assert_int_equal(mkdir((d.path + "/" + uuid_name).c_str(), 0700), 0);
 		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
 	}
 	// MD5 packaging: the recipe is named by the 16-byte digest
