@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// neff-pack: write a NEFF (docs/neff.md) holding a simulated model, or
-// describe one. Used by the tests and the demo.
+// neff-pack: write a NEFF (docs/neff.md) in the SDK's documented layout
+// holding a simulated model, or check and describe one (ours, or one from
+// the Neuron compiler with its simulation recipe). Used by the tests and
+// the demo.
+#include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +12,7 @@
 #include <fstream>
 #include <getopt.h>
 #include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,7 +24,13 @@ void usage(FILE *f)
 {
 	std::fputs(
 		"usage: neff-pack -o FILE [options]      write a NEFF\n"
-		"       neff-pack --info FILE            check a NEFF and print what it holds\n"
+		"       neff-pack --info FILE            check a NEFF and print its header and model\n"
+		"\n"
+		"The header is the SDK's 1024-byte neff_header_t (hash[32] at 172, uuid[16]\n"
+		"at 204, name[256] at 220, ...); the data a gzip'd tar (docs/neff.md).\n"
+		"--info also takes a NEFF from the Neuron compiler: its simulation recipe\n"
+		"(uuid-<uuid>.sim or hash-<digest>.sim) is looked for beside FILE, then\n"
+		"in each directory of $NEURON_SIM_RECIPE_DIR (colon-separated).\n"
 		"\n"
 		"model (written to model.sim inside the archive, docs/neff.md):\n"
 		"  --name NAME            model name (default \"model\")\n"
@@ -33,8 +44,14 @@ void usage(FILE *f)
 		"  --output NAME:BYTES    an output tensor (repeatable, in order)\n"
 		"  --desc FILE            use FILE as model.sim verbatim instead\n"
 		"\n"
+		"header:\n"
+		"  --uuid HEX             the uuid, 32 hex digits (default: derived from the digest)\n"
+		"  --feature-bits N       feature_bits (u64, default 0)\n"
+		"  --lnc N                lnc_size, the logical NeuronCore size (default 1)\n"
+		"  --packaging-version N  pkg_version: 1 = SHA-256 (default), 2 = MD5, others\n"
+		"                         are written as given (and refused by the loader)\n"
+		"\n"
 		"container (tests):\n"
-		"  --packaging-version N  1 = SHA-256 (default), 2 = MD5, others are written as given\n"
 		"  --corrupt-hash         store a wrong digest\n"
 		"  --truncate BYTES       write only the first BYTES bytes\n"
 		"  -h, --help             this text\n",
@@ -66,6 +83,27 @@ nrt::neff::tensor_desc tensor_arg(const char *opt, const char *s)
 	return { std::string(s, colon), num(opt, colon + 1, nrt::neff::kMaxTensorBytes) };
 }
 
+// 32 hex digits (dashes between them allowed, as uuids are usually written)
+std::array<uint8_t, nrt::neff::kUuidLen> uuid_arg(const char *s)
+{
+	std::array<uint8_t, nrt::neff::kUuidLen> u{};
+	size_t n = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == '-')
+			continue;
+		int v = std::isxdigit(static_cast<unsigned char>(*p))
+				? (std::isdigit(static_cast<unsigned char>(*p)) ? *p - '0' : (*p | 0x20) - 'a' + 10)
+				: -1;
+		if (v < 0 || n >= 2 * nrt::neff::kUuidLen)
+			die(std::string("--uuid: expected 32 hex digits, got '") + s + "'");
+		u[n / 2] = static_cast<uint8_t>(u[n / 2] | (n % 2 ? v : v << 4));
+		n++;
+	}
+	if (n != 2 * nrt::neff::kUuidLen)
+		die(std::string("--uuid: expected 32 hex digits, got '") + s + "'");
+	return u;
+}
+
 bool read_file(const char *path, std::vector<uint8_t> *out)
 {
 	std::ifstream f(path, std::ios::binary);
@@ -82,13 +120,31 @@ int info(const char *path)
 		die(std::string(path) + ": " + std::strerror(errno));
 	nrt::neff::header h;
 	nrt::neff::model_desc m;
-	NRT_STATUS st = nrt::neff::parse(b, &h, &m);
+	// a recipe beside the NEFF first, then where nrt_load() looks
+	nrt::neff::load_options opt = nrt::neff::options_from_env();
+	std::string dir = path;
+	size_t slash = dir.rfind('/');
+	dir = slash == std::string::npos ? "." : dir.substr(0, slash + 1);
+	opt.recipe_dirs.insert(opt.recipe_dirs.begin(), dir);
+	nrt::neff::load_info li;
+	NRT_STATUS st = nrt::neff::parse(b, &h, &m, &opt, &li);
 	if (st != NRT_SUCCESS)
-		die(std::string(path) + ": not loadable: " + nrt_get_status_as_str(st));
+		die(std::string(path) + ": not loadable: " + nrt_get_status_as_str(st) +
+		    (li.message.empty() ? "" : ": " + li.message));
 	std::printf("packaging_version %llu\nversion %llu.%llu %s\ndata_size %llu\n",
 		    (unsigned long long)h.packaging_version, (unsigned long long)h.version_major,
 		    (unsigned long long)h.version_minor, h.version_build.c_str(),
 		    (unsigned long long)h.data_size);
+	size_t md_len = h.packaging_version == nrt::neff::kPackagingMd5 ? 16 : 32;
+	std::printf("hash %s\nuuid %s\nneff_name %s\nnum_tpb %u\nrequested_tpb_count %u\n"
+		    "feature_bits 0x%llx\nlnc_size %u\n",
+		    nrt::neff::hex(std::span<const uint8_t>(h.hash).first(md_len)).c_str(),
+		    nrt::neff::hex(h.uuid).c_str(), h.name.c_str(), h.num_tpb, h.requested_tpb_count,
+		    (unsigned long long)h.feature_bits, h.lnc_size);
+	if (li.kind == nrt::neff::payload::compiled)
+		std::printf("payload compiled\nrecipe %s\n", li.recipe.c_str());
+	else
+		std::printf("payload model.sim\n");
 	std::fputs(nrt::neff::format(m).c_str(), stdout);
 	return 0;
 }
@@ -98,7 +154,7 @@ int info(const char *path)
 int main(int argc, char **argv)
 {
 	enum { O_NAME = 256, O_NC, O_RUN, O_OP, O_ARG0, O_ARG1, O_INOFF, O_IN, O_OUT, O_DESC,
-	       O_PKG, O_CORRUPT, O_TRUNC, O_INFO, O_PROXY };
+	       O_PKG, O_CORRUPT, O_TRUNC, O_INFO, O_PROXY, O_UUID, O_FEAT, O_LNC };
 	static const option opts[] = {
 		{ "name", required_argument, nullptr, O_NAME },
 		{ "nc", required_argument, nullptr, O_NC },
@@ -115,6 +171,9 @@ int main(int argc, char **argv)
 		{ "truncate", required_argument, nullptr, O_TRUNC },
 		{ "info", required_argument, nullptr, O_INFO },
 		{ "proxy", required_argument, nullptr, O_PROXY },
+		{ "uuid", required_argument, nullptr, O_UUID },
+		{ "feature-bits", required_argument, nullptr, O_FEAT },
+		{ "lnc", required_argument, nullptr, O_LNC },
 		{ "output-file", required_argument, nullptr, 'o' },
 		{ "help", no_argument, nullptr, 'h' },
 		{ nullptr, 0, nullptr, 0 },
@@ -148,6 +207,9 @@ int main(int argc, char **argv)
 		case O_OUT: m.outputs.push_back(tensor_arg("--output", optarg)); break;
 		case O_DESC: desc = optarg; break;
 		case O_PROXY: m.proxy = optarg; break;
+		case O_UUID: po.uuid = uuid_arg(optarg); po.uuid_set = true; break;
+		case O_FEAT: po.feature_bits = num("--feature-bits", optarg, UINT64_MAX); break;
+		case O_LNC: po.lnc_size = static_cast<uint32_t>(num("--lnc", optarg, UINT32_MAX)); break;
 		case O_PKG: po.packaging_version = num("--packaging-version", optarg, UINT64_MAX); break;
 		case O_CORRUPT: po.corrupt_hash = true; break;
 		case O_TRUNC: truncate = static_cast<long long>(num("--truncate", optarg, 1ull << 40)); break;

@@ -7,6 +7,7 @@
 #include <neuron/neuron_nds.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <sys/socket.h>
@@ -202,7 +203,14 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, std::shared_ptr<mod
 	try {
 		auto m = std::make_shared<model>();
 		neff::header h;
-		NRT_STATUS st = neff::parse(bytes, &h, &m->desc);
+		neff::load_options opt = neff::options_from_env();
+		neff::load_info info;
+		NRT_STATUS st = neff::parse(bytes, &h, &m->desc, &opt, &info);
+		// what the status alone cannot say (which recipe to provide): one
+		// line, as the SDK runtime logs a refused load
+		if (st != NRT_SUCCESS && !info.message.empty())
+			std::fprintf(stderr, "nrt_load: %s: %s\n", nrt_get_status_as_str(st),
+				     info.message.c_str());
 		if (st == NRT_SUCCESS)
 			st = place(m, vnc);
 		if (st != NRT_SUCCESS) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// NEFF parsing and packing (docs/neff.md). The archive is read and written
-// by libarchive and the digest computed by OpenSSL's libcrypto; only the
-// model description (our own line format) is parsed here.
+// NEFF parsing and packing (docs/neff.md). The header is the SDK's
+// documented neff_header_t; the archive is read and written by libarchive
+// and the digest computed by OpenSSL's libcrypto; only the model
+// description (our own line format) is parsed here.
 #include "neff.hpp"
 
 #include <archive.h>
@@ -10,13 +11,22 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <string_view>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace nrt::neff {
+
+static_assert(EVP_MAX_MD_SIZE <= kMaxDigestLen);
+
 namespace {
 
 uint64_t le64(std::span<const uint8_t> b, size_t at)
@@ -64,8 +74,26 @@ struct entry_deleter {
 	void operator()(archive_entry *e) const { archive_entry_free(e); }
 };
 
-// The model.sim member of a gzip'd tar, or NRT_INVALID.
-NRT_STATUS extract_model(std::span<const uint8_t> data, std::string *text)
+NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m);
+
+// "sgNN/def.json" (NN: one or more digits): a subgraph's starting file in
+// the compiler's layout, which marks a compiled NEFF.
+bool is_subgraph_def(std::string_view p)
+{
+	if (!p.starts_with("sg"))
+		return false;
+	p.remove_prefix(2);
+	size_t digits = 0;
+	while (digits < p.size() && p[digits] >= '0' && p[digits] <= '9')
+		digits++;
+	return digits > 0 && p.substr(digits) == "/def.json";
+}
+
+// Scan a tar, plain or gzip'd: the model.sim member's text if there is
+// one, else whether the compiler's layout is there. NRT_INVALID for
+// anything that is not a tar read to its end marker, a second or
+// malformed model.sim, or neither payload.
+NRT_STATUS scan_archive(std::span<const uint8_t> data, std::string *text, payload *kind)
 {
 	std::unique_ptr<archive, archive_deleter> a(archive_read_new());
 	if (!a)
@@ -75,7 +103,7 @@ NRT_STATUS extract_model(std::span<const uint8_t> data, std::string *text)
 		return NRT_FAILURE;
 	if (archive_read_open_memory(a.get(), data.data(), data.size()) != ARCHIVE_OK)
 		return NRT_INVALID;
-	bool found = false, eof = false;
+	bool found = false, compiled = false, eof = false;
 	for (size_t n = 0; n <= kMaxMembers; n++) {
 		archive_entry *e;
 		int r = archive_read_next_header(a.get(), &e);
@@ -83,18 +111,21 @@ NRT_STATUS extract_model(std::span<const uint8_t> data, std::string *text)
 			eof = true;	// the whole archive read to its end marker
 			break;
 		}
-		if (n == kMaxMembers)
+		if (n == kMaxMembers || r != ARCHIVE_OK)
 			return NRT_INVALID;
-		if (r != ARCHIVE_OK)
-			return NRT_INVALID;
-		// gzip only: a plain or otherwise compressed tar is not a NEFF
-		if (n == 0 && (archive_filter_count(a.get()) != 2 ||
-			       archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP))
-			return NRT_INVALID;
+		// a tar, gzip'd or not: no other compression or format
+		if (n == 0) {
+			int filters = archive_filter_count(a.get());
+			if (filters > 2 ||
+			    (filters == 2 && archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP))
+				return NRT_INVALID;
+		}
 		const char *path = archive_entry_pathname(e);
 		std::string_view p = path ? path : "";
 		if (p.starts_with("./"))
 			p.remove_prefix(2);
+		if (is_subgraph_def(p) && archive_entry_filetype(e) == AE_IFREG)
+			compiled = true;
 		if (p != kModelFile)
 			continue;	// other members are not read (data skipped lazily)
 		if (found || archive_entry_filetype(e) != AE_IFREG || !archive_entry_size_is_set(e) ||
@@ -107,7 +138,81 @@ NRT_STATUS extract_model(std::span<const uint8_t> data, std::string *text)
 			return NRT_INVALID;
 		found = true;
 	}
-	return found && eof ? NRT_SUCCESS : NRT_INVALID;
+	if (!eof)
+		return NRT_INVALID;
+	// model.sim wins: a NEFF may carry both, for the simulator and hardware
+	*kind = found ? payload::sim : compiled ? payload::compiled : payload::none;
+	return *kind == payload::none ? NRT_INVALID : NRT_SUCCESS;
+}
+
+enum class recipe_read { ok, absent, bad };
+
+// Read a recipe file: absent when it cannot be opened, bad when it is not
+// a regular file of 1..kMaxModelFile bytes or cannot be read whole. The
+// open does not block (a FIFO of that name is refused, not waited on).
+recipe_read read_recipe(const std::string &path, std::string *text)
+{
+	int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return recipe_read::absent;
+	struct stat st;
+	recipe_read r = recipe_read::bad;
+	if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    static_cast<uint64_t>(st.st_size) <= kMaxModelFile) {
+		text->assign(static_cast<size_t>(st.st_size), '\0');
+		size_t got = 0;
+		while (got < text->size()) {
+			ssize_t n = ::read(fd, text->data() + got, text->size() - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += static_cast<size_t>(n);
+		}
+		if (got == text->size())
+			r = recipe_read::ok;
+	}
+	::close(fd);
+	return r;
+}
+
+bool all_zero(std::span<const uint8_t> b)
+{
+	return std::all_of(b.begin(), b.end(), [](uint8_t c) { return c == 0; });
+}
+
+// The recipe of a compiled NEFF: uuid-<uuid>.sim, then hash-<digest>.sim,
+// in each directory in order; the first one present is used.
+NRT_STATUS find_recipe(const header &h, size_t md_len, const load_options *opt, load_info *info,
+		       model_desc *m)
+{
+	std::vector<std::string> names;
+	if (!all_zero(h.uuid))
+		names.push_back("uuid-" + hex(h.uuid) + kRecipeSuffix);
+	names.push_back("hash-" + hex(std::span<const uint8_t>(h.hash).first(md_len)) + kRecipeSuffix);
+	std::vector<std::string> dirs;
+	if (opt)
+		dirs = opt->recipe_dirs;
+	for (const auto &d : dirs) {
+		for (const auto &n : names) {
+			std::string path = d.empty() || d.back() == '/' ? d + n : d + "/" + n;
+			info->tried.push_back(path);
+			std::string text;
+			recipe_read r = read_recipe(path, &text);
+			if (r == recipe_read::absent)
+				continue;
+			info->recipe = path;
+			NRT_STATUS st = r == recipe_read::ok ? parse_model_throwing(text, m) : NRT_INVALID;
+			if (st != NRT_SUCCESS)
+				info->message = "simulation recipe " + path + " is not a valid model.sim";
+			return st;
+		}
+	}
+	info->message = "NEFF '" + h.name + "' was built by the Neuron compiler; the simulated device "
+			"runs it from a simulation recipe: put one named " + names.front() +
+			(names.size() > 1 ? " or " + names.back() : std::string()) +
+			" in $" + kRecipeEnv + " (docs/neff.md)";
+	return NRT_UNSUPPORTED_NEFF_VERSION;
 }
 
 bool valid_name(std::string_view s)
@@ -263,7 +368,7 @@ NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 
 } // namespace
 
-size_t digest(uint64_t packaging_version, std::span<const uint8_t> data, uint8_t md[kHashLen])
+size_t digest(uint64_t packaging_version, std::span<const uint8_t> data, uint8_t *md)
 {
 	const EVP_MD *type;
 	if (packaging_version == kPackagingSha256)
@@ -278,6 +383,33 @@ size_t digest(uint64_t packaging_version, std::span<const uint8_t> data, uint8_t
 	return len;
 }
 
+std::string hex(std::span<const uint8_t> b)
+{
+	static constexpr char digits[] = "0123456789abcdef";
+	std::string s;
+	s.reserve(b.size() * 2);
+	for (uint8_t c : b) {
+		s += digits[c >> 4];
+		s += digits[c & 15];
+	}
+	return s;
+}
+
+load_options options_from_env()
+{
+	load_options o;
+	const char *v = std::getenv(kRecipeEnv);
+	std::string_view s = v ? v : "";
+	while (!s.empty()) {
+		size_t c = s.find(':');
+		std::string_view d = s.substr(0, c);
+		if (!d.empty())
+			o.recipe_dirs.emplace_back(d);
+		s = c == std::string_view::npos ? std::string_view{} : s.substr(c + 1);
+	}
+	return o;
+}
+
 NRT_STATUS parse_header(std::span<const uint8_t> b, header *h) noexcept
 {
 	if (b.size() < kHeaderSize)
@@ -290,8 +422,13 @@ NRT_STATUS parse_header(std::span<const uint8_t> b, header *h) noexcept
 		h->version_minor = le64(b, off::version_minor);
 		h->version_build = cstr(b, off::version_build, kVersionBuildLen);
 		h->num_tpb = le32(b, off::num_tpb);
-		h->requested_tpb_count = le32(b, off::requested_tpb_count);
+		std::memcpy(h->hash.data(), b.data() + off::hash, kHashLen);
+		std::memcpy(h->uuid.data(), b.data() + off::uuid, kUuidLen);
 		h->name = cstr(b, off::name, kNameLen);
+		h->requested_tpb_count = le32(b, off::requested_tpb_count);
+		std::memcpy(h->tpb_per_node.data(), b.data() + off::tpb_per_node, kTpbPerNodeLen);
+		h->feature_bits = le64(b, off::feature_bits);
+		h->lnc_size = le32(b, off::lnc_size);
 	} catch (...) {
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	}
@@ -307,40 +444,51 @@ NRT_STATUS parse_model(std::string_view text, model_desc *model) noexcept
 	}
 }
 
-NRT_STATUS parse(std::span<const uint8_t> b, header *h, model_desc *m) noexcept
+NRT_STATUS parse(std::span<const uint8_t> b, header *h, model_desc *m, const load_options *opt,
+		 load_info *info) noexcept
 {
+	load_info scratch;
+	if (!info)
+		info = &scratch;
 	NRT_STATUS st = parse_header(b, h);
 	if (st != NRT_SUCCESS)
 		return st;
 	// The version decides how the rest is read, so it is checked first.
 	if (h->packaging_version != kPackagingSha256 && h->packaging_version != kPackagingMd5)
 		return NRT_UNSUPPORTED_NEFF_VERSION;
+	// data_size is compared without adding to it: any u64 is safe
 	if (h->header_size != kHeaderSize || h->data_size == 0 ||
 	    h->data_size != b.size() - kHeaderSize)
 		return NRT_INVALID;
 	auto data = b.subspan(kHeaderSize);
-	uint8_t md[kHashLen] = {};
+	uint8_t md[kMaxDigestLen] = {};
 	size_t len = digest(h->packaging_version, data, md);
-	if (!len)
+	if (!len || len > kHashLen)
 		return NRT_FAILURE;
-	// the digest, then zeros to the end of the field
-	uint8_t want[kHashLen] = {};
-	std::memcpy(want, md, len);
-	if (CRYPTO_memcmp(want, b.data() + off::hash, kHashLen) != 0)
+	// the digest's own length: what follows an MD5 in the field is not
+	// described by the SDK, so it is not judged
+	if (CRYPTO_memcmp(md, b.data() + off::hash, len) != 0)
 		return NRT_INVALID;
 	try {
 		std::string text;
-		st = extract_model(data, &text);
+		st = scan_archive(data, &text, &info->kind);
 		if (st != NRT_SUCCESS)
 			return st;
-		st = parse_model_throwing(text, m);
+		if (info->kind == payload::sim)
+			st = parse_model_throwing(text, m);
+		else
+			st = find_recipe(*h, len, opt, info, m);
 		if (st != NRT_SUCCESS)
 			return st;
 	} catch (...) {
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	}
-	if (h->requested_tpb_count && h->requested_tpb_count != m->nc_count)
+	if (h->requested_tpb_count && h->requested_tpb_count != m->nc_count) {
+		info->message = "the model needs " + std::to_string(m->nc_count) +
+				" NeuronCore(s), the header requests " +
+				std::to_string(h->requested_tpb_count);
 		return NRT_INVALID;
+	}
 	return NRT_SUCCESS;
 }
 
@@ -381,30 +529,34 @@ la_ssize_t append_cb(archive *, void *ctx, const void *buf, size_t n)
 
 } // namespace
 
-bool pack(std::string_view text, const model_desc *hm, const pack_options &opt,
-	  std::vector<uint8_t> *out)
+bool pack_members(const std::vector<member> &members, const model_desc *hm,
+		  const pack_options &opt, std::vector<uint8_t> *out)
 {
 	std::vector<uint8_t> data;
 	{
 		std::unique_ptr<archive, archive_write_deleter> a(archive_write_new());
-		std::unique_ptr<archive_entry, entry_deleter> e(archive_entry_new());
-		if (!a || !e)
+		if (!a)
 			return false;
 		if (archive_write_add_filter_gzip(a.get()) != ARCHIVE_OK ||
 		    archive_write_set_format_ustar(a.get()) != ARCHIVE_OK ||
 		    archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
 		    archive_write_open(a.get(), &data, nullptr, append_cb, nullptr) != ARCHIVE_OK)
 			return false;
-		archive_entry_set_pathname(e.get(), kModelFile);
-		archive_entry_set_filetype(e.get(), AE_IFREG);
-		archive_entry_set_perm(e.get(), 0644);
-		archive_entry_set_size(e.get(), static_cast<la_int64_t>(text.size()));
-		if (archive_write_header(a.get(), e.get()) != ARCHIVE_OK)
-			return false;
-		if (!text.empty() &&
-		    archive_write_data(a.get(), text.data(), text.size()) !=
-			    static_cast<la_ssize_t>(text.size()))
-			return false;
+		for (const auto &mb : members) {
+			std::unique_ptr<archive_entry, entry_deleter> e(archive_entry_new());
+			if (!e)
+				return false;
+			archive_entry_set_pathname(e.get(), mb.path.c_str());
+			archive_entry_set_filetype(e.get(), AE_IFREG);
+			archive_entry_set_perm(e.get(), 0644);
+			archive_entry_set_size(e.get(), static_cast<la_int64_t>(mb.data.size()));
+			if (archive_write_header(a.get(), e.get()) != ARCHIVE_OK)
+				return false;
+			if (!mb.data.empty() &&
+			    archive_write_data(a.get(), mb.data.data(), mb.data.size()) !=
+				    static_cast<la_ssize_t>(mb.data.size()))
+				return false;
+		}
 		if (archive_write_close(a.get()) != ARCHIVE_OK)
 			return false;
 	}
@@ -420,20 +572,43 @@ bool pack(std::string_view text, const model_desc *hm, const pack_options &opt,
 	uint32_t nc = hm ? hm->nc_count : 0;
 	put32(h + off::num_tpb, nc);
 	put32(h + off::requested_tpb_count, nc);
-	if (hm)
+	if (hm) {
 		std::memcpy(h + off::name, hm->name.data(), std::min(hm->name.size(), kNameLen - 1));
-	uint8_t md[kHashLen] = {};
+		// one kelf node, on every NeuronCore the model needs
+		h[off::tpb_per_node] = static_cast<uint8_t>(std::min<uint32_t>(nc, UINT8_MAX));
+	}
+	put64(h + off::feature_bits, opt.feature_bits);
+	put32(h + off::lnc_size, opt.lnc_size);
+	uint8_t md[kMaxDigestLen] = {};
 	// an unsupported version gets a SHA-256, so only the version is wrong
 	uint64_t dv = opt.packaging_version == kPackagingMd5 ? kPackagingMd5 : kPackagingSha256;
-	if (!digest(dv, data, md))
+	size_t len = digest(dv, data, md);
+	if (!len || len > kHashLen)
 		return false;
 	if (opt.corrupt_hash)
 		md[0] ^= 0x5a;
-	std::memcpy(h + off::hash, md, kHashLen);
-	// uuid: a digest-derived value, so the same input packs the same bytes
-	std::memcpy(h + off::uuid, md, kUuidLen);
+	std::memcpy(h + off::hash, md, len);
+	// uuid: given, or the digest's first 16 bytes with the RFC 4122
+	// version-4 and variant bits, so the same input packs the same bytes
+	if (opt.uuid_set) {
+		std::memcpy(h + off::uuid, opt.uuid.data(), kUuidLen);
+	} else {
+		std::memcpy(h + off::uuid, md, kUuidLen);
+		h[off::uuid + 6] = static_cast<uint8_t>((h[off::uuid + 6] & 0x0f) | 0x40);
+		h[off::uuid + 8] = static_cast<uint8_t>((h[off::uuid + 8] & 0x3f) | 0x80);
+	}
 	out->insert(out->end(), data.begin(), data.end());
 	return true;
+}
+
+bool pack(std::string_view text, const model_desc *hm, const pack_options &opt,
+	  std::vector<uint8_t> *out)
+{
+	try {
+		return pack_members({ member{ kModelFile, std::string(text) } }, hm, opt, out);
+	} catch (...) {
+		return false;
+	}
 }
 
 } // namespace nrt::neff

@@ -6,6 +6,9 @@
 //      (libarchive's gzip and tar readers, member selection)
 //   2: the bytes are model.sim, packed into a valid NEFF (the description
 //      parser, through the same path nrt_load takes)
+// The data section of mode 1 may also be a compiled NEFF's tar (an
+// sgNN/def.json member): with no recipe directory that is a refusal, and
+// no file is ever read.
 // Any status is fine; a crash, leak, or undefined behaviour is not. A
 // success must describe a model the rules allow.
 #include <cstddef>
@@ -54,9 +57,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint64_t n = rest.size();
 		for (size_t i = 0; i < 8; i++)
 			b[off::data_size + i] = static_cast<uint8_t>(n >> (8 * i));
-		uint8_t md[kHashLen] = {};
+		uint8_t md[kMaxDigestLen] = {};
 		digest(kPackagingSha256, rest, md);
-		std::memcpy(b.data() + off::hash, md, kHashLen);
+		std::memcpy(b.data() + off::hash, md, kHashLen);	// SHA-256 fills the field
 		b.insert(b.end(), rest.begin(), rest.end());
 		run(b);
 	} else {

@@ -100,6 +100,10 @@ seed fuzz_neff desc '\002format 1\nname m\nop affine_u32 3 7\ninput in 64\noutpu
 seed fuzz_neff desc2 '\002format 1\nname m\nnc_count 2\nrun_time_us 10\nop xor_u8 255\nin_offset 4\ninput a 8\ninput b 4\noutput c 4\n'
 seed fuzz_neff raw '\000\001\000\000\000\000\000\000\000\000\004'
 seed fuzz_neff gz '\001\037\213\010\000\000\000\000\000\000\003'
+# a compiled NEFF's data section (mode 1): a plain tar with sg00/def.json
+mkdir -p "$work/cneff/sg00"
+printf '{"var": {}}' >"$work/cneff/sg00/def.json"
+{ printf '\001'; tar -C "$work/cneff" -cf - --format=ustar sg00; } >"$work/fuzz_neff/corpus/compiled"
 
 # ---- run ------------------------------------------------------------------
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}

@@ -1,18 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// NEFF container and model description (libnrt/src/neff.*): the public
-// header layout, digests, version refusal, truncation and corruption, and
-// every rule of the model.sim format (docs/neff.md).
+// NEFF container and model description (libnrt/src/neff.*): the SDK's
+// documented header layout (written here by hand, offsets as literals),
+// digests of both packaging versions, version refusal, truncation and
+// corruption, a compiled NEFF (the SDK's tarball members, written here with
+// libarchive) and its simulation recipe, and every rule of the model.sim
+// format (docs/neff.md).
 #include <csetjmp>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+// the C++ headers first: cmocka defines fail(), which std::ios has too
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <span>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <openssl/evp.h>
+
 extern "C" {
 #include <cmocka.h>
 }
-
-#include <string>
-#include <vector>
 
 #include "neff.hpp"
 
@@ -72,7 +86,7 @@ void wr64(std::vector<uint8_t> &b, size_t at, uint64_t v)
 // Recompute the digest after changing the data (a "valid" corrupt archive).
 void rehash(std::vector<uint8_t> &b)
 {
-	uint8_t md[kHashLen] = {};
+	uint8_t md[kMaxDigestLen] = {};
 	size_t n = digest(rd64(b, off::packaging_version), { b.data() + kHeaderSize, b.size() - kHeaderSize }, md);
 	assert_true(n > 0);
 	std::memset(b.data() + off::hash, 0, kHashLen);
@@ -112,21 +126,113 @@ void roundtrip(void **)
 
 void header_layout(void **)
 {
+	// the SDK's neff_header_t, offsets as the documentation gives them
 	auto b = packed(sample());
-	assert_int_equal(rd64(b, 0), 1);
-	assert_int_equal(rd64(b, 8), 1024);
-	assert_int_equal(rd64(b, 16), b.size() - 1024);
-	assert_int_equal(rd64(b, 24), 1);	// version_major
-	assert_int_equal(rd64(b, 32), 0);	// version_minor
-	assert_memory_equal(&b[40], "neff-pack", 10);
+	assert_int_equal(rd64(b, 0), 1);	// pkg_version
+	assert_int_equal(rd64(b, 8), 1024);	// header_size
+	assert_int_equal(rd64(b, 16), b.size() - 1024);	// data_size
+	assert_int_equal(rd64(b, 24), 1);	// neff_version_major
+	assert_int_equal(rd64(b, 32), 0);	// neff_version_minor
+	assert_memory_equal(&b[40], "neff-pack", 10);	// neff_build_version[128]
 	assert_int_equal(b[168], 1);		// num_tpb
-	assert_memory_equal(&b[268], "sample", 7);
-	assert_int_equal(b[524], 1);		// requested_tpb_count
-	for (size_t i = 592; i < 1024; i++)
+	// hash[32] at 172: the SHA-256 of the data
+	uint8_t md[32];
+	unsigned int len = 0;
+	assert_int_equal(EVP_Digest(b.data() + 1024, b.size() - 1024, md, &len, EVP_sha256(), nullptr), 1);
+	assert_int_equal(len, 32);
+	assert_memory_equal(&b[172], md, 32);
+	// uuid[16] at 204: an RFC 4122 version-4 uuid
+	assert_int_equal(b[204 + 6] >> 4, 4);
+	assert_int_equal(b[204 + 8] >> 6, 2);
+	assert_memory_equal(&b[220], "sample", 7);	// name[256]
+	assert_int_equal(b[476], 1);		// requested_tpb_count
+	assert_int_equal(b[480], 1);		// tpb_per_node[64]
+	assert_int_equal(rd64(b, 544), 0);	// feature_bits
+	assert_int_equal(b[552], 1);		// lnc_size
+	for (size_t i = 556; i < 1024; i++)	// pad[468]
 		assert_int_equal(b[i], 0);
 	// the data is a gzip stream
 	assert_int_equal(b[1024], 0x1f);
 	assert_int_equal(b[1025], 0x8b);
+}
+
+void wr32(std::vector<uint8_t> &b, size_t at, uint32_t v)
+{
+	for (size_t i = 0; i < 4; i++)
+		b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// A header written field by field at the documented offsets, in front of
+// @data, with the digest of @pkg (1: SHA-256, 2: MD5) computed here.
+std::vector<uint8_t> by_hand(uint64_t pkg, const std::vector<uint8_t> &data, const uint8_t uuid[16],
+			     const char *name, uint32_t tpb)
+{
+	std::vector<uint8_t> b(1024, 0);
+	wr64(b, 0, pkg);
+	wr64(b, 8, 1024);
+	wr64(b, 16, data.size());
+	wr64(b, 24, 2);
+	wr64(b, 32, 7);
+	std::memcpy(&b[40], "2.21.0.0+test", 13);
+	wr32(b, 168, tpb);
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	assert_int_equal(EVP_Digest(data.data(), data.size(), md, &len,
+				    pkg == 2 ? EVP_md5() : EVP_sha256(), nullptr), 1);
+	std::memcpy(&b[172], md, len);
+	std::memcpy(&b[204], uuid, 16);
+	std::memcpy(&b[220], name, std::strlen(name));
+	wr32(b, 476, tpb);
+	b[480] = static_cast<uint8_t>(tpb);
+	wr64(b, 544, 0x5);
+	wr32(b, 552, 2);
+	b.insert(b.end(), data.begin(), data.end());
+	return b;
+}
+
+const uint8_t kUuid[16] = { 0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0x4d, 0xef,
+			    0x80, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77 };
+
+void documented_layout(void **)
+{
+	// the data section of a NEFF packed by us, behind a header written here
+	auto ours = packed(sample());
+	std::vector<uint8_t> data(ours.begin() + 1024, ours.end());
+	for (uint64_t pkg : { uint64_t{ 1 }, uint64_t{ 2 } }) {
+		auto b = by_hand(pkg, data, kUuid, "sample", 1);
+		header h;
+		model_desc m;
+		load_info li;
+		assert_int_equal(parse(b, &h, &m, nullptr, &li), NRT_SUCCESS);
+		assert_int_equal(static_cast<int>(li.kind), static_cast<int>(payload::sim));
+		assert_int_equal(h.packaging_version, pkg);
+		assert_int_equal(h.version_major, 2);
+		assert_int_equal(h.version_minor, 7);
+		assert_string_equal(h.version_build.c_str(), "2.21.0.0+test");
+		assert_int_equal(h.num_tpb, 1);
+		assert_string_equal(h.name.c_str(), "sample");
+		assert_memory_equal(h.uuid.data(), kUuid, 16);
+		assert_string_equal(hex(h.uuid).c_str(), "123456789abc4def8011223344556677");
+		assert_int_equal(h.requested_tpb_count, 1);
+		assert_int_equal(h.tpb_per_node[0], 1);
+		assert_int_equal(h.feature_bits, 5);
+		assert_int_equal(h.lnc_size, 2);
+		assert_memory_equal(h.hash.data(), &b[172], 32);
+		assert_string_equal(m.name.c_str(), "sample");
+		// a bad digest is refused with NRT_INVALID (one bit of the field)
+		auto bad = b;
+		bad[172 + 3] ^= 0x10;
+		assert_int_equal(parse_bytes(bad), NRT_INVALID);
+		// the digest of the other packaging version is a bad digest too
+		auto swapped = b;
+		wr64(swapped, 0, pkg == 1 ? 2 : 1);
+		assert_int_equal(parse_bytes(swapped), NRT_INVALID);
+		// a 255-byte name with no NUL in the field reads back whole
+		auto longname = b;
+		std::memset(&longname[220], 'n', 256);
+		assert_int_equal(parse(longname, &h, &m), NRT_SUCCESS);
+		assert_int_equal(h.name.size(), 256);
+	}
 }
 
 void unsupported_versions(void **)
@@ -162,6 +268,24 @@ void truncated(void **)
 	auto x = b;
 	x.push_back(0);
 	assert_int_equal(parse_bytes(x), NRT_INVALID);
+	// lengths beyond the file: data_size past the end (up to the largest
+	// u64, which must not wrap), header_size past the end
+	for (uint64_t d : { uint64_t{ b.size() - 1023 }, uint64_t{ 1 } << 40,
+			    UINT64_MAX - 1023, UINT64_MAX }) {
+		auto y = b;
+		wr64(y, off::data_size, d);
+		assert_int_equal(parse_bytes(y), NRT_INVALID);
+	}
+	for (uint64_t hs : { uint64_t{ 0 }, uint64_t{ 1023 }, uint64_t{ 1025 }, uint64_t{ b.size() + 1 },
+			     UINT64_MAX }) {
+		auto y = b;
+		wr64(y, off::header_size, hs);
+		assert_int_equal(parse_bytes(y), NRT_INVALID);
+	}
+	// data_size 0 with nothing after the header
+	std::vector<uint8_t> hdr_only(b.begin(), b.begin() + 1024);
+	wr64(hdr_only, off::data_size, 0);
+	assert_int_equal(parse_bytes(hdr_only), NRT_INVALID);
 }
 
 void corrupt(void **)
@@ -177,10 +301,27 @@ void corrupt(void **)
 		b[i] ^= 0x01;
 		assert_int_equal(parse_bytes(b), NRT_INVALID);
 	}
-	// a non-zero byte after the digest
+	// every byte of a SHA-256 is judged; the 16 bytes after an MD5 are not
+	// (the SDK does not describe them)
 	auto b = good;
-	b[off::hash + 40] = 1;
+	b[off::hash + 31] ^= 1;
 	assert_int_equal(parse_bytes(b), NRT_INVALID);
+	pack_options o2;
+	o2.packaging_version = kPackagingMd5;
+	b = packed(sample(), o2);
+	b[off::hash + 15] ^= 1;
+	assert_int_equal(parse_bytes(b), NRT_INVALID);
+	b[off::hash + 15] ^= 1;
+	b[off::hash + 16] = 0xee;
+	assert_int_equal(parse_bytes(b), NRT_SUCCESS);
+	// the informational fields are not judged
+	b = good;
+	b[off::uuid] ^= 0xff;
+	b[off::tpb_per_node + 5] = 9;
+	b[off::feature_bits] = 0x80;
+	b[off::lnc_size] = 4;
+	b[off::pad + 100] = 1;
+	assert_int_equal(parse_bytes(b), NRT_SUCCESS);
 	// header_size other than 1024
 	b = good;
 	wr64(b, off::header_size, 512);
@@ -275,6 +416,191 @@ void archive_members(void **)
 	assert_int_equal(parse_bytes(packed_text(big)), NRT_SUCCESS);
 }
 
+la_ssize_t to_vector(archive *, void *ctx, const void *buf, size_t n)
+{
+	auto *v = static_cast<std::vector<uint8_t> *>(ctx);
+	v->insert(v->end(), static_cast<const uint8_t *>(buf), static_cast<const uint8_t *>(buf) + n);
+	return static_cast<la_ssize_t>(n);
+}
+
+// A tar (gzip'd when @gz) of @members, written with libarchive's writer.
+std::vector<uint8_t> tarball(const std::vector<member> &members, bool gz)
+{
+	std::vector<uint8_t> out;
+	archive *a = archive_write_new();
+	assert_non_null(a);
+	if (gz)
+		assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_open(a, &out, nullptr, to_vector, nullptr), ARCHIVE_OK);
+	for (const auto &mb : members) {
+		archive_entry *e = archive_entry_new();
+		archive_entry_set_pathname(e, mb.path.c_str());
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, static_cast<la_int64_t>(mb.data.size()));
+		assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+		assert_int_equal(archive_write_data(a, mb.data.data(), mb.data.size()),
+				 static_cast<la_ssize_t>(mb.data.size()));
+		archive_entry_free(e);
+	}
+	assert_int_equal(archive_write_close(a), ARCHIVE_OK);
+	archive_write_free(a);
+	return out;
+}
+
+// What the SDK documentation lists in a compiled NEFF's tarball: top-level
+// JSON, a subgraph directory with def.json, engine JSONs (Activation.json
+// with its activation tables, DVE.json with its tables) and a constant.
+std::vector<member> compiled_members()
+{
+	return {
+		{ "neff.json", R"({"subgraphs": ["sg00"]})" },
+		{ "sg00/def.json", R"({"dma_queue": {}, "var": {"in": {"type": "input", "var_id": 0, "size": 64}}})" },
+		{ "sg00/Activation.json", R"({"dma": [], "activation_function_sets": ["gelu_and_others"]})" },
+		{ "sg00/gelu_and_others/table.json", "{}" },
+		{ "sg00/DVE.json", R"({"dma": [], "dve_tables": [{"control_table": "default_control_table.bin"}]})" },
+		{ "sg00/default_control_table.bin", std::string(16, '\x01') },
+		{ "sg00/weights.npy", std::string("\x93NUMPY", 6) + std::string(58, ' ') },
+	};
+}
+
+struct tmpdir {
+	std::string path;
+	tmpdir()
+	{
+		const char *t = std::getenv("TMPDIR");
+		std::string tmpl = std::string(t && *t ? t : "/tmp") + "/test_neff.XXXXXX";
+		assert_non_null(mkdtemp(tmpl.data()));
+		path = tmpl;
+	}
+	~tmpdir() { std::system(("rm -rf '" + path + "'").c_str()); }
+	void put(const std::string &name, const std::string &text) const
+	{
+		std::ofstream f(path + "/" + name, std::ios::binary);
+		f << text;
+		assert_true(static_cast<bool>(f));
+	}
+};
+
+void compiled_neff(void **)
+{
+	const std::string recipe = "format 1\nname compiled\nop copy\ninput in 64\noutput out 64\n";
+	for (bool gz : { true, false }) {
+		auto b = by_hand(1, tarball(compiled_members(), gz), kUuid, "compiled-model", 1);
+		const std::string uuid_name = "uuid-123456789abc4def8011223344556677.sim";
+		header h;
+		model_desc m;
+		// no recipe anywhere: refused with a status and a message naming the file
+		{
+			load_info li;
+			assert_int_equal(parse(b, &h, &m, nullptr, &li), NRT_UNSUPPORTED_NEFF_VERSION);
+			assert_int_equal(static_cast<int>(li.kind), static_cast<int>(payload::compiled));
+			assert_non_null(std::strstr(li.message.c_str(), uuid_name.c_str()));
+			assert_non_null(std::strstr(li.message.c_str(), "NEURON_SIM_RECIPE_DIR"));
+			assert_string_equal(h.name.c_str(), "compiled-model");
+		}
+		tmpdir empty, d;
+		load_options opt;
+		opt.recipe_dirs = { empty.path, d.path };
+		{
+			load_info li;
+			assert_int_equal(parse(b, &h, &m, &opt, &li), NRT_UNSUPPORTED_NEFF_VERSION);
+			assert_int_equal(li.tried.size(), 4);	// uuid, hash in each directory
+		}
+		// by hash (the SHA-256 in hex)
+		d.put("hash-" + hex(std::span<const uint8_t>(b.data() + 172, 32)) + ".sim", recipe);
+		{
+			load_info li;
+			assert_int_equal(parse(b, &h, &m, &opt, &li), NRT_SUCCESS);
+			assert_int_equal(static_cast<int>(li.kind), static_cast<int>(payload::compiled));
+			assert_string_equal(m.name.c_str(), "compiled");
+			assert_int_equal(static_cast<int>(m.program), static_cast<int>(op::copy));
+			assert_non_null(std::strstr(li.recipe.c_str(), "/hash-"));
+		}
+		// by uuid, which comes first
+		d.put(uuid_name, "format 1\nname by_uuid\n");
+		{
+			load_info li;
+			assert_int_equal(parse(b, &h, &m, &opt, &li), NRT_SUCCESS);
+			assert_string_equal(m.name.c_str(), "by_uuid");
+			assert_string_equal(li.recipe.c_str(), (d.path + "/" + uuid_name).c_str());
+		}
+		// a recipe that is not a valid model.sim, or asks for other
+		// NeuronCores than the header: NRT_INVALID
+		d.put(uuid_name, "format 1\nname x\nbogus 1\n");
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
+		d.put(uuid_name, "format 2\nname x\n");
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_UNSUPPORTED_NEFF_VERSION);
+		d.put(uuid_name, "format 1\nname x\nnc_count 2\n");
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
+		d.put(uuid_name, "");
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
+		// a FIFO or a directory of that name: refused at once, never waited on
+		assert_int_equal(unlink((d.path + "/" + uuid_name).c_str()), 0);
+		assert_int_equal(mkfifo((d.path + "/" + uuid_name).c_str(), 0600), 0);
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
+		assert_int_equal(unlink((d.path + "/" + uuid_name).c_str()), 0);
+		assert_int_equal(mkdir((d.path + "/" + uuid_name).c_str(), 0700), 0);
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_INVALID);
+	}
+	// MD5 packaging: the recipe is named by the 16-byte digest
+	{
+		auto b = by_hand(2, tarball(compiled_members(), true), kUuid, "md5", 1);
+		std::memset(&b[204], 0, 16);	// no uuid: only the hash is looked for
+		tmpdir d;
+		load_options opt;
+		opt.recipe_dirs = { d.path + "/" };
+		load_info li;
+		header h;
+		model_desc m;
+		assert_int_equal(parse(b, &h, &m, &opt, &li), NRT_UNSUPPORTED_NEFF_VERSION);
+		assert_int_equal(li.tried.size(), 1);
+		std::string name = "hash-" + hex(std::span<const uint8_t>(b.data() + 172, 16)) + ".sim";
+		assert_int_equal(li.tried[0].size(), d.path.size() + 1 + name.size());
+		d.put(name, "format 1\nname md5\n");
+		assert_int_equal(parse(b, &h, &m, &opt), NRT_SUCCESS);
+		assert_string_equal(m.name.c_str(), "md5");
+	}
+	// model.sim beside the compiler's members: our payload wins, no recipe read
+	{
+		auto mem = compiled_members();
+		mem.push_back({ "model.sim", "format 1\nname both\n" });
+		auto b = by_hand(1, tarball(mem, true), kUuid, "both", 1);
+		load_info li;
+		header h;
+		model_desc m;
+		assert_int_equal(parse(b, &h, &m, nullptr, &li), NRT_SUCCESS);
+		assert_int_equal(static_cast<int>(li.kind), static_cast<int>(payload::sim));
+		assert_string_equal(m.name.c_str(), "both");
+	}
+	// neither payload: an archive of other things is not a NEFF we run
+	{
+		auto b = by_hand(1, tarball({ { "sg00/notdef.json", "{}" }, { "readme", "x" } }, true),
+				 kUuid, "neither", 0);
+		assert_int_equal(parse_bytes(b), NRT_INVALID);
+	}
+	// pack_members() writes the same layout
+	{
+		std::vector<uint8_t> b;
+		model_desc hm;
+		hm.name = "packed";
+		assert_true(pack_members(compiled_members(), &hm, {}, &b));
+		assert_int_equal(parse_bytes(b), NRT_UNSUPPORTED_NEFF_VERSION);
+	}
+}
+
+void recipe_env(void **)
+{
+	setenv(kRecipeEnv, "/a::/b/c:", 1);
+	auto o = options_from_env();
+	assert_int_equal(o.recipe_dirs.size(), 2);
+	assert_string_equal(o.recipe_dirs[0].c_str(), "/a");
+	assert_string_equal(o.recipe_dirs[1].c_str(), "/b/c");
+	unsetenv(kRecipeEnv);
+	assert_int_equal(options_from_env().recipe_dirs.size(), 0);
+}
+
 } // namespace
 
 int main()
@@ -282,6 +608,9 @@ int main()
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(roundtrip),
 		cmocka_unit_test(header_layout),
+		cmocka_unit_test(documented_layout),
+		cmocka_unit_test(compiled_neff),
+		cmocka_unit_test(recipe_env),
 		cmocka_unit_test(unsupported_versions),
 		cmocka_unit_test(truncated),
 		cmocka_unit_test(corrupt),
