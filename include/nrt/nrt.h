@@ -217,7 +217,7 @@ NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set, nr
 NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set, int repeat_count);
 
 /*
- * A tensor of @size bytes: DEVICE placement in the HBM of NeuronCore @vnc
+ * A tensor of @size bytes: DEVICE placement in the HBM of visible NeuronCore @vnc
  * (NRT_RESOURCE when it is full), HOST placement in process memory (@vnc
  * ignored, NRT_FAIL_HOST_MEM_ALLOC when that fails). @name may be NULL.
  */

@@ -226,6 +226,8 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 		neff::header h;
 		NRT_STATUS st = neff::parse(bytes, &h, &m->desc);
 		uint32_t need = m->desc.nc_count;
+		if (st == NRT_SUCCESS && need == 0)
+			st = NRT_INVALID;	// the parser refuses it; never divide by it
 		// a count that is not whole copies of the model cannot be staged
 		if (st == NRT_SUCCESS && vnc_count != -1) {
 			if (vnc_count <= 0 || static_cast<uint32_t>(vnc_count) % need)
