@@ -5,11 +5,14 @@
  *
  * Lifecycle guards: every call below that needs the runtime returns
  * NRT_UNINITIALIZED (13) before nrt_init() and NRT_CLOSED (14) after
- * nrt_close(). nrt_get_total_nc_count() and nrt_get_version_string() work
- * in any state.
+ * nrt_close(). The NeuronCore counts (nrt_get_total_nc_count(),
+ * nrt_get_visible_nc_count() and their _vnc_ names) and
+ * nrt_get_version_string() work in any state. What differs from the SDK's
+ * runtime, call by call: docs/sdk-compat.md.
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,13 +23,42 @@
 extern "C" {
 #endif
 
+/* The SDK runtime API version this header follows (the SDK's own numbers). */
+#define NRT_MAJOR_VERSION 2
+#define NRT_MINOR_VERSION 0
+
 typedef enum nrt_framework_type {
 	NRT_FRAMEWORK_TYPE_INVALID = 0,
 	NRT_FRAMEWORK_TYPE_NO_FW = 1,
 	NRT_FRAMEWORK_TYPE_TENSORFLOW = 2,
 	NRT_FRAMEWORK_TYPE_PYTORCH = 3,
 	NRT_FRAMEWORK_TYPE_MXNET = 4,
+	NRT_FRAMEWORK_TYPE_PRECHECK = 5,	/* Neuron node precheck */
 } nrt_framework_type_t;
+
+/*
+ * Element types, with the SDK's values (not in declaration order: the
+ * values are the hardware's type codes). UNKNOWN and INVALID are one value.
+ */
+typedef enum nrt_dtype {
+	NRT_DTYPE_UNKNOWN = 0x0,
+	NRT_DTYPE_INVALID = 0x0,
+	NRT_DTYPE_UINT64 = 0x1,
+	NRT_DTYPE_INT8 = 0x2,
+	NRT_DTYPE_UINT8 = 0x3,
+	NRT_DTYPE_INT16 = 0x4,
+	NRT_DTYPE_UINT16 = 0x5,
+	NRT_DTYPE_BFLOAT16 = 0x6,
+	NRT_DTYPE_FLOAT16 = 0x7,
+	NRT_DTYPE_INT32 = 0x8,
+	NRT_DTYPE_UINT32 = 0x9,
+	NRT_DTYPE_FLOAT32 = 0xA,
+	NRT_DTYPE_FP32R = 0xB,
+	NRT_DTYPE_INT64 = 0xC,
+	NRT_DTYPE_FP8_E3 = 0xD,
+	NRT_DTYPE_FP8_E4 = 0xE,
+	NRT_DTYPE_FP8_E5 = 0xF,
+} nrt_dtype_t;
 
 /* libnrt's version string, e.g. "0.1.0". */
 const char *nrt_get_version_string(void);
@@ -55,14 +87,26 @@ NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, cons
  */
 void nrt_close(void);
 
-/* NeuronCores on every device present (any state; NRT_INVALID on NULL). */
+/*
+ * NeuronCores on every device present (any state; NRT_INVALID on NULL).
+ * The _vnc_ name is the SDK's current one; both answer the same (one
+ * simulated NeuronCore is one virtual NeuronCore here).
+ */
 NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count);
+NRT_STATUS nrt_get_total_vnc_count(uint32_t *vnc_count);
 
 /*
- * NeuronCores this process may use: all of them, or those listed in
- * NEURON_RT_VISIBLE_CORES ("2", "0-3", "1,4,6") that exist.
+ * NeuronCores this process may use, in any state (before nrt_init() too):
+ * all of them, or those NEURON_RT_VISIBLE_CORES names ("2", "0-3",
+ * "1,2,3", "1-2,3": one contiguous ascending run of existing NeuronCores;
+ * anything else is NRT_INVALID here and from nrt_init()). NeuronCore
+ * indexes of nrt_load(), nrt_tensor_allocate() etc. count from the first
+ * of them: with NEURON_RT_VISIBLE_CORES=3,4, index 0 is NeuronCore 3.
+ * When the variable is set, nrt_init() reserves exactly those NeuronCores
+ * for this process (NRT_RESOURCE when another process holds one of them).
  */
 NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count);
+NRT_STATUS nrt_get_visible_vnc_count(uint32_t *vnc_count);
 
 /* ---- simulated execution ----------------------------------------------- */
 
@@ -122,20 +166,37 @@ typedef enum {
 typedef void nrt_tensor_set_t;
 
 /*
- * Load a NEFF (docs/neff.md) onto NeuronCore @vnc (-1: the first free
- * NeuronCores that fit) and reserve the NeuronCores it needs for this
- * process. @vnc_count is deprecated and must be -1. Errors: NRT_INVALID
- * (NULL, truncated or corrupt NEFF, bad @vnc), NRT_UNSUPPORTED_NEFF_VERSION,
- * NRT_LOAD_NOT_ENOUGH_NC, NRT_EXEC_NC_BUSY (@vnc held by another process),
+ * Load a NEFF (docs/neff.md) onto visible NeuronCore @vnc (-1: the first
+ * free run of visible NeuronCores that fits) and reserve the NeuronCores it
+ * needs for this process. @vnc_count is deprecated in the SDK: -1 stages
+ * the model once on the NeuronCores it needs; a positive multiple of that
+ * number reserves that many NeuronCores (the SDK's replicas; executions
+ * run on the first copy here). Errors: NRT_INVALID (NULL, truncated or
+ * corrupt NEFF, @vnc past the visible NeuronCores, @vnc_count 0, below -1
+ * or not a multiple of what the model needs), NRT_UNSUPPORTED_NEFF_VERSION,
+ * NRT_LOAD_NOT_ENOUGH_NC (the NeuronCores asked for do not exist on one
+ * device from @vnc on), NRT_EXEC_NC_BUSY (held by another process),
  * NRT_FAIL_HOST_MEM_ALLOC.
  */
 NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, nrt_model_t **model);
 
+/*
+ * nrt_load() for a NEFF with collective operations. @ctx_device_id is this
+ * worker's rank among the @ctx_device_count devices taking part. Only the
+ * single-worker case exists here (no communicator to other processes or
+ * hosts): @ctx_device_count 1 and @ctx_device_id 0 load like nrt_load();
+ * @ctx_device_count 0 or @ctx_device_id >= @ctx_device_count is
+ * NRT_INVALID; more than one worker is NRT_FAILURE.
+ */
+NRT_STATUS nrt_load_collectives(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+				uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t **model);
+
 /* Unload @model and release its NeuronCores (when no other model holds them). */
 NRT_STATUS nrt_unload(nrt_model_t *model);
 
-/* NeuronCores @model uses. */
+/* NeuronCores @model reserved (its @vnc_count at load); both names answer the same. */
 NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count);
+NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t *model, uint32_t *vnc_count);
 
 NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result);
 void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set);
@@ -156,7 +217,7 @@ NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set, nr
 NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set, int repeat_count);
 
 /*
- * A tensor of @size bytes: DEVICE placement in the HBM of NeuronCore @vnc
+ * A tensor of @size bytes: DEVICE placement in the HBM of visible NeuronCore @vnc
  * (NRT_RESOURCE when it is full), HOST placement in process memory (@vnc
  * ignored, NRT_FAIL_HOST_MEM_ALLOC when that fails). @name may be NULL.
  */
@@ -175,6 +236,39 @@ size_t nrt_tensor_get_size(const nrt_tensor_t *tensor);
 
 /* Set @size bytes from @offset to (uint8_t)@value. */
 NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, int value, size_t size);
+
+/*
+ * A tensor without storage (size 0; reads and writes of any byte are
+ * NRT_INVALID) until nrt_tensor_attach_buffer(). Works in any state, like
+ * every call on host memory. @name may be NULL.
+ */
+NRT_STATUS nrt_tensor_allocate_empty(const char *name, nrt_tensor_t **tensor);
+
+/*
+ * Make @buffer (@size bytes, the caller's, which must outlive the tensor)
+ * the tensor's storage: it becomes a host tensor of @size bytes. Storage
+ * the tensor owned before is released (a device tensor's HBM is freed;
+ * slices made from it keep theirs). NRT_INVALID on a NULL @buffer or a
+ * zero @size.
+ */
+NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t *tensor, void *buffer, size_t size);
+
+/*
+ * A tensor of @size bytes that is bytes [@offset, @offset + @size) of
+ * @tensor_source: no copy, the same memory (host or HBM); the memory stays
+ * alive while either tensor does. NRT_INVALID when the range is outside
+ * the source or @size is 0.
+ */
+NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset, size_t size,
+				     const char *name, nrt_tensor_t **tensor_slice);
+
+/*
+ * The address of a host tensor's bytes (its own memory, an attached
+ * buffer, or its source's for a slice); NULL for an invalid handle, an
+ * empty tensor, and a device tensor: simulated HBM is reached only through
+ * the driver's MEM_READ/MEM_WRITE, it has no address in this process.
+ */
+void *nrt_tensor_get_va(const nrt_tensor_t *tensor);
 
 #ifdef __cplusplus
 }

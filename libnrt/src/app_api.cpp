@@ -54,8 +54,10 @@ void release(Table &table, H **handle)
 
 } // namespace
 
-NRT_EXPORT NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
-			       nrt_model_t **model)
+namespace {
+
+NRT_STATUS load_common(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+		       uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t **model)
 {
 	NRT_STATUS st = runtime_guard();
 	if (st != NRT_SUCCESS)
@@ -63,16 +65,38 @@ NRT_EXPORT NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc,
 	if (!model)
 		return NRT_INVALID;
 	*model = nullptr;
-	if (!neff_bytes || vnc < -1 || vnc_count != -1)
+	// vnc_count: -1, or whole copies of the model (checked once it is parsed)
+	if (!neff_bytes || vnc < -1 || vnc_count < -1 || vnc_count == 0)
 		return NRT_INVALID;
+	if (ctx_device_count == 0 || ctx_device_id >= ctx_device_count)
+		return NRT_INVALID;
+	if (ctx_device_count > 1)
+		return NRT_FAILURE;	// other workers: no communicator in this runtime
 	std::shared_ptr<model::model> m;
-	st = model::load({ static_cast<const uint8_t *>(neff_bytes), size }, vnc, &m);
+	st = model::load({ static_cast<const uint8_t *>(neff_bytes), size }, vnc, vnc_count, &m);
 	if (st != NRT_SUCCESS)
 		return st;
+	m->ctx_device_id = ctx_device_id;
+	m->ctx_device_count = ctx_device_count;
 	st = issue(model::models(), m, model);
 	if (st != NRT_SUCCESS)
 		model::unload(*m);
 	return st;
+}
+
+} // namespace
+
+NRT_EXPORT NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+			       nrt_model_t **model)
+{
+	return load_common(neff_bytes, size, vnc, vnc_count, 0, 1, model);
+}
+
+NRT_EXPORT NRT_STATUS nrt_load_collectives(const void *neff_bytes, size_t size, int32_t vnc,
+					   int32_t vnc_count, uint32_t ctx_device_id,
+					   uint32_t ctx_device_count, nrt_model_t **model)
+{
+	return load_common(neff_bytes, size, vnc, vnc_count, ctx_device_id, ctx_device_count, model);
 }
 
 NRT_EXPORT NRT_STATUS nrt_unload(nrt_model_t *model)
@@ -95,6 +119,11 @@ NRT_EXPORT NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t 
 		return NRT_INVALID;
 	*vnc_count = m->nc_count;
 	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t *model, uint32_t *vnc_count)
+{
+	return nrt_get_model_nc_count(model, vnc_count);
 }
 
 NRT_EXPORT NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result)
@@ -259,4 +288,47 @@ NRT_EXPORT NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, i
 	if (!t)
 		return NRT_INVALID_HANDLE;
 	return tensor::memset(*t, offset, value, size);
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_allocate_empty(const char *name, nrt_tensor_t **tensor)
+{
+	if (!tensor)
+		return NRT_INVALID;
+	*tensor = nullptr;
+	std::shared_ptr<tensor::tensor> t;
+	NRT_STATUS st = tensor::allocate_empty(name, &t);
+	if (st != NRT_SUCCESS)
+		return st;
+	return issue(tensor::tensors(), std::move(t), tensor);
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t *tensor, void *buffer, size_t size)
+{
+	auto t = tensor::tensors().find(tensor);
+	if (!t)
+		return NRT_INVALID_HANDLE;
+	return tensor::attach_buffer(*t, buffer, size);
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset, size_t size,
+						const char *name, nrt_tensor_t **tensor_slice)
+{
+	auto src = tensor::tensors().find(tensor_source);
+	if (!src)
+		return NRT_INVALID_HANDLE;
+	if (!tensor_slice)
+		return NRT_INVALID;
+	*tensor_slice = nullptr;
+	std::shared_ptr<tensor::tensor> t;
+	NRT_STATUS st = tensor::allocate_slice(*src, offset, size, name, &t);
+	if (st != NRT_SUCCESS)
+		return st;
+	return issue(tensor::tensors(), std::move(t), tensor_slice);
+}
+
+NRT_EXPORT void *nrt_tensor_get_va(const nrt_tensor_t *tensor)
+{
+	auto t = tensor::tensors().find(tensor);
+	// a device tensor's HBM has no address in this process (docs/sdk-compat.md)
+	return t ? t->host : nullptr;
 }

@@ -35,6 +35,8 @@ int core_ioctl(rt::device_ctx &d, unsigned long cmd, uint32_t nc)
 void release_core_locked(rt::device_ctx &d, uint32_t nc)
 {
 	rt::core_ctx &c = d.cores[nc];
+	if (c.owned)
+		return;	// nrt_init() reserved it: the process keeps it until nrt_close()
 	std::lock_guard<std::mutex> g(c.lock);
 	if (c.error_ring) {
 		nrt_nq_close(c.error_ring);
@@ -48,7 +50,8 @@ void release_core_locked(rt::device_ctx &d, uint32_t nc)
 int reserve_range_locked(rt::device_ctx &d, uint32_t first, uint32_t count)
 {
 	for (uint32_t i = 0; i < count; i++) {
-		int err = d.cores[first + i].model_refs ? 0 :
+		const rt::core_ctx &c = d.cores[first + i];
+		int err = c.model_refs || c.owned ? 0 :
 			  core_ioctl(d, NEURON_IOCTL_CORE_RESERVE, first + i);
 		if (err) {
 			for (uint32_t j = 0; j < i; j++)
@@ -72,28 +75,42 @@ void count_load_failure(int vnc, NRT_STATUS st)
 	kmetric_update_nds_generic_status(d->nds, static_cast<int>(nc), st);
 }
 
-NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc)
+// Whether visible NeuronCores @vnc .. @vnc + @need - 1 are one run of one
+// device (the visible set is contiguous, so only a device boundary breaks it).
+bool fits(int vnc, uint32_t need, const rt::device_ctx &d, uint32_t nc)
 {
-	uint32_t need = m->desc.nc_count;
+	if (need > ndl_device_get_info(d.dev)->nc_count - nc)
+		return false;
+	std::shared_ptr<rt::device_ctx> last_dev;
+	uint32_t di, last_nc;
+	return locate(vnc + static_cast<int>(need) - 1, &last_dev, &di, &last_nc) &&
+	       last_dev.get() == &d;
+}
+
+// @need NeuronCores (the model's, times its copies) from visible @vnc on,
+// or at the first free run that fits (-1).
+NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc, uint32_t need)
+{
 	std::lock_guard<std::mutex> g(place_lock);
 	if (vnc >= 0) {
 		if (!locate(vnc, &m->dev, &m->device_index, &m->nc_first))
 			return NRT_INVALID;
-		if (need > ndl_device_get_info(m->dev->dev)->nc_count - m->nc_first)
+		if (!fits(vnc, need, *m->dev, m->nc_first))
 			return NRT_LOAD_NOT_ENOUGH_NC;
 		int err = reserve_range_locked(*m->dev, m->nc_first, need);
 		if (err)
 			return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
+		m->vnc_first = static_cast<uint32_t>(vnc);
 		m->nc_count = need;
 		return NRT_SUCCESS;
 	}
-	// the first free run of NeuronCores, device by device
-	for (int g_nc = 0;; g_nc++) {
+	// the first free run of visible NeuronCores, device by device
+	for (int v = 0;; v++) {
 		std::shared_ptr<rt::device_ctx> d;
 		uint32_t di, nc;
-		if (!locate(g_nc, &d, &di, &nc))
+		if (!locate(v, &d, &di, &nc))
 			return NRT_LOAD_NOT_ENOUGH_NC;
-		if (need > ndl_device_get_info(d->dev)->nc_count - nc)
+		if (!fits(v, need, *d, nc))
 			continue;
 		int err = reserve_range_locked(*d, nc, need);
 		if (err == EBUSY)
@@ -103,6 +120,7 @@ NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc)
 		m->dev = std::move(d);
 		m->device_index = di;
 		m->nc_first = nc;
+		m->vnc_first = static_cast<uint32_t>(v);
 		m->nc_count = need;
 		return NRT_SUCCESS;
 	}
@@ -182,7 +200,10 @@ bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_inde
 		return false;
 	rt::runtime &r = rt::rt();
 	std::lock_guard<std::mutex> g(r.lock);
-	uint32_t left = static_cast<uint32_t>(vnc);
+	// visible index -> global NeuronCore index -> (device, NeuronCore)
+	if (static_cast<uint32_t>(vnc) >= r.visible_count)
+		return false;
+	uint32_t left = r.visible_first + static_cast<uint32_t>(vnc);
 	for (size_t i = 0; i < r.devices.size(); i++) {
 		const auto &d = r.devices[i];
 		if (!d)
@@ -198,7 +219,8 @@ bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_inde
 	return false;
 }
 
-NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, std::shared_ptr<model> *out) noexcept
+NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
+		std::shared_ptr<model> *out) noexcept
 {
 	try {
 		auto m = std::make_shared<model>();
@@ -211,8 +233,18 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, std::shared_ptr<mod
 		if (st != NRT_SUCCESS && !info.message.empty())
 			std::fprintf(stderr, "nrt_load: %s: %s\n", nrt_get_status_as_str(st),
 				     info.message.c_str());
+		uint32_t need = m->desc.nc_count;
+		if (st == NRT_SUCCESS && need == 0)
+			st = NRT_INVALID;	// the parser refuses it; never divide by it
+		// a count that is not whole copies of the model cannot be staged
+		if (st == NRT_SUCCESS && vnc_count != -1) {
+			if (vnc_count <= 0 || static_cast<uint32_t>(vnc_count) % need)
+				st = NRT_INVALID;
+			else
+				need = static_cast<uint32_t>(vnc_count);
+		}
 		if (st == NRT_SUCCESS)
-			st = place(m, vnc);
+			st = place(m, vnc, need);
 		if (st != NRT_SUCCESS) {
 			count_load_failure(vnc, st);
 			return st;
@@ -299,20 +331,21 @@ try {
 		arg.bytes = bytes;
 		if (in[0].mem) {
 			arg.in_handle = in[0].mem->handle;
-			arg.in_offset = d.in_offset;
+			arg.in_offset = ti.dev_offset + d.in_offset;
 		} else {
 			// host input: staged through the NeuronCore's scratchpad
 			st = tensor::mem_alloc(m.dev, m.nc_first, NEURON_MEM_LOC_DEVICE,
 					       NEURON_MEM_CAT_SCRATCHPAD, bytes, &stage_in);
 			if (st == NRT_SUCCESS)
 				st = tensor::mem_rw(*stage_in, NEURON_IOCTL_MEM_WRITE, 0, bytes,
-						    ti.host.get() + d.in_offset, 0);
+						    ti.host + d.in_offset, 0);
 			if (st != NRT_SUCCESS)
 				return st;
 			arg.in_handle = stage_in->handle;
 		}
 		if (out[0].mem) {
 			arg.out_handle = out[0].mem->handle;
+			arg.out_offset = to.dev_offset;
 		} else {
 			st = tensor::mem_alloc(m.dev, m.nc_first, NEURON_MEM_LOC_DEVICE,
 					       NEURON_MEM_CAT_SCRATCHPAD, bytes, &stage_out);
@@ -357,7 +390,7 @@ try {
 	record(m, st, &errs, &times);
 	if (host_out && !exec_errno) {
 		NRT_STATUS rs = tensor::mem_rw(*stage_out, NEURON_IOCTL_MEM_READ, 0, host_out->size,
-					       host_out->host.get(), 0);
+					       host_out->host, 0);
 		if (st == NRT_SUCCESS)
 			st = rs;
 	}

@@ -18,16 +18,21 @@ namespace nrt::model {
 struct model {
 	std::shared_ptr<rt::device_ctx> dev;
 	uint32_t device_index = 0;
-	uint32_t nc_first = 0;		// the program runs here
+	uint32_t nc_first = 0;		// the program runs here (the device's index)
+	uint32_t vnc_first = 0;		// the same NeuronCore as a visible index (nrt_load's vnc)
 	uint32_t nc_count = 0;		// nc_first .. nc_first + nc_count - 1 reserved
+	uint32_t ctx_device_id = 0;	// nrt_load_collectives: rank, and of how many
+	uint32_t ctx_device_count = 1;
 	neff::model_desc desc;
 };
 
 using model_table = handles::table<model, handles::kind::model>;
 model_table &models();
 
-// nrt_load() behind the guard: @vnc -1 or a global NeuronCore index.
-NRT_STATUS load(std::span<const uint8_t> neff, int32_t vnc, std::shared_ptr<model> *out) noexcept;
+// nrt_load() behind the guard: @vnc -1 or a visible NeuronCore index,
+// @vnc_count -1 or a multiple of the NeuronCores the model needs.
+NRT_STATUS load(std::span<const uint8_t> neff, int32_t vnc, int32_t vnc_count,
+		std::shared_ptr<model> *out) noexcept;
 // Release the model's NeuronCores (those no other model holds).
 void unload(model &m) noexcept;
 // Release every model (nrt_close()).
@@ -35,7 +40,8 @@ void unload_all() noexcept;
 // One execution, accounted in the NDS slab.
 NRT_STATUS execute(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out) noexcept;
 
-// Global NeuronCore index -> (device, NeuronCore), as nrt_tensor_allocate's vnc.
+// Visible NeuronCore index (0 = the first this process may use) ->
+// (device, NeuronCore), as nrt_load's and nrt_tensor_allocate's vnc.
 bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_index, uint32_t *nc);
 
 } // namespace nrt::model

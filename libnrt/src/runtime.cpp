@@ -96,38 +96,49 @@ uint64_t timeout_from_env()
 	return uint64_t{sec} * 1000000;
 }
 
-// NEURON_RT_VISIBLE_CORES: "n", "a-b" or "a,b,c" -> how many of [0, total) it names.
-uint32_t visible_from_env(uint32_t total)
+NRT_STATUS visible_cores(const char *env, uint32_t total, uint32_t *first, uint32_t *count, bool *set)
 {
-	const char *s = std::getenv("NEURON_RT_VISIBLE_CORES");
-	if (!s || !*s)
-		return total;
-	std::vector<bool> seen(total, false);
-	const char *p = s;
-	while (*p) {
+	*first = 0;
+	*count = total;
+	*set = env && *env;
+	if (!*set)
+		return NRT_SUCCESS;
+	// "3", "3-6", "3,4,5", "3-4,5": each piece starts where the last ended
+	uint64_t lo = 0, next = 0;
+	bool any = false;
+	const char *p = env;
+	while (true) {
+		if (*p < '0' || *p > '9')
+			return NRT_INVALID;
 		char *end;
-		unsigned long a = std::strtoul(p, &end, 10), b;
-		if (end == p)
-			return total;	// malformed: ignore the variable
-		b = a;
+		errno = 0;
+		unsigned long long a = std::strtoull(p, &end, 10), b = a;
+		if (errno)
+			return NRT_INVALID;
 		p = end;
 		if (*p == '-') {
-			b = std::strtoul(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return total;
+			if (p[1] < '0' || p[1] > '9')
+				return NRT_INVALID;
+			b = std::strtoull(p + 1, &end, 10);
+			if (errno || b < a)
+				return NRT_INVALID;
 			p = end;
 		}
-		for (unsigned long i = a; i <= b && i < total; i++)
-			seen[i] = true;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return total;
+		if (b >= total || (any && a != next))
+			return NRT_INVALID;
+		if (!any)
+			lo = a;
+		any = true;
+		next = b + 1;
+		if (*p == '\0')
+			break;
+		if (*p != ',')
+			return NRT_INVALID;
+		p++;
 	}
-	uint32_t n = 0;
-	for (bool v : seen)
-		n += v;
-	return n;
+	*first = static_cast<uint32_t>(lo);
+	*count = static_cast<uint32_t>(next - lo);
+	return NRT_SUCCESS;
 }
 
 } // namespace nrt::rt
@@ -141,7 +152,7 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 {
 	if (r.st == state::initialized)
 		return NRT_INVALID;
-	if (framework < NRT_FRAMEWORK_TYPE_INVALID || framework > NRT_FRAMEWORK_TYPE_MXNET)
+	if (framework < NRT_FRAMEWORK_TYPE_INVALID || framework > NRT_FRAMEWORK_TYPE_PRECHECK)
 		return NRT_INVALID;
 	uint64_t rt_ver, fw_ver, fal_ver;
 	if (!encode_version(NRT_VERSION_STRING, 0, &rt_ver) ||
@@ -174,6 +185,41 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 			devs.resize(static_cast<size_t>(idx[i]) + 1);
 		devs[static_cast<size_t>(idx[i])] = std::move(d);
 	}
+	// the NeuronCores this process may use; named ones become its own now
+	uint32_t total = 0;
+	for (const auto &d : devs)
+		if (d)
+			total += ndl_device_get_info(d->dev)->nc_count;
+	uint32_t first, count;
+	bool named;
+	NRT_STATUS st = visible_cores(std::getenv("NEURON_RT_VISIBLE_CORES"), total, &first, &count, &named);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (named) {
+		uint32_t g = 0;
+		for (auto &d : devs) {
+			if (!d)
+				continue;
+			uint32_t ncs = ndl_device_get_info(d->dev)->nc_count;
+			for (uint32_t nc = 0; nc < ncs; nc++, g++) {
+				if (g < first || g >= first + count)
+					continue;
+				neuron_core_reserve arg{};
+				arg.size = sizeof(arg);
+				arg.nc = nc;
+				if (::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_CORE_RESERVE, &arg) != 0) {
+					// another process owns it: the SDK's nrt_init fails
+					// with NRT_RESOURCE; cores taken so far go back with devs
+					int err = errno;
+					return err == EBUSY ? NRT_RESOURCE
+							    : nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
+				}
+				d->cores[nc].owned = true;
+			}
+		}
+	}
+	r.visible_first = first;
+	r.visible_count = count;
 	r.devices = std::move(devs);
 	r.cfg = nrt_decode_config_from_env();
 	r.timeout_us = timeout_from_env();
@@ -229,25 +275,40 @@ NRT_EXPORT NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count)
 	return NRT_SUCCESS;
 }
 
+NRT_EXPORT NRT_STATUS nrt_get_total_vnc_count(uint32_t *vnc_count)
+{
+	return nrt_get_total_nc_count(vnc_count);
+}
+
+// Any state, as in the SDK: after nrt_init() the set it took, otherwise
+// what NEURON_RT_VISIBLE_CORES names among the NeuronCores present.
 NRT_EXPORT NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
 {
-	runtime &r = rt();
-	std::lock_guard<std::mutex> g(r.lock);
-	NRT_STATUS st = guard(r);
-	if (st != NRT_SUCCESS)
-		return st;
 	if (!nc_count)
 		return NRT_INVALID;
-	uint32_t total = 0;
-	for (const auto &d : r.devices)
-		if (d)
-			total += ndl_device_get_info(d->dev)->nc_count;
-	try {
-		*nc_count = visible_from_env(total);
-	} catch (...) {
-		return NRT_RESOURCE;
+	{
+		runtime &r = rt();
+		std::lock_guard<std::mutex> g(r.lock);
+		if (r.st == state::initialized) {
+			*nc_count = r.visible_count;
+			return NRT_SUCCESS;
+		}
 	}
-	return NRT_SUCCESS;
+	uint32_t total = 0;
+	NRT_STATUS st = nrt_get_total_nc_count(&total);
+	if (st != NRT_SUCCESS)
+		return st;
+	uint32_t first, count;
+	bool named;
+	st = visible_cores(std::getenv("NEURON_RT_VISIBLE_CORES"), total, &first, &count, &named);
+	if (st == NRT_SUCCESS)
+		*nc_count = count;
+	return st;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_visible_vnc_count(uint32_t *vnc_count)
+{
+	return nrt_get_visible_nc_count(vnc_count);
 }
 
 NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_index,

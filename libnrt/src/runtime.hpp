@@ -30,6 +30,7 @@ struct core_ctx {
 	std::mutex lock;	// one execute at a time on this core, in this process
 	nrt_nq_t *error_ring = nullptr;
 	uint32_t model_refs = 0;	// models placed here (model.cpp's place_lock)
+	bool owned = false;		// reserved by nrt_init() (NEURON_RT_VISIBLE_CORES) until close
 };
 
 struct device_ctx {
@@ -40,10 +41,11 @@ struct device_ctx {
 	~device_ctx()
 	{
 		for (size_t i = 0; i < cores.size(); i++) {
-			if (!cores[i].error_ring)
+			if (!cores[i].error_ring && !cores[i].owned)
 				continue;
-			nrt_nq_close(cores[i].error_ring);
-			// executing reserved the core: give it back (ENOENT if it never was)
+			if (cores[i].error_ring)
+				nrt_nq_close(cores[i].error_ring);
+			// nrt_init() or an execution reserved the core: give it back (ENOENT if it never was)
 			neuron_core_reserve rel{};
 			rel.size = sizeof(rel);
 			rel.nc = static_cast<uint32_t>(i);
@@ -64,7 +66,16 @@ struct runtime {
 	std::vector<std::shared_ptr<device_ctx>> devices;
 	nrt_decode_config_t cfg{};
 	uint64_t timeout_us = kDefaultTimeoutUs;
+	// the NeuronCores this process may use (NEURON_RT_VISIBLE_CORES, or
+	// all): global indexes visible_first .. visible_first + visible_count - 1
+	uint32_t visible_first = 0;
+	uint32_t visible_count = 0;
 };
+
+// NEURON_RT_VISIBLE_CORES against @total NeuronCores: the run it names
+// (*@set false and the whole range when it is unset or empty), or
+// NRT_INVALID (malformed, not one ascending contiguous run, past @total).
+NRT_STATUS visible_cores(const char *env, uint32_t total, uint32_t *first, uint32_t *count, bool *set);
 
 
 runtime &rt();

@@ -103,9 +103,59 @@ NRT_STATUS allocate_host(size_t size, const char *name, std::shared_ptr<tensor> 
 	if (st != NRT_SUCCESS)
 		return st;
 	// calloc: zeroed like device memory, and untouched pages cost nothing
-	t->host.reset(static_cast<uint8_t *>(std::calloc(1, size)));
-	if (!t->host)
+	uint8_t *p = static_cast<uint8_t *>(std::calloc(1, size));
+	if (!p)
 		return NRT_FAIL_HOST_MEM_ALLOC;
+	try {
+		t->host_mem = std::shared_ptr<uint8_t>(p, free_deleter{});
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;	// the shared_ptr freed p
+	}
+	t->host = p;
+	*out = std::move(t);
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS allocate_empty(const char *name, std::shared_ptr<tensor> *out) noexcept
+{
+	return make(0, name, NRT_TENSOR_PLACEMENT_HOST, out);
+}
+
+// Attaching while another call uses @t is a caller bug (as in the SDK):
+// the fields below are not locked.
+NRT_STATUS attach_buffer(tensor &t, void *buffer, size_t size) noexcept
+{
+	if (!buffer || size == 0)
+		return NRT_INVALID;
+	t.set_dmem(nullptr);	// a device tensor's HBM is freed (unless a slice holds it)
+	t.host_mem.reset();
+	t.host = static_cast<uint8_t *>(buffer);
+	t.placement = NRT_TENSOR_PLACEMENT_HOST;
+	t.dev_offset = 0;
+	t.size = size;
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS allocate_slice(const tensor &src, uint64_t offset, uint64_t size, const char *name,
+			  std::shared_ptr<tensor> *out) noexcept
+{
+	if (size == 0 || !in_range(src.size, offset, size))
+		return NRT_INVALID;
+	std::shared_ptr<tensor> t;
+	NRT_STATUS st = make(size, name, src.placement, &t);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (src.host) {
+		t->host = src.host + offset;
+		t->host_mem = src.host_mem;	// null for an attached buffer: the caller's
+	} else {
+		auto m = src.dmem();
+		if (!m)
+			return NRT_CLOSED;	// the source's HBM went with nrt_close()
+		t->set_dmem(std::move(m));
+		t->device_index = src.device_index;
+		t->dev_offset = src.dev_offset + offset;
+	}
 	*out = std::move(t);
 	return NRT_SUCCESS;
 }
@@ -138,13 +188,13 @@ NRT_STATUS read(const tensor &t, void *buf, uint64_t offset, uint64_t size) noex
 	if (!buf || !in_range(t.size, offset, size))
 		return NRT_INVALID;
 	if (t.host) {
-		std::memmove(buf, t.host.get() + offset, size);
+		std::memmove(buf, t.host + offset, size);
 		return NRT_SUCCESS;
 	}
 	auto m = t.dmem();
 	if (!m)
 		return NRT_CLOSED;
-	return mem_rw(*m, NEURON_IOCTL_MEM_READ, offset, size, buf, 0);
+	return mem_rw(*m, NEURON_IOCTL_MEM_READ, t.dev_offset + offset, size, buf, 0);
 }
 
 NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noexcept
@@ -152,13 +202,13 @@ NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noe
 	if (!buf || !in_range(t.size, offset, size))
 		return NRT_INVALID;
 	if (t.host) {
-		std::memmove(t.host.get() + offset, buf, size);
+		std::memmove(t.host + offset, buf, size);
 		return NRT_SUCCESS;
 	}
 	auto m = t.dmem();
 	if (!m)
 		return NRT_CLOSED;
-	return mem_rw(*m, NEURON_IOCTL_MEM_WRITE, offset, size, buf, 0);
+	return mem_rw(*m, NEURON_IOCTL_MEM_WRITE, t.dev_offset + offset, size, buf, 0);
 }
 
 NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint64_t size) noexcept
@@ -166,9 +216,9 @@ NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint6
 	if (!in_range(src.size, so, size) || !in_range(dst.size, d_o, size))
 		return NRT_INVALID;
 	if (src.host)
-		return write(dst, src.host.get() + so, d_o, size);	// memmove-safe below
+		return write(dst, src.host + so, d_o, size);	// memmove-safe below
 	if (dst.host)
-		return read(src, dst.host.get() + d_o, so, size);
+		return read(src, dst.host + d_o, so, size);
 	// device to device: both on one NeuronCore, as the SDK requires
 	auto sm = src.dmem(), dm = dst.dmem();
 	if (!sm || !dm)
@@ -179,8 +229,10 @@ NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint6
 	std::unique_ptr<uint8_t[]> bounce(new (std::nothrow) uint8_t[std::min(size, kChunk) + 1]);
 	if (!bounce)
 		return NRT_FAIL_HOST_MEM_ALLOC;
-	// an overlapping copy within one tensor moves backwards when dst is after src
-	bool backwards = &src == &dst && d_o > so;
+	// an overlapping copy within one allocation moves backwards when dst is after src
+	so += src.dev_offset;
+	d_o += dst.dev_offset;
+	bool backwards = sm == dm && d_o > so;
 	for (uint64_t done = 0; done < size;) {
 		uint64_t n = std::min(kChunk, size - done);
 		uint64_t at = backwards ? size - done - n : done;
@@ -199,13 +251,14 @@ NRT_STATUS memset(tensor &t, uint64_t offset, int value, uint64_t size) noexcept
 	if (!in_range(t.size, offset, size))
 		return NRT_INVALID;
 	if (t.host) {
-		std::memset(t.host.get() + offset, value, size);
+		std::memset(t.host + offset, value, size);
 		return NRT_SUCCESS;
 	}
 	auto m = t.dmem();
 	if (!m)
 		return NRT_CLOSED;
-	return mem_rw(*m, NEURON_IOCTL_MEM_SET, offset, size, nullptr, static_cast<uint8_t>(value));
+	return mem_rw(*m, NEURON_IOCTL_MEM_SET, t.dev_offset + offset, size, nullptr,
+		      static_cast<uint8_t>(value));
 }
 
 void release_device_memory() noexcept

@@ -45,8 +45,14 @@ struct tensor {
 	nrt_tensor_placement_t placement = NRT_TENSOR_PLACEMENT_HOST;
 	std::string name;
 	size_t size = 0;
-	std::unique_ptr<uint8_t, free_deleter> host;	// HOST placement
+	// HOST placement: the bytes, null for an empty tensor. They are the
+	// tensor's own (host_mem), a slice of another tensor's (host_mem is
+	// the source's, shared), or a buffer the caller attached (host_mem
+	// null: never freed here).
+	uint8_t *host = nullptr;
+	std::shared_ptr<uint8_t> host_mem;
 	uint32_t device_index = 0;			// DEVICE placement
+	uint64_t dev_offset = 0;			// DEVICE: where in dmem() (slices)
 
 	// DEVICE placement: the memory, or null once nrt_close() released it
 	// (an operation in flight keeps its copy until it returns).
@@ -83,6 +89,14 @@ NRT_STATUS allocate_host(size_t size, const char *name, std::shared_ptr<tensor> 
 // A device tensor on NeuronCore @nc of device @dev.
 NRT_STATUS allocate_device(std::shared_ptr<rt::device_ctx> dev, uint32_t device_index, uint32_t nc,
 			   size_t size, const char *name, std::shared_ptr<tensor> *out) noexcept;
+
+// A tensor without storage (nrt_tensor_allocate_empty).
+NRT_STATUS allocate_empty(const char *name, std::shared_ptr<tensor> *out) noexcept;
+// @buffer (not owned) becomes @t's storage: a host tensor of @size bytes.
+NRT_STATUS attach_buffer(tensor &t, void *buffer, size_t size) noexcept;
+// Bytes [offset, offset + size) of @src, sharing its memory.
+NRT_STATUS allocate_slice(const tensor &src, uint64_t offset, uint64_t size, const char *name,
+			  std::shared_ptr<tensor> *out) noexcept;
 
 // nrt_close(): every device tensor's memory is freed (the handles stay
 // valid; their device operations answer NRT_CLOSED), so the device file

@@ -525,7 +525,7 @@ static int bad_input(void)
 
 		VT_ASSERT(b, "empty.neff");
 		EXPECT(nrt_load(b, sz, 0, -1, NULL), NRT_INVALID);
-		EXPECT(nrt_load(b, sz, 0, 0, &m), NRT_INVALID);	/* vnc_count must be -1 */
+		EXPECT(nrt_load(b, sz, 0, 0, &m), NRT_INVALID);	/* vnc_count: -1 or whole copies, never 0 */
 		EXPECT(nrt_load(b, sz - 1, 0, -1, &m), NRT_INVALID);
 		free(b);
 	}

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+// C ABI of <nrt/nrt_experimental.h> (model tensor info, model info) and
+// <nrt/nrt_profile.h> (start/stop: arguments and state only, no profile
+// file yet; docs/sdk-compat.md). Every call here works on a live model
+// handle, which exists only between nrt_init() and nrt_close().
+#include <nrt/nrt_experimental.h>
+#include <nrt/nrt_profile.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "export.hpp"
+#include "model.hpp"
+
+using namespace nrt;
+
+NRT_EXPORT NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_info_array_t **tensor_info)
+{
+	auto m = model::models().find(model);
+	if (!m)
+		return NRT_INVALID_HANDLE;
+	if (!tensor_info)
+		return NRT_INVALID;
+	*tensor_info = nullptr;
+	const auto &in = m->desc.inputs, &out = m->desc.outputs;
+	size_t n = in.size() + out.size();
+	// one block: the array, then one shape word per tensor (model.sim
+	// describes a tensor by its bytes only: shape [size], dtype unknown)
+	size_t head = sizeof(nrt_tensor_info_array_t) + n * sizeof(nrt_tensor_info_t);
+	auto *a = static_cast<nrt_tensor_info_array_t *>(std::calloc(1, head + n * sizeof(uint32_t)));
+	if (!a)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	auto *shapes = reinterpret_cast<uint32_t *>(reinterpret_cast<uint8_t *>(a) + head);
+	a->tensor_count = n;
+	for (size_t i = 0; i < n; i++) {
+		const neff::tensor_desc &td = i < in.size() ? in[i] : out[i - in.size()];
+		nrt_tensor_info_t &ti = a->tensor_array[i];
+		// names are at most neff::kMaxNameLen (63) bytes, well inside the field
+		std::strncpy(ti.name, td.name.c_str(), NRT_TENSOR_NAME_MAX - 1);
+		ti.usage = i < in.size() ? NRT_TENSOR_USAGE_INPUT : NRT_TENSOR_USAGE_OUTPUT;
+		ti.size = td.bytes;
+		ti.dtype = NRT_DTYPE_UNKNOWN;
+		shapes[i] = static_cast<uint32_t>(td.bytes);	// <= neff::kMaxTensorBytes
+		ti.shape = &shapes[i];
+		ti.ndim = 1;
+	}
+	*tensor_info = a;
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t *tensor_info)
+{
+	std::free(tensor_info);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_model_info(const nrt_model_t *model, nrt_model_info_t *info, size_t info_size_in,
+					 size_t *info_size_out)
+{
+	auto m = model::models().find(model);
+	if (!m)
+		return NRT_INVALID_HANDLE;
+	if (!info || !info_size_out || info_size_in < sizeof(info->vnc))
+		return NRT_INVALID;
+	nrt_model_info_t mine{};
+	mine.vnc = m->vnc_first;
+	size_t n = info_size_in < sizeof(mine) ? info_size_in : sizeof(mine);
+	std::memcpy(info, &mine, n);
+	*info_size_out = n;
+	return NRT_SUCCESS;
+}
+
+namespace {
+
+// protects the profiling state below
+std::mutex profile_lock;
+bool profiling = false;
+uintptr_t profile_model = 0;
+
+} // namespace
+
+NRT_EXPORT NRT_STATUS nrt_profile_start(nrt_model_t *model, const char *filename)
+{
+	{
+		rt::runtime &r = rt::rt();
+		std::lock_guard<std::mutex> g(r.lock);
+		NRT_STATUS st = rt::guard(r);
+		if (st != NRT_SUCCESS)
+			return st;
+	}
+	if (!model::models().find(model))
+		return NRT_INVALID_HANDLE;
+	if (!filename || !*filename)
+		return NRT_INVALID;
+	std::lock_guard<std::mutex> g(profile_lock);
+	profiling = true;
+	profile_model = reinterpret_cast<uintptr_t>(model);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_profile_stop(const char *filename)
+{
+	if (!filename || !*filename)
+		return NRT_INVALID;
+	std::lock_guard<std::mutex> g(profile_lock);
+	if (!profiling)
+		return NRT_INVALID;
+	profiling = false;
+	profile_model = 0;
+	return NRT_SUCCESS;	// nothing recorded yet: no file is written
+}
