@@ -11,7 +11,7 @@
 # check (scripts/licensing.sh), then, for every
 # kernel of the matrix (scripts/kmatrix.sh: Debian's kernels and the debug
 # kernel of scripts/debug-kernel.sh), the module's
-# W=1 build (scripts/kbuild-matrix.sh) and the QEMU guest suites
+# W=1 dkms build (scripts/kbuild-matrix.sh) and the QEMU guest suites
 # (scripts/vm.sh), and on the default and the debug kernel the PCI backend
 # against emulated PCI functions (scripts/pci-vm.sh). Every suite prints
 # TAP (scripts/tap.sh) and run_tap below is the one parser. Exit status is non-zero when anything failed or
@@ -142,8 +142,9 @@ run_tap checkpatch "$top/scripts/checkpatch.sh"
 # symbols libnrt.so.1 exports against libnrt/libnrt.map (scripts/licensing.sh).
 run_tap licensing "$top/scripts/licensing.sh" --lib "$build/libnrt.so.1"
 
-# The kernel matrix: build the module for each kernel (W=1, sparse on the
-# default one), then boot each and run the whole guest suite on it.
+# The kernel matrix: build the module for each kernel with `dkms build`
+# (W=1, sparse on the default one), then boot each and run the whole guest
+# suite on it with the module DKMS built.
 manifest=$build/kmatrix-manifest
 : > "$manifest"
 sparse_id=
@@ -154,12 +155,12 @@ if [ ${#main_ids[@]} -gt 0 ]; then
 	done
 	run_tap kbuild env BUILD_DIR="$build" "$top/scripts/kbuild-matrix.sh" \
 		--manifest "$manifest" --sparse "$sparse_id" "${main_ids[@]}"
-	# Packaging (DKMS on this host, dkms build for every kernel of the
-	# matrix but the debug one, which no user installs, make install, the
-	# pkg-config client). After the matrix is fetched, before the guest
-	# run: it builds $build/vm/vm_pkgconfig_client for 90_pkgconfig.
+	# Packaging (DKMS on this host, make install, the pkg-config client;
+	# the dkms build for every kernel of the matrix is kbuild's, above).
+	# Before the guest run: it builds $build/vm/vm_pkgconfig_client for
+	# 90_pkgconfig.
 	run_tap packaging env BUILD_DIR="$build" "$top/scripts/test-packaging.sh" \
-		--no-client-boot --matrix "${main_ids[*]}" "${kver_arg[@]}"
+		--no-client-boot "${kver_arg[@]}"
 fi
 
 # run_guest ID: the whole guest suite on kernel ID (its module from the

@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Build neuron.ko for every kernel of the matrix the way DKMS does
-# (make -C <headers> M=<kmod> modules), warning-free with W=1, and sparse-
-# clean on the default kernel.
+# Build neuron.ko for every kernel of the matrix with `dkms build` (the
+# package's own DKMS source tree, as `make dkms-install` stages it, in a
+# DKMS tree of its own: scripts/kmatrix.sh dkms-build), warning-free with
+# W=1, and sparse-clean on the default kernel. One build per kernel proves
+# both that DKMS builds the package there and that the code is W=1-clean;
+# its module is the one the guest loads.
 #
 #   scripts/kbuild-matrix.sh [--manifest FILE] [--sparse ID] ID...
 #
 # ID: kernels of scripts/kmatrix.sh (`kmatrix.sh ids`), or "host" (the
-# host's default kernel, as kmod/Makefile picks it). Each is fetched
-# (cached), then the module is built from a copy of kmod/ (with VERSION and
-# include/uapi beside it, as in the DKMS tree) under BUILD_DIR/kmatrix/ID/,
-# never in the work tree. Checks, one line each:
+# host's default kernel, as kmod/Makefile picks it; built with make, not
+# DKMS, as is the debug kernel <X>-debug). Each is fetched (cached); nothing is built in the work tree.
+# Checks, one line each:
 #   (not) ok N - <ID>/fetch      the kernel is in the cache
-#   (not) ok N - <ID>/build-W1   builds, no warning
+#   (not) ok N - <ID>/build-W1   `dkms build` succeeds, with W=1
+#                                (KBUILD_EXTRA_WARN=1, seen in the compile
+#                                commands KBUILD_VERBOSE=1 logs), and its
+#                                make.log has no warning
 #   (not) ok N - <ID>/vermagic   the module's vermagic is the kernel's release
-#   (not) ok N - <ID>/sparse     (--sparse ID) make C=2: no sparse report
+#   (not) ok N - <ID>/sparse     (--sparse ID) make C=2 on a copy of kmod/
+#                                (with VERSION and include/uapi beside it,
+#                                as in the DKMS tree): no sparse report
 # (TAP, scripts/tap.sh). --manifest FILE gets one line per
 # kernel whose module built: "ID KREL VMLINUZ MODULE" (for scripts/vm.sh).
 set -uo pipefail
@@ -26,7 +33,7 @@ kmatrix=$top/scripts/kmatrix.sh
 manifest=
 sparse_id=
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--manifest) manifest=$2; shift 2 ;;
@@ -45,6 +52,17 @@ ko() { tap_fail "$1" "$2"; }
 [ -n "$manifest" ] && : > "$manifest"
 # every core, as DKMS does (its make gets -j<nproc>)
 jobs=$(nproc 2>/dev/null || echo 2)
+
+# The DKMS source tree, once: what `make dkms-install` copies to /usr/src.
+dkms_src=
+stage_dkms() {
+	local stage=$build/kmatrix/dkms-src
+	rm -rf "$stage"
+	"$top/scripts/dkms-install.sh" --stage "$stage" >/dev/null 2>&1 ||
+		echo "kbuild: staging the DKMS source tree failed" >&2
+	dkms_src=$(find "$stage" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	[ -n "$dkms_src" ] || dkms_src=$stage/missing
+}
 
 # Fetch what is not cached yet, all in one go (one apt update per suite).
 fetch_ids=()
@@ -78,22 +96,46 @@ for id in "$@"; do
 
 	log=$dir/build.log
 	t0=$SECONDS
-	"$kmatrix" build "$id" "$dir/kmod" W=1 -j"$jobs" > "$log" 2>&1
-	rc=$?
+	kmod_ko=$dir/kmod/neuron.ko
+	# the host and the debug kernel (no user installs that one): make
+	if [ "$id" = host ] || [ "$id" != "${id%-debug}" ]; then
+		"$kmatrix" build "$id" "$dir/kmod" W=1 -j"$jobs" > "$log" 2>&1
+		rc=$?
+		why="build failed (exit $rc): $(grep -m 3 -E 'error|Error' "$log" | tr '\n' ' ')"
+		w1=yes
+	else
+		[ -n "$dkms_src" ] || stage_dkms
+		out=$(KBUILD_EXTRA_WARN=1 KBUILD_VERBOSE=1 "$kmatrix" dkms-build "$id" "$dkms_src" 2>&1)
+		rc=$?
+		mod=$(sed -n 's/^MODULE=//p' <<<"$out")
+		dlog=$(sed -n 's/^LOG=//p' <<<"$out")
+		{ [ -n "$dlog" ] && cat "$dlog"; echo "$out"; } > "$log"
+		why="dkms build failed (exit $rc): $(grep -m 3 -E 'error|Error|failed' "$log" | tr '\n' ' ')"
+		# beside the copy, not in it: the sparse build below rebuilds that
+		kmod_ko=$dir/neuron.ko
+		rm -f "$kmod_ko"
+		[ -n "$mod" ] && cp "$mod" "$kmod_ko"
+		# W=1 reached the compiler: the compile commands (V=1) carry its
+		# first extra warning flag
+		if [ -n "$dlog" ] && grep -q -- '-Wmissing-declarations' "$dlog"; then w1=yes; else w1=no; fi
+		[ -n "$mod" ] && [ -n "$dlog" ] || rc=1
+	fi
 	warnings=$(grep -cE 'warning:' "$log")
-	if [ $rc -ne 0 ] || [ ! -f "$dir/kmod/neuron.ko" ]; then
-		ko "$id/build-W1" "build failed (exit $rc): $(grep -m 3 -E 'error|Error' "$log" | tr '\n' ' ')"
+	if [ $rc -ne 0 ] || [ ! -f "$kmod_ko" ]; then
+		ko "$id/build-W1" "$why"
 		continue
+	elif [ "$w1" != yes ]; then
+		ko "$id/build-W1" "the DKMS build did not compile with W=1 (KBUILD_EXTRA_WARN did not reach make)"
 	elif [ "$warnings" -ne 0 ]; then
 		ko "$id/build-W1" "$warnings warning(s): $(grep -m 3 'warning:' "$log" | tr '\n' ' ')"
 	else
 		ok "$id/build-W1"
 	fi
 	echo "kbuild: $id ($krel) built in $((SECONDS - t0)) s" >&2
-	modver=$(modinfo -F vermagic "$dir/kmod/neuron.ko" | cut -d' ' -f1)
+	modver=$(modinfo -F vermagic "$kmod_ko" | cut -d' ' -f1)
 	if [ "$modver" = "$krel" ]; then
 		ok "$id/vermagic"
-		[ -n "$manifest" ] && echo "$id $krel $vmlinuz $dir/kmod/neuron.ko" >> "$manifest"
+		[ -n "$manifest" ] && echo "$id $krel $vmlinuz $kmod_ko" >> "$manifest"
 	else
 		ko "$id/vermagic" "module says '$modver', kernel is '$krel'"
 	fi

@@ -77,6 +77,8 @@ commands:
                            ARGS, with the compiler (and chroot) the entry needs
   dkms-build ID SRCDIR     dkms build of the DKMS source tree SRCDIR against the
                            entry, in a DKMS tree of its own; prints MODULE=<ko>
+                           and LOG=<DKMS's make.log> (the environment reaches
+                           make: KBUILD_EXTRA_WARN=1 is W=1, KBUILD_VERBOSE=1 V=1)
   host                     print the host id's KREL (the default kernel of kmod/Makefile)
   clean                    remove the whole cache
 
@@ -673,9 +675,15 @@ cmd_dkms_build() {
 	fi
 	mkdir -p "$CACHE/dkms"
 	cp "$out" "$CACHE/dkms/$id-neuron.ko"
+	# what a caller checks besides the module: DKMS's make.log (warnings;
+	# with KBUILD_VERBOSE=1 in the environment, every compile command)
+	rm -f "$CACHE/dkms/$id-make.log"
+	find "$tmp/dkms/$name/$ver/$I_KREL" -name make.log \
+		-exec cp {} "$CACHE/dkms/$id-make.log" \; -quit 2>/dev/null || true
 	rm -rf "$tmp"
 	log "$id: dkms build against $I_KREL: $(since "$t0")"
 	echo "MODULE=$CACHE/dkms/$id-neuron.ko"
+	if [ -f "$CACHE/dkms/$id-make.log" ]; then echo "LOG=$CACHE/dkms/$id-make.log"; fi
 }
 
 main() {
