@@ -5,7 +5,8 @@
  * [15:0] utilization in basis points of max power, [31:16] a sample
  * counter the firmware bumps with each new sample).
  *
- * Every power_sample_ms the sampler reads both dice; a word whose counter
+ * Every power_sample_ms the sampler reads both dice (one, die 0, on v2:
+ * Trn1 and Inf2, as the vendor's sampler does); a word whose counter
  * has not moved since the last read is a sample already taken and is
  * skipped, and the sample of an instant is the larger of the dice. Every
  * power_window_s the window is rolled up into the line the file shows,
@@ -32,6 +33,7 @@
 #include <linux/workqueue.h>
 
 #include "neuron_device.h"
+#include "neuron_fw_profile.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_power.h"
 #include "neuron_reset.h"
@@ -103,12 +105,14 @@ static void neuron_power_sample(struct neuron_power *p)
 {
 	struct neuron_device *nd = p->nd;
 	u32 api = neuron_misc_read(nd, NEURON_MISCRAM_API_VERSION);
+	/* v2 (Trn1, Inf2): one die's word, as the vendor reads it */
+	u32 dice = nd->arch->fw_arch == NEURON_FW_ARCH_V2 ? 1 : NEURON_POWER_DICE;
 	bool got = false;
 	u32 die, util = 0;
 
 	if (api == NEURON_MISCRAM_BAD_READ || api < NEURON_POWER_MIN_API)
 		return;
-	for (die = 0; die < NEURON_POWER_DICE; die++) {
+	for (die = 0; die < dice; die++) {
 		u32 w = neuron_misc_read(nd, NEURON_MISCRAM_POWER(die));
 		u16 seq = w >> 16;
 

@@ -4,7 +4,7 @@
 # access record of one exchange is the vendor's sequence, and each fault
 # mode gives the errno and the err_count / timeout_count docs/fwio.md
 # documents (a Trn1 READ: 30 attempts of 1 s).
-PLAN=34
+PLAN=38
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -100,6 +100,34 @@ relay npe0 clear metrics >/dev/null
 echo 1 > /sys/kernel/debug/neuron/neuron$A/fw/post_now
 m=$(relay npe0 get metrics)
 check_eq metrics-second-post-no-11 "" "$(echo "$m" | awk '$1 == 11')"
+
+# power utilization from the firmware's POWER words ([15:0] basis points,
+# [31:16] a sample counter): v2 (Trn1) reads one die's word, as the
+# vendor's sampler does; v3 (Trn2) the larger of two. Die 1 says 90 %,
+# die 0 10 %, both with a new sample counter: npe0's file can only show
+# 10.00, and only npe3's sampler ever reads POWER_D1.
+PAR=/sys/module/neuron/parameters
+echo 1 > $PAR/power_min_samples
+echo 1 > $PAR/power_window_s
+# a window with no sample rolled up: the next starts empty
+wait_for power-window-empty 15000 grep -q '^POWER_STATUS_NO_DATA,' "$(sysdev $A)/stats/power/utilization"
+relay npe0 clear log >/dev/null
+relay npe3 clear log >/dev/null
+relay npe0 set word 0x58 0x00072328 >/dev/null
+relay npe0 set word 0x54 0x000703e8 >/dev/null
+wait_for power-v2-die0 15000 grep -q '^POWER_STATUS_VALID,[0-9]*,10\.00,10\.00,10\.00$' \
+	"$(sysdev $A)/stats/power/utilization"
+check_eq power-v2-never-reads-die1 "" "$(relay npe0 grep ' R bar0 .* POWER_D1$ @' get log)"
+t0=$(now_ms) d1=
+while [ $(( $(now_ms) - t0 )) -lt 15000 ]; do
+	d1=$(relay npe3 grep ' R bar0 .* POWER_D1$ @' get log | head -n 1)
+	[ -z "$d1" ] || break
+	sleep 0.2
+done
+if [ -n "$d1" ]; then pass power-v3-reads-die1
+else fail power-v3-reads-die1 "npe3's sampler read no POWER_D1 in 15 s"; fi
+echo 60 > $PAR/power_window_s
+echo 60 > $PAR/power_min_samples
 
 # the background caller: ETIMEDOUT after 30 attempts of 1 s
 wait $bg
