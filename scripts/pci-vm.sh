@@ -83,11 +83,13 @@ phase qemu-chroot "$t0"
 # kmod/lib/neuron_fw_profile.c). npe0 and npe1 are two Trn1 devices whose
 # routing ids cross (rid 1 -> neuron4, rid 2 -> neuron1); npe0 stays
 # "not ready" (0xDEADBEEF) for 3 s after power-on and after each reset.
+# npe3's routing id is above 16: 2.25 maps routing id mod 16 on Trn2
+# (20 -> 4 -> neuron12).
 devs=(
 	"npe0 trn1 1 4 --ready-ms 3000"
 	"npe1 trn1 2 1"
 	"npe2 inf2 7 7"
-	"npe3 trn2 4 12"
+	"npe3 trn2 20 12"
 )
 
 mkdir -p "$root/tmp"

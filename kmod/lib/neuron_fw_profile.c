@@ -6,6 +6,7 @@
  * function that states it.
  */
 #include "neuron_fw_profile.h"
+#include "neuron_miscram_reg.h"
 
 /* Vendor constants (neuron_fw_io.h, 2.25). */
 #define FW_RD_TIMEOUT_MS	1000	/* FW_IO_RD_TIMEOUT */
@@ -136,9 +137,14 @@ int neuron_fw_route_index(unsigned int route, u32 routing_id, u32 max_devices, u
 		i = neuron_fw_route_trn1[routing_id % 16] + 16 * (routing_id / 16);
 		break;
 	case NEURON_FW_ROUTE_TRN2:
-		if (routing_id >= 16)
-			return -EINVAL;
-		i = neuron_fw_route_trn2[routing_id];
+		/*
+		 * 2.25 on v3/v4 outside a PDS platform: routing id mod 16
+		 * through the torus map (no per-16 offset, unlike Trn1), so
+		 * two routing ids 16 apart name one index (a duplicate)
+		 */
+		if (routing_id == NEURON_MISCRAM_BAD_READ || routing_id == NEURON_MISCRAM_GONE)
+			return -EINVAL;	/* not a routing id: nothing answered */
+		i = neuron_fw_route_trn2[routing_id % 16];
 		break;
 	default:
 		return -EINVAL;

@@ -134,14 +134,19 @@ static void routes(void **state)
 		assert_int_equal(idx, rid);
 	}
 	assert_int_equal(seen, 0xffff);	/* a permutation */
-	/* Trn1 adds 16 x (rid / 16); Trn2 covers one group of 16 only */
+	/* Trn1 adds 16 x (rid / 16); Trn2 maps rid % 16 (2.25, no PDS) */
 	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_TRN1, 17, 64, &idx), 0);
 	assert_int_equal(idx, 20);
 	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_TRN1, 63, 64, &idx), 0);
 	assert_int_equal(idx, 48 + 10);
 	idx = 99;
 	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_TRN1, 64, 64, &idx), -EINVAL);
-	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_TRN2, 16, 64, &idx), -EINVAL);
+	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_TRN2, 16, 64, &idx), 0);
+	assert_int_equal(idx, trn2[0]);
+	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_TRN2, 16 * 5 + 7, 64, &idx), 0);
+	assert_int_equal(idx, trn2[7]);
+	idx = 99;
+	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_TRN2, 0xDEADBEEF, 64, &idx), -EINVAL);
 	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_IDENTITY, 64, 64, &idx), -EINVAL);
 	assert_int_equal(neuron_fw_route_index(NEURON_FW_ROUTE_IDENTITY, 0xDEADBEEF, 64, &idx),
 			 -EINVAL);
