@@ -7,6 +7,7 @@
 // under threads, and nrt_profile_start/stop's rules on a model put straight
 // into the handle table (executing one needs a device: tests/vm/25_app.sh).
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <csetjmp>
@@ -571,6 +572,54 @@ void start_stop_rules(void **)
 	r.st = nrt::rt::state::uninitialized;
 }
 
+
+// Executions on several threads while the profile is written: every
+// event recorded before the stop is in the file, none after.
+void record_from_threads(void **)
+{
+	nrt::rt::runtime &r = nrt::rt::rt();
+	{
+		std::lock_guard<std::mutex> g(r.lock);
+		r.st = nrt::rt::state::initialized;
+	}
+	auto m = std::make_shared<nrt::model::model>();
+	m->desc.name = "threads";
+	auto *h = reinterpret_cast<nrt_model_t *>(nrt::model::models().issue(m));
+	assert_non_null(h);
+	tmpdir d;
+	const std::string f = d.path + "/t.json";
+	assert_int_equal(nrt_profile_start(h, f.c_str()), NRT_SUCCESS);
+	std::atomic<int> stopped{ 0 };
+	std::atomic<uint64_t> before_stop{ 0 };
+	std::vector<std::thread> ts;
+	for (uint32_t t = 0; t < 4; t++)
+		ts.emplace_back([&, t] {
+			for (uint32_t i = 0; i < 20000 && !stopped.load(); i++) {
+				p::event e;
+				e.vnc = t;
+				e.iteration = i;
+				if (p::wanted(h)) {
+					p::record(h, e);
+					before_stop++;
+				}
+			}
+		});
+	while (before_stop.load() < 2000)
+		std::this_thread::yield();
+	assert_int_equal(nrt_profile_stop(f.c_str()), NRT_SUCCESS);
+	stopped = 1;
+	for (auto &t : ts)
+		t.join();
+	j::value doc = parse(slurp(f));
+	check_perfetto_keys(doc);
+	size_t n = of_phase(doc, "X").size();
+	assert_true(n >= 2000 && n <= before_stop.load());
+	assert_int_equal(num(member(doc, "otherData"), "events_recorded"), n);
+	nrt::model::models().take(h);
+	std::lock_guard<std::mutex> g(r.lock);
+	r.st = nrt::rt::state::uninitialized;
+}
+
 } // namespace
 
 int main()
@@ -585,6 +634,7 @@ int main()
 		cmocka_unit_test(many_events),
 		cmocka_unit_test(save_atomically),
 		cmocka_unit_test(start_stop_rules),
+		cmocka_unit_test(record_from_threads),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
