@@ -7,11 +7,39 @@
 
 #include "export.hpp"
 #include "model.hpp"
+#include "profile.hpp"
 #include "tensor.hpp"
+
+#include <chrono>
 
 using namespace nrt;
 
 namespace {
+
+// The profile's clock: steady_clock, ns.
+uint64_t now_ns()
+{
+	return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+		std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// An execution's drained errors as the profile keeps them.
+profile::exec_errors profile_errors(const model::exec_report &rep)
+{
+	profile::exec_errors pe;
+	pe.entries = rep.errs.entries;
+	pe.malformed = rep.errs.malformed;
+	pe.ring_dropped = rep.ring_dropped > UINT32_MAX ? UINT32_MAX
+							: static_cast<uint32_t>(rep.ring_dropped);
+	pe.overflow = rep.errs.nq_overflow != 0;
+	for (unsigned i = 0; i < NRT_INFER_ERROR_SUBTYPE_MAX; i++)
+		if (rep.errs.infer_error_flags[i])
+			pe.subtypes |= static_cast<uint16_t>(1u << i);
+	for (unsigned i = 0; i < NRT_HW_FAULT_SLOTS; i++)
+		if (rep.errs.hw_error_flags[i])
+			pe.hw_faults |= static_cast<uint8_t>(1u << i);
+	return pe;
+}
 
 NRT_STATUS runtime_guard()
 {
@@ -205,7 +233,23 @@ NRT_EXPORT NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_se
 	if (repeat_count < 1)
 		return NRT_INVALID;
 	for (int i = 0; i < repeat_count; i++) {
-		st = model::execute(*m, in.get(), out.get());
+		if (!profile::wanted(model)) {
+			st = model::execute(*m, in.get(), out.get());
+		} else {
+			// one event per repetition (docs/sdk-compat.md, "Profiling")
+			model::exec_report rep;
+			profile::event e;
+			e.start_ns = now_ns();
+			st = model::execute(*m, in.get(), out.get(), &rep);
+			e.end_ns = now_ns();
+			e.vnc = m->vnc_first;
+			e.device = static_cast<uint16_t>(m->device_index);
+			e.nc = static_cast<uint16_t>(m->nc_first);
+			e.status = st;
+			e.iteration = static_cast<uint32_t>(i);
+			e.errors = profile_errors(rep);
+			profile::record(model, e);
+		}
 		if (st != NRT_SUCCESS)
 			return st;
 	}

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// C ABI of <nrt/nrt_experimental.h> (model tensor info, model info) and
-// <nrt/nrt_profile.h> (start/stop: arguments and state only, no profile
-// file yet; docs/sdk-compat.md). Every call here works on a live model
+// C ABI of <nrt/nrt_experimental.h> (model tensor info, model info;
+// profiling is profile.cpp). Every call here works on a live model
 // handle, which exists only between nrt_init() and nrt_close().
 #include <nrt/nrt_experimental.h>
-#include <nrt/nrt_profile.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -70,44 +68,4 @@ NRT_EXPORT NRT_STATUS nrt_get_model_info(const nrt_model_t *model, nrt_model_inf
 	std::memcpy(info, &mine, n);
 	*info_size_out = n;
 	return NRT_SUCCESS;
-}
-
-namespace {
-
-// protects the profiling state below
-std::mutex profile_lock;
-bool profiling = false;
-uintptr_t profile_model = 0;
-
-} // namespace
-
-NRT_EXPORT NRT_STATUS nrt_profile_start(nrt_model_t *model, const char *filename)
-{
-	{
-		rt::runtime &r = rt::rt();
-		std::lock_guard<std::mutex> g(r.lock);
-		NRT_STATUS st = rt::guard(r);
-		if (st != NRT_SUCCESS)
-			return st;
-	}
-	if (!model::models().find(model))
-		return NRT_INVALID_HANDLE;
-	if (!filename || !*filename)
-		return NRT_INVALID;
-	std::lock_guard<std::mutex> g(profile_lock);
-	profiling = true;
-	profile_model = reinterpret_cast<uintptr_t>(model);
-	return NRT_SUCCESS;
-}
-
-NRT_EXPORT NRT_STATUS nrt_profile_stop(const char *filename)
-{
-	if (!filename || !*filename)
-		return NRT_INVALID;
-	std::lock_guard<std::mutex> g(profile_lock);
-	if (!profiling)
-		return NRT_INVALID;
-	profiling = false;
-	profile_model = 0;
-	return NRT_SUCCESS;	// nothing recorded yet: no file is written
 }

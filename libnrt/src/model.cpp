@@ -284,7 +284,7 @@ void unload_all() noexcept
 }
 
 NRT_STATUS execute(model &m, const tensor::tensor_set *in_set,
-		   const tensor::tensor_set *out_set) noexcept
+		   const tensor::tensor_set *out_set, exec_report *rep) noexcept
 try {
 	auto t_entry = std::chrono::steady_clock::now();	// the total latency's start
 	const neff::model_desc &d = m.desc;
@@ -377,6 +377,10 @@ try {
 					: NRT_SUCCESS;
 	uint64_t dropped = 0;
 	nrt_nq_drain(c.error_ring, &errs, &dropped);
+	if (rep) {
+		rep->errs = errs;
+		rep->ring_dropped = dropped;
+	}
 	NRT_STATUS sts[2] = { exec_st, nrt_infer_errors_status(&errs, &cfg) };
 	st = nrt_status_fold(sts, 2);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nrt/nrt.h>
+#include <nrt/nrt_error_model.h>
 
 #include <memory>
 
@@ -37,8 +38,17 @@ NRT_STATUS load(std::span<const uint8_t> neff, int32_t vnc, int32_t vnc_count,
 void unload(model &m) noexcept;
 // Release every model (nrt_close()).
 void unload_all() noexcept;
-// One execution, accounted in the NDS slab.
-NRT_STATUS execute(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out) noexcept;
+// What one execution drained from its NeuronCore's error ring (the
+// profile records it); all zero when it never reached the device.
+struct exec_report {
+	nrt_infer_errors_t errs{};
+	uint64_t ring_dropped = 0;	// entries the ring lost since the last drain
+};
+
+// One execution, accounted in the NDS slab; @rep (may be null) told what
+// it drained.
+NRT_STATUS execute(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out,
+		   exec_report *rep = nullptr) noexcept;
 
 // Visible NeuronCore index (0 = the first this process may use) ->
 // (device, NeuronCore), as nrt_load's and nrt_tensor_allocate's vnc.

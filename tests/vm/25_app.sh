@@ -2,9 +2,10 @@
 # Guest suite: the application API (issue 14). NEFFs packed with neff-pack,
 # an application written only to the SDK header, and one check per row of
 # the status table in docs/error-model.md (vm_app: exact status, and the
-# counters it feeds moved by exactly 1, nothing else).
+# counters it feeds moved by exactly 1, nothing else). vm_app's
+# profile_executions case leaves two profiles, read here with jq.
 SUITE=app
-PLAN=36
+PLAN=44
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4
@@ -31,6 +32,25 @@ check_fails info-refuses-v3 1 "NRT_UNSUPPORTED_NEFF_VERSION" $P --info $D/v3.nef
 check sdk-app /tests/vm_sdk_app $D/affine.neff
 
 run_prog /tests/vm_app $D
+
+# the profiles vm_app's profile_executions wrote (docs/sdk-compat.md,
+# "Profiling"): Chrome trace event JSON, one complete event per execution
+JQ=/tests/jq
+PF=/tmp/nrt_profile.json
+X='[.traceEvents[] | select(.ph == "X")]'
+check profile-parses $JQ -e '.traceEvents | type == "array"' $PF
+check_eq profile-executions "affine affine affine|1 1 1|0 1 0" \
+	"$($JQ -r "$X"' | "\(map(.name) | join(" "))|\(map(.tid | tostring) | join(" "))|\(map(.args.iteration | tostring) | join(" "))"' $PF)"
+check_eq profile-statuses "NRT_SUCCESS:0 NRT_SUCCESS:0 NRT_EXEC_COMPLETED_WITH_ERR:1004" \
+	"$($JQ -r "$X"' | map("\(.args.status):\(.args.status_code)") | join(" ")' $PF)"
+check_eq profile-drained-errors "0 0 1|true|0" \
+	"$($JQ -r "$X"' | "\(map(.args.errors.entries | tostring) | join(" "))|\(.[2].args.errors.subtypes | index("MEMORY_ERROR") != null)|\(.[2].args.errors.hw_faults | length)"' $PF)"
+check_eq profile-times "true" \
+	"$($JQ -r "$X"' | all(.[]; (.ts | type) == "number" and .ts >= 0 and .dur > 0) and (. as $x | all(range(1; $x | length); $x[.].ts >= $x[. - 1].ts + $x[. - 1].dur))' $PF)"
+check_eq profile-metadata "3 0 1000000 NeuronCore 1 (device 0, nc 1) 1 true" \
+	"$($JQ -r '"\(.otherData.events_recorded) \(.otherData.events_dropped) \(.otherData.max_events) \([.traceEvents[] | select(.ph == "M" and .name == "thread_name" and .tid == 1) | .args.name][0]) \([.traceEvents[].pid] | unique | length) \(.otherData.pid == .traceEvents[0].pid)"' $PF)"
+check_eq profile-unloaded-model "1 empty 2 NRT_SUCCESS" \
+	"$($JQ -r "$X"' | "\(length) \(.[0].name) \(.[0].tid) \(.[0].args.status)"' /tmp/nrt_profile_unloaded.json)"
 
 # the benchmark program (make bench runs it at length) still runs, briefly
 check bench-app-runs sh -c "/tests/vm_bench_app $D/empty.neff 20 | grep -q '^ratio nrt_execute/raw ioctl'"

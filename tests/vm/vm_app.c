@@ -4,8 +4,8 @@
  * the status table in docs/error-model.md: the exact NRT_STATUS, produced
  * through the public API (fault knobs where hardware would be needed), and
  * on the NeuronCore it concerns, each status/ counter the row feeds moved
- * by exactly 1 and no other status/ counter moved. Then outputs, memory
- * and bad input.
+ * by exactly 1 and no other status/ counter moved. Then outputs, the
+ * profile, memory and bad input.
  *
  *   vm_app NEFF_DIR     (25_app.sh packs the NEFFs there with neff-pack)
  *
@@ -24,6 +24,7 @@
 
 #include <neuron/neuron_ioctl.h>
 #include <nrt/nrt.h>
+#include <nrt/nrt_profile.h>
 
 #include "vmdev.h"
 #include "vmstatus.h"
@@ -509,6 +510,61 @@ static int outputs_checked(void)
 	return 0;
 }
 
+/*
+ * nrt_profile_start/stop (docs/sdk-compat.md, "Profiling"): two successful
+ * repetitions and one execution that drains a MEMORY_ERROR entry (1004)
+ * of "affine" on NeuronCore 1, written to PROFILE_FILE; a stop to a path
+ * that cannot be written keeps the profile; a model unloaded before the
+ * stop still gets its file (PROFILE_UNLOADED). 25_app.sh reads both files
+ * with jq.
+ */
+#define PROFILE_FILE "/tmp/nrt_profile.json"
+#define PROFILE_UNLOADED "/tmp/nrt_profile_unloaded.json"
+
+static int profile_executions(void)
+{
+	nrt_tensor_t *in = NULL, *out = NULL;
+	nrt_tensor_set_t *is = NULL, *os = NULL;
+	nrt_model_t *m, *other;
+	struct stat st;
+
+	unlink(PROFILE_FILE);
+	unlink(PROFILE_UNLOADED);
+	EXPECT(load("affine", 1, &m), NRT_SUCCESS);
+	EXPECT(load("empty", 2, &other), NRT_SUCCESS);
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 64, "in", &in), NRT_SUCCESS);
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_HOST, -1, 64, "out", &out), NRT_SUCCESS);
+	EXPECT(io_sets(&is, &os, in, out), NRT_SUCCESS);
+
+	EXPECT(nrt_profile_stop(PROFILE_FILE), NRT_INVALID);	/* nothing started */
+	EXPECT(nrt_profile_start(m, PROFILE_FILE), NRT_SUCCESS);
+	EXPECT(nrt_profile_start(other, PROFILE_UNLOADED), NRT_INVALID);	/* one at a time */
+	EXPECT(nrt_execute_repeat(m, is, os, 2), NRT_SUCCESS);
+	EXPECT(nrt_execute(other, NULL, NULL), NRT_SUCCESS);	/* not profiled */
+	VT_ASSERT(vt_inject(0, "tpb_error", "1 MEMORY_ERROR") == 0, "tpb_error knob");
+	EXPECT(nrt_execute(m, is, os), NRT_EXEC_COMPLETED_WITH_ERR);
+	/* the directory does not exist: refused, and the profile keeps running */
+	EXPECT(nrt_profile_stop("/nonexistent-dir/p.json"), NRT_INVALID);
+	VT_ASSERT(stat(PROFILE_FILE, &st) != 0, PROFILE_FILE " written before the stop");
+	EXPECT(nrt_profile_stop(PROFILE_FILE), NRT_SUCCESS);
+	VT_ASSERT(stat(PROFILE_FILE, &st) == 0 && st.st_size > 0, PROFILE_FILE " missing or empty");
+	EXPECT(nrt_profile_stop(PROFILE_FILE), NRT_INVALID);	/* already stopped */
+
+	/* unloaded before the stop: what was recorded is still written */
+	EXPECT(nrt_profile_start(other, PROFILE_UNLOADED), NRT_SUCCESS);
+	EXPECT(nrt_execute(other, NULL, NULL), NRT_SUCCESS);
+	EXPECT(nrt_unload(other), NRT_SUCCESS);
+	EXPECT(nrt_profile_stop(PROFILE_UNLOADED), NRT_SUCCESS);
+	VT_ASSERT(stat(PROFILE_UNLOADED, &st) == 0 && st.st_size > 0, PROFILE_UNLOADED " missing or empty");
+
+	nrt_destroy_tensor_set(&is);
+	nrt_destroy_tensor_set(&os);
+	nrt_tensor_free(&in);
+	nrt_tensor_free(&out);
+	EXPECT(nrt_unload(m), NRT_SUCCESS);
+	return 0;
+}
+
 /* Bad input loses nothing: NULLs, freed and foreign handles, wrong placement. */
 static int bad_input(void)
 {
@@ -716,6 +772,7 @@ int main(int argc, char **argv)
 		VT_CASE(st1205_repairable_hbm_ue),
 		VT_CASE(st1206_network_proxy),
 		VT_CASE(outputs_checked),
+		VT_CASE(profile_executions),
 		VT_CASE(bad_input),
 		VT_CASE(st101_unit_unrecoverable),
 		VT_CASE(close_frees_device_tensors),
