@@ -137,7 +137,9 @@ static_assert(lane_malformed + NRT_HW_FAULT_SLOTS == lane_count);
 constexpr uint32_t entry_key(uint32_t word)
 {
 	uint32_t k = word & (uint32_t{NEURON_NQ_HDR_TYPE_MASK} << 24 | 0xffu);
-	return (k + (k << 16)) >> 16;	// type into bits 12:8 next to the id
+	// k * 0x10001 adds the id into bits 23:16, under the type in 28:24
+	// (the type's copy shifted past bit 31 is lost): one multiply
+	return (k * 0x10001u) >> 16;
 }
 
 constexpr uint32_t entry_key(uint8_t header, uint8_t error_id)

@@ -109,7 +109,7 @@ uint32_t ready_run(const nrt_nq *q, uint32_t lim, bool *whole)
 
 using lanes_t = uint8_t __attribute__((vector_size(nrt::decode::lane_count)));
 
-// lane_one(l): 1 in lane l, 0 elsewhere.
+// One-hot lanes: 1 in lane l, 0 elsewhere, 16 bytes each.
 alignas(lanes_t) constexpr auto lane_one_bytes = [] {
 	std::array<std::array<uint8_t, nrt::decode::lane_count>, nrt::decode::lane_count> t{};
 	for (uint32_t l = 0; l < t.size(); l++)
@@ -117,10 +117,19 @@ alignas(lanes_t) constexpr auto lane_one_bytes = [] {
 	return t;
 }();
 
-inline lanes_t lane_one(uint8_t lane)
+// entry_lane as byte offsets into lane_one_bytes (saves a shift per entry).
+constexpr auto lane_offset = [] {
+	std::array<uint8_t, nrt::decode::entry_lane.size()> t{};
+	for (uint32_t k = 0; k < t.size(); k++)
+		t[k] = static_cast<uint8_t>(nrt::decode::entry_lane[k] * sizeof(lanes_t));
+	return t;
+}();
+static_assert(nrt::decode::lane_count * sizeof(lanes_t) <= 256);
+
+inline lanes_t lane_one_at(uint32_t offset)
 {
 	lanes_t v;
-	std::memcpy(&v, &lane_one_bytes[lane], sizeof(v));
+	std::memcpy(&v, reinterpret_cast<const uint8_t *>(lane_one_bytes.data()) + offset, sizeof(v));
 	return v;
 }
 
@@ -140,15 +149,19 @@ inline uint32_t first_word(const neuron_nq_entry *e)
 void decode_run(const neuron_nq_entry *e, uint32_t n, nrt_infer_errors_t *errs)
 {
 	using nrt::decode::entry_key;
-	using nrt::decode::entry_lane;
+	auto one = [](const neuron_nq_entry *x) {
+		return lane_one_at(lane_offset[entry_key(first_word(x))]);
+	};
 	lanes_t a{}, b{};	// two sums, so consecutive adds do not wait on each other
-	uint32_t i = 0;
-	for (; i + 2 <= n; i += 2) {
-		a += lane_one(entry_lane[entry_key(first_word(e + i))]);
-		b += lane_one(entry_lane[entry_key(first_word(e + i + 1))]);
+	const neuron_nq_entry *end = e + n;
+	for (; end - e >= 4; e += 4) {
+		a += one(e);
+		b += one(e + 1);
+		a += one(e + 2);
+		b += one(e + 3);
 	}
-	if (i < n)
-		a += lane_one(entry_lane[entry_key(first_word(e + i))]);
+	for (; e < end; e++)
+		a += one(e);
 	a += b;
 	uint8_t count[nrt::decode::lane_count];
 	std::memcpy(count, &a, sizeof(count));
