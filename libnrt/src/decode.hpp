@@ -8,6 +8,7 @@
 #include <neuron/neuron_nq.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "status.hpp"
@@ -110,6 +111,94 @@ constexpr int add_entry(nrt_infer_errors_t &e, uint8_t header, uint8_t error_id)
 	if (ret == 0 && (header & NEURON_NQ_HDR_SW_OVERFLOW))
 		e.nq_overflow = 1;
 	return ret;
+}
+
+// ---- the ring drain's decoder: one table look-up per entry -----------
+//
+// What an entry contributes depends on 13 bits only: its notific_type
+// (header bits [4:0]) and its error_id. The drain ignores the SW-overflow
+// bit (the control area's drop counter reports those drops), bit 6 and
+// the phase, so one look-up gives an entry's whole outcome: the byte of
+// nrt_infer_errors_t it sets. Bytes 0..8 are infer_error_flags[], 10 + h
+// is hw_error_flags[h]; hw_error_flags[0] (byte 10) is never set by an
+// entry, so lane 10 stands for "malformed". The table is computed from
+// add_entry() above, so the two cannot disagree.
+
+inline constexpr uint32_t entry_key_bits = 13;
+inline constexpr uint8_t lane_malformed = 10;
+inline constexpr uint32_t lane_count = 16;
+
+static_assert(offsetof(nrt_infer_errors_t, infer_error_flags) == 0);
+static_assert(offsetof(nrt_infer_errors_t, hw_error_flags) == lane_malformed);
+static_assert(lane_malformed + NRT_HW_FAULT_SLOTS == lane_count);
+
+// The key of an entry from its first four bytes read as a little-endian
+// word (error_id in bits 7:0, the header in bits 31:24).
+constexpr uint32_t entry_key(uint32_t word)
+{
+	uint32_t k = word & (uint32_t{NEURON_NQ_HDR_TYPE_MASK} << 24 | 0xffu);
+	// k * 0x10001 adds the id into bits 23:16, under the type in 28:24
+	// (the type's copy shifted past bit 31 is lost): one multiply
+	return (k * 0x10001u) >> 16;
+}
+
+constexpr uint32_t entry_key(uint8_t header, uint8_t error_id)
+{
+	return static_cast<uint32_t>(header & NEURON_NQ_HDR_TYPE_MASK) << 8 | error_id;
+}
+
+static_assert(entry_key(0x9fu << 24 | 0xabcd07u) == 0x1f07);
+static_assert(entry_key(uint8_t{0xe3}, uint8_t{5}) == 0x305);
+
+constexpr uint8_t lane_of(uint32_t key)
+{
+	nrt_infer_errors_t e{};
+	if (add_entry(e, static_cast<uint8_t>(key >> 8), static_cast<uint8_t>(key)) != 0)
+		return lane_malformed;
+	for (uint8_t s = 0; s < NRT_INFER_ERROR_SUBTYPE_MAX; s++)
+		if (e.infer_error_flags[s])
+			return s;
+	for (uint8_t h = 1; h < NRT_HW_FAULT_SLOTS; h++)
+		if (e.hw_error_flags[h])
+			return static_cast<uint8_t>(lane_malformed + h);
+	return lane_malformed;	// unreachable: an accepted entry sets a flag
+}
+
+inline constexpr auto entry_lane = [] {
+	std::array<uint8_t, size_t{1} << entry_key_bits> t{};
+	for (uint32_t k = 0; k < t.size(); k++)
+		t[k] = lane_of(k);
+	return t;
+}();
+
+static_assert(entry_lane[entry_key(NEURON_NQ_NOTIFIC_TPB_ERROR, NEURON_TPB_ERROR_FP_NAN)] ==
+	      NRT_INFER_ERROR_SUBTYPE_NUMERICAL);
+static_assert(entry_lane[entry_key(NEURON_NQ_NOTIFIC_TPB_ERROR, 11)] ==
+	      NRT_INFER_ERROR_SUBTYPE_NONE);
+static_assert(entry_lane[entry_key(NEURON_NQ_NOTIFIC_TPB_ERROR, 12)] == lane_malformed);
+static_assert(entry_lane[entry_key(NEURON_NQ_NOTIFIC_ERROR, NEURON_NQ_HW_HBM_UE)] ==
+	      lane_malformed + NEURON_NQ_HW_HBM_UE);
+static_assert(entry_lane[entry_key(NEURON_NQ_NOTIFIC_ERROR, 0)] == lane_malformed);
+static_assert(entry_lane[entry_key(NEURON_NQ_NOTIFIC_DMA, 1)] == lane_malformed);
+
+constexpr uint32_t add_saturated(uint32_t a, uint32_t b)
+{
+	uint64_t s = uint64_t{a} + b;
+	return s > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(s);
+}
+
+// Fold per-lane entry counts of @n entries into @e: what add_entry() on
+// each entry (SW-overflow bit clear) would have left.
+constexpr void add_lane_counts(nrt_infer_errors_t &e, const uint8_t (&count)[lane_count],
+			       uint32_t n)
+{
+	for (uint32_t s = 0; s < NRT_INFER_ERROR_SUBTYPE_MAX; s++)
+		e.infer_error_flags[s] = count[s] ? 1 : e.infer_error_flags[s];
+	for (uint32_t h = 1; h < NRT_HW_FAULT_SLOTS; h++)
+		e.hw_error_flags[h] = count[lane_malformed + h] ? 1 : e.hw_error_flags[h];
+	uint32_t bad = count[lane_malformed];
+	e.entries = add_saturated(e.entries, n - bad);
+	e.malformed = add_saturated(e.malformed, bad);
 }
 
 constexpr NRT_STATUS collapse(const nrt_infer_errors_t &e, bool numerical_armed)

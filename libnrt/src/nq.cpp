@@ -5,6 +5,8 @@
 #include <neuron/neuron_ioctl.h>
 #include <neuron/neuron_nq.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
+#include "decode.hpp"
 #include "export.hpp"
 
 struct nrt_nq {
@@ -48,22 +51,121 @@ int setup_view(nrt_nq *q, void *map, size_t map_size)
 	return 0;
 }
 
-// Copy the entry at q->head if the producer wrote it this lap. Caller holds q->lock.
-bool take_one(nrt_nq *q, neuron_nq_entry *out)
+// Entries are taken in runs: the headers of a run are checked first (each
+// with an acquire load, as the producer publishes each header last with a
+// release store), then the run's bodies are copied or decoded with plain
+// loads. A run never crosses the end of the slot array, so one phase holds
+// for all of it. The producer never rewrites a slot at or after the head
+// we last published, so nothing we read can change under us.
+
+constexpr uint32_t copy_run_max = 256;	// 4 KiB: checked, then copied while in L1
+// Entries decoded per head publication; at most 255, so that the per-lane
+// counts fit a byte.
+constexpr uint32_t decode_batch = 128;
+static_assert(decode_batch <= 255);
+
+inline uint8_t header_acquire(const neuron_nq_entry *e)
 {
-	const neuron_nq_entry *e = &q->ring[q->head & (q->entries - 1)];
-	uint8_t hdr = __atomic_load_n(&e->header, __ATOMIC_ACQUIRE);
-	if ((hdr & NEURON_NQ_HDR_PHASE) != neuron_nq_phase(q->head, q->entries))
-		return false;
-	// the header was published last (release): the body is complete
-	out->error_id = __atomic_load_n(&e->error_id, __ATOMIC_RELAXED);
-	out->metadata_lo[0] = __atomic_load_n(&e->metadata_lo[0], __ATOMIC_RELAXED);
-	out->metadata_lo[1] = __atomic_load_n(&e->metadata_lo[1], __ATOMIC_RELAXED);
-	out->header = hdr;
-	out->metadata_hi = __atomic_load_n(&e->metadata_hi, __ATOMIC_RELAXED);
-	out->timestamp_ps = __atomic_load_n(&e->timestamp_ps, __ATOMIC_RELAXED);
-	q->head++;
-	return true;
+	return __atomic_load_n(&e->header, __ATOMIC_ACQUIRE);
+}
+
+// How many of the @lim entries from @e carry phase @Phase, stopping at the
+// first that does not: eight headers at a time folded into one test.
+template <bool Phase>
+uint32_t run_length(const neuron_nq_entry *e, uint32_t lim)
+{
+	uint32_t i = 0;
+	for (; i + 8 <= lim; i += 8) {
+		const neuron_nq_entry *b = e + i;
+		uint8_t h0 = header_acquire(b), h1 = header_acquire(b + 1);
+		uint8_t h2 = header_acquire(b + 2), h3 = header_acquire(b + 3);
+		uint8_t h4 = header_acquire(b + 4), h5 = header_acquire(b + 5);
+		uint8_t h6 = header_acquire(b + 6), h7 = header_acquire(b + 7);
+		uint8_t all = Phase ? (h0 & h1 & h2 & h3 & h4 & h5 & h6 & h7)
+				    : static_cast<uint8_t>(~(h0 | h1 | h2 | h3 | h4 | h5 | h6 | h7));
+		if (!(all & NEURON_NQ_HDR_PHASE))
+			break;
+	}
+	constexpr uint8_t want = Phase ? NEURON_NQ_HDR_PHASE : 0;
+	while (i < lim && (header_acquire(e + i) & NEURON_NQ_HDR_PHASE) == want)
+		i++;
+	return i;
+}
+
+// The run the producer has written from q->head on: at most @lim entries
+// and never past the end of the slot array. Sets *@whole when the run is
+// all of that (the next entry may be ready too). Caller holds q->lock.
+uint32_t ready_run(const nrt_nq *q, uint32_t lim, bool *whole)
+{
+	uint32_t slot = q->head & (q->entries - 1);
+	uint32_t n = std::min(lim, q->entries - slot);
+	const neuron_nq_entry *e = q->ring + slot;
+	// neuron_nq_phase() without its division: the lap is even when the
+	// head's bit of weight @entries is clear
+	uint32_t r = (q->head & q->entries) ? run_length<false>(e, n) : run_length<true>(e, n);
+	*whole = r == n;
+	return r;
+}
+
+using lanes_t = uint8_t __attribute__((vector_size(nrt::decode::lane_count)));
+
+// One-hot lanes: 1 in lane l, 0 elsewhere, 16 bytes each.
+alignas(lanes_t) constexpr auto lane_one_bytes = [] {
+	std::array<std::array<uint8_t, nrt::decode::lane_count>, nrt::decode::lane_count> t{};
+	for (uint32_t l = 0; l < t.size(); l++)
+		t[l][l] = 1;
+	return t;
+}();
+
+// entry_lane as byte offsets into lane_one_bytes (saves a shift per entry).
+constexpr auto lane_offset = [] {
+	std::array<uint8_t, nrt::decode::entry_lane.size()> t{};
+	for (uint32_t k = 0; k < t.size(); k++)
+		t[k] = static_cast<uint8_t>(nrt::decode::entry_lane[k] * sizeof(lanes_t));
+	return t;
+}();
+static_assert(nrt::decode::lane_count * sizeof(lanes_t) <= 256);
+
+inline lanes_t lane_one_at(uint32_t offset)
+{
+	lanes_t v;
+	std::memcpy(&v, reinterpret_cast<const uint8_t *>(lane_one_bytes.data()) + offset, sizeof(v));
+	return v;
+}
+
+inline uint32_t first_word(const neuron_nq_entry *e)
+{
+	uint32_t w;
+	std::memcpy(&w, e, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap32(w);
+#endif
+	return w;
+}
+
+// Decode @n (<= 255) entries ready_run() vouched for into @errs, as
+// nrt_decode_nq_entry() would with their SW-overflow bits cleared: per
+// entry one key, one table look-up, one vector add.
+void decode_run(const neuron_nq_entry *e, uint32_t n, nrt_infer_errors_t *errs)
+{
+	using nrt::decode::entry_key;
+	auto one = [](const neuron_nq_entry *x) {
+		return lane_one_at(lane_offset[entry_key(first_word(x))]);
+	};
+	lanes_t a{}, b{};	// two sums, so consecutive adds do not wait on each other
+	const neuron_nq_entry *end = e + n;
+	for (; end - e >= 4; e += 4) {
+		a += one(e);
+		b += one(e + 1);
+		a += one(e + 2);
+		b += one(e + 3);
+	}
+	for (; e < end; e++)
+		a += one(e);
+	a += b;
+	uint8_t count[nrt::decode::lane_count];
+	std::memcpy(count, &a, sizeof(count));
+	nrt::decode::add_lane_counts(*errs, count, n);
 }
 
 void publish_head(nrt_nq *q)
@@ -170,11 +272,15 @@ NRT_EXPORT int nrt_nq_drain_entries(nrt_nq_t *q, struct neuron_nq_entry *out, ui
 		return -EINVAL;
 	std::lock_guard<std::mutex> g(q->lock);
 	uint32_t n = 0;
-	neuron_nq_entry e;
-	while ((max == 0 || n < max) && take_one(q, &e)) {
+	bool more = true;
+	while (more && (max == 0 || n < max)) {
+		uint32_t lim = max ? std::min(max - n, copy_run_max) : copy_run_max;
+		uint32_t r = ready_run(q, lim, &more);
 		if (out)
-			out[n] = e;
-		n++;
+			std::memcpy(out + n, q->ring + (q->head & (q->entries - 1)),
+				    size_t{r} * sizeof(*out));
+		q->head += r;
+		n += r;
 	}
 	if (n)
 		publish_head(q);
@@ -187,16 +293,17 @@ NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dro
 		return -EINVAL;
 	std::lock_guard<std::mutex> g(q->lock);
 	uint32_t n = 0;
-	neuron_nq_entry e;
-	while (take_one(q, &e)) {
+	bool more = true;
+	while (more) {
 		// The control area's drop counter is authoritative: the SW-overflow
 		// bit on the first entry after drops reports drops that counter
-		// already showed, so honouring both would count one overflow twice.
-		e.header &= static_cast<uint8_t>(~NEURON_NQ_HDR_SW_OVERFLOW);
-		nrt_decode_nq_entry(errs, &e);
-		n++;
-		// publish as we go so the producer never sees a full ring we are draining
-		if ((n & 255) == 0)
+		// already showed, so the decoder does not look at that bit.
+		uint32_t r = ready_run(q, decode_batch, &more);
+		decode_run(q->ring + (q->head & (q->entries - 1)), r, errs);
+		q->head += r;
+		n += r;
+		// once per batch, so the producer never sees a full ring we are draining
+		if (more)
 			publish_head(q);
 	}
 	publish_head(q);
