@@ -263,6 +263,24 @@ libnrt_test() {
 	else
 		fail client-runs-on-host "exit $rc or unexpected output" "$out"
 	fi
+	# The SDK developer guide's flow (tests/sdk/sdk_run_neff.c), built the
+	# same way; on this host (no device) it must end with a status, not a
+	# crash. The guest runs it with a NEFF (90_pkgconfig).
+	local sdk=$build/vm/vm_sdk_run_neff
+	rm -f "$sdk"
+	if make -s -C "$top/tests/pkgconfig" OUT="$build/vm" "$sdk" \
+		PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest" > "$logs/sdk.log" 2>&1; then
+		pass sdk-flow-build
+		out=$(LD_LIBRARY_PATH=$libdir "$sdk" 2>&1)
+		if [ $? -eq 0 ] && grep -q '^runtime ' <<<"$out"; then
+			pass sdk-flow-runs-on-host
+		else
+			fail sdk-flow-runs-on-host "exit status or output unexpected" "$out"
+		fi
+	else
+		fail sdk-flow-build "tests/sdk/sdk_run_neff.c did not build against the installation" \
+			"$(cat "$logs/sdk.log")"
+	fi
 	if make -s -C "$top/tests/pkgconfig" OUT="$work" "$static" \
 		PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$dest" > "$logs/client-static.log" 2>&1; then
 		out=$("$static" 2>&1)
