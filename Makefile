@@ -38,10 +38,11 @@ $(BUILD)/CMakeCache.txt:
 lib: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The host unit tests also run built with ASan/UBSan, out of tree in $(BUILD)-asan.
+# The host unit tests also run built with ASan/UBSan, out of tree in
+# $(BUILD)-asan (only they: target unit_tests).
 asan: deps
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DNRT_SANITIZE=ON
-	cmake --build $(BUILD)-asan -j$(JOBS)
+	cmake --build $(BUILD)-asan -j$(JOBS) --target unit_tests
 
 check: all asan
 	BUILD_DIR=$(BUILD) scripts/check.sh $(KVER_ARG) $(if $(KERNELS),KERNELS="$(KERNELS)")
