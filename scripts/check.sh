@@ -230,7 +230,7 @@ guest_cmd() {
 		       VM_HOSTILE_OPS=60000)
 		opts+=(--no-slub-debug) ;;
 	"$sparse_id") limit=900; sizes=() ;;
-	*) limit=900; sizes=(VM_HOSTILE_OPS=4000 VM_PRESSURE_SECONDS=8 VM_HOTPLUG_CYCLES=10) ;;
+	*) limit=900; sizes=(VM_HOSTILE_OPS=4000 VM_PRESSURE_SECONDS=12 VM_HOTPLUG_CYCLES=10) ;;
 	esac
 	logf=$build/vm-check-$tag.log
 	cmd=(env BUILD_DIR="$build" "${sizes[@]}" "$top/scripts/vm.sh" --mode check
