@@ -138,30 +138,26 @@ if [ "$have_prereqs" = 0 ]; then
 	exit 1
 fi
 
+# refused NAME PATTERN SPEC: the validator refuses SPEC, saying PATTERN.
+refused() {
+	local out
+	echo "$3" > "$tmp/bad.json"
+	if out=$(validate "$tmp/bad.json" "$tmp" 2>&1); then
+		tap_fail "$1" "validated: $out"
+	else
+		case "$out" in
+		schema:*"$2"*) tap_pass "$1" ;;
+		*) tap_fail "$1" "$out" ;;
+		esac
+	fi
+}
 # The validator itself: a spec with a device that lacks containerEdits is
-# refused ...
-bad=$tmp/bad.json
-echo '{"cdiVersion":"0.5.0","kind":"aws.amazon.com/neuron","devices":[{"name":"0"}]}' > "$bad"
-if out=$(validate "$bad" "$tmp" 2>&1); then
-	tap_fail "schema refuses a device without containerEdits" "validated: $out"
-else
-	case "$out" in
-	schema:*containerEdits*) tap_pass "schema refuses a device without containerEdits" ;;
-	*) tap_fail "schema refuses a device without containerEdits" "$out" ;;
-	esac
-fi
-
-# ... and follows schema.json's reference into defs.json: a device node
-# without its required path is refused too.
-echo '{"cdiVersion":"0.5.0","kind":"aws.amazon.com/neuron","devices":[{"name":"0","containerEdits":{"deviceNodes":[{"type":"c"}]}}]}' > "$bad"
-if out=$(validate "$bad" "$tmp" 2>&1); then
-	tap_fail "schema (defs.json) refuses a device node without path" "validated: $out"
-else
-	case "$out" in
-	schema:*path*) tap_pass "schema (defs.json) refuses a device node without path" ;;
-	*) tap_fail "schema (defs.json) refuses a device node without path" "$out" ;;
-	esac
-fi
+# refused, and it follows schema.json's reference into defs.json: a device
+# node without its required path is refused too.
+refused "schema refuses a device without containerEdits" containerEdits \
+	'{"cdiVersion":"0.5.0","kind":"aws.amazon.com/neuron","devices":[{"name":"0"}]}'
+refused "schema (defs.json) refuses a device node without path" path \
+	'{"cdiVersion":"0.5.0","kind":"aws.amazon.com/neuron","devices":[{"name":"0","containerEdits":{"deviceNodes":[{"type":"c"}]}}]}'
 
 # tree NAME: a fresh directory.
 tree() { rm -rf "${tmp:?}/$1"; mkdir -p "$tmp/$1"; echo "$tmp/$1"; }
