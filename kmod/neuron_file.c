@@ -32,7 +32,8 @@ void neuron_ioctl_out(void *karg, const void *arg, size_t size)
 
 void *neuron_alloc_user_mem(size_t size)
 {
-	return __vmalloc(PAGE_ALIGN(size), GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	/* a failure is the caller's ENOMEM, not a kernel warning with a stack */
+	return __vmalloc(PAGE_ALIGN(size), GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN);
 }
 
 int neuron_map_owned(struct neuron_file *nf, struct vm_area_struct *vma, void *mem,

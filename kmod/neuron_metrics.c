@@ -4,7 +4,8 @@
  * samples the NDS totals (neuron_nds_snapshot) and the FW-IO error count,
  * turns them into CloudWatch records (deltas since the last delivered post,
  * lib/neuron_metrics_pack.c) and sends them to firmware in POST_TO_CW blobs
- * of at most 128 bytes. debugfs fw/post_now posts at once.
+ * of at most 128 bytes. debugfs fw/post_now posts at once; fw/post_times
+ * shows when the last periodic posts ran.
  *
  * A record's baseline moves only when the blob carrying it was delivered,
  * so a failed post loses nothing: the next one carries the sum.
@@ -21,6 +22,8 @@
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/dmi.h>
+#include <linux/ktime.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -31,6 +34,9 @@
 #include "neuron_metrics.h"
 #include "neuron_metrics_pack.h"
 #include "neuron_nds.h"
+
+/* periodic posts whose times fw/post_times keeps */
+#define NEURON_METRICS_TIMES	16
 
 /**
  * struct neuron_metrics - metrics post state of one device
@@ -44,6 +50,10 @@
  * @recs:	scratch: this post's records
  * @instance_id: metric 12
  * @post_now:	debugfs fw/post_now
+ * @times:	start and end (ms, CLOCK_MONOTONIC) of the last
+ *		NEURON_METRICS_TIMES periodic posts, a ring
+ * @ntimes:	periodic posts so far
+ * @post_times:	debugfs fw/post_times
  */
 struct neuron_metrics {
 	struct neuron_device *nd;
@@ -55,6 +65,9 @@ struct neuron_metrics {
 	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
 	char instance_id[NEURON_METRIC_TEXT_MAX + 1];
 	struct dentry *post_now;
+	u64 times[NEURON_METRICS_TIMES][2];
+	u32 ntimes;
+	struct dentry *post_times;
 };
 
 /*
@@ -118,11 +131,17 @@ static void neuron_metrics_work(struct work_struct *work)
 {
 	struct neuron_metrics *m = container_of(to_delayed_work(work),
 						struct neuron_metrics, work);
+	u64 *t;
 	int ret = 0;
 
 	mutex_lock(&m->lock);
-	if (!READ_ONCE(m->stopping))
+	if (!READ_ONCE(m->stopping)) {
+		t = m->times[m->ntimes % NEURON_METRICS_TIMES];
+		t[0] = ktime_to_ms(ktime_get());
 		ret = neuron_metrics_post(m);
+		t[1] = ktime_to_ms(ktime_get());
+		m->ntimes++;
+	}
 	mutex_unlock(&m->lock);
 	if (ret && ret != -EINTR)
 		dev_dbg(&m->nd->dev, "metrics post failed: %d\n", ret);
@@ -163,6 +182,27 @@ static const struct file_operations neuron_metrics_post_now_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * fw/post_times: "<start_ms> <end_ms>" of each of the last periodic posts,
+ * oldest first, on the monotonic clock. The cadence is visible in it: each
+ * post starts one period after the previous one ended.
+ */
+static int neuron_metrics_times_show(struct seq_file *s, void *unused)
+{
+	struct neuron_metrics *m = s->private;
+	u32 i, first;
+
+	if (mutex_lock_killable(&m->lock))
+		return -EINTR;
+	first = m->ntimes > NEURON_METRICS_TIMES ? m->ntimes - NEURON_METRICS_TIMES : 0;
+	for (i = first; i < m->ntimes; i++)
+		seq_printf(s, "%llu %llu\n", m->times[i % NEURON_METRICS_TIMES][0],
+			   m->times[i % NEURON_METRICS_TIMES][1]);
+	mutex_unlock(&m->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(neuron_metrics_times);
+
 int neuron_metrics_start(struct neuron_device *nd)
 {
 	struct neuron_metrics *m;
@@ -178,6 +218,8 @@ int neuron_metrics_start(struct neuron_device *nd)
 
 	m->post_now = debugfs_create_file("post_now", 0200, neuron_fwio_debugfs_dir(nd), m,
 					  &neuron_metrics_post_now_fops);
+	m->post_times = debugfs_create_file("post_times", 0400, neuron_fwio_debugfs_dir(nd), m,
+					    &neuron_metrics_times_fops);
 	/* the first post is one full period after start, as on the reference */
 	queue_delayed_work(system_long_wq, &m->work,
 			   msecs_to_jiffies(neuron_param_nmetric_post_delay_ms()));
@@ -193,6 +235,7 @@ void neuron_metrics_stop(struct neuron_device *nd)
 	WRITE_ONCE(m->stopping, true);
 	/* waits for a post_now writer, whose exchange aborts on m->stopping */
 	debugfs_remove(m->post_now);
+	debugfs_remove(m->post_times);
 	/* likewise for a post in progress; the worker does not requeue */
 	cancel_delayed_work_sync(&m->work);
 	nd->metrics = NULL;

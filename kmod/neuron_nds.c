@@ -247,7 +247,7 @@ static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pi
 		return -ENOSPC;
 
 	if (!slot->shadow) {
-		slot->shadow = kvcalloc(shadow_len, sizeof(u64), GFP_KERNEL);
+		slot->shadow = kvcalloc(shadow_len, sizeof(u64), GFP_KERNEL | __GFP_NOWARN);
 		if (!slot->shadow)
 			return -ENOMEM;
 	}

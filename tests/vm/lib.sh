@@ -17,8 +17,18 @@ CHECKS=0
 : "${PLAN:?the suite must set PLAN before sourcing lib.sh}"
 
 echo "1..$PLAN"
-pass() { CHECKS=$((CHECKS + 1)); echo "ok $CHECKS - $SUITE/$1"; }
-fail() { CHECKS=$((CHECKS + 1)); echo "not ok $CHECKS - $SUITE/$1: $2"; FAILED=1; }
+pass() { CHECKS=$((CHECKS + 1)); echo "ok $CHECKS - $SUITE/$1"; check_time; }
+fail() { CHECKS=$((CHECKS + 1)); echo "not ok $CHECKS - $SUITE/$1: $2"; FAILED=1; check_time; }
+# VM_TIMING_CHECKS=1 (scripts/vm.sh passes it on): after each check, a TAP
+# comment with the milliseconds since the previous one, to find where a
+# suite spends its time.
+check_time() {
+	[ -n "$VM_TIMING_CHECKS" ] || return 0
+	local t
+	t=$(now_ms)
+	echo "# +$((t - ${CHECK_T:-$t})) ms"
+	CHECK_T=$t
+}
 
 # check NAME CMD...: passes when CMD exits 0.
 check() {

@@ -138,6 +138,8 @@ static const char *const vclass_name[V_MAX] = { "ioctl", "mmap", "genl", "death"
 struct shared {
 	_Atomic uint64_t issued;
 	_Atomic uint64_t done[K_MAX];
+	_Atomic uint64_t usec[K_MAX];		/* wall time spent in each kind */
+	_Atomic uint64_t start_us, starts;	/* worker start-up (rescan, opens) */
 	_Atomic uint64_t ok[K_MAX];
 	_Atomic uint64_t viol[V_MAX];
 	_Atomic uint64_t checked[V_MAX];	/* calls whose result was judged */
@@ -1923,8 +1925,17 @@ static int pick_kind(struct ts *t, int allow_fork)
 static int op_fork(struct ts *t);
 static int op_stale_view(struct ts *t);
 
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 static void run_op(struct ts *t, int k)
 {
+	uint64_t t0 = now_us();
 	int ok = 0;
 
 	switch (k) {
@@ -1949,6 +1960,7 @@ static void run_op(struct ts *t, int k)
 	case K_FORK: ok = op_fork(t); break;
 	case K_STALE_VIEW: ok = op_stale_view(t); break;
 	}
+	atomic_fetch_add(&sh->usec[k], now_us() - t0);
 	atomic_fetch_add(&sh->done[k], 1);
 	if (ok)
 		atomic_fetch_add(&sh->ok[k], 1);
@@ -2258,16 +2270,24 @@ static int worker_main(void)
 	pthread_attr_t at;
 	int d, i, n = 0;
 
+	uint64_t t0 = now_us();
+
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	install_fault_guard();
-	if (g_removal)
-		rescan();
+	/*
+	 * The devices and files are the parent's list, rescanned by the
+	 * parent after each removal or re-add (removal_step). A worker used
+	 * to rescan at its start: 1.5 s of sysfs walking under TCG, against
+	 * a SIGKILL every few hundred ms, so most workers died scanning.
+	 */
 	for (d = 0; d < g_ndev; d++) {
 		g_base[d] = open_index(g_dev_index[d], O_RDWR);
 		if (g_base[d] < 0 && !g_removal)
 			return 3;
 		atomic_store(&g_own_slot[d], -1);
 	}
+	atomic_fetch_add(&sh->start_us, now_us() - t0);
+	atomic_fetch_add(&sh->starts, 1);
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 256 << 10);
 	for (i = 0; i < g_threads; i++) {
@@ -2451,6 +2471,7 @@ struct wslot {
 
 static struct wslot g_w[MAXW];
 static uint64_t g_kills, g_respawns, g_orphans, g_removals, g_readds, g_removal_errors;
+static uint64_t g_kill_us, g_removal_us;	/* the parent's time in kill-and-reap, removal */
 static double g_elapsed;
 static uint64_t g_ctl_rng;
 
@@ -2596,10 +2617,12 @@ static void removal_step(int *removed, uint32_t *removed_nc)
 	if (*removed >= 0) {
 		if (ctl_below(1000) < 300) {
 			snprintf(buf, sizeof(buf), "%d %u\n", *removed, *removed_nc);
-			if (write_str(g_add_path, buf))
+			if (write_str(g_add_path, buf)) {
 				g_removal_errors++;
-			else
+			} else {
 				g_readds++;
+				rescan();	/* the workers forked from now on fuzz it again */
+			}
 			*removed = -1;
 		}
 		return;
@@ -2618,6 +2641,7 @@ static void removal_step(int *removed, uint32_t *removed_nc)
 	g_removals++;
 	*removed = ids[n];
 	*removed_nc = nc[n];
+	rescan();
 }
 
 static void run_fuzz(void)
@@ -2665,10 +2689,12 @@ static void run_fuzz(void)
 			i = (int)ctl_below(g_procs);
 			if (g_w[i].pid > 0) {
 				pid_t wp = g_w[i].pid;
+				uint64_t k0 = now_us();
 
 				kill(wp, SIGKILL);
 				while (waitpid(wp, &st, 0) < 0 && errno == EINTR)
 					;
+				g_kill_us += now_us() - k0;
 				g_w[i].pid = 0;
 				atomic_store(&sh->worker_pid[i], 0);
 				if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
@@ -2685,8 +2711,12 @@ static void run_fuzz(void)
 				}
 			}
 		}
-		if (g_removal)
+		if (g_removal) {
+			uint64_t r0 = now_us();
+
 			removal_step(&removed, &removed_nc);
+			g_removal_us += now_us() - r0;
+		}
 		vt_pace_ms(5 + ctl_below(35));
 	}
 	snprintf(buf, sizeof(buf), "%d %u\n", removed, removed_nc);
@@ -2717,11 +2747,17 @@ static void report(void)
 	       atomic_load(&sh->issued) < g_ops ? atomic_load(&sh->issued) : g_ops, g_elapsed,
 	       g_elapsed > 0 ? (double)total / g_elapsed : 0.0);
 	for (k = 0; k < K_MAX; k++)
-		printf("hostile:   %-16s %8" PRIu64 "  (succeeded %" PRIu64 ")\n", kind_name[k],
-		       atomic_load(&sh->done[k]), atomic_load(&sh->ok[k]));
+		printf("hostile:   %-16s %8" PRIu64 "  (succeeded %" PRIu64 ", %" PRIu64
+		       " us each, %.1f s in all)\n", kind_name[k], atomic_load(&sh->done[k]),
+		       atomic_load(&sh->ok[k]),
+		       atomic_load(&sh->usec[k]) / (atomic_load(&sh->done[k]) ? atomic_load(&sh->done[k]) : 1),
+		       (double)atomic_load(&sh->usec[k]) / 1e6);
 	printf("hostile: workers SIGKILLed %" PRIu64 ", respawned %" PRIu64 ", children forked %" PRIu64
 	       " (self-SIGKILL %" PRIu64 "), orphans reaped %" PRIu64 "\n", g_kills, g_respawns,
 	       atomic_load(&sh->forks), atomic_load(&sh->child_selfkill), g_orphans);
+	printf("hostile: time: %" PRIu64 " worker start-ups %.1f s, kill to reaped %.1f s, removal steps %.1f s\n",
+	       atomic_load(&sh->starts), (double)atomic_load(&sh->start_us) / 1e6, (double)g_kill_us / 1e6,
+	       (double)g_removal_us / 1e6);
 	if (g_removal)
 		printf("hostile: device removal via %s / %s: %" PRIu64 " removed, %" PRIu64 " re-added, %" PRIu64 " errors\n",
 		       g_rm_path, g_add_path, g_removals, g_readds, g_removal_errors);
