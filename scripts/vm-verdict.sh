@@ -113,10 +113,14 @@ else
 	else
 		bad dmesg-complete "the dump does not start with the kernel banner (ring buffer wrapped?): '$first'"
 	fi
-	# with the line before each report: a WARN()'s own message comes first
-	hits=$(grep -E -B1 "$patterns" <<<"$klog" | grep -v '^--$')
+	# with the three lines before each report: a WARN()'s own message
+	# comes first, and a bare stack dump (an allocation failure, a sysfs
+	# duplicate, lockdep's "INFO: trying to register non-static key")
+	# says what it is two lines above "Call Trace:", before "CPU:" and
+	# "Hardware name:"
+	hits=$(grep -E -B3 "$patterns" <<<"$klog" | grep -v '^--$')
 	if [ -n "$hits" ]; then
-		bad dmesg-clean "kernel log shows: $(head -n 8 <<<"$hits" | sed 's/^\[ *[0-9.]*\] //' | tr '\n' '|' | sed 's/|$//; s/|/ | /g')"
+		bad dmesg-clean "kernel log shows: $(head -n 10 <<<"$hits" | sed 's/^\[ *[0-9.]*\] //' | tr '\n' '|' | sed 's/|$//; s/|/ | /g')"
 	else
 		ok dmesg-clean
 	fi

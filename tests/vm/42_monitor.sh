@@ -64,47 +64,93 @@ wall=$((wall / 1000)).$(printf %03d $((wall % 1000)))
 ok=$(grep -c '^status 0$' $TMP/app.out)
 check_eq workload-statuses "2 1" "$ok $(grep '^status' $TMP/app.out | grep -vc '^status 0$')"
 
-sum() { lines | $JQ -s "[.[].neuron_runtime_data[] | select(.pid == $app) | .report.$1] | add // 0"; }
 wait_for completed-summed 15000 sh -c "[ \"\$(head -n \$(wc -l < $TMP/reports) $TMP/reports | $JQ -s '[.[].neuron_runtime_data[] | select(.pid == $app) | .report.execution_stats.execution_summary.completed] | add // 0')\" = $ok ]"
 wait_for with-err-summed 15000 sh -c "[ \"\$(head -n \$(wc -l < $TMP/reports) $TMP/reports | $JQ -s '[.[].neuron_runtime_data[] | select(.pid == $app) | .report.execution_stats.execution_summary.completed_with_err] | add // 0')\" -ge 1 ]"
 # two more periods: the sums must stay (deltas, nothing counted twice)
 n=$(wc -l < $TMP/reports)
 wait_for two-more-reports 10000 sh -c "[ \$(wc -l < $TMP/reports) -ge $((n + 2)) ]"
+
+# the sums, latencies and schema below from one snapshot of the reports
+# and one jq run over it (lib.sh: jq_batch)
+lines > $TMP/snap
+lines | tail -n 1 > $TMP/last
 C=$SYS/neuron0/neuron_core1/stats/status
-check_eq sum-completed-is-workload "$ok" "$(sum execution_stats.execution_summary.completed)"
-check_eq sum-completed-is-sysfs "$(cat $C/success/total)" "$(sum execution_stats.execution_summary.completed)"
-check_eq sum-with-err-is-sysfs "$(cat $C/execute_completed_with_error/total)" "$(sum execution_stats.execution_summary.completed_with_err)"
-check_eq sum-hw-errors-is-sysfs "$(cat $C/hw_error/total)" "$(sum execution_stats.error_summary.hardware)"
-check_eq sum-timed-out 0 "$(sum execution_stats.execution_summary.timed_out)"
+jq_batch $TMP/snap '
+	def s(f): [.[].neuron_runtime_data[] | select(.pid == $app) | .report | f] | add // 0;
+	def lat: [.[].neuron_runtime_data[] | select(.pid == $app) |
+		.report.execution_stats.latency_stats];
+	"completed \(s(.execution_stats.execution_summary.completed))",
+	"with-err \(s(.execution_stats.execution_summary.completed_with_err))",
+	"hardware \(s(.execution_stats.error_summary.hardware))",
+	"timed-out \(s(.execution_stats.execution_summary.timed_out))",
+	"latency-seen \(any(lat[]; .total_latency != null and .device_latency != null))",
+	"latency-shape \(all(lat[] | (.total_latency, .device_latency) | select(. != null);
+		(keys == ["p0","p1","p100","p25","p50","p75","p99"]) and
+		([.p0, .p1, .p25, .p50, .p75, .p99, .p100] |
+		 all(.[]; type == "number" and . > 0 and . < $wall) and . == sort)))",
+	"device-1ms \(all(lat[] | .device_latency | select(. != null);
+		all(.[]; . > 0.001 * 15 / 16 and . < 0.001 * 17 / 16)))",
+	"idle \(lat[-1] | "\(.total_latency) \(.device_latency)")",
+	"objects \(map(select(type == "object")) | length) of \(length)",
+	"top-level \(all(.[]; has("neuron_runtime_data") and has("system_data") and
+		has("instance_info") and has("neuron_hardware_info")))"' \
+	-s --argjson app "$app" --argjson wall "$wall"
+check_eq sum-completed-is-workload "$ok" "$(jv completed)"
+check_eq sum-completed-is-sysfs "$(cat $C/success/total)" "$(jv completed)"
+check_eq sum-with-err-is-sysfs "$(cat $C/execute_completed_with_error/total)" "$(jv with-err)"
+check_eq sum-hw-errors-is-sysfs "$(cat $C/hw_error/total)" "$(jv hardware)"
+check_eq sum-timed-out 0 "$(jv timed-out)"
 
 # latency_stats: each period's percentiles of what finished in it (the
-# first report that sees the app counts everything until then), seconds
-lat() { lines | $JQ -c ".neuron_runtime_data[] | select(.pid == $app) | .report.execution_stats.latency_stats | $1" 2>&1; }
-check_eq latency-seen true "$(lat '.total_latency != null and .device_latency != null' | grep -q true && echo true)"
-# non-null ones: the 7 keys, numbers, ordered, > 0 and below the wall time
-check_eq latency-shape "" "$(lat "(.total_latency, .device_latency) | select(. != null) |
-	(keys == [\"p0\",\"p1\",\"p100\",\"p25\",\"p50\",\"p75\",\"p99\"]) and
-	([.p0, .p1, .p25, .p50, .p75, .p99, .p100] | all(.[]; type == \"number\" and . > 0 and . < $wall)
-	 and . == sort)" | grep -vx true)"
-# the device time of a 1 ms job: 1 ms within the buckets' 1/16
-check_eq device-latency-1ms "" "$(lat '.device_latency | select(. != null) | all(.[]; . > 0.001 * 15 / 16 and . < 0.001 * 17 / 16)' | grep -vx true)"
-check_eq latency-null-when-idle "null null" "$(lat '"\(.total_latency) \(.device_latency)"' | tail -n 1 | tr -d '"')"
+# first report that sees the app counts everything until then), seconds;
+# non-null ones have the 7 keys, numbers, ordered, > 0 and below the wall
+# time; the device time of a 1 ms job is 1 ms within the buckets' 1/16
+check_eq latency-seen true "$(jv latency-seen)"
+check_eq latency-shape true "$(jv latency-shape)"
+check_eq device-latency-1ms true "$(jv device-1ms)"
+check_eq latency-null-when-idle "null null" "$(jv idle)"
 
 # the documented schema, line by line, as the companions index it
-lines > $TMP/snap
-check_eq one-object-per-line "$(wc -l < $TMP/snap | tr -d ' ')" "$($JQ -c 'select(type == "object")' $TMP/snap | wc -l | tr -d ' ')"
-check_eq top-level-objects true "$(lines | $JQ -s 'all(.[]; has("neuron_runtime_data") and has("system_data") and has("instance_info") and has("neuron_hardware_info"))')"
-lines | tail -n 1 > $TMP/last
-check_eq runtime-entry-keys true "$($JQ '.neuron_runtime_data | length == 1 and all(.[]; has("pid") and has("neuron_runtime_tag") and has("error") and has("report"))' $TMP/last)"
-check_eq tag-from-env mytag "$($JQ -r ".neuron_runtime_data[] | select(.pid == $app) | .neuron_runtime_tag" $TMP/last)"
-check_eq execution-stats-keys true "$($JQ '.neuron_runtime_data[0].report.execution_stats | (.error_summary | has("generic") and has("numerical") and has("transient") and has("model") and has("runtime") and has("hardware")) and (.execution_summary | has("completed") and has("completed_with_err") and has("completed_with_num_err") and has("timed_out") and has("incorrect_input") and has("failed_to_queue")) and has("latency_stats") and .error == ""' $TMP/last)"
-check_eq every-group-error-string true "$($JQ '[.neuron_runtime_data[].report[], .system_data[]] | all(.[]; (.error | type) == "string")' $TMP/last)"
-check_eq known-groups-no-error true "$($JQ '[(.neuron_runtime_data[0].report | .execution_stats, .memory_used, .neuroncore_counters, .neuron_runtime_vcpu_usage), .system_data[]] | all(.[]; .error == "")' $TMP/last)"
-check unknown-type-in-error sh -c "$JQ -r '.neuron_runtime_data[0].report.bogus_metric.error' $TMP/last | grep -q 'unknown metric type: bogus_metric'"
-check_eq core-in-use '["1"]' "$($JQ -c '.neuron_runtime_data[0].report.neuroncore_counters.neuroncores_in_use | keys' $TMP/last)"
-check_eq memory-used-shape true "$($JQ '.neuron_runtime_data[0].report.memory_used.neuron_runtime_used_bytes | has("host") and has("neuron_device") and (.usage_breakdown.neuroncore_memory_usage | type == "object")' $TMP/last)"
-check_eq system-groups true "$($JQ '.system_data | (.memory_info.memory_total_bytes > 0) and (.vcpu_usage.usage_data | length > 0) and (.neuron_hw_counters.neuron_devices | length == 2)' $TMP/last)"
-check_eq hardware-info "2 2" "$($JQ -r '.neuron_hardware_info | "\(.neuron_device_count) \(.neuroncore_per_device_count)"' $TMP/last)"
+check_eq one-object-per-line "$(wc -l < $TMP/snap | tr -d ' ') of $(wc -l < $TMP/snap | tr -d ' ')" "$(jv objects)"
+check_eq top-level-objects true "$(jv top-level)"
+jq_batch $TMP/last '
+	"entry-keys \(.neuron_runtime_data | length == 1 and all(.[]; has("pid") and
+		has("neuron_runtime_tag") and has("error") and has("report")))",
+	"tag \(.neuron_runtime_data[] | select(.pid == $app) | .neuron_runtime_tag)",
+	"stats-keys \(.neuron_runtime_data[0].report.execution_stats |
+		(.error_summary | has("generic") and has("numerical") and has("transient") and
+		 has("model") and has("runtime") and has("hardware")) and
+		(.execution_summary | has("completed") and has("completed_with_err") and
+		 has("completed_with_num_err") and has("timed_out") and has("incorrect_input") and
+		 has("failed_to_queue")) and has("latency_stats") and .error == "")",
+	"error-strings \([.neuron_runtime_data[].report[], .system_data[]] |
+		all(.[]; (.error | type) == "string"))",
+	"known-no-error \([(.neuron_runtime_data[0].report | .execution_stats, .memory_used,
+		.neuroncore_counters, .neuron_runtime_vcpu_usage), .system_data[]] |
+		all(.[]; .error == ""))",
+	"bogus \(.neuron_runtime_data[0].report.bogus_metric.error)",
+	"core-in-use \(.neuron_runtime_data[0].report.neuroncore_counters.neuroncores_in_use |
+		keys | tojson)",
+	"memory-used \(.neuron_runtime_data[0].report.memory_used.neuron_runtime_used_bytes |
+		has("host") and has("neuron_device") and
+		(.usage_breakdown.neuroncore_memory_usage | type == "object"))",
+	"system \(.system_data | (.memory_info.memory_total_bytes > 0) and
+		(.vcpu_usage.usage_data | length > 0) and (.neuron_hw_counters.neuron_devices | length == 2))",
+	"hardware-info \(.neuron_hardware_info |
+		"\(.neuron_device_count) \(.neuroncore_per_device_count)")"' --argjson app "$app"
+check_eq runtime-entry-keys true "$(jv entry-keys)"
+check_eq tag-from-env mytag "$(jv tag)"
+check_eq execution-stats-keys true "$(jv stats-keys)"
+check_eq every-group-error-string true "$(jv error-strings)"
+check_eq known-groups-no-error true "$(jv known-no-error)"
+case "$(jv bogus)" in
+*"unknown metric type: bogus_metric"*) pass unknown-type-in-error ;;
+*) fail unknown-type-in-error "bogus_metric's error is '$(jv bogus)'" ;;
+esac
+check_eq core-in-use '["1"]' "$(jv core-in-use)"
+check_eq memory-used-shape true "$(jv memory-used)"
+check_eq system-groups true "$(jv system)"
+check_eq hardware-info "2 2" "$(jv hardware-info)"
 
 # ECC: what the device counts, per period, summed over the run
 echo "sram 2" > $DBG/neuron1/inject/ecc
@@ -174,9 +220,9 @@ JQ
 contract() { $JQ -f $TMP/contract.jq "$1" 2>&1 | sort | uniq -c | sed 's/^ *//'; }
 check_eq companion-contract "$(wc -l < $TMP/reports | tr -d ' ') true" "$(contract $TMP/reports)"
 # ... and it is no tautology: a wrong type in a clean group fails it
-$JQ -c '.neuron_runtime_data[0].report.memory_used.neuron_runtime_used_bytes.host = "1"' $TMP/last > $TMP/broken
-$JQ -c '.neuron_runtime_data[0].report.execution_stats.latency_stats.total_latency = {"p50": "x"}' $TMP/last >> $TMP/broken
-$JQ -c 'del(.instance_info.subnet_id)' $TMP/last >> $TMP/broken
+$JQ -c '(.neuron_runtime_data[0].report.memory_used.neuron_runtime_used_bytes.host = "1"),
+	(.neuron_runtime_data[0].report.execution_stats.latency_stats.total_latency = {"p50": "x"}),
+	del(.instance_info.subnet_id)' $TMP/last > $TMP/broken
 check_eq companion-contract-catches "3 false" "$(contract $TMP/broken)"
 # no -c: every group, every 5 s
 check_within default-config-5s 15000 sh -c "$MON --count 1 > $TMP/default"

@@ -99,6 +99,24 @@ expect_refused() {
 	return 0
 }
 
+# ---- jq, once for many values ---------------------------------------------
+# jq starts slowly under TCG (about 1 s: it compiles its builtins at every
+# start), so a suite asks one jq run for many values. jq_batch FILE PROGRAM
+# [JQ OPTIONS...]: PROGRAM prints one "key value" line per value; jv KEY
+# then prints that value, or, when jq gave none (a jq error, a missing key),
+# a line saying so, which no check expects. Values are never empty.
+jq_batch() {
+	local f=$1 p=$2
+	shift 2
+	JQB=$($JQ -r "$@" "$p" "$f" 2>&1) || JQB="jq failed: $JQB"
+}
+jv() {
+	local v
+	v=$(printf '%s\n' "$JQB" | sed -n "s/^$1 //p")
+	[ -n "$v" ] || v="(jq gave no $1: $(printf '%s' "$JQB" | head -c 200 | tr '\n' ' '))"
+	printf '%s\n' "$v"
+}
+
 # ---- time and waiting -----------------------------------------------------
 # busybox date has no %N: milliseconds since boot from /proc/uptime (10 ms
 # resolution, enough for the bounds below).
