@@ -29,7 +29,7 @@ if [ -e /sys/kernel/debug/kmemleak ]; then fw_t=300; else fw_t=100; fi
 check load load sim_devices=2 fwio_timeout_ms=$fw_t fwio_retries=3
 D=/sys/kernel/debug/neuron/neuron0/fw
 S=/sys/devices/virtual/neuron_device/neuron0
-check_eq debugfs-files "api_version fault last_seq post_now posted posted_blobs sim_stats slow_ms stats" \
+check_eq debugfs-files "api_version fault last_seq post_now post_times posted posted_blobs sim_stats slow_ms stats" \
 	"$(ls $D | sort | tr '\n' ' ' | sed 's/ $//')"
 modes=
 for f in fault posted slow_ms api_version; do modes="$modes $(ls -l $D/$f | cut -c1-10)"; done
@@ -100,10 +100,10 @@ check load-cadence load sim_devices=1 nmetric_post_delay_ms=$period
 wait_for periodic-posts-10 $((100 * period)) sh -c "[ \$(grep -c '^12 sim\$' $D/posted) -ge 10 ]"
 times=$(cat $D/post_times)
 echo "fwio: periodic posts (start_ms end_ms):" $times
-gaps=$(awk 'NR > 1 { print $1 - end } { end = $2 }' <<<"$times" | sort -n)
-ngaps=$(grep -c . <<<"$gaps")
-min_gap=$(head -n 1 <<<"$gaps")
-median=$(sed -n "$(( (ngaps + 1) / 2 ))p" <<<"$gaps")
+gaps=$(printf '%s\n' "$times" | awk 'NR > 1 { print $1 - end } { end = $2 }' | sort -n)
+ngaps=$(printf '%s\n' "$gaps" | grep -c .)
+min_gap=$(printf '%s\n' "$gaps" | head -n 1)
+median=$(printf '%s\n' "$gaps" | sed -n "$(( (ngaps + 1) / 2 ))p")
 if [ "$ngaps" -lt 9 ]; then
 	fail periodic-cadence "fw/post_times has $((ngaps + 1)) posts after 10 were posted: $times"
 elif [ "$min_gap" -lt $((period - 11)) ] || [ "$median" -gt $((period * 3 / 2)) ]; then
