@@ -589,7 +589,9 @@ int neuron_mem_init(struct neuron_device *nd)
 	size = min_t(u64, size, (u64)U32_MAX * NEURON_MEM_GRANULE);
 	granules = size / NEURON_MEM_GRANULE;
 	if (granules) {
-		mem->bits = kvcalloc(neuron_mem_range_words(granules), sizeof(u64), GFP_KERNEL);
+		/* sim_hbm_mb up to 64 GiB: a 2 MiB map, ENOMEM without a stack dump */
+		mem->bits = kvcalloc(neuron_mem_range_words(granules), sizeof(u64),
+				     GFP_KERNEL | __GFP_NOWARN);
 		if (!mem->bits) {
 			kfree(mem);
 			return -ENOMEM;

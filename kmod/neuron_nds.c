@@ -492,7 +492,7 @@ int neuron_nds_init(struct neuron_device *nd)
 	mutex_init(&nds->lock);
 	nds->nc_count = nd->nc_count;
 	nds->cells = kvcalloc((size_t)nd->nc_count * NEURON_NDS_ID_COUNT,
-			      sizeof(*nds->cells), GFP_KERNEL);
+			      sizeof(*nds->cells), GFP_KERNEL | __GFP_NOWARN);
 	if (!nds->cells) {
 		kfree(nds);
 		return -ENOMEM;
