@@ -29,7 +29,7 @@ check_fails no-driver 1 'no Neuron driver' $MON --count 1
 check load load sim_devices=2 sim_nc_per_device=2
 
 cat > $TMP/cfg.json <<'CFG'
-{"period": "1s",
+{"period": "500ms",
  "neuron_runtimes": [{"tag_filter": ".*", "metrics": [{"type": "neuroncore_counters"},
    {"type": "memory_used"}, {"type": "neuron_runtime_vcpu_usage"},
    {"type": "execution_stats"}, {"type": "bogus_metric"}]}],
