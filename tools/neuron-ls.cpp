@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "apps.hpp"
 #include "cdi.hpp"
 #include "json.hpp"
 
@@ -54,34 +55,8 @@ void usage(FILE *out)
 		   out);
 }
 
-std::string read_line(const std::string &path)
-{
-	std::ifstream f(path);
-	std::string line;
-	std::getline(f, line);
-	return line;
-}
-
-// The process's command line (arguments joined by spaces), else its comm.
-std::string command_of(int pid)
-{
-	std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-	std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-	while (!raw.empty() && raw.back() == '\0')
-		raw.pop_back();
-	for (char &c : raw)
-		if (c == '\0')
-			c = ' ';
-	if (!raw.empty())
-		return raw;
-	return read_line("/proc/" + std::to_string(pid) + "/comm");
-}
-
-struct process {
-	int pid;
-	std::string command;
-	std::vector<int> nc_ids;	// global NeuronCore ids
-};
+using tools::apps::process;
+using tools::apps::read_line;
 
 struct device {
 	int index = 0;
@@ -146,25 +121,13 @@ int query(int index, int first_nc, device &d, std::string &err)
 	d.numa_node = "-1";
 	d.cpu_affinity = read_line("/sys/devices/system/cpu/online");
 
-	neuron_app_info *apps = nullptr;
-	size_t n = 0;
-	ret = ndl_get_all_apps_info(dev, &apps, &n, APP_INFO_PID_NC_LOCK_INFO);
+	ret = tools::apps::holders(dev, first_nc, d.procs);
 	ndl_close_device(dev);
 	if (ret) {
 		err = "/dev/neuron" + std::to_string(index) + ": listing processes: " +
 		      std::strerror(-ret);
 		return ret;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (apps[i].pid == ::getpid())
-			continue;	// this tool has the device open to ask
-		process p{ apps[i].pid, command_of(apps[i].pid), {} };
-		for (int k = 0; k < 8; k++)
-			if (apps[i].nc_lock_map & (1u << k))
-				p.nc_ids.push_back(first_nc + k);
-		d.procs.push_back(std::move(p));
-	}
-	std::free(apps);
 	return 0;
 }
 

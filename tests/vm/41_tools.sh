@@ -6,10 +6,11 @@
 # in the vendor's format; NEURON_HW_ERR lines matched with the Node Problem
 # Detector / EKS agent patterns, rate limit included.
 SUITE=tools
-PLAN=49
+PLAN=56
 . /tests/lib.sh
 
 LS=/tests/neuron-ls
+DOC=/tests/neuron-doctor
 JQ=/tests/jq
 APP=/tests/vm_tools_app
 SYS=/sys/devices/virtual/neuron_device
@@ -24,7 +25,19 @@ check_eq ls-no-driver-exit 1 $?
 check_eq ls-no-driver-stdout-empty 0 "$(wc -c < $TMP/out | tr -d ' ')"
 check_eq ls-no-driver-one-line 1 "$(wc -l < $TMP/err | tr -d ' ')"
 
+# ---- neuron-doctor without a driver: the module is the first broken link --
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-no-driver "2 neuron-doctor: module: sudo modprobe neuron" \
+	"$rc $(head -n 1 $TMP/doc | cut -c1-45)"
+
 check load load sim_devices=2 sim_nc_per_device=2
+
+# ---- neuron-doctor on a healthy driver: OK, exit 0 -----------------------
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-healthy "0 neuron-doctor: OK" "$rc $(head -n 1 $TMP/doc)"
+check_eq doctor-healthy-no-warning 0 "$(grep -c '^\[\(warn\|error\)\]' $TMP/doc)"
 
 # ---- neuron-ls -j: the vendor's schema, every field with its type -------
 $LS -j > $TMP/ls.json
@@ -81,6 +94,19 @@ check_eq ls-process-cores "[1]" "$(jv cores)"
 # nrt_init opens every device: listed on device 1 too, holding no core there
 check_eq ls-process-other-device "$app []" "$(jv other)"
 check_eq ls-not-itself 1 "$(jv count)"
+# neuron-doctor: a stopped process holding a core is the first broken link
+kill -STOP $app
+$DOC --no-kmsg --json > $TMP/doc.json 2>&1
+rc=$?
+kill -CONT $app
+jq_batch $TMP/doc.json '
+	"status \(.status)",
+	"first \(.first.check)",
+	"stopped \(.first.detail | test("^neuron0: pid [0-9]+ .*is stopped and holds NeuronCores 1$"))",
+	"pid \(.first.detail | capture("pid (?<p>[0-9]+)").p)",
+	"action \(.first.action | test("kill -CONT"))"'
+check_eq doctor-stopped-holder "1 warning holders true $app true" \
+	"$rc $(jv status) $(jv first) $(jv stopped) $(jv pid) $(jv action)"
 exec 4>&-
 wait $app
 check_eq app-exit 0 $?
@@ -121,6 +147,13 @@ echo "sram 1" > $DBG/neuron0/inject/ecc
 # the driver notices on its own within 2 s (hw_err_poll_ms=1000 by default)
 wait_for sram-noticed-in-2s 2000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE '.* NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR .*'"
 check_eq sram-line-form 1 "$(since_mark | grep -cE "NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR $(printf "$FULL" 0 -1)")"
+# neuron-doctor: the uncorrectable error is the first broken link (exit 2),
+# and the kernel log's NEURON_HW_ERR line is a finding of its own
+$DOC > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-ecc "2 neuron-doctor: ecc: " "$rc $(head -n 1 $TMP/doc | cut -c1-20)"
+check doctor-ecc-finding grep -q '^\[error\] ecc: neuron0: uncorrectable ECC errors: SRAM 1, HBM 0 ' $TMP/doc
+check doctor-kmsg-finding grep -qE '^\[warn\] kmsg: [0-9]+ NEURON_HW_ERR lines? in the kernel log buffer; the last: .*NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR' $TMP/doc
 echo "hbm2 3" > $DBG/neuron1/inject/ecc
 wait_for hbm-line 3000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE '.* NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR .*nd-id=1 '"
 check_eq sram-once 1 "$(hw_lines SRAM_UNCORRECTABLE_ERROR)"

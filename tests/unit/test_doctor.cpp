@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// neuron-doctor's checks (tools/doctor.hpp) against fake trees under a
+// mkdtemp directory: a healthy host, then one broken link at a time
+// (module, node, node mode, NEURON_RT_VISIBLE_CORES, device state, ECC,
+// firmware mailbox, a stopped holder, kernel log lines); the JSON report
+// read back with the tools' JSON reader; the NEURON_RT_VISIBLE_CORES
+// parser against libnrt's own; the command line.
+#include <cerrno>
+#include <csetjmp>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <vector>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "runtime.hpp"	// libnrt's visible_cores(), to compare with
+
+#include "../../tools/doctor.hpp"
+#include "../../tools/json.hpp"
+
+namespace doc = tools::doctor;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr gid_t kNeuronGid = 1500;
+
+// A fake system root. Device nodes are regular files (a test cannot
+// mknod); their type, mode, owner and numbers come from fake_nodes through
+// the context's stat function.
+struct tree {
+	std::string dir;
+	std::map<std::string, struct stat> fake_nodes;	// by path in the system
+	std::map<int, std::vector<tools::apps::process>> holders;	// by device index
+
+	tree()
+	{
+		const char *tmp = std::getenv("TMPDIR");
+		std::string t = std::string(tmp && *tmp ? tmp : "/tmp") + "/doctor-XXXXXX";
+		std::vector<char> buf(t.begin(), t.end());
+		buf.push_back('\0');
+		if (!::mkdtemp(buf.data()))
+			fail_msg("mkdtemp: %s", std::strerror(errno));
+		dir = buf.data();
+	}
+	~tree()
+	{
+		std::error_code ec;
+		fs::remove_all(dir, ec);
+	}
+	tree(const tree &) = delete;
+	tree &operator=(const tree &) = delete;
+
+	void put(const std::string &path, const std::string &text)
+	{
+		fs::create_directories(fs::path(dir + path).parent_path());
+		std::ofstream f(dir + path, std::ios::trunc);
+		f << text;
+	}
+	void rm(const std::string &path) { fs::remove_all(dir + path); }
+	void node(int n, mode_t mode, uid_t uid, gid_t gid)
+	{
+		std::string path = "/dev/neuron" + std::to_string(n);
+		put(path, "");
+		struct stat st {};
+		st.st_mode = S_IFCHR | mode;
+		st.st_uid = uid;
+		st.st_gid = gid;
+		st.st_rdev = makedev(240, n);
+		fake_nodes[path] = st;
+	}
+	void device(int n, int cores)
+	{
+		std::string d = "/sys/class/neuron_device/neuron" + std::to_string(n);
+		put(d + "/core_count", std::to_string(cores) + "\n");
+		put(d + "/dev", "240:" + std::to_string(n) + "\n");
+		put(d + "/state", "ready\n");
+		for (const char *f : { "sram_ecc_uncorrected", "sram_ecc_corrected", "mem_ecc_uncorrected",
+				       "mem_ecc_repairable_uncorrected", "mem_ecc_corrected" })
+			put(d + "/stats/hardware/" + f, "0\n");
+		put(d + "/stats/fw_io/err_count", "0\n");
+		put(d + "/stats/fw_io/timeout_count", "0\n");
+		node(n, 0660, 0, kNeuronGid);
+	}
+
+	// alice (uid 1000) in group neuron, in this session too
+	doc::context ctx()
+	{
+		doc::context c;
+		c.root = dir;
+		c.uid = 1000;
+		c.gid = 1000;
+		c.groups = { 1000, kNeuronGid };
+		c.stat_fn = [this](const std::string &p, struct stat &st) {
+			if (::stat(p.c_str(), &st) != 0)
+				return -1;
+			auto it = fake_nodes.find(p.substr(dir.size()));
+			if (it != fake_nodes.end())
+				st = it->second;
+			return 0;
+		};
+		c.list_holders = [this](const doc::device &d, std::vector<tools::apps::process> &out, std::string &) {
+			out = holders[d.index];
+			return true;
+		};
+		return c;
+	}
+};
+
+// Two devices of 2 NeuronCores, DKMS's 0.1.0 loaded on 6.1.0-test, nodes
+// root:neuron 0660, one running process holding NeuronCore 0.
+void healthy(tree &t)
+{
+	t.put("/sys/module/neuron/version", "0.1.0\n");
+	t.put("/proc/sys/kernel/osrelease", "6.1.0-test\n");
+	t.put("/var/lib/dkms/neuron-oss/0.1.0/6.1.0-test/x86_64/module/neuron.ko", "");
+	t.put("/lib/modules/6.1.0-test/updates/dkms/neuron.ko", "");
+	t.put("/lib/modules/6.1.0-test/modules.dep", "updates/dkms/neuron.ko:\n");
+	t.put("/etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n"
+			     "bob:x:1001:1001::/home/bob:/bin/sh\n");
+	t.put("/etc/group", "root:x:0:\nalice:x:1000:\nbob:x:1001:\nneuron:x:1500:alice\n");
+	t.put("/proc/1/cgroup", "0::/init.scope\n");
+	t.put("/dev/kmsg", "6,100,5000000,-;neuron: loaded, 2 simulated devices\n"
+			   " SUBSYSTEM=neuron_device\n"
+			   "4,101,6000000,-;eth0: link up\n");
+	t.device(0, 2);
+	t.device(1, 2);
+	t.put("/proc/4321/stat", "4321 (python3 (a) b) S 1 4321 4321 0 -1 4194560\n");
+	t.holders[0] = { { 4321, "python3 train.py", { 0 } } };
+}
+
+const doc::finding *first(const doc::report &r)
+{
+	return r.first < 0 ? nullptr : &r.findings[static_cast<size_t>(r.first)];
+}
+
+const doc::finding *find(const doc::report &r, const char *check, doc::severity sev)
+{
+	for (auto &f : r.findings)
+		if (f.check == check && f.sev == sev)
+			return &f;
+	return nullptr;
+}
+
+bool has(const std::string &s, const char *part)
+{
+	return s.find(part) != std::string::npos;
+}
+
+void expect_first(const doc::report &r, const char *check, doc::severity sev, const char *action_part)
+{
+	const doc::finding *f = first(r);
+	assert_non_null(f);
+	assert_string_equal(f->check.c_str(), check);
+	assert_int_equal(static_cast<int>(f->sev), static_cast<int>(sev));
+	if (!has(f->action, action_part))
+		fail_msg("action \"%s\" lacks \"%s\"", f->action.c_str(), action_part);
+	std::string line = "neuron-doctor: " + std::string(check) + ": " + f->action + "\n";
+	assert_true(doc::to_text(r).rfind(line, 0) == 0);
+}
+
+} // namespace
+
+static void healthy_tree(void **)
+{
+	tree t;
+	healthy(t);
+	doc::report r = doc::run(t.ctx());
+	for (auto &f : r.findings)
+		if (f.sev != doc::severity::ok)
+			fail_msg("%s: %s", f.check.c_str(), f.detail.c_str());
+	assert_null(first(r));
+	assert_int_equal(doc::exit_code(r), 0);
+	std::string text = doc::to_text(r);
+	assert_true(text.rfind("neuron-doctor: OK\n[ok] module: neuron.ko 0.1.0 loaded on kernel 6.1.0-test", 0) == 0);
+	for (const char *check : { "module", "devices", "nodes", "container", "visible_cores", "state", "ecc",
+				   "fw_io", "holders", "kmsg" })
+		assert_non_null(find(r, check, doc::severity::ok));
+	assert_true(has(find(r, "devices", doc::severity::ok)->detail, "2 devices (neuron0, neuron1), 4 NeuronCores"));
+	assert_string_equal(find(r, "nodes", doc::severity::ok)->detail.c_str(),
+			    "/dev/neuron0, /dev/neuron1 (0660 root:neuron): read-write for alice (uid 1000)");
+	assert_true(has(find(r, "holders", doc::severity::ok)->detail, "1 process has a device open"));
+}
+
+static void module_missing(void **)
+{
+	tree t;
+	healthy(t);
+	t.rm("/sys/module/neuron");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "module", doc::severity::error, "sudo modprobe neuron");
+	assert_int_equal(doc::exit_code(r), 2);
+	// nothing below the driver is checked, and no error is made up for it
+	assert_null(find(r, "nodes", doc::severity::error));
+	assert_non_null(find(r, "devices", doc::severity::note));
+
+	// DKMS has the package, but not for the running kernel
+	t.put("/proc/sys/kernel/osrelease", "6.2.0-other\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "module", doc::severity::error, "sudo dkms install neuron-oss/0.1.0 -k 6.2.0-other");
+
+	// built for it but not installed
+	t.put("/var/lib/dkms/neuron-oss/0.1.0/6.2.0-other/x86_64/module/neuron.ko", "");
+	r = doc::run(t.ctx());
+	expect_first(r, "module", doc::severity::error, "sudo dkms install neuron-oss/0.1.0 -k 6.2.0-other");
+	t.put("/lib/modules/6.2.0-other/updates/dkms/neuron.ko.xz", "");
+	r = doc::run(t.ctx());
+	expect_first(r, "module", doc::severity::error, "sudo modprobe neuron");
+	assert_false(has(first(r)->action, "dkms"));
+
+	// no DKMS, and modules.dep knows no neuron module
+	t.rm("/var/lib/dkms");
+	t.put("/lib/modules/6.2.0-other/modules.dep", "kernel/drivers/net/dummy.ko:\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "module", doc::severity::error, "make dkms-install");
+
+	// in a container the module is the host's
+	t.put("/.dockerenv", "");
+	r = doc::run(t.ctx());
+	expect_first(r, "module", doc::severity::error, "on the host: sudo modprobe neuron");
+}
+
+static void module_other_version(void **)
+{
+	tree t;
+	healthy(t);
+	t.put("/sys/module/neuron/version", "2.19.64.0\n");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "module", doc::severity::warning, "sudo modprobe -r neuron && sudo modprobe neuron");
+	assert_true(has(first(r)->detail, "2.19.64.0"));
+	assert_int_equal(doc::exit_code(r), 1);
+}
+
+static void no_device(void **)
+{
+	tree t;
+	healthy(t);
+	t.rm("/sys/class/neuron_device/neuron0");
+	t.rm("/sys/class/neuron_device/neuron1");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "devices", doc::severity::error, "lspci -d 1d0f:");
+}
+
+static void node_missing(void **)
+{
+	tree t;
+	healthy(t);
+	t.rm("/dev/neuron1");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "nodes", doc::severity::error, "sudo mknod -m 0660 /dev/neuron1 c 240 1");
+	assert_true(has(first(r)->detail, "/dev/neuron1 is missing"));
+	assert_int_equal(doc::exit_code(r), 2);
+	assert_true(has(find(r, "nodes", doc::severity::ok)->detail, "/dev/neuron0"));
+
+	// in a container: the runtime must pass it
+	t.put("/proc/1/cgroup", "0::/kubepods/besteffort/pod1234\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "nodes", doc::severity::error, "neuron-ls --cdi");
+	assert_non_null(find(r, "container", doc::severity::note));
+
+	// a node with other numbers than the driver's
+	t.rm("/proc/1/cgroup");
+	t.node(1, 0660, 0, kNeuronGid);
+	t.fake_nodes["/dev/neuron1"].st_rdev = makedev(10, 3);
+	r = doc::run(t.ctx());
+	expect_first(r, "nodes", doc::severity::error, "sudo rm /dev/neuron1");
+	assert_true(has(first(r)->detail, "stale"));
+
+	// not a character device
+	t.fake_nodes.erase("/dev/neuron1");
+	r = doc::run(t.ctx());
+	expect_first(r, "nodes", doc::severity::error, "sudo rm /dev/neuron1");
+	assert_true(has(first(r)->detail, "not a character device"));
+}
+
+static void node_mode(void **)
+{
+	tree t;
+	healthy(t);
+	t.node(0, 0600, 0, 0);
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "nodes", doc::severity::error, "sudo usermod -aG neuron alice");
+	assert_string_equal(first(r)->detail.c_str(), "/dev/neuron0 is 0600 root:root: alice (uid 1000) cannot open it");
+	assert_int_equal(doc::exit_code(r), 2);
+
+	// root opens anything
+	doc::context c = t.ctx();
+	c.uid = 0;
+	c.gid = 0;
+	c.groups = {};
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+
+	// 0660 root:neuron, bob is not in the group
+	t.node(0, 0660, 0, kNeuronGid);
+	c = t.ctx();
+	c.uid = 1001;
+	c.gid = 1001;
+	c.groups = { 1001 };
+	r = doc::run(c);
+	expect_first(r, "nodes", doc::severity::error, "add the user to group neuron (sudo usermod -aG neuron bob");
+	// alice is in it by /etc/group, but the session predates it
+	c = t.ctx();
+	c.groups = { 1000 };
+	r = doc::run(c);
+	expect_first(r, "nodes", doc::severity::error, "log in again");
+	// an unknown uid: the action says $USER
+	c.uid = 4242;
+	r = doc::run(c);
+	expect_first(r, "nodes", doc::severity::error, "sudo usermod -aG neuron $USER");
+	// world-writable nodes (the vendor's 0666) are fine for anyone
+	t.node(0, 0666, 0, 0);
+	t.node(1, 0666, 0, 0);
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+}
+
+static void visible_cores(void **)
+{
+	tree t;
+	healthy(t);
+	doc::context c = t.ctx();
+	c.visible_cores = "0-4";
+	doc::report r = doc::run(c);
+	expect_first(r, "visible_cores", doc::severity::error, "within 0-3, e.g. \"0-1\"");
+	assert_true(has(first(r)->detail, "names NeuronCore 4 but there are 4 (0-3)"));
+	assert_int_equal(doc::exit_code(r), 2);
+	for (const char *bad : { "x", "0,2", "3-1", "1-", "", "0,,1", "-1" }) {
+		c.visible_cores = bad;
+		r = doc::run(c);
+		if (*bad)
+			expect_first(r, "visible_cores", doc::severity::error, "NEURON_RT_VISIBLE_CORES");
+		else
+			assert_int_equal(doc::exit_code(r), 0);	// empty: all, as unset
+	}
+	c.visible_cores = "1,2";
+	t.holders.clear();
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail, "NeuronCores 1-2 of 4"));
+
+	// a core_count that cannot be read: not checked rather than guessed
+	t.rm("/sys/class/neuron_device/neuron1/core_count");
+	c.visible_cores = "0-3";
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "visible_cores", doc::severity::note)->detail, "core_count cannot be read"));
+}
+
+// The same decisions as libnrt's parser, on inputs of every kind.
+static void visible_cores_like_libnrt(void **)
+{
+	const char *inputs[] = { "", "0", "3", "7", "8", "0-3", "3-6", "3,4,5", "3-4,5", "0-7", "0-8", "5-3",
+				 "3,3", "3,5", "1,", ",1", "1-", "-1", "a", "1a", "1 ", " 1", "1-2-3", "00",
+				 "007", "1,2-3,4", "18446744073709551616", "99999999999999999999", "2-2" };
+	for (uint32_t total : { 0u, 1u, 4u, 8u }) {
+		for (const char *in : inputs) {
+			uint32_t first = 0, count = 0;
+			bool set = false;
+			bool lib_ok = nrt::rt::visible_cores(in, total, &first, &count, &set) == NRT_SUCCESS;
+			doc::core_run r = doc::parse_visible_cores(in, total);
+			if (r.ok != lib_ok)
+				fail_msg("\"%s\" of %u: libnrt %d, doctor %d (%s)", in, total, lib_ok, r.ok, r.why.c_str());
+			if (lib_ok && (r.first != first || r.count != count))
+				fail_msg("\"%s\" of %u: libnrt %u+%u, doctor %u+%u", in, total, first, count, r.first, r.count);
+			if (!r.ok)
+				assert_false(r.why.empty());
+		}
+	}
+}
+
+static void device_state(void **)
+{
+	tree t;
+	healthy(t);
+	t.put("/sys/class/neuron_device/neuron1/state", "invalid\n");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "state", doc::severity::error, "reload the driver or reboot");
+	assert_true(has(first(r)->detail, "neuron1 did not come back from reset"));
+	assert_true(has(find(r, "state", doc::severity::ok)->detail, "neuron0: ready"));
+	assert_int_equal(doc::exit_code(r), 2);
+
+	t.put("/sys/class/neuron_device/neuron1/state", "reset\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "state", doc::severity::warning, "wait");
+	assert_int_equal(doc::exit_code(r), 1);
+}
+
+static void ecc(void **)
+{
+	tree t;
+	healthy(t);
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "3\n");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "ecc", doc::severity::error, "stop and start");
+	assert_true(has(first(r)->detail, "neuron0: uncorrectable ECC errors: SRAM 0, HBM 3"));
+	assert_int_equal(doc::exit_code(r), 2);
+
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "0\n");
+	t.put("/sys/class/neuron_device/neuron1/stats/hardware/mem_ecc_repairable_uncorrected", "1\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "ecc", doc::severity::warning, "reboot the instance");
+	assert_int_equal(doc::exit_code(r), 1);
+}
+
+static void fw_io(void **)
+{
+	tree t;
+	healthy(t);
+	t.put("/sys/class/neuron_device/neuron1/stats/fw_io/timeout_count", "5\n");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "fw_io", doc::severity::warning, "if they keep rising, reset the device");
+	assert_true(has(first(r)->detail, "neuron1: firmware mailbox errors: 5 (0 error responses, 5 timeouts)"));
+	assert_int_equal(doc::exit_code(r), 1);
+}
+
+static void holders(void **)
+{
+	tree t;
+	healthy(t);
+	t.holders[1] = { { 777, "sleepy", { 2, 3 } } };
+	t.put("/proc/777/stat", "777 (sleepy) T 1 777 777 0 -1\n");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "holders", doc::severity::warning, "kill -CONT 777");
+	assert_true(has(first(r)->detail, "pid 777 (sleepy) is stopped and holds NeuronCores 2,3"));
+	assert_int_equal(doc::exit_code(r), 1);
+
+	t.put("/proc/777/stat", "777 (sleepy) Z 555 777 777 0 -1\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "holders", doc::severity::warning, "pid 555");
+	t.rm("/proc/777");
+	r = doc::run(t.ctx());
+	expect_first(r, "holders", doc::severity::warning, "run neuron-doctor again");
+	assert_true(has(first(r)->detail, "is gone"));
+
+	// a running holder of a core NEURON_RT_VISIBLE_CORES names
+	t.holders.erase(1);
+	doc::context c = t.ctx();
+	c.visible_cores = "0-1";
+	r = doc::run(c);
+	expect_first(r, "holders", doc::severity::warning, "wait for pid 4321");
+	assert_true(has(first(r)->detail, "holds NeuronCores 0, which NEURON_RT_VISIBLE_CORES names"));
+
+	// no process list (another --root): a note, not a failure
+	c.list_holders = nullptr;
+	c.visible_cores.reset();
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_non_null(find(r, "holders", doc::severity::note));
+}
+
+static void kmsg(void **)
+{
+	tree t;
+	healthy(t);
+	t.put("/dev/kmsg", "6,100,5000000,-;neuron: loaded\n"
+			   "3,101,7250000,-;neuron_device neuron0: NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR instance-id=i-1 "
+			   "hostname=h nd-id=0 nc-id=-1 serial-num=ab action=TERMINATE_INSTANCE\n"
+			   " SUBSYSTEM=neuron_device\n"
+			   "3,102,8000001,-;neuron_device neuron0: hw_err DMA_ERROR: 4 lines suppressed\n"
+			   "3,103,9500000,-;neuron_device neuron1: NEURON_HW_ERR=DMA_ERROR instance-id=i-1 "
+			   "hostname=h nd-id=1 nc-id=0 serial-num=cd action=RESTART_JOB\n");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "kmsg", doc::severity::warning, "restart the job");
+	assert_true(has(first(r)->detail, "2 NEURON_HW_ERR lines in the kernel log buffer; the last: "
+					  "[9.500000] neuron_device neuron1: NEURON_HW_ERR=DMA_ERROR"));
+	assert_int_equal(doc::exit_code(r), 1);
+
+	doc::context c = t.ctx();
+	c.read_kmsg = false;
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "kmsg", doc::severity::note)->detail, "--no-kmsg"));
+
+	t.rm("/dev/kmsg");
+	r = doc::run(t.ctx());
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "kmsg", doc::severity::note)->detail, "not read"));
+}
+
+// --json parses, and carries the first link the text names
+static void json_report(void **)
+{
+	tree t;
+	healthy(t);
+	for (int broken = 0; broken < 2; broken++) {
+		if (broken)
+			t.node(0, 0600, 0, 0);
+		doc::report r = doc::run(t.ctx());
+		tools::json::value v;
+		std::string doc_text = doc::to_json(r);	// the parser keeps a view of it
+		tools::json::parser p(doc_text);
+		if (!p.parse(v))
+			fail_msg("not JSON: %s", p.error().c_str());
+		assert_true(v.is_object());
+		assert_string_equal(v.get("status")->str.c_str(), broken ? "error" : "ok");
+		const tools::json::value *f = v.get("first");
+		assert_non_null(f);
+		const tools::json::value *all = v.get("findings");
+		assert_true(all && all->is_array());
+		assert_int_equal(all->arr.size(), r.findings.size());
+		for (auto &e : all->arr)
+			for (const char *key : { "check", "severity", "detail", "action" })
+				assert_true(e.get(key) && e.get(key)->is_string());
+		if (!broken) {
+			assert_true(f->k == tools::json::value::kind::null);
+			continue;
+		}
+		assert_true(f->is_object());
+		assert_string_equal(f->get("check")->str.c_str(), "nodes");
+		assert_string_equal(f->get("severity")->str.c_str(), "error");
+		assert_string_equal(f->get("action")->str.c_str(), first(r)->action.c_str());
+		std::string text = doc::to_text(r);
+		assert_true(text.rfind("neuron-doctor: nodes: " + f->get("action")->str + "\n", 0) == 0);
+	}
+}
+
+static void command_line(void **)
+{
+	auto parse = [](std::vector<const char *> args, doc::options &o, std::string &err) {
+		args.insert(args.begin(), "neuron-doctor");
+		return doc::parse_args(static_cast<int>(args.size()), const_cast<char **>(args.data()), o, err);
+	};
+	doc::options o;
+	std::string err;
+	assert_true(parse({ "--json", "--root", "/mnt/img", "--no-kmsg" }, o, err));
+	assert_true(o.json && !o.kmsg && o.root == "/mnt/img" && !o.help);
+	o = {};
+	assert_true(parse({ "--root=/x", "-h" }, o, err));
+	assert_true(o.root == "/x" && o.help);
+	for (std::vector<const char *> bad : std::vector<std::vector<const char *>>{
+		     { "--bogus" }, { "--root" }, { "--root=" }, { "--root", "" }, { "json" } }) {
+		o = {};
+		err.clear();
+		assert_false(parse(bad, o, err));
+		assert_false(err.empty());
+		assert_true(err.find('\n') == std::string::npos);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(healthy_tree),
+		cmocka_unit_test(module_missing),
+		cmocka_unit_test(module_other_version),
+		cmocka_unit_test(no_device),
+		cmocka_unit_test(node_missing),
+		cmocka_unit_test(node_mode),
+		cmocka_unit_test(visible_cores),
+		cmocka_unit_test(visible_cores_like_libnrt),
+		cmocka_unit_test(device_state),
+		cmocka_unit_test(ecc),
+		cmocka_unit_test(fw_io),
+		cmocka_unit_test(holders),
+		cmocka_unit_test(kmsg),
+		cmocka_unit_test(json_report),
+		cmocka_unit_test(command_line),
+	};
+	return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

@@ -1,0 +1,1147 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+// neuron-doctor's checks: walk the chain a user's job depends on (driver
+// loaded, device nodes there and openable, NEURON_RT_VISIBLE_CORES naming
+// cores that exist, each device ready, no uncorrectable memory errors, the
+// firmware answering, no core held by a stopped or vanished process, no
+// hardware error in the kernel log) and say what is wrong with one action
+// each. Header only so the host unit tests run every check against a fake
+// tree: every path is read under context::root, and what comes from the
+// caller (uid, groups, the environment, stat() of the nodes, the driver's
+// process list) is injected through the context.
+#pragma once
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <grp.h>
+#include <optional>
+#include <pwd.h>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <unistd.h>
+#include <utility>
+#include <vector>
+
+#include "apps.hpp"
+#include "json.hpp"
+
+namespace tools::doctor {
+
+// dkms.conf's PACKAGE_NAME: DKMS keeps its builds in /var/lib/dkms/<name>/<version>/
+inline constexpr const char *kDkmsPackage = "neuron-oss";
+inline constexpr const char *kClassDir = "/sys/class/neuron_device";
+// the group packaging/60-neuron.rules gives /dev/neuron<N> (mode 0660)
+inline constexpr const char *kGroup = "neuron";
+
+// note: nothing wrong, but something was not checked or is worth knowing
+enum class severity { ok, note, warning, error };
+
+inline const char *json_name(severity s)
+{
+	switch (s) {
+	case severity::ok:
+		return "ok";
+	case severity::note:
+		return "note";
+	case severity::warning:
+		return "warning";
+	default:
+		return "error";
+	}
+}
+
+inline const char *text_tag(severity s)
+{
+	return s == severity::warning ? "warn" : json_name(s);
+}
+
+struct finding {
+	std::string check;
+	severity sev;
+	std::string detail;
+	std::string action;	// "" when there is nothing to do
+};
+
+struct device {
+	int index;
+	std::string sysdir;	// /sys/class/neuron_device/neuron<N> (as seen in the system)
+	int cores;		// core_count; -1 when it cannot be read
+	int first_nc;		// global id of its NeuronCore 0: devices in index order
+};
+
+struct context {
+	std::string root = "/";		// where the system's / is (tests: a fake tree)
+	uid_t uid = 0;			// the caller, for the device nodes' modes
+	gid_t gid = 0;
+	std::vector<gid_t> groups;	// supplementary groups
+	std::optional<std::string> visible_cores;	// NEURON_RT_VISIBLE_CORES
+	bool read_kmsg = true;
+	// stat() of a path under root; ::stat when empty (tests fake the nodes'
+	// type, mode, owner and numbers, which a test cannot create)
+	std::function<int(const std::string &, struct stat &)> stat_fn;
+	// The processes holding device d: false with err set when the list
+	// cannot be had. Empty: not checked (it needs the driver's ioctl, so
+	// the tool leaves it out under another --root).
+	std::function<bool(const device &d, std::vector<apps::process> &out, std::string &err)>
+		list_holders;
+};
+
+// ---- reading the tree -------------------------------------------------------
+
+// @path (absolute, as seen in the system) under c.root
+inline std::string under(const context &c, std::string_view path)
+{
+	std::string r = c.root;
+	while (r.size() > 1 && r.back() == '/')
+		r.pop_back();
+	if (r.empty() || r == "/")
+		return std::string(path);
+	return r + std::string(path);
+}
+
+inline bool read_line_at(const context &c, std::string_view path, std::string &out)
+{
+	std::ifstream f(under(c, path));
+	if (!f)
+		return false;
+	out.clear();
+	std::getline(f, out);
+	while (!out.empty() && (out.back() == '\r' || out.back() == ' ' || out.back() == '\t'))
+		out.pop_back();
+	return !f.bad();
+}
+
+// A decimal file: its value, or nullopt when missing or not a number.
+inline std::optional<uint64_t> read_u64(const context &c, std::string_view path)
+{
+	std::string s;
+	if (!read_line_at(c, path, s) || s.empty())
+		return std::nullopt;
+	uint64_t v = 0;
+	for (char ch : s) {
+		if (ch < '0' || ch > '9')
+			return std::nullopt;
+		if (v > (UINT64_MAX - static_cast<uint64_t>(ch - '0')) / 10)
+			return std::nullopt;
+		v = v * 10 + static_cast<uint64_t>(ch - '0');
+	}
+	return v;
+}
+
+inline bool exists_at(const context &c, std::string_view path)
+{
+	std::error_code ec;
+	return std::filesystem::exists(under(c, path), ec);
+}
+
+inline bool is_dir_at(const context &c, std::string_view path)
+{
+	std::error_code ec;
+	return std::filesystem::is_directory(under(c, path), ec);
+}
+
+// The entries of a directory (names only), sorted; empty when unreadable.
+inline std::vector<std::string> list_dir(const context &c, std::string_view path, bool dirs_only = false)
+{
+	std::vector<std::string> out;
+	std::error_code ec;
+	std::filesystem::directory_iterator it(under(c, path), ec), end;
+	for (; !ec && it != end; it.increment(ec)) {
+		std::error_code ec2;
+		if (dirs_only && (it->is_symlink(ec2) || !it->is_directory(ec2)))
+			continue;
+		out.push_back(it->path().filename().string());
+	}
+	std::sort(out.begin(), out.end());
+	return out;
+}
+
+inline int stat_at(const context &c, const std::string &path, struct stat &st)
+{
+	std::string p = under(c, path);
+	if (c.stat_fn)
+		return c.stat_fn(p, st);
+	return ::stat(p.c_str(), &st);
+}
+
+// ---- users and groups (the tree's /etc/passwd and /etc/group) ----------------
+
+struct user_entry {
+	std::string name;
+	gid_t gid = 0;
+};
+
+struct group_entry {
+	std::string name;
+	gid_t gid = 0;
+	std::vector<std::string> members;
+};
+
+inline std::vector<std::string> split(std::string_view s, char sep)
+{
+	std::vector<std::string> out;
+	size_t b = 0;
+	for (size_t i = 0; i <= s.size(); i++)
+		if (i == s.size() || s[i] == sep) {
+			out.emplace_back(s.substr(b, i - b));
+			b = i + 1;
+		}
+	return out;
+}
+
+inline bool parse_id(const std::string &s, unsigned long &v)
+{
+	if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos)
+		return false;
+	v = std::stoul(s);
+	return true;
+}
+
+inline std::optional<user_entry> user_of(const context &c, uid_t uid)
+{
+	std::ifstream f(under(c, "/etc/passwd"));
+	std::string line;
+	while (std::getline(f, line)) {
+		auto fl = split(line, ':');
+		unsigned long u, g;
+		if (fl.size() >= 4 && parse_id(fl[2], u) && parse_id(fl[3], g) && u == uid)
+			return user_entry{ fl[0], static_cast<gid_t>(g) };
+	}
+	if (under(c, "/") == "/") {
+		if (const struct passwd *pw = ::getpwuid(uid))
+			return user_entry{ pw->pw_name, pw->pw_gid };
+	}
+	return std::nullopt;
+}
+
+inline std::optional<group_entry> group_of(const context &c, gid_t gid)
+{
+	std::ifstream f(under(c, "/etc/group"));
+	std::string line;
+	while (std::getline(f, line)) {
+		auto fl = split(line, ':');
+		unsigned long g;
+		if (fl.size() >= 3 && parse_id(fl[2], g) && g == gid) {
+			group_entry e{ fl[0], gid, {} };
+			if (fl.size() >= 4 && !fl[3].empty())
+				e.members = split(fl[3], ',');
+			return e;
+		}
+	}
+	if (under(c, "/") == "/") {
+		if (const struct group *gr = ::getgrgid(gid)) {
+			group_entry e{ gr->gr_name, gid, {} };
+			for (char **m = gr->gr_mem; m && *m; m++)
+				e.members.emplace_back(*m);
+			return e;
+		}
+	}
+	return std::nullopt;
+}
+
+inline std::string user_name(const context &c, uid_t uid)
+{
+	auto u = user_of(c, uid);
+	return u ? u->name : std::to_string(uid);
+}
+
+inline std::string group_name(const context &c, gid_t gid)
+{
+	auto g = group_of(c, gid);
+	return g ? g->name : std::to_string(gid);
+}
+
+// What open(O_RDWR) decides from the mode bits (ACLs and the device cgroup
+// aside): root always; the owner by the owner bits; a member of the group
+// by the group bits; anyone else by the other bits.
+inline bool can_read_write(const struct stat &st, uid_t uid, gid_t gid, const std::vector<gid_t> &groups)
+{
+	if (uid == 0)
+		return true;
+	if (st.st_uid == uid)
+		return (st.st_mode & (S_IRUSR | S_IWUSR)) == (S_IRUSR | S_IWUSR);
+	if (st.st_gid == gid || std::find(groups.begin(), groups.end(), st.st_gid) != groups.end())
+		return (st.st_mode & (S_IRGRP | S_IWGRP)) == (S_IRGRP | S_IWGRP);
+	return (st.st_mode & (S_IROTH | S_IWOTH)) == (S_IROTH | S_IWOTH);
+}
+
+inline std::string mode_text(const context &c, const struct stat &st)
+{
+	char m[8];
+	std::snprintf(m, sizeof(m), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+	return std::string(m) + " " + user_name(c, st.st_uid) + ":" + group_name(c, st.st_gid);
+}
+
+// ---- NEURON_RT_VISIBLE_CORES ------------------------------------------------
+
+// The syntax nrt_init() accepts (libnrt/src/runtime.cpp, visible_cores()):
+// pieces "A" or "A-B" separated by commas, together one ascending run with
+// no gap ("3", "3-6", "3,4,5", "3-4,5"), every core below @total. Empty:
+// all cores. Written again here because the tool links the shared library,
+// which does not export it; tests/unit/test_doctor.cpp checks that both
+// decide alike.
+struct core_run {
+	bool ok = false;
+	uint32_t first = 0;
+	uint32_t count = 0;
+	std::string why;	// when !ok: what nrt_init() objects to
+};
+
+inline core_run parse_visible_cores(std::string_view s, uint32_t total)
+{
+	core_run r;
+	if (s.empty()) {
+		r.ok = true;
+		r.count = total;
+		return r;
+	}
+	size_t p = 0;
+	auto number = [&](uint64_t &v) {
+		if (p >= s.size() || s[p] < '0' || s[p] > '9')
+			return false;
+		v = 0;
+		while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
+			uint64_t d = static_cast<uint64_t>(s[p] - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return false;
+			v = v * 10 + d;
+			p++;
+		}
+		return true;
+	};
+	uint64_t lo = 0, next = 0;
+	bool any = false;
+	while (true) {
+		size_t piece = p;
+		uint64_t a, b;
+		if (!number(a)) {
+			r.why = "malformed at offset " + std::to_string(piece) + " (expected a core number)";
+			return r;
+		}
+		b = a;
+		if (p < s.size() && s[p] == '-') {
+			p++;
+			if (!number(b)) {
+				r.why = "malformed at offset " + std::to_string(p) + " (expected a core number after '-')";
+				return r;
+			}
+			if (b < a) {
+				r.why = "the range " + std::string(s.substr(piece, p - piece)) + " runs backwards";
+				return r;
+			}
+		}
+		if (b >= total) {
+			r.why = "names NeuronCore " + std::to_string(b) + " but there " +
+				(total == 1 ? "is 1" : "are " + std::to_string(total)) +
+				(total ? " (0-" + std::to_string(total - 1) + ")" : "");
+			return r;
+		}
+		if (any && a != next) {
+			r.why = "is not one ascending run without gaps (" + std::to_string(a) + " after " +
+				std::to_string(next - 1) + ")";
+			return r;
+		}
+		if (!any)
+			lo = a;
+		any = true;
+		next = b + 1;
+		if (p == s.size())
+			break;
+		if (s[p] != ',') {
+			r.why = "malformed at offset " + std::to_string(p) + " (expected ',' or '-')";
+			return r;
+		}
+		p++;
+	}
+	r.ok = true;
+	r.first = static_cast<uint32_t>(lo);
+	r.count = static_cast<uint32_t>(next - lo);
+	return r;
+}
+
+inline std::string range_text(uint32_t first, uint32_t count)
+{
+	if (count == 1)
+		return std::to_string(first);
+	return std::to_string(first) + "-" + std::to_string(first + count - 1);
+}
+
+inline std::string ids_text(const std::vector<int> &ids)
+{
+	std::string o;
+	for (size_t i = 0; i < ids.size(); i++)
+		o += (i ? "," : "") + std::to_string(ids[i]);
+	return o.empty() ? "none" : o;
+}
+
+// ---- 1. the module ------------------------------------------------------------
+
+// DKMS's versions of the package (directories named after the version)
+inline std::vector<std::string> dkms_versions(const context &c)
+{
+	std::vector<std::string> out;
+	for (auto &v : list_dir(c, std::string("/var/lib/dkms/") + kDkmsPackage, true))
+		if (!v.empty() && v[0] >= '0' && v[0] <= '9')
+			out.push_back(v);
+	return out;
+}
+
+// DKMS built @version for kernel @kver: <version>/<kver>/<arch>/module/neuron.ko*
+inline bool dkms_built(const context &c, const std::string &version, const std::string &kver)
+{
+	std::string base = std::string("/var/lib/dkms/") + kDkmsPackage + "/" + version + "/" + kver;
+	for (auto &arch : list_dir(c, base, true))
+		for (auto &f : list_dir(c, base + "/" + arch + "/module"))
+			if (f.rfind("neuron.ko", 0) == 0)
+				return true;
+	return false;
+}
+
+// `dkms install` put it where modprobe finds it
+inline bool dkms_installed(const context &c, const std::string &kver)
+{
+	for (auto &f : list_dir(c, "/lib/modules/" + kver + "/updates/dkms"))
+		if (f.rfind("neuron.ko", 0) == 0)
+			return true;
+	return false;
+}
+
+// Whether modprobe finds a neuron module for @kver (modules.dep names
+// .../neuron.ko[.xz|.zst|.gz]); nullopt when modules.dep cannot be read.
+inline std::optional<bool> module_known(const context &c, const std::string &kver)
+{
+	if (kver.empty())
+		return std::nullopt;
+	std::ifstream f(under(c, "/lib/modules/" + kver + "/modules.dep"));
+	if (!f)
+		return std::nullopt;
+	std::string line;
+	while (std::getline(f, line)) {
+		std::string path = line.substr(0, line.find(':'));
+		size_t slash = path.rfind('/');
+		std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+		if (base == "neuron.ko" || base.rfind("neuron.ko.", 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+inline std::vector<finding> check_module(const context &c, bool in_container, bool &loaded)
+{
+	const std::string chk = "module";
+	std::string kver;
+	read_line_at(c, "/proc/sys/kernel/osrelease", kver);
+	std::vector<std::string> dkms = dkms_versions(c);
+	std::string built;	// a DKMS version built for the running kernel
+	for (auto &v : dkms)
+		if (!kver.empty() && dkms_built(c, v, kver))
+			built = v;
+	std::string kernel = kver.empty() ? "the running kernel" : "kernel " + kver;
+	std::string pkg = std::string(kDkmsPackage);
+
+	loaded = is_dir_at(c, "/sys/module/neuron");
+	if (!loaded && in_container)
+		return { { chk, severity::error,
+			   "neuron.ko is not loaded (/sys/module/neuron is missing; this is a container, "
+			   "the module is the host's)",
+			   "load it on the host: sudo modprobe neuron" } };
+	if (!loaded) {
+		std::string detail = "neuron.ko is not loaded (/sys/module/neuron is missing)";
+		if (!built.empty() && dkms_installed(c, kver))
+			return { { chk, severity::error, detail + "; DKMS has " + pkg + " " + built + " for " + kernel,
+				   "sudo modprobe neuron" } };
+		if (!built.empty())
+			return { { chk, severity::error,
+				   detail + "; DKMS built " + pkg + " " + built + " for " + kernel +
+					   " but did not install it",
+				   "sudo dkms install " + pkg + "/" + built + " -k " + kver + " && sudo modprobe neuron" } };
+		if (!dkms.empty() && !kver.empty())
+			return { { chk, severity::error,
+				   detail + "; DKMS has " + pkg + " " + dkms.back() + " but not for " + kernel,
+				   "sudo dkms install " + pkg + "/" + dkms.back() + " -k " + kver +
+					   " && sudo modprobe neuron" } };
+		auto known = module_known(c, kver);
+		if (known && !*known)
+			return { { chk, severity::error, detail + "; " + kernel + " has no neuron module",
+				   "install the driver: make dkms-install (docs/INSTALL.md)" } };
+		return { { chk, severity::error, detail,
+			   "sudo modprobe neuron (if it is not installed: make dkms-install, docs/INSTALL.md)" } };
+	}
+	std::string version;
+	bool has_version = read_line_at(c, "/sys/module/neuron/version", version) && !version.empty();
+	std::string what = "neuron.ko " + (has_version ? version : std::string("(no version)")) +
+			   " loaded on " + kernel;
+	if (!dkms.empty() && has_version && std::find(dkms.begin(), dkms.end(), version) == dkms.end())
+		return { { chk, severity::warning,
+			   what + ", but DKMS installed " + pkg + " " + dkms.back() +
+				   ": another build or another provider's module is loaded",
+			   "with no process using a device: sudo modprobe -r neuron && sudo modprobe neuron" } };
+	if (!dkms.empty() && !kver.empty() && built.empty())
+		return { { chk, severity::warning,
+			   what + ", but DKMS has no " + pkg + " build for it: it will not load at the next boot",
+			   "sudo dkms install " + pkg + "/" + dkms.back() + " -k " + kver } };
+	return { { chk, severity::ok,
+		   what + (dkms.empty() ? std::string(" (not from DKMS)") : " (DKMS " + pkg + " " + dkms.back() + ")"),
+		   "" } };
+}
+
+// ---- 2. the devices the driver has ------------------------------------------------
+
+inline std::vector<device> list_devices(const context &c)
+{
+	std::vector<device> out;
+	for (auto &name : list_dir(c, kClassDir)) {
+		if (name.size() < 7 || name.rfind("neuron", 0) != 0 ||
+		    name.find_first_not_of("0123456789", 6) != std::string::npos || name.size() > 9)
+			continue;
+		device d{ std::stoi(name.substr(6)), std::string(kClassDir) + "/" + name, -1, 0 };
+		if (auto n = read_u64(c, d.sysdir + "/core_count"); n && *n <= 64)
+			d.cores = static_cast<int>(*n);
+		out.push_back(d);
+	}
+	std::sort(out.begin(), out.end(), [](const device &a, const device &b) { return a.index < b.index; });
+	int g = 0;
+	for (auto &d : out) {
+		d.first_nc = g;
+		g += d.cores > 0 ? d.cores : 0;
+	}
+	return out;
+}
+
+inline finding check_devices(const context &c, const std::vector<device> &devs)
+{
+	if (devs.empty()) {
+		std::string action = is_dir_at(c, "/sys/bus/neuron_sim")
+			? "no Neuron PCI device here (lspci -d 1d0f:); for a simulated one: echo 0 | sudo tee /sys/bus/neuron_sim/new_device"
+			: "check that the instance has Neuron devices (lspci -d 1d0f:) and why the driver did not take them (sudo dmesg | grep neuron)";
+		return { "devices", severity::error, "the driver is loaded but has no device (" +
+			 std::string(kClassDir) + " is empty)", action };
+	}
+	std::string names;
+	int cores = 0;
+	bool known = true;
+	for (auto &d : devs) {
+		names += (names.empty() ? "" : ", ") + std::string("neuron") + std::to_string(d.index);
+		if (d.cores < 0)
+			known = false;
+		else
+			cores += d.cores;
+	}
+	return { "devices", severity::ok,
+		 std::to_string(devs.size()) + (devs.size() == 1 ? " device (" : " devices (") + names + "), " +
+			 (known ? std::to_string(cores) : std::string("unknown number of")) + " NeuronCores",
+		 "" };
+}
+
+// ---- 3. the device nodes -------------------------------------------------------
+
+// Why the tree looks like a container's, or "" (cgroup v2 gives no
+// marker in /proc/1/cgroup, so this is a heuristic).
+inline std::string container_hint(const context &c)
+{
+	if (exists_at(c, "/.dockerenv"))
+		return "/.dockerenv exists";
+	if (exists_at(c, "/run/.containerenv"))
+		return "/run/.containerenv exists";
+	std::ifstream f(under(c, "/proc/1/cgroup"));
+	std::string line;
+	while (std::getline(f, line))
+		for (const char *w : { "docker", "kubepods", "containerd", "libpod", "crio", "lxc" })
+			if (line.find(w) != std::string::npos)
+				return std::string("/proc/1/cgroup names ") + w;
+	return "";
+}
+
+inline std::vector<finding> check_nodes(const context &c, const std::vector<device> &devs, bool in_container)
+{
+	const std::string chk = "nodes";
+	std::vector<finding> out;
+	std::vector<std::pair<std::string, std::string>> fine;	// nodes, their mode
+	std::optional<user_entry> me = user_of(c, c.uid);
+	std::string who = me ? me->name : "$USER";
+	for (auto &d : devs) {
+		std::string node = "/dev/neuron" + std::to_string(d.index);
+		std::string nums;	// the driver's major:minor
+		read_line_at(c, d.sysdir + "/dev", nums);
+		struct stat st;
+		if (stat_at(c, node, st) != 0) {
+			int err = errno;
+			if (err != ENOENT) {
+				out.push_back({ chk, severity::error, node + ": " + std::strerror(err),
+						"check the node: ls -l " + node });
+				continue;
+			}
+			if (in_container)
+				out.push_back({ chk, severity::error,
+						node + " is missing: the container was not given neuron" +
+							std::to_string(d.index),
+						"the container runtime must pass the device nodes: on the host, "
+						"neuron-ls --cdi > /etc/cdi/aws.amazon.com-neuron.json, then run with "
+						"--device aws.amazon.com/neuron=all (or --device " + node + ")" });
+			else if (nums.find(':') == std::string::npos)
+				out.push_back({ chk, severity::error,
+						node + " is missing though the driver has neuron" + std::to_string(d.index),
+						"reload the driver: sudo modprobe -r neuron && sudo modprobe neuron" });
+			else
+				out.push_back({ chk, severity::error,
+						node + " is missing though the driver has neuron" + std::to_string(d.index) +
+							" (" + nums + "; is /dev a devtmpfs?)",
+						"sudo mknod -m 0660 " + node + " c " + nums.substr(0, nums.find(':')) + " " +
+							nums.substr(nums.find(':') + 1) + " && sudo chgrp " + kGroup + " " + node });
+			continue;
+		}
+		if (!S_ISCHR(st.st_mode)) {
+			out.push_back({ chk, severity::error, node + " is not a character device",
+					"sudo rm " + node + ", then reload the driver (sudo modprobe -r neuron && sudo modprobe neuron)" });
+			continue;
+		}
+		std::string have = std::to_string(major(st.st_rdev)) + ":" + std::to_string(minor(st.st_rdev));
+		if (!nums.empty() && nums != have) {
+			out.push_back({ chk, severity::error,
+					node + " is " + have + " but the driver's neuron" + std::to_string(d.index) +
+						" is " + nums + " (a stale node)",
+					in_container ? "restart the container so that the runtime passes the current node"
+						     : "sudo rm " + node + " && sudo modprobe -r neuron && sudo modprobe neuron" });
+			continue;
+		}
+		if (!can_read_write(st, c.uid, c.gid, c.groups)) {
+			std::string mode = mode_text(c, st);
+			std::string gname = group_name(c, st.st_gid);
+			bool group_rw = (st.st_mode & (S_IRGRP | S_IWGRP)) == (S_IRGRP | S_IWGRP) && st.st_gid != 0;
+			if (group_rw) {
+				auto g = group_of(c, st.st_gid);
+				bool member = me && ((g && std::find(g->members.begin(), g->members.end(), me->name) !=
+								   g->members.end()) ||
+						     me->gid == st.st_gid);
+				if (member)
+					out.push_back({ chk, severity::error,
+							node + " is " + mode + "; " + who + " is in group " + gname +
+								" but this session is not (added after login)",
+							"log in again (or run: newgrp " + gname + ")" });
+				else
+					out.push_back({ chk, severity::error,
+							node + " is " + mode + " and " + who + " (uid " + std::to_string(c.uid) +
+								") is not in group " + gname,
+							"add the user to group " + gname + " (sudo usermod -aG " + gname + " " + who +
+								"), then log in again" });
+			} else {
+				out.push_back({ chk, severity::error,
+						node + " is " + mode + ": " + (me ? me->name + " (uid " + std::to_string(c.uid) + ")"
+										 : "uid " + std::to_string(c.uid)) +
+							" cannot open it",
+						"install the udev rule that makes the nodes root:" + std::string(kGroup) +
+							" 0660 (make dkms-install, docs/INSTALL.md), then sudo usermod -aG " +
+							kGroup + " " + who + " and log in again" });
+			}
+			continue;
+		}
+		// nodes with the same mode share one entry: "/dev/neuron0, /dev/neuron1 (0660 root:neuron)"
+		std::string mode = mode_text(c, st);
+		auto same = std::find_if(fine.begin(), fine.end(), [&](const auto &e) { return e.second == mode; });
+		if (same == fine.end())
+			fine.emplace_back(node, mode);
+		else
+			same->first += ", " + node;
+	}
+	if (!fine.empty()) {
+		std::string list;
+		for (auto &[nodes, mode] : fine)
+			list += (list.empty() ? "" : "; ") + nodes + " (" + mode + ")";
+		out.push_back({ chk, severity::ok,
+				list + ": read-write for " + (me ? me->name + " (uid " + std::to_string(c.uid) + ")"
+								  : "uid " + std::to_string(c.uid)),
+				"" });
+	}
+	return out;
+}
+
+inline finding check_container(const std::string &hint)
+{
+	if (hint.empty())
+		return { "container", severity::ok, "not in a container", "" };
+	return { "container", severity::note,
+		 "in a container (" + hint + "): its device cgroup cannot be read from inside, "
+		 "so a node that is there may still refuse to open (EPERM)",
+		 "" };
+}
+
+// ---- 4. NEURON_RT_VISIBLE_CORES -------------------------------------------------
+
+inline std::optional<uint32_t> total_cores(const std::vector<device> &devs)
+{
+	uint32_t t = 0;
+	for (auto &d : devs) {
+		if (d.cores < 0)
+			return std::nullopt;
+		t += static_cast<uint32_t>(d.cores);
+	}
+	return t;
+}
+
+inline finding check_visible_cores(const context &c, const std::vector<device> &devs)
+{
+	const std::string chk = "visible_cores";
+	auto total = total_cores(devs);
+	bool set = c.visible_cores && !c.visible_cores->empty();
+	if (devs.empty() || !total || *total == 0)
+		return { chk, severity::note,
+			 set ? "NEURON_RT_VISIBLE_CORES=\"" + *c.visible_cores + "\" not checked: " +
+				       (devs.empty() ? "no device"
+					: !total   ? "a device's core_count cannot be read"
+						   : "the devices have no NeuronCore")
+			     : std::string("NEURON_RT_VISIBLE_CORES is unset"),
+			 "" };
+	if (!set)
+		return { chk, severity::ok,
+			 "NEURON_RT_VISIBLE_CORES is unset: nrt_init() takes all " + std::to_string(*total) +
+				 " NeuronCores",
+			 "" };
+	core_run r = parse_visible_cores(*c.visible_cores, *total);
+	if (!r.ok)
+		return { chk, severity::error,
+			 "NEURON_RT_VISIBLE_CORES=\"" + *c.visible_cores + "\" " + r.why +
+				 ": nrt_init() fails with NRT_INVALID",
+			 "set NEURON_RT_VISIBLE_CORES to one ascending run within 0-" + std::to_string(*total - 1) +
+				 ", e.g. \"" + range_text(0, std::min<uint32_t>(*total, 2)) + "\" (or unset it: all cores)" };
+	return { chk, severity::ok,
+		 "NEURON_RT_VISIBLE_CORES=\"" + *c.visible_cores + "\": NeuronCores " +
+			 range_text(r.first, r.count) + " of " + std::to_string(*total),
+		 "" };
+}
+
+// ---- 5. each device's state --------------------------------------------------------
+
+inline std::vector<finding> check_state(const context &c, const std::vector<device> &devs)
+{
+	const std::string chk = "state";
+	std::vector<finding> out;
+	std::string ready, unknown;
+	for (auto &d : devs) {
+		std::string name = "neuron" + std::to_string(d.index);
+		std::string s;
+		if (!read_line_at(c, d.sysdir + "/state", s)) {
+			unknown += (unknown.empty() ? "" : ", ") + name;
+		} else if (s == "ready") {
+			ready += (ready.empty() ? "" : ", ") + name;
+		} else if (s == "reset") {
+			out.push_back({ chk, severity::warning, name + ": a reset is in progress (state: reset)",
+					"wait for it to finish and run neuron-doctor again" });
+		} else if (s == "invalid") {
+			out.push_back({ chk, severity::error,
+					name + " did not come back from reset (state: invalid; opens fail with EINVAL)",
+					"reload the driver or reboot (sudo modprobe -r neuron && sudo modprobe neuron); "
+					"a write to " + d.sysdir + "/reset retries the reset" });
+		} else {
+			out.push_back({ chk, severity::warning, name + ": unknown state \"" + s + "\"",
+					"compare with docs/ABI/sysfs-devices-neuron (a different driver?)" });
+		}
+	}
+	if (!ready.empty())
+		out.push_back({ chk, severity::ok, ready + ": ready", "" });
+	if (!unknown.empty())
+		out.push_back({ chk, severity::note, unknown + ": no state file (an older or another driver)", "" });
+	return out;
+}
+
+// ---- 6. uncorrectable memory errors -----------------------------------------------
+
+inline std::vector<finding> check_ecc(const context &c, const std::vector<device> &devs)
+{
+	const std::string chk = "ecc";
+	std::vector<finding> out;
+	std::string clean, unknown;
+	for (auto &d : devs) {
+		std::string name = "neuron" + std::to_string(d.index);
+		std::string hw = d.sysdir + "/stats/hardware/";
+		auto sram = read_u64(c, hw + "sram_ecc_uncorrected");
+		auto mem = read_u64(c, hw + "mem_ecc_uncorrected");
+		auto rep = read_u64(c, hw + "mem_ecc_repairable_uncorrected");
+		if (!sram && !mem) {
+			unknown += (unknown.empty() ? "" : ", ") + name;
+			continue;
+		}
+		uint64_t s = sram.value_or(0), m = mem.value_or(0), r = rep.value_or(0);
+		if (s || m)
+			out.push_back({ chk, severity::error,
+					name + ": uncorrectable ECC errors: SRAM " + std::to_string(s) + ", HBM " +
+						std::to_string(m) + " (jobs on it can fail or return bad data)",
+					"move the work off this instance: stop and start it (not reboot) to get other hardware" });
+		if (r)
+			out.push_back({ chk, severity::warning,
+					name + ": " + std::to_string(r) + " uncorrectable HBM errors awaiting repair",
+					"reboot the instance: the HBM is repaired at the next boot" });
+		if (!s && !m && !r)
+			clean += (clean.empty() ? "" : ", ") + name;
+	}
+	if (!clean.empty())
+		out.push_back({ chk, severity::ok, clean + ": no uncorrectable ECC error", "" });
+	if (!unknown.empty())
+		out.push_back({ chk, severity::note, unknown + ": no ECC counters in sysfs", "" });
+	return out;
+}
+
+// ---- 7. the firmware answering ------------------------------------------------------
+
+inline std::vector<finding> check_fw_io(const context &c, const std::vector<device> &devs)
+{
+	const std::string chk = "fw_io";
+	std::vector<finding> out;
+	std::string clean, unknown;
+	for (auto &d : devs) {
+		std::string name = "neuron" + std::to_string(d.index);
+		auto err = read_u64(c, d.sysdir + "/stats/fw_io/err_count");
+		auto tmo = read_u64(c, d.sysdir + "/stats/fw_io/timeout_count");
+		if (!err && !tmo) {
+			unknown += (unknown.empty() ? "" : ", ") + name;
+			continue;
+		}
+		uint64_t e = err.value_or(0), t = tmo.value_or(0);
+		if (e || t)
+			out.push_back({ chk, severity::warning,
+					name + ": firmware mailbox errors: " + std::to_string(e + t) + " (" + std::to_string(e) +
+						" error responses, " + std::to_string(t) + " timeouts)",
+					"if they keep rising, reset the device: with no process using it, echo 1 | sudo tee " +
+						d.sysdir + "/reset" });
+		else
+			clean += (clean.empty() ? "" : ", ") + name;
+	}
+	if (!clean.empty())
+		out.push_back({ chk, severity::ok, clean + ": the firmware answers (no mailbox error)", "" });
+	if (!unknown.empty())
+		out.push_back({ chk, severity::note, unknown + ": no fw_io counters in sysfs", "" });
+	return out;
+}
+
+// ---- 8. cores held by stopped or vanished processes --------------------------------
+
+// The state letter of /proc/<pid>/stat ('R', 'S', 'T', 'Z', ...), 0 when
+// there is no such process; *ppid its parent.
+inline char process_state(const context &c, int pid, int *ppid = nullptr)
+{
+	std::ifstream f(under(c, "/proc/" + std::to_string(pid) + "/stat"));
+	std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+	size_t close = s.rfind(')');	// the command may hold ')' and spaces
+	if (close == std::string::npos || close + 2 >= s.size())
+		return 0;
+	if (ppid) {
+		std::istringstream rest(s.substr(close + 3));
+		int p = 0;
+		rest >> p;
+		*ppid = p;
+	}
+	return s[close + 2];
+}
+
+inline std::vector<finding> check_holders(const context &c, const std::vector<device> &devs)
+{
+	const std::string chk = "holders";
+	if (!c.list_holders)
+		return { { chk, severity::note,
+			   "not checked: the process list comes from the driver (APPS_INFO), not from a --root tree", "" } };
+	std::vector<finding> out;
+	std::optional<core_run> visible;
+	auto total = total_cores(devs);
+	if (c.visible_cores && !c.visible_cores->empty() && total)
+		if (core_run r = parse_visible_cores(*c.visible_cores, *total); r.ok)
+			visible = r;
+	int running = 0;
+	for (auto &d : devs) {
+		std::string name = "neuron" + std::to_string(d.index);
+		std::vector<apps::process> procs;
+		std::string err;
+		if (!c.list_holders(d, procs, err)) {
+			out.push_back({ chk, severity::note, name + ": processes not listed: " + err, "" });
+			continue;
+		}
+		for (auto &p : procs) {
+			std::string who = "pid " + std::to_string(p.pid) + (p.command.empty() ? "" : " (" + p.command + ")");
+			std::string cores = "NeuronCores " + ids_text(p.nc_ids);
+			int ppid = 0;
+			char st = process_state(c, p.pid, &ppid);
+			if (st == 0) {
+				out.push_back({ chk, severity::warning,
+						name + ": " + who + " is gone but the driver still lists it, holding " + cores,
+						"run neuron-doctor again; if it stays, reload the driver (sudo modprobe -r neuron && sudo modprobe neuron)" });
+			} else if (st == 'T' || st == 't') {
+				out.push_back({ chk, severity::warning,
+						name + ": " + who + " is stopped and holds " + cores,
+						"resume it (kill -CONT " + std::to_string(p.pid) + ") or end it (kill " +
+							std::to_string(p.pid) + ") to free the cores" });
+			} else if (st == 'Z') {
+				out.push_back({ chk, severity::warning,
+						name + ": " + who + " is a zombie and holds " + cores,
+						"its parent, pid " + std::to_string(ppid) + ", must reap it: end the parent (kill " +
+							std::to_string(ppid) + ")" });
+			} else {
+				running++;
+				if (!visible)
+					continue;
+				std::vector<int> clash;
+				for (int id : p.nc_ids)
+					if (static_cast<uint32_t>(id) >= visible->first &&
+					    static_cast<uint32_t>(id) < visible->first + visible->count)
+						clash.push_back(id);
+				if (!clash.empty())
+					out.push_back({ chk, severity::warning,
+							name + ": " + who + " holds NeuronCores " + ids_text(clash) +
+								", which NEURON_RT_VISIBLE_CORES names: nrt_init() here fails with NRT_RESOURCE",
+							"choose other cores in NEURON_RT_VISIBLE_CORES, or wait for pid " +
+								std::to_string(p.pid) + " to finish" });
+			}
+		}
+	}
+	bool problems = false;
+	for (auto &f : out)
+		problems |= f.sev != severity::note;
+	if (!problems)
+		out.push_back({ chk, severity::ok,
+				running ? std::to_string(running) + (running == 1 ? " process has" : " processes have") +
+						  " a device open, all running"
+					: std::string("no process has a device open"),
+				"" });
+	return out;
+}
+
+// ---- 9. NEURON_HW_ERR lines in the kernel log --------------------------------------
+
+struct kmsg_summary {
+	unsigned count = 0;
+	std::string last;	// "[seconds] message" of the last one
+};
+
+// One line of /dev/kmsg ("<prio>,<seq>,<usec>,<flags>;<message>"; lines
+// starting with a space continue the record before).
+inline void kmsg_line(std::string_view line, kmsg_summary &k)
+{
+	if (line.empty() || line[0] == ' ')
+		return;
+	if (line.find("NEURON_HW_ERR") == std::string_view::npos)
+		return;
+	k.count++;
+	size_t semi = line.find(';');
+	std::string_view msg = semi == std::string_view::npos ? line : line.substr(semi + 1);
+	std::string stamp;
+	if (semi != std::string_view::npos) {
+		auto f = split(line.substr(0, semi), ',');
+		unsigned long long us = 0;
+		if (f.size() >= 3 && !f[2].empty() && f[2].find_first_not_of("0123456789") == std::string::npos) {
+			us = std::stoull(f[2]);
+			char b[48];
+			std::snprintf(b, sizeof(b), "[%llu.%06llu] ", us / 1000000, us % 1000000);
+			stamp = b;
+		}
+	}
+	k.last = stamp + std::string(msg);
+}
+
+// The action= a NEURON_HW_ERR line names, in words
+inline std::string hw_err_action(const std::string &line)
+{
+	size_t a = line.find("action=");
+	std::string act = a == std::string::npos ? "" : line.substr(a + 7, line.find(' ', a) - (a + 7));
+	if (act == "TERMINATE_INSTANCE")
+		return "the hardware reported an uncorrectable error (action=TERMINATE_INSTANCE): move the work to another instance (stop and start it)";
+	if (act == "REBOOT_INSTANCE")
+		return "reboot the instance (action=REBOOT_INSTANCE: a reboot repairs the HBM)";
+	if (act == "RESTART_JOB")
+		return "restart the job (action=RESTART_JOB)";
+	return "read the lines: sudo dmesg | grep NEURON_HW_ERR";
+}
+
+inline finding check_kmsg(const context &c)
+{
+	const std::string chk = "kmsg";
+	if (!c.read_kmsg)
+		return { chk, severity::note, "the kernel log was not read (--no-kmsg)", "" };
+	std::string path = under(c, "/dev/kmsg");
+	int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+		return { chk, severity::note,
+			 "the kernel log was not read: /dev/kmsg: " + std::string(std::strerror(err)) +
+				 (err == EPERM || err == EACCES ? " (kernel.dmesg_restrict: run as root to include it)" : ""),
+			 "" };
+	}
+	kmsg_summary k;
+	std::string pending;
+	std::vector<char> buf(16384);	// /dev/kmsg returns one record per read
+	std::string failed;
+	size_t total = 0;
+	while (total < (64u << 20)) {
+		ssize_t n = ::read(fd, buf.data(), buf.size());
+		if (n < 0) {
+			if (errno == EINTR || errno == EPIPE)	// EPIPE: records overwritten meanwhile
+				continue;
+			if (errno != EAGAIN)
+				failed = std::strerror(errno);
+			break;
+		}
+		if (n == 0)
+			break;
+		total += static_cast<size_t>(n);
+		pending.append(buf.data(), static_cast<size_t>(n));
+		size_t b = 0, nl;
+		while ((nl = pending.find('\n', b)) != std::string::npos) {
+			kmsg_line(std::string_view(pending).substr(b, nl - b), k);
+			b = nl + 1;
+		}
+		pending.erase(0, b);
+	}
+	::close(fd);
+	kmsg_line(pending, k);
+	if (!failed.empty() && k.count == 0)
+		return { chk, severity::note, "the kernel log was not read: /dev/kmsg: " + failed, "" };
+	if (k.count == 0)
+		return { chk, severity::ok, "no NEURON_HW_ERR line in the kernel log", "" };
+	return { chk, severity::warning,
+		 std::to_string(k.count) + " NEURON_HW_ERR line" + (k.count == 1 ? "" : "s") +
+			 " in the kernel log buffer; the last: " + k.last,
+		 hw_err_action(k.last) };
+}
+
+// ---- the whole walk --------------------------------------------------------------
+
+struct report {
+	std::vector<finding> findings;
+	int first = -1;		// index of the first broken link, -1 when none
+	severity status = severity::ok;
+};
+
+inline report run(const context &c)
+{
+	report r;
+	auto add = [&r](finding f) { r.findings.push_back(std::move(f)); };
+	auto add_all = [&r](std::vector<finding> fs) {
+		for (auto &f : fs)
+			r.findings.push_back(std::move(f));
+	};
+	bool loaded = false;
+	std::string hint = container_hint(c);
+	add_all(check_module(c, !hint.empty(), loaded));
+	std::vector<device> devs;
+	if (loaded) {
+		devs = list_devices(c);
+		add(check_devices(c, devs));
+		add_all(check_nodes(c, devs, hint.size() > 0));
+	} else {
+		add({ "devices", severity::note, "devices, nodes, state, counters and holders not checked: no driver", "" });
+	}
+	add(check_container(hint));
+	add(check_visible_cores(c, devs));
+	if (!devs.empty()) {
+		add_all(check_state(c, devs));
+		add_all(check_ecc(c, devs));
+		add_all(check_fw_io(c, devs));
+		add_all(check_holders(c, devs));
+	}
+	add(check_kmsg(c));
+
+	// the first broken link: the first error in the walk's order, else the first warning
+	for (severity want : { severity::error, severity::warning }) {
+		for (size_t i = 0; i < r.findings.size() && r.first < 0; i++)
+			if (r.findings[i].sev == want)
+				r.first = static_cast<int>(i);
+		if (r.first >= 0) {
+			r.status = want;
+			break;
+		}
+	}
+	return r;
+}
+
+// 0 ok, 1 warnings only, 2 errors (3, usage or internal error, is main's)
+inline int exit_code(const report &r)
+{
+	return r.status == severity::error ? 2 : r.status == severity::warning ? 1 : 0;
+}
+
+inline const char *status_name(const report &r)
+{
+	return r.status == severity::error ? "error" : r.status == severity::warning ? "warning" : "ok";
+}
+
+inline std::string to_text(const report &r)
+{
+	std::string o = "neuron-doctor: ";
+	if (r.first < 0) {
+		o += "OK\n";
+	} else {
+		const finding &f = r.findings[static_cast<size_t>(r.first)];
+		o += f.check + ": " + f.action + "\n";
+	}
+	for (auto &f : r.findings) {
+		o += std::string("[") + text_tag(f.sev) + "] " + f.check + ": " + f.detail;
+		if (!f.action.empty())
+			o += " -> " + f.action;
+		o += "\n";
+	}
+	return o;
+}
+
+inline std::string finding_json(const finding &f)
+{
+	return "{\"check\": " + json::quote(f.check) + ", \"severity\": " + json::quote(json_name(f.sev)) +
+	       ", \"detail\": " + json::quote(f.detail) + ", \"action\": " + json::quote(f.action) + "}";
+}
+
+inline std::string to_json(const report &r)
+{
+	std::string o = "{\n  \"status\": " + json::quote(status_name(r)) + ",\n  \"first\": ";
+	o += r.first < 0 ? "null" : finding_json(r.findings[static_cast<size_t>(r.first)]);
+	o += ",\n  \"findings\": [\n";
+	for (size_t i = 0; i < r.findings.size(); i++)
+		o += "    " + finding_json(r.findings[i]) + (i + 1 < r.findings.size() ? ",\n" : "\n");
+	o += "  ]\n}\n";
+	return o;
+}
+
+// ---- the command line ---------------------------------------------------------------
+
+struct options {
+	bool json = false;
+	bool help = false;
+	bool kmsg = true;
+	std::string root = "/";
+};
+
+// False with @err (one line) on a bad argument.
+inline bool parse_args(int argc, char **argv, options &o, std::string &err)
+{
+	for (int i = 1; i < argc; i++) {
+		std::string_view a = argv[i];
+		if (a == "--json" || a == "-j") {
+			o.json = true;
+		} else if (a == "--no-kmsg") {
+			o.kmsg = false;
+		} else if (a == "--help" || a == "-h") {
+			o.help = true;
+		} else if (a == "--root") {
+			if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+				err = "--root needs a directory (see --help)";
+				return false;
+			}
+			o.root = argv[++i];
+		} else if (a.rfind("--root=", 0) == 0) {
+			if (a.size() == 7) {
+				err = "--root needs a directory (see --help)";
+				return false;
+			}
+			o.root = std::string(a.substr(7));
+		} else {
+			err = "unknown argument '" + std::string(a) + "' (see --help)";
+			return false;
+		}
+	}
+	return true;
+}
+
+} // namespace tools::doctor
