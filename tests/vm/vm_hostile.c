@@ -2488,7 +2488,6 @@ static struct wslot g_w[MAXW];
 static uint64_t g_kills, g_respawns, g_orphans, g_removals, g_readds, g_removal_errors;
 static uint64_t g_kill_us, g_removal_us, g_rescan_us;	/* the parent's time in these */
 
-
 /* the parent's rescan after a removal or re-add, timed */
 static void parent_rescan(void)
 {
