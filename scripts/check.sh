@@ -217,7 +217,8 @@ guest_cmd() {
 	# Every suite runs on every kernel; the long ones are sized per kernel
 	# (docs/RELIABILITY.md): full size on the default kernel, shorter on
 	# the rest of the matrix, and on the debug kernel (KASAN, lockdep,
-	# kmemleak: about 5x slower) sized to fit its time: 4 fault-injection
+	# kmemleak: about 5x slower) sized to fit its time: 5 load/unload
+	# cycles (20 elsewhere; seconds each there), 4 fault-injection
 	# steps per sweep, 10 hotplug cycles, a 20 s pressure phase and 50000
 	# fuzz operations (issue 11 asks for 200000; the fuzzer runs about 420
 	# operations a second there since session 9, and 200000 would put
@@ -227,7 +228,7 @@ guest_cmd() {
 	case "$id" in
 	*-debug) limit=2700
 		sizes=(VM_HOTPLUG_CYCLES=10 VM_FAILINIT_REQUIRED=1 VM_FAILINIT_STEPS=4
-		       VM_HOSTILE_OPS=50000 VM_PRESSURE_SECONDS=20)
+		       VM_HOSTILE_OPS=50000 VM_PRESSURE_SECONDS=20 VM_MODULE_CYCLES=5)
 		opts+=(--no-slub-debug) ;;
 	"$sparse_id") limit=900; sizes=() ;;
 	*) limit=900; sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=8 VM_HOTPLUG_CYCLES=10) ;;
