@@ -106,9 +106,15 @@ static NRT_STATUS load(const char *name, int vnc, int vnc_count, nrt_model_t **m
 	return st;
 }
 
-/* A fresh runtime in this process (a failed case may have left one open). */
+static void reap_holders(void);
+
+/*
+ * A fresh runtime in this process, and no holder left over (a failed case
+ * may have left either).
+ */
 static NRT_STATUS fresh_init(void)
 {
+	reap_holders();
 	nrt_close();
 	return nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
 }
@@ -237,6 +243,47 @@ struct holder_report {
 };
 
 /*
+ * Holders still running: a case that failed half-way leaves some, and the
+ * next case lets them go first (reap_holders), so one failure does not
+ * make the cases after it fail too.
+ */
+#define MAX_LIVE 16
+static struct holder live[MAX_LIVE];
+
+static void live_add(const struct holder *h)
+{
+	int i;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (!live[i].pid) {
+			live[i] = *h;
+			return;
+		}
+}
+
+static void live_drop(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (live[i].pid == pid)
+			live[i].pid = 0;
+}
+
+static void reap_holders(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (live[i].pid) {
+			close(live[i].wr);
+			close(live[i].rd);
+			waitpid(live[i].pid, NULL, 0);
+			live[i].pid = 0;
+		}
+}
+
+/*
  * The holder process: nrt_init() as its environment says, report, then
  * obey the parent: 'c' closes the runtime (answered with 'd'), EOF ends
  * the process, without nrt_close() when @how is "exit".
@@ -304,6 +351,8 @@ static int holder_start(struct holder *h, const char *visible, const char *num, 
 	close(down[0]);
 	h->rd = up[0];
 	h->wr = down[1];
+	if (h->pid > 0)
+		live_add(h);
 	if (h->pid < 0 || read(h->rd, &r, sizeof(r)) != sizeof(r)) {
 		vt_fail_msg(__FILE__, __LINE__, "holder (visible %s, num %s) died before its report",
 			    visible ? visible : "-", num ? num : "-");
@@ -325,6 +374,7 @@ static int holder_close(struct holder *h)
 /* Let the holder go and reap it: true when it exited 0. */
 static int holder_finish(struct holder *h)
 {
+	live_drop(h->pid);
 	close(h->wr);
 	close(h->rd);
 	return vt_wait_ok(h->pid);
@@ -542,6 +592,7 @@ static int visible_cores_ownership(void)
 {
 	struct holder a, b, b2, c, d, e, f;
 
+	reap_holders();
 	nrt_close();	/* this process holds nothing */
 	HOLDER(&a, "1", NULL, "close", NRT_SUCCESS, 0x2);
 	VT_ASSERT(a.visible == 1, "visible count %u", a.visible);
@@ -637,6 +688,7 @@ static int num_cores_reserve(void)
 	uint32_t vis = 0;
 	size_t n = 0;
 
+	reap_holders();
 	nrt_close();
 	HOLDER(&x, "1", NULL, "close", NRT_SUCCESS, 0x2);
 	/* two free in one run: 0 alone is not a run, so 2-3 */
