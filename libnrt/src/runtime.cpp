@@ -13,11 +13,13 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <sys/ioctl.h>
+#include <utility>
 #include <vector>
 
 #include "export.hpp"
@@ -141,6 +143,52 @@ NRT_STATUS visible_cores(const char *env, uint32_t total, uint32_t *first, uint3
 	return NRT_SUCCESS;
 }
 
+NRT_STATUS num_cores(const char *env, uint32_t total, uint32_t *count, bool *set)
+{
+	*count = 0;
+	*set = false;
+	if (!env || !*env)
+		return NRT_SUCCESS;
+	// digits only: no sign, no blanks, no list (that was NEURONCORE_GROUP_SIZES)
+	for (const char *p = env; *p; p++)
+		if (*p < '0' || *p > '9')
+			return NRT_INVALID;
+	errno = 0;
+	unsigned long long n = std::strtoull(env, nullptr, 10);
+	if (errno)
+		return NRT_INVALID;
+	if (n == 0)
+		return NRT_SUCCESS;	// the SDK's "all": the default
+	if (n > total)
+		return NRT_RESOURCE;	// more than the machine has
+	*count = static_cast<uint32_t>(n);
+	*set = true;
+	return NRT_SUCCESS;
+}
+
+NRT_STATUS request_cores(const char *visible, const char *num, uint32_t total, core_request *out)
+{
+	*out = core_request{};
+	uint32_t first, count;
+	bool set;
+	NRT_STATUS st = visible_cores(visible, total, &first, &count, &set);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (set) {
+		out->how = core_request::kind::named;
+		out->first = first;
+		out->count = count;
+		return NRT_SUCCESS;
+	}
+	st = num_cores(num, total, &count, &set);
+	if (st != NRT_SUCCESS)
+		return st;
+	out->count = set ? count : total;
+	if (set)
+		out->how = core_request::kind::number;
+	return NRT_SUCCESS;
+}
+
 } // namespace nrt::rt
 
 using namespace nrt::rt;
@@ -185,38 +233,81 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 			devs.resize(static_cast<size_t>(idx[i]) + 1);
 		devs[static_cast<size_t>(idx[i])] = std::move(d);
 	}
-	// the NeuronCores this process may use; named ones become its own now
+	// the NeuronCores this process may use; named or counted ones become its own now
 	uint32_t total = 0;
 	for (const auto &d : devs)
 		if (d)
 			total += ndl_device_get_info(d->dev)->nc_count;
-	uint32_t first, count;
-	bool named;
-	NRT_STATUS st = visible_cores(std::getenv("NEURON_RT_VISIBLE_CORES"), total, &first, &count, &named);
+	core_request req;
+	NRT_STATUS st = request_cores(std::getenv("NEURON_RT_VISIBLE_CORES"),
+				      std::getenv("NEURON_RT_NUM_CORES"), total, &req);
+	if (st == NRT_RESOURCE)
+		std::fprintf(stderr, "nrt_init: NEURON_RT_NUM_CORES=%s: more than the %u NeuronCores present\n",
+			     std::getenv("NEURON_RT_NUM_CORES"), total);
 	if (st != NRT_SUCCESS)
 		return st;
-	if (named) {
-		uint32_t g = 0;
-		for (auto &d : devs) {
-			if (!d)
-				continue;
-			uint32_t ncs = ndl_device_get_info(d->dev)->nc_count;
-			for (uint32_t nc = 0; nc < ncs; nc++, g++) {
-				if (g < first || g >= first + count)
-					continue;
-				neuron_core_reserve arg{};
-				arg.size = sizeof(arg);
-				arg.nc = nc;
-				if (::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_CORE_RESERVE, &arg) != 0) {
-					// another process owns it: the SDK's nrt_init fails
-					// with NRT_RESOURCE; cores taken so far go back with devs
-					int err = errno;
-					return err == EBUSY ? NRT_RESOURCE
-							    : nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
-				}
-				d->cores[nc].owned = true;
-			}
+	// global NeuronCore index -> (device, NeuronCore), in device order
+	std::vector<std::pair<device_ctx *, uint32_t>> cores;
+	for (auto &d : devs)
+		if (d)
+			for (uint32_t nc = 0; nc < ndl_device_get_info(d->dev)->nc_count; nc++)
+				cores.emplace_back(d.get(), nc);
+	// 0 or the errno of CORE_RESERVE
+	auto reserve = [&cores](uint32_t g) {
+		auto [d, nc] = cores[g];
+		neuron_core_reserve arg{};
+		arg.size = sizeof(arg);
+		arg.nc = nc;
+		if (::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_CORE_RESERVE, &arg) != 0)
+			return errno;
+		d->cores[nc].owned = true;
+		return 0;
+	};
+	auto release = [&cores](uint32_t g) {
+		auto [d, nc] = cores[g];
+		neuron_core_reserve arg{};
+		arg.size = sizeof(arg);
+		arg.nc = nc;
+		::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_CORE_RELEASE, &arg);
+		d->cores[nc].owned = false;
+	};
+	uint32_t first = 0, count = total;
+	if (req.how == core_request::kind::named) {
+		for (uint32_t g = req.first; g < req.first + req.count; g++) {
+			int err = reserve(g);
+			// another process owns it: the SDK's nrt_init fails with
+			// NRT_RESOURCE; cores taken so far go back with devs
+			if (err)
+				return err == EBUSY ? NRT_RESOURCE
+						    : nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
 		}
+		first = req.first;
+		count = req.count;
+	} else if (req.how == core_request::kind::number) {
+		// the first run of req.count free NeuronCores, lowest index first;
+		// a core another process holds ends the run tried and the next
+		// one starts after it
+		uint32_t start = 0;
+		while (true) {
+			if (start + req.count > total) {
+				std::fprintf(stderr, "nrt_init: NEURON_RT_NUM_CORES=%u: no run of %u free NeuronCores\n",
+					     req.count, req.count);
+				return NRT_RESOURCE;
+			}
+			uint32_t g = start;
+			int err = 0;
+			while (g < start + req.count && (err = reserve(g)) == 0)
+				g++;
+			if (!err)
+				break;
+			for (uint32_t k = start; k < g; k++)
+				release(k);
+			if (err != EBUSY)
+				return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
+			start = g + 1;
+		}
+		first = start;
+		count = req.count;
 	}
 	r.visible_first = first;
 	r.visible_count = count;
@@ -281,7 +372,8 @@ NRT_EXPORT NRT_STATUS nrt_get_total_vnc_count(uint32_t *vnc_count)
 }
 
 // Any state, as in the SDK: after nrt_init() the set it took, otherwise
-// what NEURON_RT_VISIBLE_CORES names among the NeuronCores present.
+// what NEURON_RT_VISIBLE_CORES names among the NeuronCores present, or
+// NEURON_RT_NUM_CORES's count, or all.
 NRT_EXPORT NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
 {
 	if (!nc_count)
@@ -298,11 +390,11 @@ NRT_EXPORT NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count)
 	NRT_STATUS st = nrt_get_total_nc_count(&total);
 	if (st != NRT_SUCCESS)
 		return st;
-	uint32_t first, count;
-	bool named;
-	st = visible_cores(std::getenv("NEURON_RT_VISIBLE_CORES"), total, &first, &count, &named);
+	core_request req;
+	st = request_cores(std::getenv("NEURON_RT_VISIBLE_CORES"), std::getenv("NEURON_RT_NUM_CORES"),
+			   total, &req);
 	if (st == NRT_SUCCESS)
-		*nc_count = count;
+		*nc_count = req.count;
 	return st;
 }
 

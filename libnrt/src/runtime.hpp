@@ -30,7 +30,7 @@ struct core_ctx {
 	std::mutex lock;	// one execute at a time on this core, in this process
 	nrt_nq_t *error_ring = nullptr;
 	uint32_t model_refs = 0;	// models placed here (model.cpp's place_lock)
-	bool owned = false;		// reserved by nrt_init() (NEURON_RT_VISIBLE_CORES) until close
+	bool owned = false;		// reserved by nrt_init() (NEURON_RT_VISIBLE_CORES / _NUM_CORES) until close
 };
 
 struct device_ctx {
@@ -66,8 +66,8 @@ struct runtime {
 	std::vector<std::shared_ptr<device_ctx>> devices;
 	nrt_decode_config_t cfg{};
 	uint64_t timeout_us = kDefaultTimeoutUs;
-	// the NeuronCores this process may use (NEURON_RT_VISIBLE_CORES, or
-	// all): global indexes visible_first .. visible_first + visible_count - 1
+	// the NeuronCores this process may use (NEURON_RT_VISIBLE_CORES,
+	// NEURON_RT_NUM_CORES, or all): global indexes visible_first .. visible_first + visible_count - 1
 	uint32_t visible_first = 0;
 	uint32_t visible_count = 0;
 };
@@ -76,6 +76,24 @@ struct runtime {
 // (*@set false and the whole range when it is unset or empty), or
 // NRT_INVALID (malformed, not one ascending contiguous run, past @total).
 NRT_STATUS visible_cores(const char *env, uint32_t total, uint32_t *first, uint32_t *count, bool *set);
+
+// NEURON_RT_NUM_CORES against @total NeuronCores: *@count NeuronCores
+// wanted (*@set false when it is unset, empty or 0, the SDK's "all"),
+// NRT_INVALID when it is not a plain decimal number, NRT_RESOURCE when it
+// asks for more than @total.
+NRT_STATUS num_cores(const char *env, uint32_t total, uint32_t *count, bool *set);
+
+// What nrt_init() reserves: every NeuronCore reserved lazily (all), the
+// run NEURON_RT_VISIBLE_CORES names (named: first, count), or count free
+// NeuronCores in one run (NEURON_RT_NUM_CORES). NEURON_RT_VISIBLE_CORES
+// takes precedence, as the SDK documents: NEURON_RT_NUM_CORES is not read
+// when it is set.
+struct core_request {
+	enum class kind { all, named, number } how = kind::all;
+	uint32_t first = 0;
+	uint32_t count = 0;
+};
+NRT_STATUS request_cores(const char *visible, const char *num, uint32_t total, core_request *out);
 
 
 runtime &rt();

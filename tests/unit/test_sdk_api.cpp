@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The SDK calls added for issue 22 that need no device, on the host:
-// NEURON_RT_VISIBLE_CORES parsing, the counts before nrt_init(), the load
-// and profile guards, empty / attached / slice tensors and their virtual
-// addresses, and model tensor info and model info on a model put straight
-// into the handle table (loading needs a device: tests/vm/25_app.sh).
+// NEURON_RT_VISIBLE_CORES and NEURON_RT_NUM_CORES parsing and precedence,
+// the counts before nrt_init(), the load and profile guards, empty /
+// attached / slice tensors and their virtual addresses, and model tensor
+// info and model info on a model put straight into the handle table
+// (loading needs a device: tests/vm/25_app.sh, vm_sdk_dev).
 #include <csetjmp>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -55,6 +57,66 @@ void visible_parse(void **)
 		assert_int_equal(nrt::rt::visible_cores(b, 8, &first, &count, &set), NRT_INVALID);
 }
 
+void num_cores_parse(void **)
+{
+	uint32_t count = 9;
+	bool set = true;
+	// unset, empty and 0 (the SDK's "all") ask for nothing in particular
+	for (const char *none : { static_cast<const char *>(nullptr), "", "0", "00" }) {
+		assert_int_equal(nrt::rt::num_cores(none, 8, &count, &set), NRT_SUCCESS);
+		assert_false(set);
+		assert_int_equal(count, 0);
+	}
+	struct {
+		const char *s;
+		uint32_t count;
+	} good[] = { { "1", 1 }, { "3", 3 }, { "8", 8 }, { "007", 7 } };
+	for (const auto &g : good) {
+		assert_int_equal(nrt::rt::num_cores(g.s, 8, &count, &set), NRT_SUCCESS);
+		assert_true(set);
+		assert_int_equal(count, g.count);
+	}
+	// more than the machine has: the cores asked for are not available
+	for (const char *many : { "9", "4294967297", "18446744073709551615" }) {
+		assert_int_equal(nrt::rt::num_cores(many, 8, &count, &set), NRT_RESOURCE);
+		assert_false(set);
+	}
+	assert_int_equal(nrt::rt::num_cores("1", 0, &count, &set), NRT_RESOURCE);
+	// one plain decimal number, nothing else
+	const char *bad[] = { "x", "-1", "+1", " 1", "1 ", "1,2", "1-2", "3x", "0x2", "1.0",
+			      "99999999999999999999999" };
+	for (const char *b : bad)
+		assert_int_equal(nrt::rt::num_cores(b, 8, &count, &set), NRT_INVALID);
+}
+
+void request_precedence(void **)
+{
+	using kind = nrt::rt::core_request::kind;
+	nrt::rt::core_request q;
+	assert_int_equal(nrt::rt::request_cores(nullptr, nullptr, 8, &q), NRT_SUCCESS);
+	assert_true(q.how == kind::all);
+	assert_int_equal(q.count, 8);
+	assert_int_equal(nrt::rt::request_cores("", "0", 8, &q), NRT_SUCCESS);
+	assert_true(q.how == kind::all);
+	assert_int_equal(q.count, 8);
+	assert_int_equal(nrt::rt::request_cores(nullptr, "3", 8, &q), NRT_SUCCESS);
+	assert_true(q.how == kind::number);
+	assert_int_equal(q.count, 3);
+	assert_int_equal(nrt::rt::request_cores("", "3", 8, &q), NRT_SUCCESS);
+	assert_true(q.how == kind::number);
+	// NEURON_RT_VISIBLE_CORES takes precedence: NEURON_RT_NUM_CORES is not read
+	for (const char *num : { "3", "9", "x", "" }) {
+		assert_int_equal(nrt::rt::request_cores("5-6", num, 8, &q), NRT_SUCCESS);
+		assert_true(q.how == kind::named);
+		assert_int_equal(q.first, 5);
+		assert_int_equal(q.count, 2);
+	}
+	// each variable's own errors
+	assert_int_equal(nrt::rt::request_cores("3,5", "2", 8, &q), NRT_INVALID);
+	assert_int_equal(nrt::rt::request_cores(nullptr, "-2", 8, &q), NRT_INVALID);
+	assert_int_equal(nrt::rt::request_cores(nullptr, "9", 8, &q), NRT_RESOURCE);
+}
+
 void counts_before_init(void **)
 {
 	// the host has no Neuron device: 0 everywhere, never NRT_UNINITIALIZED
@@ -75,6 +137,17 @@ void counts_before_init(void **)
 	setenv("NEURON_RT_VISIBLE_CORES", "3,5", 1);
 	assert_int_equal(nrt_get_visible_nc_count(&n), NRT_INVALID);
 	unsetenv("NEURON_RT_VISIBLE_CORES");
+	// NEURON_RT_NUM_CORES: its count; malformed, or more than there are
+	setenv("NEURON_RT_NUM_CORES", "x", 1);
+	assert_int_equal(nrt_get_visible_nc_count(&n), NRT_INVALID);
+	setenv("NEURON_RT_NUM_CORES", "0", 1);
+	assert_int_equal(nrt_get_visible_nc_count(&n), NRT_SUCCESS);
+	assert_int_equal(n, total);
+	char more[16];
+	snprintf(more, sizeof(more), "%u", total + 1);
+	setenv("NEURON_RT_NUM_CORES", more, 1);
+	assert_int_equal(nrt_get_visible_vnc_count(&n), NRT_RESOURCE);
+	unsetenv("NEURON_RT_NUM_CORES");
 }
 
 void guards_before_init(void **)
@@ -254,6 +327,8 @@ int main()
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(visible_parse),
+		cmocka_unit_test(num_cores_parse),
+		cmocka_unit_test(request_precedence),
 		cmocka_unit_test(counts_before_init),
 		cmocka_unit_test(guards_before_init),
 		cmocka_unit_test(empty_and_attached),

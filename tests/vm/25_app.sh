@@ -4,8 +4,11 @@
 # the status table in docs/error-model.md (vm_app: exact status, and the
 # counters it feeds moved by exactly 1, nothing else). vm_app's
 # profile_executions case leaves two profiles, read here with jq.
+# vm_sdk_dev: the device half of the SDK calls of issue 22 (device slices,
+# attach_buffer, NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES ownership
+# across processes, relative indexes, vnc_count, nrt_load_collectives).
 SUITE=app
-PLAN=44
+PLAN=55
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4
@@ -32,6 +35,7 @@ check_fails info-refuses-v3 1 "NRT_UNSUPPORTED_NEFF_VERSION" $P --info $D/v3.nef
 check sdk-app /tests/vm_sdk_app $D/affine.neff
 
 run_prog /tests/vm_app $D
+run_prog /tests/vm_sdk_dev $D
 
 # the profiles vm_app's profile_executions wrote (docs/sdk-compat.md,
 # "Profiling"): Chrome trace event JSON, one complete event per execution
