@@ -6,7 +6,7 @@
  *   - device tensor write + read (nrt_tensor_write/read, MEM_WRITE/READ)
  *     vs memcpy of the same bytes there and back.
  *
- *   vm_bench_app [NEFF] [jobs]
+ *   vm_bench_app [NEFF] [jobs] [rounds]
  *
  * Without NEFF it packs an empty model with the neff-pack beside it.
  * Expects the module loaded with a simulated device.
@@ -64,6 +64,7 @@ int main(int argc, char **argv)
 {
 	const char *neff = argc > 1 ? argv[1] : NULL;
 	int jobs = argc > 2 ? atoi(argv[2]) : 2000;
+	int rounds = argc > 3 ? atoi(argv[3]) : ROUNDS;
 	char packed[] = "/tmp/vm_bench_app.neff", cmd[512];
 	struct neuron_sim_exec raw = { .size = sizeof(raw), .nc = 1 };
 	nrt_tensor_t *t = NULL;
@@ -75,6 +76,10 @@ int main(int argc, char **argv)
 	void *bytes;
 	int fd, i, k;
 
+	if (jobs < 1 || rounds < 1) {
+		fprintf(stderr, "vm_bench_app: jobs and rounds must be at least 1\n");
+		return 2;
+	}
 	if (!neff) {
 		char self[256];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -148,7 +153,7 @@ int main(int argc, char **argv)
 	for (k = 0; k < 3; k++) {
 		uint64_t t0 = now_ns();
 
-		for (i = 0; i < ROUNDS; i++) {
+		for (i = 0; i < rounds; i++) {
 			if ((st = nrt_tensor_write(t, buf, 0, TENSOR_BYTES)) != NRT_SUCCESS)
 				return die("nrt_tensor_write", st);
 			if ((st = nrt_tensor_read(t, back, 0, TENSOR_BYTES)) != NRT_SUCCESS)
@@ -156,14 +161,14 @@ int main(int argc, char **argv)
 		}
 		uint64_t t1 = now_ns();
 
-		for (i = 0; i < ROUNDS; i++) {
+		for (i = 0; i < rounds; i++) {
 			memcpy(host, buf, TENSOR_BYTES);
 			__asm__ volatile("" ::"r"(host) : "memory");
 			memcpy(back, host, TENSOR_BYTES);
 			__asm__ volatile("" ::"r"(back) : "memory");
 		}
 		uint64_t t2 = now_ns();
-		double mb = 2.0 * ROUNDS * TENSOR_BYTES / 1e6;
+		double mb = 2.0 * rounds * TENSOR_BYTES / 1e6;
 
 		if (mb / ((double)(t1 - t0) / 1e9) > api_mbs)
 			api_mbs = mb / ((double)(t1 - t0) / 1e9);

@@ -57,7 +57,7 @@ check_eq profile-unloaded-model "1 empty 2 NRT_SUCCESS" \
 	"$($JQ -r "$X"' | "\(length) \(.[0].name) \(.[0].tid) \(.[0].args.status)"' /tmp/nrt_profile_unloaded.json)"
 
 # the benchmark program (make bench runs it at length) still runs, briefly
-check bench-app-runs sh -c "/tests/vm_bench_app $D/empty.neff 20 | grep -q '^ratio nrt_execute/raw ioctl'"
+check bench-app-runs sh -c "/tests/vm_bench_app $D/empty.neff 20 2 | grep -q '^ratio nrt_execute/raw ioctl'"
 
 check unload unload
 finish
