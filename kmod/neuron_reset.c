@@ -94,6 +94,9 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 		ret = nd->ops->reset(nd->backend);
 		for (nc = 0; ret && nc < nd->nc_count; nc++)
 			reset_count(nd->resets.fail[nc]);
+		/* before READY: the health never reads the old counts as new */
+		if (!ret)
+			neuron_health_rebase(nd);
 		WRITE_ONCE(nd->reset_state,
 			   ret ? NEURON_DEVICE_STATE_INVALID : NEURON_DEVICE_STATE_READY);
 		if (ret)
@@ -102,6 +105,9 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 			dev_info(dev, "device reset\n");
 	}
 	mutex_unlock(&nd->procs_lock);
+	/* the reset's outcome is a health change: reported now, not at the next poll */
+	if (ret != -EBUSY)
+		neuron_health_check(nd);
 out:
 	up_read(&nd->gone_sem);
 	return ret ? ret : count;
