@@ -25,6 +25,10 @@
  * it. .../neuron<N>/state reads the state as a word: ready, reset or
  * invalid.
  *
+ * A completed reset is the new baseline of the device's health
+ * (neuron_health.c: ECC counts, firmware silence), and the reset's outcome
+ * is reported as a health change before the write returns.
+ *
  * Every reset counts in each NeuronCore's other_info/reset_req_count
  * (+1 on all NEURON_MAX_NC slots: a whole-device request covers them all,
  * as the vendor's does), a failed one in reset_fail_count (+1 on every
