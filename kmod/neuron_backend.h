@@ -82,6 +82,11 @@ struct neuron_job;
  *		when neuron_device_create() fails after the node appeared,
  *		before it waits for the file operations in progress; before
  *		neuron_device_destroy() the backend stops its jobs itself.
+ * @nc_unrecoverable: optional; true while NeuronCore @nc (< the device's
+ *		count) took an uncorrectable error and refuses jobs until a
+ *		full reset. Any context that may sleep, at any time until
+ *		neuron_device_destroy() returns; must not block. Without it no
+ *		NeuronCore is ever reported unrecoverable (sysfs health).
  * @create_fault: optional, for tests (the simulator): the error the
  *		creation of this device returns at @step (enum
  *		neuron_create_step) as if that step had failed, or 0 to go
@@ -106,6 +111,7 @@ struct neuron_backend_ops {
 	int (*mem_set)(void *backend, u64 addr, u8 value, u64 len);
 	int (*reset)(void *backend);
 	void (*stop)(void *backend);
+	bool (*nc_unrecoverable)(void *backend, u32 nc);
 	int (*create_fault)(void *backend, u32 step);
 };
 

@@ -77,6 +77,8 @@ static struct attribute *neuron_dev_attrs[] = {
 	&dev_attr_connected_devices.attr,
 	&dev_attr_reset.attr,
 	&dev_attr_state.attr,
+	&dev_attr_health.attr,
+	&dev_attr_health_reason.attr,
 	NULL,
 };
 ATTRIBUTE_GROUPS(neuron_dev);
@@ -200,6 +202,8 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	init_rwsem(&nd->gone_sem);
 	mutex_init(&nd->procs_lock);
 	INIT_LIST_HEAD(&nd->procs);
+	/* before sysfs can read it: the ECC counts now are the baseline */
+	neuron_health_init(nd);
 
 	device_initialize(&nd->dev);
 	nd->dev.class = neuron_class;
@@ -242,6 +246,8 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	ret = neuron_hwerr_init(nd);
 	if (ret)
 		goto err_metrics;
+	/* a device that starts unhealthy (INVALID at probe) says so once */
+	neuron_health_check(nd);
 	ret = neuron_power_init(nd);
 	if (ret)
 		goto err_metrics;

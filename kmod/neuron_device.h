@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "neuron_backend.h"
+#include "neuron_health.h"
 #include "neuron_reset.h"
 
 #define NEURON_MAX_DEVICES	64	/* minors reserved, like the vendor driver */
@@ -58,6 +59,8 @@ struct neuron_power;
  *		procs_lock, read locklessly
  * @resets:	reset counters of other_info (neuron_reset.c), under procs_lock
  * @hwerr:	NEURON_HW_ERR kernel log lines (neuron_hwerr.c)
+ * @health:	what the health needs besides the driver's facts: the ECC
+ *		baselines and the last reported health (neuron_health.c)
  * @power:	power utilization sampling (neuron_power.c)
  * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
@@ -84,6 +87,7 @@ struct neuron_device {
 	u32 reset_state;
 	struct neuron_reset_counts resets;
 	struct neuron_hwerr *hwerr;
+	struct neuron_health_track health;
 	struct neuron_power *power;
 	struct list_head node;
 };

@@ -71,6 +71,10 @@
  *		fw_io_err_count
  * @timeout_count: attempts without a usable answer: timeouts, sequence
  *		mismatches, responses of the wrong size
+ * @unanswered: the last exchange that reached firmware ended without an
+ *		answer (every attempt timed out); cleared by an answer of any
+ *		kind and by a completed device reset (written under @lock,
+ *		read locklessly by the health check)
  * @old_api_logged: "API too old" was logged once
  * @absent:	an attempt of the current exchange timed out and the function
  *		read all-ones (surprise removal): the exchange ends with -ENODEV
@@ -87,6 +91,7 @@ struct neuron_fwio {
 	u8 seq;
 	atomic64_t err_count;
 	atomic64_t timeout_count;
+	bool unanswered;
 	bool old_api_logged;
 	bool absent;
 	bool dying;
@@ -490,6 +495,11 @@ int neuron_fwio_exchange(struct neuron_device *nd, struct neuron_fwio_xfer *x)
 	fw->absent = false;
 	out = neuron_fwio_loop(attempts, &neuron_fwio_loop_ops, &ctx);
 	gone = fw->absent;
+	/* an interrupted exchange says nothing about the firmware */
+	if (out == NEURON_FWIO_OUT_TIMEOUT)
+		WRITE_ONCE(fw->unanswered, true);
+	else if (out != NEURON_FWIO_OUT_INTR)
+		WRITE_ONCE(fw->unanswered, false);
 
 	if (out != NEURON_FWIO_OUT_OK && out != NEURON_FWIO_OUT_INTR)
 		dev_warn_ratelimited(&nd->dev, "fw-io: cmd %u failed after %u attempt(s): %pe\n",
@@ -614,6 +624,17 @@ u64 neuron_fwio_err_count(struct neuron_device *nd)
 u64 neuron_fwio_timeout_count(struct neuron_device *nd)
 {
 	return nd->fwio ? atomic64_read(&nd->fwio->timeout_count) : 0;
+}
+
+bool neuron_fwio_unanswered(struct neuron_device *nd)
+{
+	return nd->fwio && READ_ONCE(nd->fwio->unanswered);
+}
+
+void neuron_fwio_reset_done(struct neuron_device *nd)
+{
+	if (nd->fwio)
+		WRITE_ONCE(nd->fwio->unanswered, false);
 }
 
 /* Firmware-owned words are read directly (no exchange): MiscRAM is mapped. */

@@ -26,6 +26,13 @@ void neuron_fwio_exit(struct neuron_device *nd);
 u64 neuron_fwio_err_count(struct neuron_device *nd);
 /* Timeouts, sequence mismatches, oversize responses (not in the vendor driver). */
 u64 neuron_fwio_timeout_count(struct neuron_device *nd);
+/*
+ * The last exchange that reached firmware got no answer at all (every
+ * attempt timed out); false again after any answer or a completed reset.
+ */
+bool neuron_fwio_unanswered(struct neuron_device *nd);
+/* A device reset completed: the firmware restarted, its silence is past. */
+void neuron_fwio_reset_done(struct neuron_device *nd);
 /* Firmware words read directly for sysfs info/: 0, -EIO (unreadable), -ENODEV. */
 int neuron_fwio_serial_number(struct neuron_device *nd, u64 *serial);
 int neuron_fwio_api_version(struct neuron_device *nd, u32 *version);

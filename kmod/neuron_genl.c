@@ -3,7 +3,8 @@
  * The "neuron" generic netlink family (<neuron/neuron_genl.h>):
  * COUNTERS_GET reads the 24 status counters of every NeuronCore with their
  * live totals (what stats/status/<name>/total shows), and the "errors"
- * group carries one ERROR_EVENT per fault kind a job writes (neuron_job.c).
+ * group carries one ERROR_EVENT per fault kind a job writes (neuron_job.c)
+ * and one HEALTH_EVENT per health change (neuron_health.c).
  *
  * Nothing here is privileged: counters are world-readable in sysfs too, and
  * the group has no admin flag. The family stays in the initial network
@@ -47,6 +48,9 @@ static const struct nla_policy neuron_genl_policy[NEURON_GENL_A_MAX + 1] = {
 	[NEURON_GENL_A_ERROR_CODE] = { .type = NLA_U32 },
 	[NEURON_GENL_A_TIMESTAMP_NS] = { .type = NLA_U64 },
 	[NEURON_GENL_A_COUNT] = { .type = NLA_U32 },
+	[NEURON_GENL_A_HEALTH] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_MAX),
+	[NEURON_GENL_A_HEALTH_REASON] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_REASON_MAX),
+	[NEURON_GENL_A_HEALTH_PREV] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_MAX),
 };
 
 static struct genl_family neuron_genl_family;
@@ -238,6 +242,37 @@ void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 cod
 	    nla_put_u32(msg, NEURON_GENL_A_EVENT_KIND, kind) ||
 	    nla_put_u32(msg, NEURON_GENL_A_ERROR_CODE, code) ||
 	    nla_put_u32(msg, NEURON_GENL_A_COUNT, count) ||
+	    nla_put_u64_64bit(msg, NEURON_GENL_A_TIMESTAMP_NS, ktime_get_ns(),
+			      NEURON_GENL_A_PAD)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	/* -ESRCH when the last listener left meanwhile: nothing to do */
+	genlmsg_multicast(&neuron_genl_family, msg, 0, NEURON_GENL_MCGRP_ERRORS_IDX,
+			  GFP_KERNEL);
+}
+
+void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 state,
+			      u32 reason)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	might_sleep();
+	if (!genl_has_listeners(&neuron_genl_family, &init_net, NEURON_GENL_MCGRP_ERRORS_IDX))
+		return;
+	msg = genlmsg_new(5 * nla_total_size(sizeof(u32)) + nla_total_size_64bit(sizeof(u64)),
+			  GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &neuron_genl_family, 0, NEURON_GENL_CMD_HEALTH_EVENT);
+	if (!hdr ||
+	    nla_put_u32(msg, NEURON_GENL_A_DEVICE, nd->index) ||
+	    (nc >= 0 && nla_put_u32(msg, NEURON_GENL_A_NC, nc)) ||
+	    nla_put_u32(msg, NEURON_GENL_A_HEALTH, state) ||
+	    nla_put_u32(msg, NEURON_GENL_A_HEALTH_REASON, reason) ||
+	    nla_put_u32(msg, NEURON_GENL_A_HEALTH_PREV, prev) ||
 	    nla_put_u64_64bit(msg, NEURON_GENL_A_TIMESTAMP_NS, ktime_get_ns(),
 			      NEURON_GENL_A_PAD)) {
 		nlmsg_free(msg);

@@ -22,4 +22,12 @@ void neuron_genl_exit(void);
 void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 code,
 			     u32 count);
 
+/*
+ * The health of the device (@nc < 0) or of NeuronCore @nc went from @prev
+ * to @state for @reason (enum neuron_health_state, _reason). Process
+ * context; may sleep. A no-op when nobody listens; failures are silent.
+ */
+void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 state,
+			      u32 reason);
+
 #endif /* NEURON_GENL_H */

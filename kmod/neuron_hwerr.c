@@ -19,6 +19,14 @@
  *    hbm_ue and repairable_hbm_ue -> HBM_UNCORRECTABLE_ERROR, nc_ue ->
  *    NC_UNCORRECTABLE_ERROR, dma_abort -> DMA_ERROR.
  *
+ * Health changes (neuron_health.c) are lines of their own TYPE, HEALTH,
+ * with the device's (nc-id=-1) or a NeuronCore's new health and its
+ * reason before the action, never rate-limited (a change is rare, and
+ * one per poll at most):
+ *
+ *   ... NEURON_HW_ERR=HEALTH ... serial-num=<serial> health=<state>
+ *       reason=<reason> action=<NONE|RESET_DEVICE|TERMINATE_INSTANCE>
+ *
  * Rate limit, per device and TYPE: at most hw_err_ratelimit_burst lines
  * per hw_err_ratelimit_ms; the lines over it are counted, and the count is
  * logged on its own line ("neuron_device neuron<N>: hw_err <TYPE>: <n> lines suppressed"
@@ -120,19 +128,43 @@ struct neuron_hwerr {
 	char instance_id[NEURON_HWERR_INSTANCE_MAX];
 };
 
+static void neuron_hwerr_serial(struct neuron_device *nd, char *serial, size_t size)
+{
+	u64 s;
+
+	if (!neuron_fwio_serial_number(nd, &s) && s)
+		snprintf(serial, size, "%016llx", s);
+	else
+		strscpy(serial, "0", size);
+}
+
 static void neuron_hwerr_line(struct neuron_hwerr *h, enum neuron_hwerr_type type, int nc,
 			      const char *action)
 {
 	struct neuron_device *nd = h->nd;
-	char serial[20] = "0";
-	u64 s;
+	char serial[20];
 
-	if (!neuron_fwio_serial_number(nd, &s) && s)
-		snprintf(serial, sizeof(serial), "%016llx", s);
+	neuron_hwerr_serial(nd, serial, sizeof(serial));
 	dev_err(&nd->dev,
 		"NEURON_HW_ERR=%s instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s action=%s\n",
 		neuron_hwerr_names[type], h->instance_id, init_utsname()->nodename, nd->index, nc,
 		serial, action);
+}
+
+void neuron_hwerr_health(struct neuron_device *nd, int nc, const char *state, const char *reason,
+			 const char *action)
+{
+	/* pairs with neuron_hwerr_init(): @h is seen initialised */
+	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
+	char serial[20];
+
+	if (!h || READ_ONCE(h->stopping))
+		return;
+	neuron_hwerr_serial(nd, serial, sizeof(serial));
+	dev_err(&nd->dev,
+		"NEURON_HW_ERR=HEALTH instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s health=%s reason=%s action=%s\n",
+		h->instance_id, init_utsname()->nodename, nd->index, nc, serial, state, reason,
+		action);
 }
 
 static void neuron_hwerr_suppressed_line(struct neuron_hwerr *h, enum neuron_hwerr_type type,
@@ -257,6 +289,8 @@ static void neuron_hwerr_poll_work(struct work_struct *work)
 	if (!neuron_device_invalid(h->nd))
 		neuron_hwerr_poll_ecc(h, false);
 	neuron_hwerr_flush(h);
+	/* after the ECC lines: a health change follows what caused it */
+	neuron_health_check(h->nd);
 	if (!READ_ONCE(h->stopping))
 		schedule_delayed_work(&h->poll,
 				      msecs_to_jiffies(READ_ONCE(hw_err_poll_ms.value)));

@@ -21,4 +21,11 @@ void neuron_hwerr_free(struct neuron_device *nd);
 /* A job on NeuronCore @nc wrote these hardware-error notifications. */
 void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_faults *f);
 
+/*
+ * The NEURON_HW_ERR=HEALTH line of a health change of the device (@nc -1)
+ * or of NeuronCore @nc (neuron_health.c). Nothing once stopped.
+ */
+void neuron_hwerr_health(struct neuron_device *nd, int nc, const char *state, const char *reason,
+			 const char *action);
+
 #endif /* NEURON_HWERR_H */

@@ -25,6 +25,10 @@
  * it. .../neuron<N>/state reads the state as a word: ready, reset or
  * invalid.
  *
+ * A completed reset is the new baseline of the device's health
+ * (neuron_health.c: ECC counts, firmware silence), and the reset's outcome
+ * is reported as a health change before the write returns.
+ *
  * Every reset counts in each NeuronCore's other_info/reset_req_count
  * (+1 on all NEURON_MAX_NC slots: a whole-device request covers them all,
  * as the vendor's does), a failed one in reset_fail_count (+1 on every
@@ -94,6 +98,9 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 		ret = nd->ops->reset(nd->backend);
 		for (nc = 0; ret && nc < nd->nc_count; nc++)
 			reset_count(nd->resets.fail[nc]);
+		/* before READY: the health never reads the old counts as new */
+		if (!ret)
+			neuron_health_rebase(nd);
 		WRITE_ONCE(nd->reset_state,
 			   ret ? NEURON_DEVICE_STATE_INVALID : NEURON_DEVICE_STATE_READY);
 		if (ret)
@@ -102,6 +109,9 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 			dev_info(dev, "device reset\n");
 	}
 	mutex_unlock(&nd->procs_lock);
+	/* the reset's outcome is a health change: reported now, not at the next poll */
+	if (ret != -EBUSY)
+		neuron_health_check(nd);
 out:
 	up_read(&nd->gone_sem);
 	return ret ? ret : count;

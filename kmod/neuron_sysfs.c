@@ -10,6 +10,7 @@
  *   stats/fw_io/{err_count,timeout_count}
  *   stats/memory_usage/..., neuron_core<K>/stats/memory_usage/... (neuron_memstat.c)
  *   stats/power/utilization (neuron_power.c)
+ *   neuron_core<K>/{health,health_reason} (neuron_health.c)
  *   neuron_core<K>/info/architecture/arch_type
  *   neuron_core<K>/stats/status/<24 counters>/{total,present}
  *   neuron_core<K>/stats/other_info/<6 counters>/{total,present}
@@ -238,6 +239,35 @@ static struct attribute *nc_arch_attrs[] = {
 };
 static const struct attribute_group nc_arch_group = { .attrs = nc_arch_attrs };
 
+/* neuron_core<K>/health, health_reason: that NeuronCore's own health */
+static ssize_t nc_health_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct neuron_sysfs_node *n = to_node(kobj);
+	struct neuron_health h = neuron_health_get(n->nd, n->nc);
+
+	return sysfs_emit(buf, "%s\n", neuron_health_state_name(h.state));
+}
+
+static ssize_t nc_health_reason_show(struct kobject *kobj, struct kobj_attribute *attr,
+				     char *buf)
+{
+	struct neuron_sysfs_node *n = to_node(kobj);
+	struct neuron_health h = neuron_health_get(n->nd, n->nc);
+
+	return sysfs_emit(buf, "%s\n", neuron_health_reason_name(h.reason));
+}
+
+static struct kobj_attribute attr_nc_health = __ATTR(health, 0444, nc_health_show, NULL);
+static struct kobj_attribute attr_nc_health_reason =
+	__ATTR(health_reason, 0444, nc_health_reason_show, NULL);
+
+static struct attribute *nc_health_attrs[] = {
+	&attr_nc_health.attr,
+	&attr_nc_health_reason.attr,
+	NULL,
+};
+static const struct attribute_group nc_health_group = { .attrs = nc_health_attrs };
+
 /* 0xDEADBEEF (firmware not ready) reads as "nothing counted". */
 static u32 misc_word(struct neuron_device *nd, u32 off)
 {
@@ -414,7 +444,7 @@ static int nsys_add_core(struct neuron_device *nd, u32 nc)
 	int ret;
 
 	snprintf(name, sizeof(name), "neuron_core%u", nc);
-	core = nsys_add(nd, &nd->dev.kobj, name, nc, &dir_ktype, NULL);
+	core = nsys_add(nd, &nd->dev.kobj, name, nc, &dir_ktype, &nc_health_group);
 	if (IS_ERR(core))
 		return PTR_ERR(core);
 	info = nsys_add(nd, &core->kobj, "info", nc, &dir_ktype, NULL);

@@ -926,6 +926,10 @@ inline void kmsg_line(std::string_view line, kmsg_summary &k)
 		return;
 	if (line.find("NEURON_HW_ERR") == std::string_view::npos)
 		return;
+	// a health change restates what the error lines and sysfs health say
+	// (and health=ok is no error at all): not a hardware error of its own
+	if (line.find(" NEURON_HW_ERR=HEALTH ") != std::string_view::npos)
+		return;
 	k.count++;
 	size_t semi = line.find(';');
 	std::string_view msg = semi == std::string_view::npos ? line : line.substr(semi + 1);

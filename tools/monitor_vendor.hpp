@@ -234,6 +234,8 @@ struct device_hw {
 	int index = 0;
 	uint64_t mem_ecc_corrected = 0, mem_ecc_uncorrected = 0;
 	uint64_t sram_ecc_corrected = 0, sram_ecc_uncorrected = 0;
+	// sysfs health, health_reason ("" when the driver has none)
+	std::string health, health_reason;
 };
 
 struct cpu_times {
@@ -538,6 +540,18 @@ public:
 		}
 	}
 
+	// the last report's health of each device (a gauge, not the companion's)
+	static void health_series(std::ostringstream &o, const std::string &inst, const report &r)
+	{
+		head(o, "neuron_device_health",
+		     "Health of the Neuron device: 1 on its current state and reason", "gauge");
+		for (const device_hw &h : r.sys.hw)
+			if (!h.health.empty())
+				o << "neuron_device_health{" << inst << ",neuron_device_index=\"" << h.index
+				  << "\",state=" << q(h.health) << ",reason=" << q(h.health_reason)
+				  << "} 1\n";
+	}
+
 	std::string text() const
 	{
 		std::ostringstream o;
@@ -630,6 +644,7 @@ public:
 			for (const auto &[t, v] : m)
 				o << "hardware_ecc_events_total{" << inst << ",event_type=\"" << t
 				  << "\",neuron_device_index=\"" << idx << "\"} " << v << "\n";
+		health_series(o, inst, r);
 		head(o, "system_memory_total_bytes", "System memory", "gauge");
 		o << "system_memory_total_bytes{" << inst << "} " << r.sys.mem_total << "\n";
 		head(o, "system_memory_used_bytes", "System memory in use", "gauge");

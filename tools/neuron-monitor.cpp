@@ -212,6 +212,9 @@ struct nla_policy *policy()
 		p[NEURON_GENL_A_ERROR_CODE].type = NLA_U32;
 		p[NEURON_GENL_A_TIMESTAMP_NS].type = NLA_U64;
 		p[NEURON_GENL_A_COUNT].type = NLA_U32;
+		p[NEURON_GENL_A_HEALTH].type = NLA_U32;
+		p[NEURON_GENL_A_HEALTH_REASON].type = NLA_U32;
+		p[NEURON_GENL_A_HEALTH_PREV].type = NLA_U32;
 		init = true;
 	}
 	return p;
@@ -260,16 +263,62 @@ int on_counters(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+// enum neuron_health_state / _reason as sysfs health and health_reason read them
+const char *health_name(uint32_t s)
+{
+	static const char *const n[] = { "ok", "degraded", "needs_reset", "failed" };
+	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
+}
+
+const char *health_reason_name(uint32_t r)
+{
+	static const char *const n[] = { "none", "reset_in_progress", "fw_not_answering",
+					 "nc_unrecoverable", "hbm_uncorrectable",
+					 "sram_uncorrectable", "reset_failed" };
+	return r < sizeof(n) / sizeof(n[0]) ? n[r] : "unknown";
+}
+
+// A HEALTH_EVENT: the device's (no NC) or a NeuronCore's health changed.
+void print_health(const Options &opt, struct nlattr **tb)
+{
+	auto u32 = [&](int a) { return tb[a] ? nla_get_u32(tb[a]) : 0u; };
+	unsigned long long ts = tb[NEURON_GENL_A_TIMESTAMP_NS] ?
+		nla_get_u64(tb[NEURON_GENL_A_TIMESTAMP_NS]) : 0;
+	std::string core = tb[NEURON_GENL_A_NC] ? std::to_string(u32(NEURON_GENL_A_NC)) : "";
+	const char *now = health_name(u32(NEURON_GENL_A_HEALTH));
+	const char *why = health_reason_name(u32(NEURON_GENL_A_HEALTH_REASON));
+	const char *prev = health_name(u32(NEURON_GENL_A_HEALTH_PREV));
+	if (opt.format == Format::Json)
+		std::printf("{\"device\": %u, \"core\": %s, \"kind\": \"health\", \"health\": \"%s\", "
+			    "\"reason\": \"%s\", \"previous\": \"%s\", \"timestamp_ns\": %llu}\n",
+			    u32(NEURON_GENL_A_DEVICE), core.empty() ? "null" : core.c_str(), now, why,
+			    prev, ts);
+	else
+		std::printf("device %u%s%s health %s reason %s previous %s ts_ns %llu\n",
+			    u32(NEURON_GENL_A_DEVICE), core.empty() ? "" : " core ", core.c_str(),
+			    now, why, prev, ts);
+}
+
 int on_event(struct nl_msg *msg, void *arg)
 {
 	auto *ctx = static_cast<Ctx *>(arg);
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	auto *gh = static_cast<struct genlmsghdr *>(nlmsg_data(nlh));
 	struct nlattr *tb[NEURON_GENL_A_MAX + 1];
-	if (gh->cmd != NEURON_GENL_CMD_ERROR_EVENT ||
+	if ((gh->cmd != NEURON_GENL_CMD_ERROR_EVENT && gh->cmd != NEURON_GENL_CMD_HEALTH_EVENT) ||
 	    genlmsg_parse(nlh, 0, tb, NEURON_GENL_A_MAX, policy()) < 0)
 		return NL_SKIP;
 	auto u32 = [&](int a) { return tb[a] ? nla_get_u32(tb[a]) : 0u; };
+	if (gh->cmd == NEURON_GENL_CMD_HEALTH_EVENT) {
+		print_health(*ctx->opt, tb);
+		std::fflush(stdout);
+		ctx->events++;
+		if (ctx->opt->count >= 0 && ctx->events >= ctx->opt->count) {
+			ctx->done = true;
+			return NL_STOP;
+		}
+		return NL_OK;
+	}
 	uint32_t kind = u32(NEURON_GENL_A_EVENT_KIND), code = u32(NEURON_GENL_A_ERROR_CODE);
 	const char *name = kind == NEURON_GENL_EVENT_HW_ERROR ? hw_name(code) : tpb_name(code);
 	unsigned long long ts = tb[NEURON_GENL_A_TIMESTAMP_NS] ?
@@ -508,6 +557,9 @@ std::vector<m::device_hw> collect_hw(std::string &err)
 		    !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected) ||
 		    !read_u64(d + "sram_ecc_uncorrected", h.sram_ecc_uncorrected))
 			err = "cannot read " + d;
+		// a driver without health files: no health series
+		h.health = first_line(sysfs_dev(idx[i]) + "/health");
+		h.health_reason = first_line(sysfs_dev(idx[i]) + "/health_reason");
 		hw.push_back(h);
 	}
 	return hw;

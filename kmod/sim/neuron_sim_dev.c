@@ -71,6 +71,14 @@ static int neuron_sim_reset(void *backend)
 	return 0;
 }
 
+/* ops->nc_unrecoverable: inject/nc_unrecoverable until the next reset */
+static bool neuron_sim_nc_unrecoverable(void *backend, u32 nc)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	return neuron_sim_nc_broken(&sd->nc, nc);
+}
+
 /* ops->stop: a failed creation ends the jobs its early openers started */
 static void neuron_sim_stop(void *backend)
 {
@@ -98,6 +106,7 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.mem_write = neuron_sim_mem_write,
 	.mem_set = neuron_sim_mem_set,
 	.reset = neuron_sim_reset,
+	.nc_unrecoverable = neuron_sim_nc_unrecoverable,
 	.connected_devices = neuron_sim_topo_links,
 	.stop = neuron_sim_stop,
 	.create_fault = neuron_sim_op_create_fault,

@@ -469,7 +469,9 @@ static void kmsg(void **)
 			   " SUBSYSTEM=neuron_device\n"
 			   "3,102,8000001,-;neuron_device neuron0: hw_err DMA_ERROR: 4 lines suppressed\n"
 			   "3,103,9500000,-;neuron_device neuron1: NEURON_HW_ERR=DMA_ERROR instance-id=i-1 "
-			   "hostname=h nd-id=1 nc-id=0 serial-num=cd action=RESTART_JOB\n");
+			   "hostname=h nd-id=1 nc-id=0 serial-num=cd action=RESTART_JOB\n"
+			   "3,104,9600000,-;neuron_device neuron1: NEURON_HW_ERR=HEALTH instance-id=i-1 "
+			   "hostname=h nd-id=1 nc-id=-1 serial-num=cd health=ok reason=none action=NONE\n");
 	doc::report r = doc::run(t.ctx());
 	expect_first(r, "kmsg", doc::severity::warning, "restart the job");
 	assert_true(has(first(r)->detail, "2 NEURON_HW_ERR lines in the kernel log buffer; the last: "

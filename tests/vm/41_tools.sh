@@ -4,9 +4,11 @@
 # parser (jq) against the vendor's schema and summed as Ray does;
 # connected_devices split as Slurm's gpu/nrt does; stats/power/utilization
 # in the vendor's format; NEURON_HW_ERR lines matched with the Node Problem
-# Detector / EKS agent patterns, rate limit included.
+# Detector / EKS agent patterns, rate limit included; the device and
+# NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
+# the Prometheus series).
 SUITE=tools
-PLAN=56
+PLAN=82
 . /tests/lib.sh
 
 LS=/tests/neuron-ls
@@ -178,6 +180,69 @@ wait_for dma-suppressed-3 8000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -q 
 check_eq suppressed-not-matched 0 "$(since_mark | grep 'suppressed' | grep -cE '.* NEURON_HW_ERR=DMA_ERROR .*')"
 echo 10 > $PAR/hw_err_ratelimit_burst
 echo 5000 > $PAR/hw_err_ratelimit_ms
+
+# ---- health: sysfs, one NEURON_HW_ERR=HEALTH line and one netlink event
+# per change, the Prometheus series; a reset brings the device back to ok.
+# A fresh module (the ECC words above are set), polled every 50 ms.
+check health-reload reload sim_devices=2 sim_nc_per_device=2 hw_err_poll_ms=50
+H=$SYS/neuron1
+hl() { echo "$(cat $1/health) $(cat $1/health_reason)"; }
+health_is() { [ "$(hl $1)" = "$2" ]; }
+check_eq health-ok "ok none ok none ok none" "$(hl $H) $(hl $H/neuron_core0) $(hl $SYS/neuron0)"
+check_eq health-modes "-r--r--r-- -r--r--r--" \
+	"$(ls -l $H/health | cut -c1-10) $(ls -l $H/neuron_core1/health_reason | cut -c1-10)"
+rm -f $TMP/hfifo; mkfifo $TMP/hfifo
+timeout -s KILL 60 /tests/neuron-monitor --events --count 8 > $TMP/hev 2> $TMP/hfifo &
+hmon=$!
+exec 5< $TMP/hfifo
+read -t 20 -r ready <&5
+check_eq health-subscriber-ready "neuron-monitor: subscribed to neuron/errors" "$ready"
+HL='NEURON_HW_ERR=HEALTH instance-id=sim hostname=[^ ]+ nd-id=1 nc-id=%s serial-num=[0-9a-f]{16} health=%s reason=%s action=%s$'
+health_lines() { since_mark | grep -c ' NEURON_HW_ERR=HEALTH '; }
+# an uncorrectable SRAM error: needs_reset, one line, the cores unaffected
+mark
+echo "sram 2" > $DBG/neuron1/inject/ecc
+wait_for health-sram-needs-reset 3000 health_is $H "needs_reset sram_uncorrectable"
+wait_for health-sram-line 3000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE '$(printf "$HL" -1 needs_reset sram_uncorrectable RESET_DEVICE)'"
+check_eq health-sram-one-line 1 "$(health_lines)"
+check_eq health-sram-cores-ok "ok none ok none" "$(hl $H/neuron_core0) $(hl $H/neuron_core1)"
+check_eq health-other-device-ok "ok none" "$(hl $SYS/neuron0)"
+# the Prometheus series says the same
+echo '{"period": "200ms"}' > $TMP/hcfg.json
+NEURON_MONITOR_IMDS_ADDR=127.0.0.1:1 /tests/neuron-monitor -c $TMP/hcfg.json --prometheus --count 1 > $TMP/hprom 2>&1
+check_eq health-prometheus "1 1" \
+	"$(grep -cE '^neuron_device_health\{.*,neuron_device_index="1",state="needs_reset",reason="sram_uncorrectable"\} 1$' $TMP/hprom) $(grep -cE '^neuron_device_health\{.*,neuron_device_index="0",state="ok",reason="none"\} 1$' $TMP/hprom)"
+# a reset: ok again at once, one line (the ECC counts stay, as a baseline)
+mark
+check health-reset sh -c "echo 1 > $H/reset"
+check_eq health-reset-ok "ok none" "$(hl $H)"
+check_eq health-reset-line "1 1" "$(health_lines) $(since_mark | grep -cE "$(printf "$HL" -1 ok none NONE)")"
+# an unrecoverable NeuronCore: the device and that core, a line each
+mark
+echo 1 > $DBG/neuron1/inject/nc_unrecoverable
+wait_for health-nc-core 3000 health_is $H/neuron_core1 "needs_reset nc_unrecoverable"
+wait_for health-nc-lines 3000 sh -c "[ \$(dmesg | sed -n '/$KMARK\$/,\$p' | grep -c ' NEURON_HW_ERR=HEALTH ') -ge 2 ]"
+check_eq health-nc-device "needs_reset nc_unrecoverable ok none" "$(hl $H) $(hl $H/neuron_core0)"
+check_eq health-nc-line-forms "1 1 2" \
+	"$(since_mark | grep -cE "$(printf "$HL" -1 needs_reset nc_unrecoverable RESET_DEVICE)") $(since_mark | grep -cE "$(printf "$HL" 1 needs_reset nc_unrecoverable RESET_DEVICE)") $(health_lines)"
+check health-nc-reset sh -c "echo 1 > $H/reset"
+check_eq health-nc-reset-ok "ok none ok none" "$(hl $H) $(hl $H/neuron_core1)"
+# firmware not answering: degraded until it answers again
+echo 20 > $PAR/fwio_timeout_ms
+echo "timeout 0" > $DBG/neuron1/fw/fault
+check_fails health-fw-post-times-out 1 "Connection timed out" sh -c "echo 1 > $DBG/neuron1/fw/post_now"
+wait_for health-fw-degraded 3000 health_is $H "degraded fw_not_answering"
+echo none > $DBG/neuron1/fw/fault
+check health-fw-post-answers sh -c "echo 1 > $DBG/neuron1/fw/post_now"
+wait_for health-fw-ok 3000 health_is $H "ok none"
+echo 1000 > $PAR/fwio_timeout_ms
+# the eight changes, in order, on the netlink errors group
+wait $hmon
+check_eq health-monitor-exit 0 $?
+exec 5<&-
+check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok|device 1 health ok reason none previous needs_reset|device 1 health needs_reset reason nc_unrecoverable previous ok|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok|device 1 health ok reason none previous needs_reset|device 1 core 1 health ok reason none previous needs_reset|device 1 health degraded reason fw_not_answering previous ok|device 1 health ok reason none previous degraded|" \
+	"$(sed 's/ ts_ns [0-9]*$//' $TMP/hev | tr '\n' '|')"
+check_eq health-events-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/hev)"
 
 check unload unload
 finish

@@ -22,6 +22,12 @@
  *	NeuronCore wrote COUNT error entries of one fault kind into its error
  *	ring (entries dropped on a full ring included). One notification
  *	per (job, kind, code).
+ *
+ * NEURON_GENL_CMD_HEALTH_EVENT (multicast on NEURON_GENL_MCGRP_ERRORS)
+ *	DEVICE, [NC], HEALTH, HEALTH_REASON, HEALTH_PREV, TIMESTAMP_NS: the
+ *	health of the device (no NC) or of one of its NeuronCores (NC) changed
+ *	from HEALTH_PREV to HEALTH, for HEALTH_REASON. One notification per
+ *	change; what sysfs .../health and .../health_reason read after it.
  */
 #ifndef _UAPI_NEURON_GENL_H
 #define _UAPI_NEURON_GENL_H
@@ -34,6 +40,7 @@ enum neuron_genl_cmd {
 	NEURON_GENL_CMD_UNSPEC,
 	NEURON_GENL_CMD_COUNTERS_GET,	/* do or dump, unprivileged */
 	NEURON_GENL_CMD_ERROR_EVENT,	/* notification only */
+	NEURON_GENL_CMD_HEALTH_EVENT,	/* notification only */
 
 	__NEURON_GENL_CMD_MAX,
 	NEURON_GENL_CMD_MAX = __NEURON_GENL_CMD_MAX - 1
@@ -52,6 +59,9 @@ enum neuron_genl_attr {
 	NEURON_GENL_A_ERROR_CODE,	/* u32: meaning set by EVENT_KIND */
 	NEURON_GENL_A_TIMESTAMP_NS,	/* u64: CLOCK_MONOTONIC, nanoseconds */
 	NEURON_GENL_A_COUNT,		/* u32: entries of this kind */
+	NEURON_GENL_A_HEALTH,		/* u32: enum neuron_health_state, now */
+	NEURON_GENL_A_HEALTH_REASON,	/* u32: enum neuron_health_reason */
+	NEURON_GENL_A_HEALTH_PREV,	/* u32: enum neuron_health_state, before */
 
 	__NEURON_GENL_A_MAX,
 	NEURON_GENL_A_MAX = __NEURON_GENL_A_MAX - 1
@@ -69,6 +79,34 @@ enum neuron_genl_event_kind {
 
 	__NEURON_GENL_EVENT_MAX,
 	NEURON_GENL_EVENT_MAX = __NEURON_GENL_EVENT_MAX - 1
+};
+
+/*
+ * Health of a device or a NeuronCore (sysfs health: the names in the
+ * comments), worst last.
+ */
+enum neuron_health_state {
+	NEURON_HEALTH_OK,		/* "ok" */
+	NEURON_HEALTH_DEGRADED,		/* "degraded": usable, not fully */
+	NEURON_HEALTH_NEEDS_RESET,	/* "needs_reset": a reset brings it back */
+	NEURON_HEALTH_FAILED,		/* "failed": a reset did not complete */
+
+	__NEURON_HEALTH_MAX,
+	NEURON_HEALTH_MAX = __NEURON_HEALTH_MAX - 1
+};
+
+/* Why (sysfs health_reason: the names in the comments). */
+enum neuron_health_reason {
+	NEURON_HEALTH_REASON_NONE,		/* "none" */
+	NEURON_HEALTH_REASON_RESET_IN_PROGRESS,	/* "reset_in_progress" */
+	NEURON_HEALTH_REASON_FW_NOT_ANSWERING,	/* "fw_not_answering" */
+	NEURON_HEALTH_REASON_NC_UNRECOVERABLE,	/* "nc_unrecoverable" */
+	NEURON_HEALTH_REASON_HBM_UNCORRECTABLE,	/* "hbm_uncorrectable" */
+	NEURON_HEALTH_REASON_SRAM_UNCORRECTABLE, /* "sram_uncorrectable" */
+	NEURON_HEALTH_REASON_RESET_FAILED,	/* "reset_failed" */
+
+	__NEURON_HEALTH_REASON_MAX,
+	NEURON_HEALTH_REASON_MAX = __NEURON_HEALTH_REASON_MAX - 1
 };
 
 #endif /* _UAPI_NEURON_GENL_H */

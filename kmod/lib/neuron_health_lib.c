@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Health of a device and of its NeuronCores from the driver's own facts
+ * (neuron_health_lib.h). No state: the same inputs always give the same answer.
+ */
+#include "neuron_health_lib.h"
+
+static const char *const neuron_health_states[NEURON_HEALTH_MAX + 1] = {
+	[NEURON_HEALTH_OK] = "ok",
+	[NEURON_HEALTH_DEGRADED] = "degraded",
+	[NEURON_HEALTH_NEEDS_RESET] = "needs_reset",
+	[NEURON_HEALTH_FAILED] = "failed",
+};
+
+static const char *const neuron_health_reasons[NEURON_HEALTH_REASON_MAX + 1] = {
+	[NEURON_HEALTH_REASON_NONE] = "none",
+	[NEURON_HEALTH_REASON_RESET_IN_PROGRESS] = "reset_in_progress",
+	[NEURON_HEALTH_REASON_FW_NOT_ANSWERING] = "fw_not_answering",
+	[NEURON_HEALTH_REASON_NC_UNRECOVERABLE] = "nc_unrecoverable",
+	[NEURON_HEALTH_REASON_HBM_UNCORRECTABLE] = "hbm_uncorrectable",
+	[NEURON_HEALTH_REASON_SRAM_UNCORRECTABLE] = "sram_uncorrectable",
+	[NEURON_HEALTH_REASON_RESET_FAILED] = "reset_failed",
+};
+
+static struct neuron_health neuron_health_make(u32 state, u32 reason)
+{
+	struct neuron_health h = { .state = state, .reason = reason };
+
+	return h;
+}
+
+struct neuron_health neuron_health_device(const struct neuron_health_in *in)
+{
+	if (in->reset_failed)
+		return neuron_health_make(NEURON_HEALTH_FAILED, NEURON_HEALTH_REASON_RESET_FAILED);
+	/* while a reset runs the device's words mean nothing yet */
+	if (in->resetting)
+		return neuron_health_make(NEURON_HEALTH_DEGRADED,
+					  NEURON_HEALTH_REASON_RESET_IN_PROGRESS);
+	if (in->sram_ue)
+		return neuron_health_make(NEURON_HEALTH_NEEDS_RESET,
+					  NEURON_HEALTH_REASON_SRAM_UNCORRECTABLE);
+	if (in->hbm_ue)
+		return neuron_health_make(NEURON_HEALTH_NEEDS_RESET,
+					  NEURON_HEALTH_REASON_HBM_UNCORRECTABLE);
+	if (in->nc_unrecoverable)
+		return neuron_health_make(NEURON_HEALTH_NEEDS_RESET,
+					  NEURON_HEALTH_REASON_NC_UNRECOVERABLE);
+	if (in->fw_unanswered)
+		return neuron_health_make(NEURON_HEALTH_DEGRADED,
+					  NEURON_HEALTH_REASON_FW_NOT_ANSWERING);
+	return neuron_health_make(NEURON_HEALTH_OK, NEURON_HEALTH_REASON_NONE);
+}
+
+struct neuron_health neuron_health_core(const struct neuron_health_in *in, u32 nc)
+{
+	if (nc < 32 && (in->nc_unrecoverable & (1u << nc)))
+		return neuron_health_make(NEURON_HEALTH_NEEDS_RESET,
+					  NEURON_HEALTH_REASON_NC_UNRECOVERABLE);
+	return neuron_health_make(NEURON_HEALTH_OK, NEURON_HEALTH_REASON_NONE);
+}
+
+u32 neuron_health_since(u32 now, u32 base)
+{
+	return now > base ? now - base : 0;
+}
+
+const char *neuron_health_state_name(u32 state)
+{
+	if (state > NEURON_HEALTH_MAX)
+		return "unknown";
+	return neuron_health_states[state];
+}
+
+const char *neuron_health_reason_name(u32 reason)
+{
+	if (reason > NEURON_HEALTH_REASON_MAX)
+		return "unknown";
+	return neuron_health_reasons[reason];
+}
+
+const char *neuron_health_action(struct neuron_health h)
+{
+	switch (h.state) {
+	case NEURON_HEALTH_OK:
+		return "NONE";
+	case NEURON_HEALTH_DEGRADED:
+		return h.reason == NEURON_HEALTH_REASON_RESET_IN_PROGRESS ? "NONE" : "RESET_DEVICE";
+	case NEURON_HEALTH_NEEDS_RESET:
+		return "RESET_DEVICE";
+	default:
+		return "TERMINATE_INSTANCE";
+	}
+}

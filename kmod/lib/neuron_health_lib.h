@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Health of a device and of each of its NeuronCores, computed from what the
+ * driver already knows (kmod/neuron_health.c gathers it): pure, so the host tests
+ * cover every combination. The states and reasons are the UAPI's
+ * (<neuron/neuron_genl.h>), so netlink, sysfs and the log say the same.
+ */
+#ifndef NEURON_HEALTH_LIB_H
+#define NEURON_HEALTH_LIB_H
+
+#include "neuron_pure.h"
+
+#include <neuron/neuron_genl.h>
+
+/**
+ * struct neuron_health_in - what the health is derived from
+ * @reset_failed:	the device's last reset did not complete (INVALID)
+ * @resetting:		a reset is in progress (RESET)
+ * @fw_unanswered:	the last FW-IO exchange got no answer from firmware
+ * @sram_ue:		uncorrectable SRAM ECC errors since the last reset
+ * @hbm_ue:		uncorrectable HBM ECC errors since the last reset
+ * @nc_unrecoverable:	bit K: NeuronCore K refuses jobs until a reset
+ */
+struct neuron_health_in {
+	bool reset_failed;
+	bool resetting;
+	bool fw_unanswered;
+	u32 sram_ue;
+	u32 hbm_ue;
+	u32 nc_unrecoverable;
+};
+
+/**
+ * struct neuron_health - a health and why
+ * @state:	enum neuron_health_state
+ * @reason:	enum neuron_health_reason
+ */
+struct neuron_health {
+	u32 state;
+	u32 reason;
+};
+
+/*
+ * The device: the worst of, in order, a failed reset (failed), a reset in
+ * progress (degraded), uncorrectable SRAM then HBM ECC errors, an
+ * unrecoverable NeuronCore (needs_reset), firmware not answering
+ * (degraded); else ok.
+ */
+struct neuron_health neuron_health_device(const struct neuron_health_in *in);
+/*
+ * NeuronCore @nc on its own: needs_reset while it is unrecoverable, else
+ * ok. The device's health covers the device-wide causes.
+ */
+struct neuron_health neuron_health_core(const struct neuron_health_in *in, u32 nc);
+/* Errors counted since @base, a count read at the last reset (0 when it went down). */
+u32 neuron_health_since(u32 now, u32 base);
+
+/* "ok", "degraded", "needs_reset", "failed"; "unknown" out of range. */
+const char *neuron_health_state_name(u32 state);
+/* "none", "sram_uncorrectable", ...; "unknown" out of range. */
+const char *neuron_health_reason_name(u32 reason);
+/*
+ * The action= word of the NEURON_HW_ERR line: NONE (ok, a reset in
+ * progress), RESET_DEVICE (degraded, needs_reset), TERMINATE_INSTANCE
+ * (failed).
+ */
+const char *neuron_health_action(struct neuron_health h);
+
+#endif /* NEURON_HEALTH_LIB_H */

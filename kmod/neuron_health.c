@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Health of a device and of each NeuronCore: ok, degraded, needs_reset or
+ * failed, with a reason, derived on every read from what the driver
+ * already holds (lib/neuron_health_lib.c has the rules):
+ *
+ *  - the reset state (neuron_reset.c): INVALID -> failed (reset_failed),
+ *    RESET -> degraded (reset_in_progress);
+ *  - the uncorrected SRAM and HBM ECC counts in MiscRAM, counted from
+ *    their values at the last completed reset (or at registration) ->
+ *    needs_reset (sram_uncorrectable, hbm_uncorrectable);
+ *  - the backend's unrecoverable NeuronCores (ops->nc_unrecoverable) ->
+ *    needs_reset (nc_unrecoverable), on the device and on that core;
+ *  - the last FW-IO exchange got no answer (neuron_fwio.c) -> degraded
+ *    (fw_not_answering).
+ *
+ * A completed reset takes the ECC counts as the new baseline and forgets
+ * the firmware's silence, so a device a reset repaired reads ok again.
+ *
+ * Changes are found by neuron_health_check(): the ECC poller runs it every
+ * hw_err_poll_ms (neuron_hwerr.c), the reset file right after a reset.
+ * Each change of the device or of a NeuronCore is one NEURON_HW_ERR=HEALTH
+ * kernel log line and one netlink HEALTH_EVENT on the "errors" group; only
+ * the last reported health is kept, to tell a change.
+ *
+ * Locking: t->lock (mutex) serializes checks and rebases; under it only
+ * MiscRAM reads, the backend's nc_unrecoverable, the log line and the
+ * netlink send. The reset file takes it under procs_lock (rebase).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "neuron_device.h"
+#include "neuron_fwio.h"
+#include "neuron_genl.h"
+#include "neuron_health.h"
+#include "neuron_hwerr.h"
+#include "neuron_reset.h"
+
+/* An unreadable word (firmware not ready, function gone): nothing counted. */
+static bool health_ecc(struct neuron_device *nd, u32 off, u32 *count)
+{
+	u32 w = neuron_misc_read(nd, off);
+
+	if (w == NEURON_MISCRAM_BAD_READ || w == NEURON_MISCRAM_GONE)
+		return false;
+	*count = neuron_miscram_ecc_uncorrected(w);
+	return true;
+}
+
+static u32 health_channels(struct neuron_device *nd)
+{
+	return min_t(u32, nd->arch->hbm_channels, NEURON_MISCRAM_HBM_CHANNELS);
+}
+
+static void health_inputs(struct neuron_device *nd, struct neuron_health_in *in)
+{
+	struct neuron_health_track *t = &nd->health;
+	u32 state = READ_ONCE(nd->reset_state);
+	u32 nc, ch, v;
+
+	memset(in, 0, sizeof(*in));
+	in->reset_failed = state == NEURON_DEVICE_STATE_INVALID;
+	in->resetting = state == NEURON_DEVICE_STATE_RESET;
+	in->fw_unanswered = neuron_fwio_unanswered(nd);
+	if (nd->ops->nc_unrecoverable)
+		for (nc = 0; nc < nd->nc_count; nc++)
+			if (nd->ops->nc_unrecoverable(nd->backend, nc))
+				in->nc_unrecoverable |= BIT(nc);
+	/* an INVALID device's words mean nothing */
+	if (in->reset_failed)
+		return;
+	if (health_ecc(nd, NEURON_MISCRAM_SRAM_ECC, &v))
+		in->sram_ue = neuron_health_since(v, READ_ONCE(t->sram_base));
+	for (ch = 0; ch < health_channels(nd); ch++)
+		if (health_ecc(nd, NEURON_MISCRAM_HBM_ECC(ch), &v))
+			in->hbm_ue += neuron_health_since(v, READ_ONCE(t->hbm_base[ch]));
+}
+
+struct neuron_health neuron_health_get(struct neuron_device *nd, s32 nc)
+{
+	struct neuron_health_in in;
+
+	health_inputs(nd, &in);
+	return nc < 0 ? neuron_health_device(&in) : neuron_health_core(&in, nc);
+}
+
+/* The ECC counts now become the baseline; an unreadable one keeps its own. t->lock held. */
+static void health_take_baseline(struct neuron_device *nd)
+{
+	struct neuron_health_track *t = &nd->health;
+	u32 ch, v;
+
+	lockdep_assert_held(&t->lock);
+	if (health_ecc(nd, NEURON_MISCRAM_SRAM_ECC, &v))
+		WRITE_ONCE(t->sram_base, v);
+	for (ch = 0; ch < health_channels(nd); ch++)
+		if (health_ecc(nd, NEURON_MISCRAM_HBM_ECC(ch), &v))
+			WRITE_ONCE(t->hbm_base[ch], v);
+}
+
+void neuron_health_init(struct neuron_device *nd)
+{
+	struct neuron_health_track *t = &nd->health;
+
+	mutex_init(&t->lock);
+	/* last_*: all zero, ok: a device that starts unhealthy reports it */
+	mutex_lock(&t->lock);
+	if (READ_ONCE(nd->reset_state) != NEURON_DEVICE_STATE_INVALID)
+		health_take_baseline(nd);
+	mutex_unlock(&t->lock);
+}
+
+void neuron_health_rebase(struct neuron_device *nd)
+{
+	mutex_lock(&nd->health.lock);
+	health_take_baseline(nd);
+	mutex_unlock(&nd->health.lock);
+	neuron_fwio_reset_done(nd);
+}
+
+static void health_report(struct neuron_device *nd, s32 nc, struct neuron_health prev,
+			  struct neuron_health now)
+{
+	neuron_hwerr_health(nd, nc, neuron_health_state_name(now.state),
+			    neuron_health_reason_name(now.reason), neuron_health_action(now));
+	neuron_genl_health_event(nd, nc, prev.state, now.state, now.reason);
+}
+
+static bool health_same(struct neuron_health a, struct neuron_health b)
+{
+	return a.state == b.state && a.reason == b.reason;
+}
+
+void neuron_health_check(struct neuron_device *nd)
+{
+	struct neuron_health_track *t = &nd->health;
+	struct neuron_health_in in;
+	struct neuron_health h;
+	u32 nc;
+
+	might_sleep();
+	mutex_lock(&t->lock);
+	health_inputs(nd, &in);
+	h = neuron_health_device(&in);
+	if (!health_same(h, t->last_dev)) {
+		health_report(nd, -1, t->last_dev, h);
+		t->last_dev = h;
+	}
+	for (nc = 0; nc < nd->nc_count; nc++) {
+		h = neuron_health_core(&in, nc);
+		if (!health_same(h, t->last_nc[nc])) {
+			health_report(nd, nc, t->last_nc[nc], h);
+			t->last_nc[nc] = h;
+		}
+	}
+	mutex_unlock(&t->lock);
+}
+
+/* .../neuron<N>/health and health_reason: one word each, any time */
+static ssize_t health_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct neuron_health h = neuron_health_get(to_neuron_device(dev), -1);
+
+	return sysfs_emit(buf, "%s\n", neuron_health_state_name(h.state));
+}
+DEVICE_ATTR_RO(health);
+
+static ssize_t health_reason_show(struct device *dev, struct device_attribute *attr, char *buf)
+{
+	struct neuron_health h = neuron_health_get(to_neuron_device(dev), -1);
+
+	return sysfs_emit(buf, "%s\n", neuron_health_reason_name(h.reason));
+}
+DEVICE_ATTR_RO(health_reason);
