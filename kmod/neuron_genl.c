@@ -221,29 +221,32 @@ static struct genl_family neuron_genl_family __ro_after_init = {
 	NEURON_GENL_RESV_START_OP(NEURON_GENL_CMD_MAX + 1)
 };
 
-void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 code,
-			     u32 count)
+/*
+ * A notification of @cmd for the "errors" group with room for @len bytes of
+ * attributes, or NULL when nobody listens or there is no memory (*@hdr set).
+ */
+static struct sk_buff *neuron_genl_event_new(u8 cmd, size_t len, void **hdr)
 {
 	struct sk_buff *msg;
-	void *hdr;
 
-	might_sleep();
-	if (!count || !genl_has_listeners(&neuron_genl_family, &init_net,
-					  NEURON_GENL_MCGRP_ERRORS_IDX))
-		return;
-	msg = genlmsg_new(5 * nla_total_size(sizeof(u32)) + nla_total_size_64bit(sizeof(u64)),
-			  GFP_KERNEL);
+	if (!genl_has_listeners(&neuron_genl_family, &init_net, NEURON_GENL_MCGRP_ERRORS_IDX))
+		return NULL;
+	msg = genlmsg_new(len, GFP_KERNEL);
 	if (!msg)
-		return;
-	hdr = genlmsg_put(msg, 0, 0, &neuron_genl_family, 0, NEURON_GENL_CMD_ERROR_EVENT);
-	if (!hdr ||
-	    nla_put_u32(msg, NEURON_GENL_A_DEVICE, nd->index) ||
-	    nla_put_u32(msg, NEURON_GENL_A_NC, nc) ||
-	    nla_put_u32(msg, NEURON_GENL_A_EVENT_KIND, kind) ||
-	    nla_put_u32(msg, NEURON_GENL_A_ERROR_CODE, code) ||
-	    nla_put_u32(msg, NEURON_GENL_A_COUNT, count) ||
-	    nla_put_u64_64bit(msg, NEURON_GENL_A_TIMESTAMP_NS, ktime_get_ns(),
-			      NEURON_GENL_A_PAD)) {
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &neuron_genl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Stamp, close and send a notification; @failed: an attribute did not fit. */
+static void neuron_genl_event_send(struct sk_buff *msg, void *hdr, bool failed)
+{
+	if (failed || nla_put_u64_64bit(msg, NEURON_GENL_A_TIMESTAMP_NS, ktime_get_ns(),
+					NEURON_GENL_A_PAD)) {
 		nlmsg_free(msg);
 		return;
 	}
@@ -253,6 +256,30 @@ void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 cod
 			  GFP_KERNEL);
 }
 
+/* room for five u32 attributes and the timestamp */
+#define NEURON_GENL_EVENT_LEN \
+	(5 * nla_total_size(sizeof(u32)) + nla_total_size_64bit(sizeof(u64)))
+
+void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 code,
+			     u32 count)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	might_sleep();
+	if (!count)
+		return;
+	msg = neuron_genl_event_new(NEURON_GENL_CMD_ERROR_EVENT, NEURON_GENL_EVENT_LEN, &hdr);
+	if (!msg)
+		return;
+	neuron_genl_event_send(msg, hdr,
+			       nla_put_u32(msg, NEURON_GENL_A_DEVICE, nd->index) ||
+			       nla_put_u32(msg, NEURON_GENL_A_NC, nc) ||
+			       nla_put_u32(msg, NEURON_GENL_A_EVENT_KIND, kind) ||
+			       nla_put_u32(msg, NEURON_GENL_A_ERROR_CODE, code) ||
+			       nla_put_u32(msg, NEURON_GENL_A_COUNT, count));
+}
+
 void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 state,
 			      u32 reason)
 {
@@ -260,28 +287,15 @@ void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 st
 	void *hdr;
 
 	might_sleep();
-	if (!genl_has_listeners(&neuron_genl_family, &init_net, NEURON_GENL_MCGRP_ERRORS_IDX))
-		return;
-	msg = genlmsg_new(5 * nla_total_size(sizeof(u32)) + nla_total_size_64bit(sizeof(u64)),
-			  GFP_KERNEL);
+	msg = neuron_genl_event_new(NEURON_GENL_CMD_HEALTH_EVENT, NEURON_GENL_EVENT_LEN, &hdr);
 	if (!msg)
 		return;
-	hdr = genlmsg_put(msg, 0, 0, &neuron_genl_family, 0, NEURON_GENL_CMD_HEALTH_EVENT);
-	if (!hdr ||
-	    nla_put_u32(msg, NEURON_GENL_A_DEVICE, nd->index) ||
-	    (nc >= 0 && nla_put_u32(msg, NEURON_GENL_A_NC, nc)) ||
-	    nla_put_u32(msg, NEURON_GENL_A_HEALTH, state) ||
-	    nla_put_u32(msg, NEURON_GENL_A_HEALTH_REASON, reason) ||
-	    nla_put_u32(msg, NEURON_GENL_A_HEALTH_PREV, prev) ||
-	    nla_put_u64_64bit(msg, NEURON_GENL_A_TIMESTAMP_NS, ktime_get_ns(),
-			      NEURON_GENL_A_PAD)) {
-		nlmsg_free(msg);
-		return;
-	}
-	genlmsg_end(msg, hdr);
-	/* -ESRCH when the last listener left meanwhile: nothing to do */
-	genlmsg_multicast(&neuron_genl_family, msg, 0, NEURON_GENL_MCGRP_ERRORS_IDX,
-			  GFP_KERNEL);
+	neuron_genl_event_send(msg, hdr,
+			       nla_put_u32(msg, NEURON_GENL_A_DEVICE, nd->index) ||
+			       (nc >= 0 && nla_put_u32(msg, NEURON_GENL_A_NC, nc)) ||
+			       nla_put_u32(msg, NEURON_GENL_A_HEALTH, state) ||
+			       nla_put_u32(msg, NEURON_GENL_A_HEALTH_REASON, reason) ||
+			       nla_put_u32(msg, NEURON_GENL_A_HEALTH_PREV, prev));
 }
 
 int __init neuron_genl_init(void)

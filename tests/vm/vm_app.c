@@ -91,22 +91,9 @@ static int moved_exactly(const struct snap *before, const char *const *moved)
 static void *neff_read(const char *name, size_t *size)
 {
 	char path[256];
-	struct stat st;
-	void *buf;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s.neff", neff_dir, name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
-		return NULL;
-	buf = malloc((size_t)st.st_size);
-	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*size = (size_t)st.st_size;
-	return buf;
+	return vt_slurp(path, size);
 }
 
 static NRT_STATUS load(const char *name, int vnc, nrt_model_t **m)

@@ -54,26 +54,9 @@ static const char *neff_dir = ".";
 static void *neff_read(const char *name, size_t *size)
 {
 	char path[256];
-	struct stat st;
-	void *buf;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s.neff", neff_dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size <= 0) {
-		close(fd);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size);
-	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*size = (size_t)st.st_size;
-	return buf;
+	return vt_slurp(path, size);
 }
 
 /* nrt_load_collectives of NEFF @name (worker @id of @count); 0xdead: no file. */

@@ -118,6 +118,33 @@ static inline int vt_read_file(const char *path, char *buf, size_t len)
 	return (int)n;
 }
 
+/*
+ * The whole of regular file @path in a malloc()ed buffer (free() it), its
+ * size in *@size; NULL when it cannot be opened, is empty or reads short.
+ */
+static inline void *vt_slurp(const char *path, size_t *size)
+{
+	struct stat st;
+	void *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		close(fd);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size);
+	if (buf && read(fd, buf, (size_t)st.st_size) != st.st_size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*size = (size_t)st.st_size;
+	return buf;
+}
+
 /* Write @text to @path in one write(): 0, or -errno (-EIO when short). */
 static inline int vt_write_file(const char *path, const char *text)
 {
