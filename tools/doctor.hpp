@@ -752,6 +752,17 @@ inline std::vector<finding> check_state(const context &c, const std::vector<devi
 	return out;
 }
 
+// health and health_reason of @dir ("" when there is no health file)
+inline std::pair<std::string, std::string> read_health(const context &c, const std::string &dir)
+{
+	std::string h, why;
+	if (!read_line_at(c, dir + "/health", h))
+		return { "", "" };
+	if (!read_line_at(c, dir + "/health_reason", why))
+		why = "?";
+	return { h, why };
+}
+
 // ---- 6. uncorrectable memory errors -----------------------------------------------
 
 inline std::vector<finding> check_ecc(const context &c, const std::vector<device> &devs)
@@ -770,7 +781,20 @@ inline std::vector<finding> check_ecc(const context &c, const std::vector<device
 			continue;
 		}
 		uint64_t s = sram.value_or(0), m = mem.value_or(0), r = rep.value_or(0);
-		if (s || m)
+		// the counts never go down; the driver's health says whether any
+		// came after the last reset (before one, or without a health file:
+		// they are current)
+		auto [h, why] = read_health(c, d.sysdir);
+		bool since_reset = h.empty() || why == "sram_uncorrectable" || why == "hbm_uncorrectable" ||
+				   why == "reset_failed" || why == "reset_in_progress";
+		if ((s || m) && !since_reset)
+			out.push_back({ chk, severity::warning,
+					name + ": uncorrectable ECC errors: SRAM " + std::to_string(s) + ", HBM " +
+						std::to_string(m) + ", all counted before the device's last reset (health: " +
+						h + ")",
+					"if new ones come (this check an error again), move the work off this instance: "
+					"stop and start it (not reboot)" });
+		else if (s || m)
 			out.push_back({ chk, severity::error,
 					name + ": uncorrectable ECC errors: SRAM " + std::to_string(s) + ", HBM " +
 						std::to_string(m) + " (jobs on it can fail or return bad data)",
@@ -786,6 +810,66 @@ inline std::vector<finding> check_ecc(const context &c, const std::vector<device
 		out.push_back({ chk, severity::ok, clean + ": no uncorrectable ECC error", "" });
 	if (!unknown.empty())
 		out.push_back({ chk, severity::note, unknown + ": no ECC counters in sysfs", "" });
+	return out;
+}
+
+// ---- 6b. the driver's health of each device and NeuronCore ------------------------
+
+// The driver derives the health from its state, ECC counts since the last
+// reset, unrecoverable NeuronCores and firmware silence (sysfs health,
+// docs/ABI). A failed or running reset is the state check's, uncorrectable
+// ECC errors the ecc check's: here they are a note pointing there; an
+// unrecoverable NeuronCore and silent firmware are this check's own.
+inline std::vector<finding> check_health(const context &c, const std::vector<device> &devs)
+{
+	const std::string chk = "health";
+	std::vector<finding> out;
+	std::string ok, unknown;
+	for (auto &d : devs) {
+		std::string name = "neuron" + std::to_string(d.index);
+		auto [h, why] = read_health(c, d.sysdir);
+		if (h.empty()) {
+			unknown += (unknown.empty() ? "" : ", ") + name;
+			continue;
+		}
+		if (h == "ok") {
+			ok += (ok.empty() ? "" : ", ") + name;
+			continue;
+		}
+		std::string cores;
+		for (int k = 0; k < d.cores; k++) {
+			auto [ch, cwhy] = read_health(c, d.sysdir + "/neuron_core" + std::to_string(k));
+			if (!ch.empty() && ch != "ok")
+				cores += (cores.empty() ? "" : ",") + std::to_string(k);
+		}
+		std::string detail = name + ": " + h + " (" + why + ")";
+		std::string reset = "with no process using it (neuron-ls lists them), echo 1 | sudo tee " +
+				    d.sysdir + "/reset";
+		if (why == "nc_unrecoverable")
+			out.push_back({ chk, severity::error,
+					detail + ": " +
+						(cores.empty() ? std::string("a NeuronCore refuses")
+						 : cores.find(',') == std::string::npos ? "NeuronCore " + cores + " refuses"
+											 : "NeuronCores " + cores + " refuse") +
+						" jobs until the device is reset",
+					"reset the device: " + reset });
+		else if (why == "fw_not_answering")
+			out.push_back({ chk, severity::warning,
+					detail + ": the last firmware mailbox exchange got no answer",
+					"if the next ones fail too, reset the device: " + reset });
+		else if (why == "reset_failed" || why == "reset_in_progress")
+			out.push_back({ chk, severity::note, detail + ": see the state finding", "" });
+		else if (why == "sram_uncorrectable" || why == "hbm_uncorrectable")
+			out.push_back({ chk, severity::note,
+					detail + ": see the ecc finding (a reset clears the health, not the counts)", "" });
+		else
+			out.push_back({ chk, severity::warning, detail,
+					"compare with docs/ABI/sysfs-devices-neuron (a different driver?)" });
+	}
+	if (!ok.empty())
+		out.push_back({ chk, severity::ok, ok + ": ok", "" });
+	if (!unknown.empty())
+		out.push_back({ chk, severity::note, unknown + ": no health file (an older driver)", "" });
 	return out;
 }
 
@@ -1044,6 +1128,7 @@ inline report run(const context &c)
 	if (!devs.empty()) {
 		add_all(check_state(c, devs));
 		add_all(check_ecc(c, devs));
+		add_all(check_health(c, devs));
 		add_all(check_fw_io(c, devs));
 		add_all(check_holders(c, devs));
 	}

@@ -90,7 +90,19 @@ struct tree {
 			put(d + "/stats/hardware/" + f, "0\n");
 		put(d + "/stats/fw_io/err_count", "0\n");
 		put(d + "/stats/fw_io/timeout_count", "0\n");
+		health(n, -1, "ok", "none");
+		for (int k = 0; k < cores; k++)
+			health(n, k, "ok", "none");
 		node(n, 0660, 0, kNeuronGid);
+	}
+	// the driver's health of device @n (@nc < 0) or of its NeuronCore @nc
+	void health(int n, int nc, const char *state, const char *reason)
+	{
+		std::string d = "/sys/class/neuron_device/neuron" + std::to_string(n);
+		if (nc >= 0)
+			d += "/neuron_core" + std::to_string(nc);
+		put(d + "/health", std::string(state) + "\n");
+		put(d + "/health_reason", std::string(reason) + "\n");
 	}
 
 	// alice (uid 1000) in group neuron, in this session too
@@ -184,7 +196,7 @@ static void healthy_tree(void **)
 	std::string text = doc::to_text(r);
 	assert_true(text.rfind("neuron-doctor: OK\n[ok] module: neuron.ko 0.1.0 loaded on kernel 6.1.0-test", 0) == 0);
 	for (const char *check : { "module", "devices", "nodes", "container", "visible_cores", "state", "ecc",
-				   "fw_io", "holders", "kmsg" })
+				   "health", "fw_io", "holders", "kmsg" })
 		assert_non_null(find(r, check, doc::severity::ok));
 	assert_true(has(find(r, "devices", doc::severity::ok)->detail, "2 devices (neuron0, neuron1), 4 NeuronCores"));
 	assert_string_equal(find(r, "nodes", doc::severity::ok)->detail.c_str(),
@@ -401,10 +413,27 @@ static void ecc(void **)
 	tree t;
 	healthy(t);
 	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "3\n");
+	t.health(0, -1, "needs_reset", "hbm_uncorrectable");
 	doc::report r = doc::run(t.ctx());
 	expect_first(r, "ecc", doc::severity::error, "stop and start");
 	assert_true(has(first(r)->detail, "neuron0: uncorrectable ECC errors: SRAM 0, HBM 3"));
+	// the health finding points at it, and adds no error of its own
+	assert_true(has(find(r, "health", doc::severity::note)->detail,
+			"neuron0: needs_reset (hbm_uncorrectable): see the ecc finding"));
+	assert_null(find(r, "health", doc::severity::error));
 	assert_int_equal(doc::exit_code(r), 2);
+
+	// after a reset the counts stay, the health is ok: history, a warning
+	t.health(0, -1, "ok", "none");
+	r = doc::run(t.ctx());
+	expect_first(r, "ecc", doc::severity::warning, "if new ones come");
+	assert_true(has(first(r)->detail, "all counted before the device's last reset (health: ok)"));
+	assert_int_equal(doc::exit_code(r), 1);
+	// a driver without health files: the counts are current
+	t.rm("/sys/class/neuron_device/neuron0/health");
+	r = doc::run(t.ctx());
+	expect_first(r, "ecc", doc::severity::error, "stop and start");
+	assert_true(has(find(r, "health", doc::severity::note)->detail, "neuron0: no health file"));
 
 	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "0\n");
 	t.put("/sys/class/neuron_device/neuron1/stats/hardware/mem_ecc_repairable_uncorrected", "1\n");
@@ -422,6 +451,37 @@ static void fw_io(void **)
 	expect_first(r, "fw_io", doc::severity::warning, "if they keep rising, reset the device");
 	assert_true(has(first(r)->detail, "neuron1: firmware mailbox errors: 5 (0 error responses, 5 timeouts)"));
 	assert_int_equal(doc::exit_code(r), 1);
+}
+
+static void health(void **)
+{
+	tree t;
+	healthy(t);
+	// an unrecoverable NeuronCore: the device needs a reset, named with its core
+	t.health(1, -1, "needs_reset", "nc_unrecoverable");
+	t.health(1, 1, "needs_reset", "nc_unrecoverable");
+	doc::report r = doc::run(t.ctx());
+	expect_first(r, "health", doc::severity::error, "echo 1 | sudo tee ");
+	assert_true(has(first(r)->detail, "neuron1: needs_reset (nc_unrecoverable): NeuronCore 1 refuses jobs"));
+	assert_true(has(first(r)->action, "/neuron1/reset"));
+	assert_true(has(find(r, "health", doc::severity::ok)->detail, "neuron0: ok"));
+	assert_int_equal(doc::exit_code(r), 2);
+
+	// silent firmware: a warning with the reset as the remedy if it goes on
+	t.health(1, -1, "degraded", "fw_not_answering");
+	t.health(1, 1, "ok", "none");
+	r = doc::run(t.ctx());
+	expect_first(r, "health", doc::severity::warning, "if the next ones fail too");
+	assert_true(has(first(r)->detail, "neuron1: degraded (fw_not_answering)"));
+	assert_int_equal(doc::exit_code(r), 1);
+
+	// a failed reset is the state check's; health only points at it
+	t.health(1, -1, "failed", "reset_failed");
+	t.put("/sys/class/neuron_device/neuron1/state", "invalid\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "state", doc::severity::error, "reload the driver or reboot");
+	assert_true(has(find(r, "health", doc::severity::note)->detail, "see the state finding"));
+	assert_null(find(r, "health", doc::severity::error));
 }
 
 static void holders(void **)
@@ -564,6 +624,7 @@ int main(void)
 		cmocka_unit_test(device_state),
 		cmocka_unit_test(ecc),
 		cmocka_unit_test(fw_io),
+		cmocka_unit_test(health),
 		cmocka_unit_test(holders),
 		cmocka_unit_test(kmsg),
 		cmocka_unit_test(json_report),

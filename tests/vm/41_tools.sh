@@ -8,7 +8,7 @@
 # NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
 # the Prometheus series).
 SUITE=tools
-PLAN=82
+PLAN=84
 . /tests/lib.sh
 
 LS=/tests/neuron-ls
@@ -216,6 +216,11 @@ check_eq health-prometheus "1 1" \
 mark
 check health-reset sh -c "echo 1 > $H/reset"
 check_eq health-reset-ok "ok none" "$(hl $H)"
+# neuron-doctor: the counts stay, counted before the reset: a warning now
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-ecc-before-reset "1 1" \
+	"$rc $(grep -c '^\[warn\] ecc: neuron1: uncorrectable ECC errors: SRAM 2, HBM 0, all counted before the device.s last reset (health: ok)' $TMP/doc)"
 check_eq health-reset-line "1 1" "$(health_lines) $(since_mark | grep -cE "$(printf "$HL" -1 ok none NONE)")"
 # an unrecoverable NeuronCore: the device and that core, a line each
 mark
@@ -223,6 +228,11 @@ echo 1 > $DBG/neuron1/inject/nc_unrecoverable
 wait_for health-nc-core 3000 health_is $H/neuron_core1 "needs_reset nc_unrecoverable"
 wait_for health-nc-lines 3000 sh -c "[ \$(dmesg | sed -n '/$KMARK\$/,\$p' | grep -c ' NEURON_HW_ERR=HEALTH ') -ge 2 ]"
 check_eq health-nc-device "needs_reset nc_unrecoverable ok none" "$(hl $H) $(hl $H/neuron_core0)"
+# neuron-doctor names the device, its core and the reset
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-health-nc "2 neuron-doctor: health: reset the device: 1" \
+	"$rc $(head -n 1 $TMP/doc | cut -c1-40) $(grep -c '^\[error\] health: neuron1: needs_reset (nc_unrecoverable): NeuronCore 1 refuses jobs until the device is reset -> reset the device: with no process using it' $TMP/doc)"
 check_eq health-nc-line-forms "1 1 2" \
 	"$(since_mark | grep -cE "$(printf "$HL" -1 needs_reset nc_unrecoverable RESET_DEVICE)") $(since_mark | grep -cE "$(printf "$HL" 1 needs_reset nc_unrecoverable RESET_DEVICE)") $(health_lines)"
 check health-nc-reset sh -c "echo 1 > $H/reset"
