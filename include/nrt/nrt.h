@@ -136,11 +136,12 @@ typedef struct nrt_sim_exec_result {
  * Run one job on NeuronCore @nc_index of simulated device @device_index
  * (the device's own index, not a visible one): a NeuronCore nrt_init() did
  * not reserve (outside NEURON_RT_VISIBLE_CORES) is reserved on first use
- * until nrt_close() (NRT_EXEC_NC_BUSY when another process holds it); run, drain the core's ERROR ring, decode
- * every entry (TPB error -> sunda_error_subtypes -> INFER_ERROR_SUBTYPE ->
- * flags -> status), fold the job's and the ring's statuses by
- * nrt_get_status_priority, apply the counter bridge and the execution
- * outcome counters to this process's NDS slab, and return the status.
+ * until nrt_close() (NRT_EXEC_NC_BUSY when another process holds it); run,
+ * drain the core's ERROR ring, decode every entry (TPB error ->
+ * sunda_error_subtypes -> INFER_ERROR_SUBTYPE -> flags -> status), fold
+ * the job's and the ring's statuses by nrt_get_status_priority, apply the
+ * counter bridge and the execution outcome counters to this process's NDS
+ * slab, and return the status.
  * Ioctl errno per this site: -EBUSY -> NRT_EXEC_NC_BUSY, -ETIMEDOUT ->
  * NRT_TIMEOUT, -EINVAL -> NRT_INVALID, -ENOMEM -> NRT_RESOURCE, ...
  */
