@@ -14,7 +14,7 @@ cat > /tmp/demo-monitor.json <<'CFG'
  "system_metrics": [{"type": "neuron_hw_counters"}, {"type": "memory_info"}]}
 CFG
 mkfifo /tmp/demo-app.in
-NEURON_PROCESS_TAG=demo-job /tests/vm_tools_app 0 1 3 < /tmp/demo-app.in > /tmp/demo-app.out 2>&1 &
+NEURON_PROCESS_TAG=demo-job NEURON_RT_VISIBLE_CORES=1 /tests/vm_tools_app 0 1 3 < /tmp/demo-app.in > /tmp/demo-app.out 2>&1 &
 demo_app=$!
 exec 5> /tmp/demo-app.in
 until grep -q '^ready' /tmp/demo-app.out; do sleep 0.1; done

@@ -102,8 +102,14 @@ NRT_STATUS nrt_get_total_vnc_count(uint32_t *vnc_count);
  * anything else is NRT_INVALID here and from nrt_init()). NeuronCore
  * indexes of nrt_load(), nrt_tensor_allocate() etc. count from the first
  * of them: with NEURON_RT_VISIBLE_CORES=3,4, index 0 is NeuronCore 3.
- * When the variable is set, nrt_init() reserves exactly those NeuronCores
- * for this process (NRT_RESOURCE when another process holds one of them).
+ * nrt_init() reserves them for this process until nrt_close() or exit, as
+ * the SDK does: every NeuronCore present when neither variable is set (or
+ * NEURON_RT_NUM_CORES is 0), exactly those NEURON_RT_VISIBLE_CORES names,
+ * or the first run of NEURON_RT_NUM_CORES free ones. When another process
+ * holds one of the first two kinds (or no such run is free), nrt_init()
+ * fails with NRT_RESOURCE, holds nothing and says why on stderr; processes
+ * sharing the machine each name their own NeuronCores with
+ * NEURON_RT_VISIBLE_CORES.
  */
 NRT_STATUS nrt_get_visible_nc_count(uint32_t *nc_count);
 NRT_STATUS nrt_get_visible_vnc_count(uint32_t *vnc_count);
@@ -127,12 +133,15 @@ typedef struct nrt_sim_exec_result {
 } nrt_sim_exec_result_t;
 
 /*
- * Run one job on NeuronCore @nc_index of simulated device @device_index:
- * reserve the core on first use, run, drain the core's ERROR ring, decode
- * every entry (TPB error -> sunda_error_subtypes -> INFER_ERROR_SUBTYPE ->
- * flags -> status), fold the job's and the ring's statuses by
- * nrt_get_status_priority, apply the counter bridge and the execution
- * outcome counters to this process's NDS slab, and return the status.
+ * Run one job on NeuronCore @nc_index of simulated device @device_index
+ * (the device's own index, not a visible one): a NeuronCore nrt_init() did
+ * not reserve (outside NEURON_RT_VISIBLE_CORES) is reserved on first use
+ * until nrt_close() (NRT_EXEC_NC_BUSY when another process holds it); run,
+ * drain the core's ERROR ring, decode every entry (TPB error ->
+ * sunda_error_subtypes -> INFER_ERROR_SUBTYPE -> flags -> status), fold
+ * the job's and the ring's statuses by nrt_get_status_priority, apply the
+ * counter bridge and the execution outcome counters to this process's NDS
+ * slab, and return the status.
  * Ioctl errno per this site: -EBUSY -> NRT_EXEC_NC_BUSY, -ETIMEDOUT ->
  * NRT_TIMEOUT, -EINVAL -> NRT_INVALID, -ENOMEM -> NRT_RESOURCE, ...
  */
@@ -167,16 +176,16 @@ typedef void nrt_tensor_set_t;
 
 /*
  * Load a NEFF (docs/neff.md) onto visible NeuronCore @vnc (-1: the first
- * free run of visible NeuronCores that fits) and reserve the NeuronCores it
- * needs for this process. @vnc_count is deprecated in the SDK: -1 stages
+ * run of visible NeuronCores that fits on one device) on the NeuronCores it
+ * needs, which nrt_init() reserved for this process (models may share
+ * them). @vnc_count is deprecated in the SDK: -1 stages
  * the model once on the NeuronCores it needs; a positive multiple of that
- * number reserves that many NeuronCores (the SDK's replicas; executions
+ * number places it on that many NeuronCores (the SDK's replicas; executions
  * run on the first copy here). Errors: NRT_INVALID (NULL, truncated or
  * corrupt NEFF, @vnc past the visible NeuronCores, @vnc_count 0, below -1
  * or not a multiple of what the model needs), NRT_UNSUPPORTED_NEFF_VERSION,
  * NRT_LOAD_NOT_ENOUGH_NC (the NeuronCores asked for do not exist on one
- * device from @vnc on), NRT_EXEC_NC_BUSY (held by another process),
- * NRT_FAIL_HOST_MEM_ALLOC.
+ * device from @vnc on), NRT_FAIL_HOST_MEM_ALLOC.
  */
 NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, nrt_model_t **model);
 
@@ -191,10 +200,10 @@ NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vn
 NRT_STATUS nrt_load_collectives(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
 				uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t **model);
 
-/* Unload @model and release its NeuronCores (when no other model holds them). */
+/* Unload @model (its NeuronCores stay this process's until nrt_close(), as in the SDK). */
 NRT_STATUS nrt_unload(nrt_model_t *model);
 
-/* NeuronCores @model reserved (its @vnc_count at load); both names answer the same. */
+/* NeuronCores @model was placed on (its @vnc_count at load); both names answer the same. */
 NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count);
 NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t *model, uint32_t *vnc_count);
 

@@ -18,53 +18,6 @@
 namespace nrt::model {
 namespace {
 
-// protects every core_ctx::model_refs, and orders reservations so two
-// loads in this process never interleave their CORE_RESERVE calls
-std::mutex place_lock;
-
-int core_ioctl(rt::device_ctx &d, unsigned long cmd, uint32_t nc)
-{
-	neuron_core_reserve arg{};
-	arg.size = sizeof(arg);
-	arg.nc = nc;
-	return ::ioctl(ndl_device_fd(d.dev), cmd, &arg) ? errno : 0;
-}
-
-// The last model on @nc is gone: give the core back. Its error ring goes
-// first (CORE_RELEASE refuses while a ring of the core is mapped).
-void release_core_locked(rt::device_ctx &d, uint32_t nc)
-{
-	rt::core_ctx &c = d.cores[nc];
-	if (c.owned)
-		return;	// nrt_init() reserved it: the process keeps it until nrt_close()
-	std::lock_guard<std::mutex> g(c.lock);
-	if (c.error_ring) {
-		nrt_nq_close(c.error_ring);
-		c.error_ring = nullptr;
-	}
-	core_ioctl(d, NEURON_IOCTL_CORE_RELEASE, nc);
-}
-
-// Reserve @first .. @first + @count - 1 for one more model. 0 or the errno
-// of the first refusal (nothing is held then).
-int reserve_range_locked(rt::device_ctx &d, uint32_t first, uint32_t count)
-{
-	for (uint32_t i = 0; i < count; i++) {
-		const rt::core_ctx &c = d.cores[first + i];
-		int err = c.model_refs || c.owned ? 0 :
-			  core_ioctl(d, NEURON_IOCTL_CORE_RESERVE, first + i);
-		if (err) {
-			for (uint32_t j = 0; j < i; j++)
-				if (!d.cores[first + j].model_refs)
-					release_core_locked(d, first + j);
-			return err;
-		}
-	}
-	for (uint32_t i = 0; i < count; i++)
-		d.cores[first + i].model_refs++;
-	return 0;
-}
-
 // A failed load counts on the NeuronCore it was aimed at (CSWTCH.6).
 void count_load_failure(int vnc, NRT_STATUS st)
 {
@@ -88,23 +41,22 @@ bool fits(int vnc, uint32_t need, const rt::device_ctx &d, uint32_t nc)
 }
 
 // @need NeuronCores (the model's, times its copies) from visible @vnc on,
-// or at the first free run that fits (-1).
+// or the first run of visible NeuronCores that fits on one device (-1).
+// Every visible NeuronCore is this process's own since nrt_init() (as in
+// the SDK), so placing a model reserves nothing: other models of this
+// process may share the NeuronCores, another process cannot have them.
 NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc, uint32_t need)
 {
-	std::lock_guard<std::mutex> g(place_lock);
 	if (vnc >= 0) {
 		if (!locate(vnc, &m->dev, &m->device_index, &m->nc_first))
 			return NRT_INVALID;
 		if (!fits(vnc, need, *m->dev, m->nc_first))
 			return NRT_LOAD_NOT_ENOUGH_NC;
-		int err = reserve_range_locked(*m->dev, m->nc_first, need);
-		if (err)
-			return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
 		m->vnc_first = static_cast<uint32_t>(vnc);
 		m->nc_count = need;
 		return NRT_SUCCESS;
 	}
-	// the first free run of visible NeuronCores, device by device
+	// the first run of visible NeuronCores that fits, device by device
 	for (int v = 0;; v++) {
 		std::shared_ptr<rt::device_ctx> d;
 		uint32_t di, nc;
@@ -112,11 +64,6 @@ NRT_STATUS place(std::shared_ptr<model> &m, int32_t vnc, uint32_t need)
 			return NRT_LOAD_NOT_ENOUGH_NC;
 		if (!fits(v, need, *d, nc))
 			continue;
-		int err = reserve_range_locked(*d, nc, need);
-		if (err == EBUSY)
-			continue;	// held by another process: try the next run
-		if (err)
-			return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
 		m->dev = std::move(d);
 		m->device_index = di;
 		m->nc_first = nc;
@@ -260,16 +207,9 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 
 void unload(model &m) noexcept
 {
-	if (!m.dev || !m.nc_count)
-		return;
-	std::lock_guard<std::mutex> g(place_lock);
-	for (uint32_t i = 0; i < m.nc_count; i++) {
-		uint32_t nc = m.nc_first + i;
-		if (m.dev->cores[nc].model_refs && --m.dev->cores[nc].model_refs == 0)
-			release_core_locked(*m.dev, nc);
-	}
-	// m.dev stays: an execute racing this unload (a caller bug, as in the
-	// SDK) still has a live device under it, and gets the driver's answer
+	// the NeuronCores stay this process's until nrt_close(), as in the SDK;
+	// m.dev stays too: an execute racing this unload (a caller bug, as in
+	// the SDK) still has a live device under it, and gets the driver's answer
 	m.nc_count = 0;
 }
 
@@ -279,7 +219,7 @@ void unload_all() noexcept
 		for (auto &m : models().take_all())
 			unload(*m);
 	} catch (...) {
-		// take_all could not allocate: the file close releases the cores
+		// take_all could not allocate: nrt_close() goes on all the same
 	}
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // Loaded models of the application API: a parsed NEFF placed on
-// NeuronCores this process reserved, and its execution through
+// NeuronCores nrt_init() reserved for this process, and its execution through
 // NEURON_IOCTL_SIM_EXEC_MODEL.
 #pragma once
 
@@ -21,7 +21,7 @@ struct model {
 	uint32_t device_index = 0;
 	uint32_t nc_first = 0;		// the program runs here (the device's index)
 	uint32_t vnc_first = 0;		// the same NeuronCore as a visible index (nrt_load's vnc)
-	uint32_t nc_count = 0;		// nc_first .. nc_first + nc_count - 1 reserved
+	uint32_t nc_count = 0;		// nc_first .. nc_first + nc_count - 1 (0 once unloaded)
 	uint32_t ctx_device_id = 0;	// nrt_load_collectives: rank, and of how many
 	uint32_t ctx_device_count = 1;
 	neff::model_desc desc;
@@ -34,9 +34,9 @@ model_table &models();
 // @vnc_count -1 or a multiple of the NeuronCores the model needs.
 NRT_STATUS load(std::span<const uint8_t> neff, int32_t vnc, int32_t vnc_count,
 		std::shared_ptr<model> *out) noexcept;
-// Release the model's NeuronCores (those no other model holds).
+// Unplace the model (its NeuronCores stay this process's until nrt_close()).
 void unload(model &m) noexcept;
-// Release every model (nrt_close()).
+// Unload every model (nrt_close()).
 void unload_all() noexcept;
 // What one execution drained from its NeuronCore's error ring (the
 // profile records it); all zero when it never reached the device.

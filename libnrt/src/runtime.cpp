@@ -233,7 +233,10 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 			devs.resize(static_cast<size_t>(idx[i]) + 1);
 		devs[static_cast<size_t>(idx[i])] = std::move(d);
 	}
-	// the NeuronCores this process may use; named or counted ones become its own now
+	// the NeuronCores this process may use, all of them its own from now
+	// until nrt_close() or exit, as in the SDK: every NeuronCore present
+	// (no variable, or NEURON_RT_NUM_CORES=0), the run
+	// NEURON_RT_VISIBLE_CORES names, or NEURON_RT_NUM_CORES free ones
 	uint32_t total = 0;
 	for (const auto &d : devs)
 		if (d)
@@ -271,19 +274,7 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 		::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_CORE_RELEASE, &arg);
 		d->cores[nc].owned = false;
 	};
-	uint32_t first = 0, count = total;
-	if (req.how == core_request::kind::named) {
-		for (uint32_t g = req.first; g < req.first + req.count; g++) {
-			int err = reserve(g);
-			// another process owns it: the SDK's nrt_init fails with
-			// NRT_RESOURCE; cores taken so far go back with devs
-			if (err)
-				return err == EBUSY ? NRT_RESOURCE
-						    : nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
-		}
-		first = req.first;
-		count = req.count;
-	} else if (req.how == core_request::kind::number) {
+	if (req.how == core_request::kind::number) {
 		// the first run of req.count free NeuronCores, lowest index first;
 		// a core another process holds ends the run tried and the next
 		// one starts after it
@@ -306,11 +297,29 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 				return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
 			start = g + 1;
 		}
-		first = start;
-		count = req.count;
+		req.first = start;
+	} else {
+		// all, or the named run: each one, or nothing (the SDK's nrt_init
+		// fails with NRT_RESOURCE when another process holds one of them)
+		for (uint32_t g = req.first; g < req.first + req.count; g++) {
+			int err = reserve(g);
+			if (!err)
+				continue;
+			for (uint32_t k = req.first; k < g; k++)
+				release(k);
+			if (err != EBUSY)
+				return nrt_status_from_errno(NRT_SITE_CORE_RESERVE, err);
+			auto [d, nc] = cores[g];
+			std::fprintf(stderr, "nrt_init: NeuronCore %u (device %u, nc %u) is in use by another process%s\n",
+				     g, static_cast<unsigned>(d->dev->device_index), nc,
+				     req.how == core_request::kind::all
+					     ? "; NEURON_RT_VISIBLE_CORES gives each process its own"
+					     : "");
+			return NRT_RESOURCE;
+		}
 	}
-	r.visible_first = first;
-	r.visible_count = count;
+	r.visible_first = req.first;
+	r.visible_count = req.count;
 	r.devices = std::move(devs);
 	r.cfg = nrt_decode_config_from_env();
 	r.timeout_us = timeout_from_env();
@@ -336,7 +345,7 @@ NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_ve
 NRT_EXPORT void nrt_close(void)
 {
 	runtime &r = rt();
-	// models first, outside r.lock (placing a model takes it after its own lock)
+	// models first, outside r.lock (placing a model takes it)
 	nrt::model::unload_all();
 	// then the device memory of tensors the application still holds, so
 	// that the device files close with r.devices below

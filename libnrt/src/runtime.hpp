@@ -29,8 +29,7 @@ enum class state { uninitialized, initialized, closed };
 struct core_ctx {
 	std::mutex lock;	// one execute at a time on this core, in this process
 	nrt_nq_t *error_ring = nullptr;
-	uint32_t model_refs = 0;	// models placed here (model.cpp's place_lock)
-	bool owned = false;		// reserved by nrt_init() (NEURON_RT_VISIBLE_CORES / _NUM_CORES) until close
+	bool owned = false;		// reserved by nrt_init() (every visible NeuronCore) until close
 };
 
 struct device_ctx {
@@ -45,7 +44,7 @@ struct device_ctx {
 				continue;
 			if (cores[i].error_ring)
 				nrt_nq_close(cores[i].error_ring);
-			// nrt_init() or an execution reserved the core: give it back (ENOENT if it never was)
+			// nrt_init() or nrt_sim_execute() reserved the core: give it back (ENOENT if it never was)
 			neuron_core_reserve rel{};
 			rel.size = sizeof(rel);
 			rel.nc = static_cast<uint32_t>(i);
@@ -83,11 +82,12 @@ NRT_STATUS visible_cores(const char *env, uint32_t total, uint32_t *first, uint3
 // asks for more than @total.
 NRT_STATUS num_cores(const char *env, uint32_t total, uint32_t *count, bool *set);
 
-// What nrt_init() reserves: every NeuronCore reserved lazily (all), the
-// run NEURON_RT_VISIBLE_CORES names (named: first, count), or count free
-// NeuronCores in one run (NEURON_RT_NUM_CORES). NEURON_RT_VISIBLE_CORES
-// takes precedence, as the SDK documents: NEURON_RT_NUM_CORES is not read
-// when it is set.
+// What nrt_init() reserves, all of it until nrt_close(): every NeuronCore
+// present (all: first 0, count the total; the SDK's default, also for
+// NEURON_RT_NUM_CORES=0), the run NEURON_RT_VISIBLE_CORES names (named:
+// first, count), or count free NeuronCores in one run (NEURON_RT_NUM_CORES;
+// first is found at nrt_init()). NEURON_RT_VISIBLE_CORES takes precedence,
+// as the SDK documents: NEURON_RT_NUM_CORES is not read when it is set.
 struct core_request {
 	enum class kind { all, named, number } how = kind::all;
 	uint32_t first = 0;

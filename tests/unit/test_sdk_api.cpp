@@ -93,12 +93,21 @@ void request_precedence(void **)
 {
 	using kind = nrt::rt::core_request::kind;
 	nrt::rt::core_request q;
+	// no variable, or NEURON_RT_NUM_CORES=0: the run nrt_init() reserves
+	// is every NeuronCore present, as the SDK's default
 	assert_int_equal(nrt::rt::request_cores(nullptr, nullptr, 8, &q), NRT_SUCCESS);
 	assert_true(q.how == kind::all);
+	assert_int_equal(q.first, 0);
 	assert_int_equal(q.count, 8);
 	assert_int_equal(nrt::rt::request_cores("", "0", 8, &q), NRT_SUCCESS);
 	assert_true(q.how == kind::all);
+	assert_int_equal(q.first, 0);
 	assert_int_equal(q.count, 8);
+	q.first = 5;	// a stale request is reset
+	assert_int_equal(nrt::rt::request_cores(nullptr, "", 3, &q), NRT_SUCCESS);
+	assert_true(q.how == kind::all);
+	assert_int_equal(q.first, 0);
+	assert_int_equal(q.count, 3);
 	assert_int_equal(nrt::rt::request_cores(nullptr, "3", 8, &q), NRT_SUCCESS);
 	assert_true(q.how == kind::number);
 	assert_int_equal(q.count, 3);

@@ -5,10 +5,12 @@
 # counters it feeds moved by exactly 1, nothing else). vm_app's
 # profile_executions case leaves two profiles, read here with jq.
 # vm_sdk_dev: the device half of the SDK calls of issue 22 (device slices,
-# attach_buffer, NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES ownership
-# across processes, relative indexes, vnc_count, nrt_load_collectives).
+# attach_buffer, NeuronCore ownership across processes: the default, every
+# NeuronCore from nrt_init() to nrt_close() as in the SDK, and
+# NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES; relative indexes,
+# vnc_count, nrt_load_collectives).
 SUITE=app
-PLAN=55
+PLAN=56
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4

@@ -74,8 +74,9 @@ check ls-table $LS
 check ls-topology sh -c "$LS --topology | grep -qx 'neuron0: linked to 1'"
 
 # ---- an application holding NeuronCore 1 of device 0 ------------------
+# (NEURON_RT_VISIBLE_CORES: without it nrt_init() takes every NeuronCore, as in the SDK)
 rm -f $TMP/app.in; mkfifo $TMP/app.in
-$APP 0 1 2 < $TMP/app.in > $TMP/app.out 2>&1 &
+NEURON_RT_VISIBLE_CORES=1 $APP 0 1 2 < $TMP/app.in > $TMP/app.out 2>&1 &
 app=$!
 exec 4> $TMP/app.in
 wait_for app-ready 20000 grep -q '^ready' $TMP/app.out

@@ -60,7 +60,7 @@ wait_for first-report 10000 sh -c "[ \$(wc -l < $TMP/reports) -ge 1 ]"
 rm -f $TMP/app.in; mkfifo $TMP/app.in
 echo "1 nc_ue" > $DBG/neuron0/inject/hw_error
 t0=$(now_ms)
-NEURON_PROCESS_TAG=mytag $APP 0 1 3 < $TMP/app.in > $TMP/app.out 2>&1 &
+NEURON_PROCESS_TAG=mytag NEURON_RT_VISIBLE_CORES=1 $APP 0 1 3 < $TMP/app.in > $TMP/app.out 2>&1 &
 app=$!
 exec 4> $TMP/app.in
 wait_for app-ready 20000 grep -q '^ready' $TMP/app.out

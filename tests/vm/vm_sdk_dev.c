@@ -3,9 +3,10 @@
  * Guest: the device half of the SDK calls issue 22 added (docs/sdk-compat.md):
  * device tensor slices (reads, writes, memset, nrt_execute through them,
  * freeing the source first), nrt_tensor_attach_buffer on a device tensor,
- * NEURON_RT_VISIBLE_CORES and NEURON_RT_NUM_CORES ownership across
- * processes, relative NeuronCore indexes, nrt_load's vnc_count and
- * nrt_load_collectives.
+ * NeuronCore ownership across processes (the SDK's default: nrt_init()
+ * reserves every NeuronCore; NEURON_RT_VISIBLE_CORES and
+ * NEURON_RT_NUM_CORES), relative NeuronCore indexes, nrt_load's vnc_count
+ * and nrt_load_collectives.
  *
  *   vm_sdk_dev NEFF_DIR     (25_app.sh packs affine, empty and nc2 there)
  *
@@ -660,6 +661,55 @@ static int relative_indexes(void)
 	return 0;
 }
 
+/* ---- the default: every NeuronCore, the SDK's ---------------------------- */
+
+/*
+ * Without NEURON_RT_VISIBLE_CORES and NEURON_RT_NUM_CORES (or with
+ * NEURON_RT_NUM_CORES=0) nrt_init() reserves every NeuronCore present for
+ * the process until nrt_close() or exit. A second process without a
+ * variable, or naming one of them, gets NRT_RESOURCE and holds nothing,
+ * also when only some of them are taken (the ones it got go back).
+ */
+static int default_reserves_all(void)
+{
+	struct holder a, b, c, d, e, x, y, z;
+
+	reap_holders();
+	nrt_close();	/* this process holds nothing */
+	HOLDER(&a, NULL, NULL, "close", NRT_SUCCESS, 0xff);
+	VT_ASSERT(a.visible == 8, "visible count %u", a.visible);
+	HOLDER(&b, NULL, NULL, "close", NRT_RESOURCE, 0);
+	FINISH(&b);
+	HOLDER(&c, NULL, "0", "close", NRT_RESOURCE, 0);
+	FINISH(&c);
+	HOLDER(&d, "5", NULL, "close", NRT_RESOURCE, 0);
+	FINISH(&d);
+	VT_ASSERT(held(a.pid) == 0xff, "A holds %#x after the refused ones", held(a.pid));
+	/* A's nrt_close() gives them all back while A still runs */
+	VT_ASSERT(holder_close(&a) == 0, "holder did not close");
+	VT_ASSERT(held(a.pid) == 0, "A holds %#x after nrt_close", held(a.pid));
+	HOLDER(&e, NULL, NULL, "exit", NRT_SUCCESS, 0xff);
+	VT_ASSERT(e.visible == 8, "visible count %u", e.visible);
+	FINISH(&a);
+	/* E exits without nrt_close(): the exit gives them back */
+	FINISH(&e);
+
+	/* one NeuronCore taken: the default gets none of the other seven */
+	HOLDER(&x, "7", NULL, "close", NRT_SUCCESS, 0x80);
+	HOLDER(&y, NULL, NULL, "close", NRT_RESOURCE, 0);
+	FINISH(&y);
+	HOLDER(&z, "0-6", NULL, "close", NRT_SUCCESS, 0x7f);
+	FINISH(&z);
+	FINISH(&x);
+
+	/* this process too (vnc_count_copies: loads and unloads change nothing) */
+	EXPECT(fresh_init(), NRT_SUCCESS);
+	VT_ASSERT(held(getpid()) == 0xff, "this process holds %#x, expected 0xff", held(getpid()));
+	nrt_close();
+	VT_ASSERT(held(getpid()) == 0, "still holds %#x after nrt_close", held(getpid()));
+	return 0;
+}
+
 /* ---- NEURON_RT_NUM_CORES ---------------------------------------------------- */
 
 static int num_cores_reserve(void)
@@ -720,20 +770,28 @@ static int num_cores_reserve(void)
 
 /* ---- nrt_load's vnc_count, nrt_load_collectives ------------------------- */
 
+/*
+ * Without a variable this process holds every NeuronCore from nrt_init()
+ * to nrt_close() (the SDK's default), whatever it loads and unloads: where
+ * a model runs is the NeuronCore whose success counter its execution moves.
+ */
 static int vnc_count_copies(void)
 {
 	struct holder h;
 	nrt_model_t *m, *m4, *bad;
 	uint32_t count = 0;
+	uint64_t ok;
 
 	EXPECT(fresh_init(), NRT_SUCCESS);
+	VT_ASSERT(held(getpid()) == 0xff, "this process holds %#x, expected 0xff", held(getpid()));
 	/* two copies of the one-NeuronCore model from vnc 4 (device 1) */
 	EXPECT(load("affine", 4, 2, &m), NRT_SUCCESS);
 	EXPECT(nrt_get_model_vnc_count(m, &count), NRT_SUCCESS);
 	VT_ASSERT(count == 2, "model vnc count %u", count);
-	VT_ASSERT(held(getpid()) == 0x30, "this process holds %#x, expected 0x30", held(getpid()));
+	ok = successes(4);
 	if (run_affine_host(m, 53))
 		return 1;
+	VT_ASSERT(successes(4) == ok + 1, "the first copy did not run on NeuronCore 4");
 	/* another process cannot have the second copy's NeuronCore */
 	HOLDER(&h, "5", NULL, "close", NRT_RESOURCE, 0);
 	FINISH(&h);
@@ -741,8 +799,9 @@ static int vnc_count_copies(void)
 	EXPECT(load("nc2", 0, 4, &m4), NRT_SUCCESS);
 	EXPECT(nrt_get_model_vnc_count(m4, &count), NRT_SUCCESS);
 	VT_ASSERT(count == 4, "model vnc count %u", count);
-	VT_ASSERT(held(getpid()) == 0x3f, "this process holds %#x, expected 0x3f", held(getpid()));
+	ok = successes(0);
 	EXPECT(nrt_execute(m4, NULL, NULL), NRT_SUCCESS);
+	VT_ASSERT(successes(0) == ok + 1, "the first copy did not run on NeuronCore 0");
 	EXPECT(nrt_unload(m4), NRT_SUCCESS);
 	/* not whole copies, zero, below -1; more than the device has from vnc on */
 	EXPECT(load("nc2", 0, 3, &bad), NRT_INVALID);
@@ -750,32 +809,39 @@ static int vnc_count_copies(void)
 	EXPECT(load("affine", 0, -2, &bad), NRT_INVALID);
 	EXPECT(load("affine", 6, 4, &bad), NRT_LOAD_NOT_ENOUGH_NC);
 	EXPECT(load("affine", 0, 9, &bad), NRT_LOAD_NOT_ENOUGH_NC);
-	VT_ASSERT(held(getpid()) == 0x30, "failed loads left %#x held", held(getpid()));
-	/* unloading frees both: another process takes them */
+	VT_ASSERT(held(getpid()) == 0xff, "after failed loads this process holds %#x", held(getpid()));
+	/* unloading gives nothing back (the SDK's): another process still cannot have them */
 	EXPECT(nrt_unload(m), NRT_SUCCESS);
-	VT_ASSERT(held(getpid()) == 0, "still holds %#x after unload", held(getpid()));
+	VT_ASSERT(held(getpid()) == 0xff, "holds %#x after unload, expected 0xff", held(getpid()));
+	HOLDER(&h, "4-5", NULL, "close", NRT_RESOURCE, 0);
+	FINISH(&h);
+	/* nrt_close() does: another process takes them */
+	nrt_close();
+	VT_ASSERT(held(getpid()) == 0, "still holds %#x after nrt_close", held(getpid()));
 	HOLDER(&h, "4-5", NULL, "close", NRT_SUCCESS, 0x30);
 	FINISH(&h);
-	nrt_close();
 	return 0;
 }
 
 static int load_collectives_single(void)
 {
 	nrt_model_t *m, *bad;
+	uint64_t ok;
 
 	EXPECT(fresh_init(), NRT_SUCCESS);
 	EXPECT(load_c("affine", 2, -1, 0, 1, &m), NRT_SUCCESS);
-	VT_ASSERT(held(getpid()) == 0x4, "this process holds %#x, expected 0x4", held(getpid()));
+	ok = successes(2);
 	if (run_affine_host(m, 67))
 		return 1;
+	VT_ASSERT(successes(2) == ok + 1, "the model did not run on NeuronCore 2");
 	EXPECT(nrt_unload(m), NRT_SUCCESS);
 	EXPECT(load_c("affine", 2, -1, 0, 0, &bad), NRT_INVALID);	/* no workers */
 	EXPECT(load_c("affine", 2, -1, 1, 1, &bad), NRT_INVALID);	/* id past count */
 	EXPECT(load_c("affine", 2, -1, 0, 2, &bad), NRT_FAILURE);	/* other workers */
 	EXPECT(load_c("affine", 2, -1, 1, 2, &bad), NRT_FAILURE);
 	VT_ASSERT(bad == NULL, "model set on failure");
-	VT_ASSERT(held(getpid()) == 0, "refused loads left %#x held", held(getpid()));
+	/* every NeuronCore since nrt_init() (the default), the same after all that */
+	VT_ASSERT(held(getpid()) == 0xff, "this process holds %#x, expected 0xff", held(getpid()));
 	nrt_close();
 	return 0;
 }
@@ -787,6 +853,7 @@ int main(int argc, char **argv)
 		VT_CASE(device_slice_execute),
 		VT_CASE(device_slice_outlives_source),
 		VT_CASE(attach_buffer_device),
+		VT_CASE(default_reserves_all),
 		VT_CASE(visible_cores_ownership),
 		VT_CASE(relative_indexes),
 		VT_CASE(num_cores_reserve),

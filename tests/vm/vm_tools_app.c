@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Guest workload for 41_tools.sh: an application as neuron-ls and
- * neuron-monitor see it. nrt_init (every device), then <jobs> jobs on
+ * neuron-monitor see it. nrt_init (every device; it reserves the
+ * NeuronCores NEURON_RT_VISIBLE_CORES names, every one without it, as in
+ * the SDK: the suites name the one it runs on), then <jobs> jobs on
  * NeuronCore <nc> of <device>; prints one line per job's NRT_STATUS and
  * "ready <pid>", then holds the devices until stdin reaches EOF, so the
  * tools can list and read it while it runs.
