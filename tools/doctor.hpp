@@ -938,6 +938,7 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 		if (core_run r = parse_visible_cores(*c.visible_cores, *total); r.ok)
 			visible = r;
 	int running = 0;
+	std::vector<int> held;	// NeuronCores running holders have (no NEURON_RT_VISIBLE_CORES)
 	for (auto &d : devs) {
 		std::string name = "neuron" + std::to_string(d.index);
 		std::vector<apps::process> procs;
@@ -967,8 +968,10 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 							std::to_string(ppid) + ")" });
 			} else {
 				running++;
-				if (!visible)
+				if (!visible) {
+					held.insert(held.end(), p.nc_ids.begin(), p.nc_ids.end());
 					continue;
+				}
 				std::vector<int> clash;
 				for (int id : p.nc_ids)
 					if (static_cast<uint32_t>(id) >= visible->first &&
@@ -986,10 +989,17 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 	bool problems = false;
 	for (auto &f : out)
 		problems |= f.sev != severity::note;
+	// without NEURON_RT_VISIBLE_CORES, nrt_init() takes every NeuronCore
+	// (as the SDK's): say which ones a new process would find taken
+	std::sort(held.begin(), held.end());
+	held.erase(std::unique(held.begin(), held.end()), held.end());
+	std::string taken = held.empty() ? "" :
+		" (they hold NeuronCores " + ids_text(held) +
+		": nrt_init() without NEURON_RT_VISIBLE_CORES takes every NeuronCore and would get NRT_RESOURCE)";
 	if (!problems)
 		out.push_back({ chk, severity::ok,
 				running ? std::to_string(running) + (running == 1 ? " process has" : " processes have") +
-						  " a device open, all running"
+						  " a device open, all running" + taken
 					: std::string("no process has a device open"),
 				"" });
 	return out;

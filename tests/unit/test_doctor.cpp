@@ -202,6 +202,8 @@ static void healthy_tree(void **)
 	assert_string_equal(find(r, "nodes", doc::severity::ok)->detail.c_str(),
 			    "/dev/neuron0, /dev/neuron1 (0660 root:neuron): read-write for alice (uid 1000)");
 	assert_true(has(find(r, "holders", doc::severity::ok)->detail, "1 process has a device open"));
+	assert_true(has(find(r, "holders", doc::severity::ok)->detail,
+			"(they hold NeuronCores 0: nrt_init() without NEURON_RT_VISIBLE_CORES takes every NeuronCore"));
 }
 
 static void module_missing(void **)
