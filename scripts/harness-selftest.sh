@@ -171,6 +171,25 @@ mklog "$tmp/noleak"
 sed -i 's/^VMTEST TAINTED/VMTEST KMEMLEAK 0\nVMTEST TAINTED/' "$tmp/noleak"
 expect_verdict kmemleak-none-passes 0 "" "$tmp/noleak"
 
+# 00_module's known 6.1 kernel leak (class registration): a "new
+# suspected" line between its markers passes only when the guest found
+# every object known ("all-known"); outside them, or with "unknown", or
+# with no end marker, it fails.
+mklog "$tmp/known" "vmtest-kmemleak-known-begin" \
+	"kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" \
+	"vmtest-kmemleak-known-end all-known 1"
+expect_verdict kmemleak-known-kernel-leak-passes 0 "" "$tmp/known"
+mklog "$tmp/known" "vmtest-kmemleak-known-begin" \
+	"kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)" \
+	"vmtest-kmemleak-known-end unknown 1 of 2"
+expect_verdict kmemleak-unknown-leak-fails 1 "dmesg-clean: kernel log shows: .*kmemleak: 2 new" "$tmp/known"
+mklog "$tmp/known" "vmtest-kmemleak-known-begin" \
+	"kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
+expect_verdict kmemleak-known-without-end-fails 1 "dmesg-clean: kernel log shows: .*kmemleak: 1 new" "$tmp/known"
+mklog "$tmp/known" "vmtest-kmemleak-known-begin" "vmtest-kmemleak-known-end all-known 1" \
+	"kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)"
+expect_verdict kmemleak-after-known-fails 1 "dmesg-clean: kernel log shows: .*kmemleak: 1 new" "$tmp/known"
+
 # Rejected-input lines (kmod/neuron_log.h): a knob's reason more than 100
 # times within 5 s fails (no rate limit); its rate-limited burst of 50 per
 # 5 s, other reasons and other knobs interleaved, passes.

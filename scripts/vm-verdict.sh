@@ -118,6 +118,23 @@ else
 	# duplicate, lockdep's "INFO: trying to register non-static key")
 	# says what it is two lines above "Call Trace:", before "CPU:" and
 	# "Hardware name:"
+	# A "kmemleak: N new suspected" line between the guest's markers
+	# "vmtest-kmemleak-known-begin" and "vmtest-kmemleak-known-end
+	# all-known" came from a scan whose every object 00_module recognised
+	# as 6.1's own class-registration leak and cleared (tests/vm/00_module.sh);
+	# anything else stays a report.
+	klog=$(awk '
+		/vmtest-kmemleak-known-begin/ { inside = 1; n = 0; next }
+		inside && /vmtest-kmemleak-known-end/ {
+			for (i = 1; i <= n; i++)
+				if (!(/all-known/ && held[i] ~ /kmemleak: [0-9]+ new suspected/))
+					print held[i]
+			inside = 0
+			next
+		}
+		inside { held[++n] = $0; next }
+		{ print }
+		END { for (i = 1; inside && i <= n; i++) print held[i] }' <<<"$klog")
 	hits=$(grep -E -B3 "$patterns" <<<"$klog" | grep -v '^--$')
 	if [ -n "$hits" ]; then
 		bad dmesg-clean "kernel log shows: $(head -n 10 <<<"$hits" | sed 's/^\[ *[0-9.]*\] //' | tr '\n' '|' | sed 's/|$//; s/|/ | /g')"
