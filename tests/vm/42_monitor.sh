@@ -15,7 +15,16 @@ PLAN=58
 # (the debug kernel's minimal config) runs only the unreachable case, 10
 # checks fewer.
 if [ -e /proc/net/tcp ]; then INET=1; else INET=0; PLAN=$((PLAN - 10)); fi
+# The fake services exercise the monitor's HTTP client only (loopback TCP,
+# the same on every kernel): VM_MONITOR_IMDS=0 leaves them out (make check
+# sets it on the Debian kernels other than the default one, for time).
+if [ $INET = 1 ] && [ "${VM_MONITOR_IMDS:-1}" = 0 ]; then
+	INET=0
+	PLAN=$((PLAN - 10))
+	IMDS_SKIPPED=1
+fi
 . /tests/lib.sh
+[ -z "$IMDS_SKIPPED" ] || echo "# VM_MONITOR_IMDS=0: the fake instance metadata services are not run here"
 
 MON=/tests/neuron-monitor
 JQ=/tests/jq

@@ -10,7 +10,8 @@
  *   1. calibrate: load with a fail-nth countdown that never reaches zero;
  *      the module's debugfs init_fail_nth says where its init began, the
  *      countdown left after the load where everything ended;
- *   2. sweep: load again and again (sim_devices=16) with fail-nth aimed
+ *   2. sweep: load again and again (sim_devices=DEVICES, 16 unless the
+ *      third argument says less) with fail-nth aimed
  *      at evenly spaced allocations inside init (slab allocations that
  *      may sleep count: failslab's ignore-gfp-wait is off), while a second
  *      thread keeps opening /dev/neuron0 and holding what it gets.
@@ -45,13 +46,16 @@
 
 #include "vmtest.h"
 
-#define DEVICES		"sim_devices=16 nmetric_post_delay_ms=86400000"
+/* the loads' parameters: ndev devices (sim_devices), no periodic post */
+static char devices_params[64];
 #define FAILSLAB	"/sys/kernel/debug/failslab"
 #define INIT_NTH	"/sys/kernel/debug/neuron/init_fail_nth"
 #define NEVER		1000000000u	/* a countdown that does not end in one load */
 
 static const char *ko_path;
 static unsigned int steps = 16;
+/* devices per load (argv[3], 1..16): fault points of init grow with them */
+static unsigned int ndev = 16;
 
 /* the calibration: countdown consumed by the loader, and by init and after */
 static unsigned int loader_calls, init_calls;
@@ -211,7 +215,7 @@ static int calibrate(void)
 	uint64_t left, at_init;
 
 	VT_ASSERT(set_fail_nth(NEVER) == 0, "fail-nth: %s", strerror(errno));
-	int ret = load(DEVICES);
+	int ret = load(devices_params);
 
 	vt_read_u64(FAIL_NTH, &left);
 	set_fail_nth(0);
@@ -224,8 +228,8 @@ static int calibrate(void)
 	init_calls = (unsigned int)(at_init - left);
 	printf("# calibrate: loader %u fault points, init and after %u\n", loader_calls,
 	       init_calls);
-	/* 16 devices with their sysfs trees: thousands of allocations */
-	VT_ASSERT(init_calls > 16 * 20, "only %u fault points in init", init_calls);
+	/* the devices with their sysfs trees: thousands of allocations */
+	VT_ASSERT(init_calls > ndev * 20, "only %u fault points in init", init_calls);
 	return 0;
 }
 
@@ -246,7 +250,7 @@ static int load_failing_at(unsigned int k, unsigned int nth, unsigned int *in_wi
 		snprintf(vt_msg, sizeof(vt_msg), "fail-nth %u: %s", nth, strerror(errno));
 		return -1;
 	}
-	ret = load(DEVICES);
+	ret = load(devices_params);
 	set_fail_nth(0);
 	atomic_fetch_add(&gen, 1);
 	if (opener_caught_up(g + 1)) {
@@ -260,10 +264,10 @@ static int load_failing_at(unsigned int k, unsigned int nth, unsigned int *in_wi
 		 * kernel's own kmemleak or debugobjects bookkeeping) or came
 		 * after init: the module must then be whole.
 		 */
-		if (devices_present() != 16) {
+		if (devices_present() != (int)ndev) {
 			snprintf(vt_msg, sizeof(vt_msg),
-				 "step %u (fail-nth %u): loaded with %d of 16 devices", k, nth,
-				 devices_present());
+				 "step %u (fail-nth %u): loaded with %d of %u devices", k, nth,
+				 devices_present(), ndev);
 			(void)unload();	/* for the suites after this one */
 			return -1;
 		}
@@ -371,7 +375,7 @@ static int sweep(void)
 /* After the sweep the module loads and works. */
 static int loads_after(void)
 {
-	int ret = load(DEVICES), fd;
+	int ret = load(devices_params), fd;
 
 	VT_ASSERT(ret == 0, "load: %s", strerror(-ret));
 	fd = open("/dev/neuron0", O_RDWR | O_CLOEXEC);
@@ -594,7 +598,7 @@ int main(int argc, char **argv)
 	};
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s MODULE.ko [STEPS]\n", argv[0]);
+		fprintf(stderr, "usage: %s MODULE.ko [STEPS [DEVICES]]\n", argv[0]);
 		return 2;
 	}
 	ko_path = argv[1];
@@ -602,5 +606,13 @@ int main(int argc, char **argv)
 		steps = (unsigned int)strtoul(argv[2], NULL, 10);
 	if (steps < 2)
 		steps = 2;
+	if (argc > 3)
+		ndev = (unsigned int)strtoul(argv[3], NULL, 10);
+	if (ndev < 1 || ndev > 16) {
+		fprintf(stderr, "%s: DEVICES must be 1..16\n", argv[0]);
+		return 2;
+	}
+	snprintf(devices_params, sizeof(devices_params),
+		 "sim_devices=%u nmetric_post_delay_ms=86400000", ndev);
 	return vt_run("failinit", cases, VT_COUNT(cases));
 }
