@@ -309,8 +309,8 @@ int on_event(struct nl_msg *msg, void *arg)
 	    genlmsg_parse(nlh, 0, tb, NEURON_GENL_A_MAX, policy()) < 0)
 		return NL_SKIP;
 	auto u32 = [&](int a) { return tb[a] ? nla_get_u32(tb[a]) : 0u; };
-	if (gh->cmd == NEURON_GENL_CMD_HEALTH_EVENT) {
-		print_health(*ctx->opt, tb);
+	// one event printed: stop once --count of them have been
+	auto printed = [ctx] {
 		std::fflush(stdout);
 		ctx->events++;
 		if (ctx->opt->count >= 0 && ctx->events >= ctx->opt->count) {
@@ -318,6 +318,10 @@ int on_event(struct nl_msg *msg, void *arg)
 			return NL_STOP;
 		}
 		return NL_OK;
+	};
+	if (gh->cmd == NEURON_GENL_CMD_HEALTH_EVENT) {
+		print_health(*ctx->opt, tb);
+		return printed();
 	}
 	uint32_t kind = u32(NEURON_GENL_A_EVENT_KIND), code = u32(NEURON_GENL_A_ERROR_CODE);
 	const char *name = kind == NEURON_GENL_EVENT_HW_ERROR ? hw_name(code) : tpb_name(code);
@@ -332,13 +336,7 @@ int on_event(struct nl_msg *msg, void *arg)
 		std::printf("device %u core %u %s %s(%u) count %u ts_ns %llu\n",
 			    u32(NEURON_GENL_A_DEVICE), u32(NEURON_GENL_A_NC), kind_name(kind), name,
 			    code, u32(NEURON_GENL_A_COUNT), ts);
-	std::fflush(stdout);
-	ctx->events++;
-	if (ctx->opt->count >= 0 && ctx->events >= ctx->opt->count) {
-		ctx->done = true;
-		return NL_STOP;
-	}
-	return NL_OK;
+	return printed();
 }
 
 // One line for a failure: the kernel's errno and extack text, or libnl's.
