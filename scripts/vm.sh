@@ -90,10 +90,10 @@ printf '%s\n' "$only" > "$work/etc/vm-only"
 printf '%s\n' "$kver" > "$work/etc/vm-kver"
 # Knobs of the reliability suites (docs/RELIABILITY.md) reach the guest's
 # suites as environment variables: VM_HOSTILE_*, VM_PRESSURE_*, VM_PERMS_*, VM_FAILINIT_*,
-# VM_HOTPLUG_* (50_hotplug), VM_MODULE_* (00_module), VM_MONITOR_* (42_monitor),
+# VM_HOTPLUG_* (50_hotplug), VM_MODULE_* (00_module), VM_MONITOR_* (42_monitor), VM_GENL_* (40_genl),
 # VM_TIMING_CHECKS (tests/vm/lib.sh),
 # with plain values (letters, digits, . _ , -) only.
-env | grep -E '^VM_(HOSTILE|PRESSURE|PERMS|HOTPLUG|FAILINIT|MODULE|MONITOR|TIMING)_[A-Z_]+=[A-Za-z0-9._,-]*$' | sed 's/^/export /' \
+env | grep -E '^VM_(HOSTILE|PRESSURE|PERMS|HOTPLUG|FAILINIT|MODULE|MONITOR|GENL|TIMING)_[A-Z_]+=[A-Za-z0-9._,-]*$' | sed 's/^/export /' \
 	> "$work/etc/vm-env" || true
 echo "root:x:0:0:root:/:/bin/sh" > "$work/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$work/etc/passwd"
