@@ -215,7 +215,7 @@ guest_cmd() {
 		return 0
 	fi
 	# Every suite runs on every kernel but two on the five flavour kernels
-	# (see the job list below); the long ones are sized per kernel
+	# and the debug kernel (see the job list below); the long ones are sized per kernel
 	# (docs/RELIABILITY.md): full size on the default kernel, shorter on
 	# the rest of the matrix, and on the debug kernel (KASAN, lockdep,
 	# kmemleak: about 5x slower) sized to fit its time: 5 load/unload
@@ -253,9 +253,10 @@ replay() { cat "$1"; return "$2"; }
 # debug kernel's jobs start once its kernel is built, ahead of the Debian
 # kernels still waiting when the build ends early.
 # The flavour kernels (cloud, rt) are their base kernel's source with
-# another configuration: they run every suite but 25_app and 42_monitor,
-# whose time goes to libnrt and neuron-monitor in userspace (NEFFs,
-# profiles, JSON reports); what those reach in the driver, 20_exec,
+# another configuration: they, and the debug kernel (below), run every
+# suite but 25_app and 42_monitor, whose time goes to libnrt and
+# neuron-monitor in userspace (NEFFs, profiles, JSON reports, about 180 s
+# of the debug kernel's guest); what those reach in the driver, 20_exec,
 # 21_mem, 40_genl and 41_tools check on every kernel (session 10, for the
 # hour; docs/kernels.md).
 jobs=()
@@ -268,9 +269,10 @@ for id in "${main_ids[@]}"; do
 done
 debug_jobs=()
 if [ "$want_debug" = 1 ] && [ "$guest_jobs" -gt 1 ]; then
-	debug_jobs=("vm $debug_id 60_hostile" "vm $debug_id ^60_hostile" "pci $debug_id fwio,surprise")
+	debug_jobs=("vm $debug_id 60_hostile" "vm $debug_id ^60_hostile,25_app,42_monitor"
+		    "pci $debug_id fwio,surprise")
 elif [ "$want_debug" = 1 ]; then
-	debug_jobs=("vm $debug_id -" "pci $debug_id fwio,surprise")
+	debug_jobs=("vm $debug_id ^25_app,42_monitor" "pci $debug_id fwio,surprise")
 fi
 
 # the debug kernel's module, once its build is done (waits for it)
