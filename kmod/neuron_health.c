@@ -18,7 +18,8 @@
  * the firmware's silence, so a device a reset repaired reads ok again.
  *
  * Changes are found by neuron_health_check(): the ECC poller runs it every
- * hw_err_poll_ms (neuron_hwerr.c), the reset file right after a reset.
+ * hw_err_poll_ms (neuron_hwerr.c), the reset file right after a reset. A
+ * reset in progress is not reported (its outcome is, when it ends).
  * Each change of the device or of a NeuronCore is one NEURON_HW_ERR=HEALTH
  * kernel log line and one netlink HEALTH_EVENT on the "errors" group; only
  * the last reported health is kept, to tell a change.
@@ -141,6 +142,16 @@ void neuron_health_check(struct neuron_device *nd)
 	might_sleep();
 	mutex_lock(&t->lock);
 	health_inputs(nd, &in);
+	/*
+	 * A reset in progress is no change to report: the reset file
+	 * reports its outcome when it ends (the files read degraded,
+	 * reset_in_progress meanwhile). Without this a poll during a reset
+	 * logged two lines for one reset.
+	 */
+	if (in.resetting) {
+		mutex_unlock(&t->lock);
+		return;
+	}
 	h = neuron_health_device(&in);
 	if (!health_same(h, t->last_dev)) {
 		health_report(nd, -1, t->last_dev, h);
