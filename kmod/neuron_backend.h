@@ -30,6 +30,7 @@ struct dentry;
 struct device;
 struct neuron_device;
 struct neuron_job;
+struct page;
 
 /**
  * struct neuron_backend_ops - what a device backend provides
@@ -73,6 +74,18 @@ struct neuron_job;
  *		the backend cannot hold the data. Sleep; process context; the
  *		core calls them with gone_sem held, never after
  *		neuron_device_destroy().
+ * @mem_page:	optional (with the @mem_* ops); the page that holds the
+ *		NEURON_MEM_GRANULE bytes of device memory at @addr (granule
+ *		aligned, within @mem_size), created zeroed when absent, with a
+ *		reference the caller drops (put_page), or NULL without memory.
+ *		The core maps it into a process (mmap of an allocation) and
+ *		calls this only when PAGE_SIZE is NEURON_MEM_GRANULE. The page
+ *		stays the one @mem_read/@mem_write/@mem_set reach at @addr
+ *		while anyone else holds a reference on it (the backend zeroes
+ *		it in place rather than dropping it). Sleeps; process context;
+ *		the core calls it under its mapping lock, never once the device
+ *		is gone. Without it GET_INFO does not report NEURON_CAP_MEM_MMAP
+ *		and mmap of an allocation is -EINVAL.
  * @reset:	optional; a full device reset (sysfs reset, no file open):
  *		every NeuronCore usable again, device memory contents
  *		discarded. 0 or a negative errno (the device reads INVALID).
@@ -109,6 +122,7 @@ struct neuron_backend_ops {
 	int (*mem_read)(void *backend, u64 addr, void *buf, size_t len);
 	int (*mem_write)(void *backend, u64 addr, const void *buf, size_t len);
 	int (*mem_set)(void *backend, u64 addr, u8 value, u64 len);
+	struct page *(*mem_page)(void *backend, u64 addr);
 	int (*reset)(void *backend);
 	void (*stop)(void *backend);
 	bool (*nc_unrecoverable)(void *backend, u32 nc);

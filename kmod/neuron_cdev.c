@@ -143,6 +143,8 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 		info.capabilities |= NEURON_CAP_SIM_EXEC;
 	if (nd->mem->hbm_size)
 		info.capabilities |= NEURON_CAP_MEM;
+	if (neuron_mem_can_map(nd))
+		info.capabilities |= NEURON_CAP_MEM_MMAP;
 	info.hbm_size = nd->mem->hbm_size;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
@@ -255,7 +257,8 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 
 /*
  * mmap offsets are cookies handed out by the ioctls that create the
- * objects (NDS slabs, NQ rings); each subsystem recognises its own range.
+ * objects (NDS slabs, NQ rings) or derived from them (device allocations:
+ * NEURON_MEM_MMAP_OFFSET); each subsystem recognises its own range.
  */
 static int neuron_cdev_mmap(struct file *filp, struct vm_area_struct *vma)
 {
@@ -273,6 +276,8 @@ static int neuron_cdev_mmap(struct file *filp, struct vm_area_struct *vma)
 	ret = neuron_nds_mmap(nf, vma);
 	if (ret == NEURON_MMAP_NOT_MINE)
 		ret = neuron_nq_mmap(nf, vma);
+	if (ret == NEURON_MMAP_NOT_MINE)
+		ret = neuron_mem_mmap(nf, vma);
 	if (ret == NEURON_MMAP_NOT_MINE)
 		ret = -EINVAL;
 	return ret;

@@ -273,6 +273,7 @@ err_cdev:
 	down_write(&nd->gone_sem);
 	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
+	neuron_mem_revoke_all(nd);
 	neuron_sysfs_exit(nd);	/* also what a failed neuron_sysfs_init() built */
 	cdev_device_del(&nd->cdev, &nd->dev);
 err_fwio:
@@ -319,6 +320,8 @@ struct neuron_device *neuron_device_create_index(const struct neuron_backend_ops
  *  3. @gone is set under gone_sem, which waits for the ioctls in progress
  *     (a backend's job ends by itself: the backend stopped it first); from
  *     here on every file operation gets -ENODEV;
+ *     then every mapping of device memory is revoked (its pages unmapped,
+ *     a later access SIGBUS: neuron_mem.c) before the backend can go;
  *  4. the live NDS slabs are folded into the totals, which are logged;
  *  5. sysfs, the char device node and debugfs go (each waits for its
  *     readers); then the backend-facing state.
@@ -342,6 +345,8 @@ void neuron_device_destroy(struct neuron_device *nd)
 	down_write(&nd->gone_sem);
 	WRITE_ONCE(nd->gone, true);
 	up_write(&nd->gone_sem);
+	/* device memory mappings: unmapped, faults get SIGBUS (before the backend goes) */
+	neuron_mem_revoke_all(nd);
 	/* no job runs any more: nothing logs or samples from here on */
 	neuron_hwerr_stop(nd);
 	neuron_power_stop(nd);

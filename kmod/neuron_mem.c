@@ -28,6 +28,20 @@
  * READ, WRITE and SET move user data: they run without the dispatcher's
  * gone_sem and take it per chunk, around the backend call only, so a user
  * page that never arrives never holds up device removal.
+ *
+ * Mappings (issue 25): a device allocation can be mmap()ed by its owner
+ * at NEURON_MEM_MMAP_OFFSET(device address), the way a process reaches
+ * HBM through a memory BAR. The pages come from the backend (ops
+ * mem_page) on first touch, inserted by the fault handler under map_lock.
+ * The vmas of an allocation share one struct neuron_mem_map, which they
+ * reference, never the allocation: FREE frees the memory at once. Revoking
+ * (FREE, the file's release, the device's removal) marks the map revoked
+ * under map_lock, then unmaps its range from the file's address space
+ * (unmap_mapping_range) before the memory is zeroed and reused; a fault
+ * after that sees the mark and gets SIGBUS. A fault that got the lock
+ * first inserted its page before the unmap, which removes it. A device
+ * reset needs every file closed, and a mapping holds its file, so no
+ * mapping exists when a reset runs.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": mem: " fmt
 
@@ -42,6 +56,7 @@
 #include <linux/vmalloc.h>
 
 #include "neuron_abi.h"
+#include "neuron_compat.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_mem.h"
@@ -86,6 +101,9 @@ struct neuron_mem_proc {
  * @granules:	device: granules held
  * @host:	host: the memory (vmalloc, @host_size bytes)
  * @host_size:	host: page-rounded size
+ * @owner:	the file whose handle table holds it
+ * @map:	device: its mapping state once mapped, until revoked (map_lock)
+ * @freed:	its handle is gone (FREE or release): never mapped again (map_lock)
  */
 struct neuron_mem_obj {
 	refcount_t ref;
@@ -99,6 +117,29 @@ struct neuron_mem_obj {
 	u32 granules;
 	void *host;
 	size_t host_size;
+	struct neuron_file *owner;
+	struct neuron_mem_map *map;
+	bool freed;
+};
+
+/**
+ * struct neuron_mem_map - the mappings of one device allocation
+ * @ref:	one for the allocation (until revoked) plus one per vma
+ * @nd:		the device (every vma holds a file, which holds the device)
+ * @addr:	the allocation's device address
+ * @span:	bytes it covers (whole pages)
+ * @mapping:	the address space its vmas are in (the owner's file's)
+ * @node:	in mem->maps until revoked
+ * @revoked:	faults get SIGBUS (map_lock)
+ */
+struct neuron_mem_map {
+	refcount_t ref;
+	struct neuron_device *nd;
+	u64 addr;
+	u64 span;
+	struct address_space *mapping;
+	struct list_head node;
+	bool revoked;
 };
 
 static u64 obj_addr(const struct neuron_mem_obj *obj)
@@ -184,6 +225,12 @@ static void mem_obj_destroy(struct neuron_mem_obj *obj, bool locked)
 	struct neuron_device *nd = obj->nd;
 	struct neuron_mem_dev *mem = nd->mem;
 
+	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+		/* mmap finds allocations there under map_lock only */
+		mutex_lock(&mem->map_lock);
+		xa_erase(&mem->by_start, obj->start);
+		mutex_unlock(&mem->map_lock);
+	}
 	neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes, false);
 	if (obj->location == NEURON_MEM_LOC_DEVICE)
 		/* before the range is free again: never zero a new owner's data */
@@ -340,6 +387,7 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 	obj->location = arg.location;
 	obj->category = arg.category;
 	obj->bytes = arg.bytes;
+	obj->owner = nf;
 	ret = mem_obj_reserve(nd, obj);
 	if (ret)
 		goto err_free;
@@ -353,6 +401,13 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 	}
 	if (ret)
 		goto err_unreserve;
+	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+		/* its granules are its own: the slot is free */
+		ret = xa_err(xa_store(&nd->mem->by_start, obj->start, obj,
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN));
+		if (ret)
+			goto err_unreserve;
+	}
 
 	/* everything the answer needs, before the handle is published */
 	device_addr = obj->location == NEURON_MEM_LOC_DEVICE ? obj_addr(obj) : 0;
@@ -377,11 +432,191 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 err_mem:
 	if (obj->location == NEURON_MEM_LOC_HOST)
 		vfree(obj->host);
+	else
+		xa_erase(&nd->mem->by_start, obj->start);	/* never seen: unmapped */
 err_unreserve:
 	mem_obj_unreserve(nd, obj);
 err_free:
 	kfree(obj);
 	return ret;
+}
+
+/* ---- mappings ------------------------------------------------------------------ */
+
+static void mem_map_put(struct neuron_mem_map *map)
+{
+	if (refcount_dec_and_test(&map->ref))
+		kfree(map);
+}
+
+/* Unmap every page of @map from its processes. Caller holds map_lock. */
+static void mem_map_zap_locked(struct neuron_mem_map *map)
+{
+	lockdep_assert_held(&map->nd->mem->map_lock);
+	map->revoked = true;
+	unmap_mapping_range(map->mapping, NEURON_MEM_MMAP_OFFSET(map->addr), map->span, 1);
+}
+
+/*
+ * @obj's handle is gone (FREE, release): revoke its mappings before its
+ * memory can be zeroed and reused, and never map it again.
+ */
+static void mem_obj_revoke(struct neuron_mem_obj *obj)
+{
+	struct neuron_mem_dev *mem = obj->nd->mem;
+	struct neuron_mem_map *map;
+
+	mutex_lock(&mem->map_lock);
+	obj->freed = true;
+	map = obj->map;
+	obj->map = NULL;
+	if (map) {
+		list_del(&map->node);
+		mem_map_zap_locked(map);
+	}
+	mutex_unlock(&mem->map_lock);
+	if (map)
+		mem_map_put(map);
+}
+
+void neuron_mem_revoke_all(struct neuron_device *nd)
+{
+	struct neuron_mem_dev *mem = nd->mem;
+	struct neuron_mem_map *map;
+
+	/* the files still exist (each map is in the list until its file's release) */
+	mutex_lock(&mem->map_lock);
+	mem->maps_dead = true;
+	list_for_each_entry(map, &mem->maps, node) {
+		mem_map_zap_locked(map);
+		cond_resched();
+	}
+	mutex_unlock(&mem->map_lock);
+}
+
+bool neuron_mem_can_map(struct neuron_device *nd)
+{
+	return nd->mem->hbm_size && nd->ops->mem_page && PAGE_SIZE == NEURON_MEM_GRANULE;
+}
+
+static void mem_vm_open(struct vm_area_struct *vma)
+{
+	struct neuron_mem_map *map = vma->vm_private_data;
+
+	refcount_inc(&map->ref);
+}
+
+static void mem_vm_close(struct vm_area_struct *vma)
+{
+	mem_map_put(vma->vm_private_data);
+}
+
+static vm_fault_t mem_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct neuron_mem_map *map = vma->vm_private_data;
+	struct neuron_device *nd = map->nd;
+	u64 addr = ((u64)vmf->pgoff << PAGE_SHIFT) - NEURON_MEM_MMAP_BASE;
+	struct page *page;
+	vm_fault_t ret;
+
+	mutex_lock(&nd->mem->map_lock);
+	if (map->revoked || addr < map->addr || addr - map->addr >= map->span) {
+		/* freed, or the device is gone: never another allocation's memory */
+		ret = VM_FAULT_SIGBUS;
+	} else {
+		page = nd->ops->mem_page(nd->backend, addr);
+		if (!page) {
+			ret = VM_FAULT_OOM;
+		} else {
+			/* inserted under map_lock: a revocation after this unmaps it */
+			ret = vmf_insert_page(vma, vmf->address, page);
+			put_page(page);
+		}
+	}
+	mutex_unlock(&nd->mem->map_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct mem_vm_ops = {
+	.open = mem_vm_open,
+	.close = mem_vm_close,
+	.fault = mem_vm_fault,
+};
+
+int neuron_mem_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_mem_dev *mem = nd->mem;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	struct neuron_mem_map *map, *fresh;
+	struct neuron_mem_obj *obj;
+	u64 addr;
+	int ret;
+
+	/* the cookie range: every device address of the largest HBM */
+	if (off < NEURON_MEM_MMAP_BASE ||
+	    off - NEURON_MEM_MMAP_BASE >= (u64)U32_MAX * NEURON_MEM_GRANULE)
+		return NEURON_MMAP_NOT_MINE;
+	addr = off - NEURON_MEM_MMAP_BASE;
+	if (!neuron_mem_can_map(nd))
+		return -EINVAL;
+	/* the memory dies with the opener's file: only the opener maps it */
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
+	/* a private copy would not be device memory */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	if (addr >= mem->hbm_size || addr % NEURON_MEM_GRANULE)
+		return -EINVAL;
+
+	/* before the lock: allocating under map_lock would wait on reclaim */
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	mutex_lock(&mem->map_lock);
+	obj = xa_load(&mem->by_start, (unsigned long)(addr / NEURON_MEM_GRANULE));
+	if (mem->maps_dead) {
+		ret = -ENODEV;
+	} else if (!obj || obj->owner != nf || obj->freed) {
+		/* no allocation starts there, or not this file's, or freed */
+		ret = -EINVAL;
+	} else if (len > obj_span(obj)) {
+		ret = -EINVAL;
+	} else {
+		map = obj->map;
+		if (!map) {
+			map = fresh;
+			fresh = NULL;
+			refcount_set(&map->ref, 1);	/* the allocation's */
+			map->nd = nd;
+			map->addr = obj_addr(obj);
+			map->span = obj_span(obj);
+			map->mapping = vma->vm_file->f_mapping;
+			list_add_tail(&map->node, &mem->maps);
+			obj->map = map;
+		}
+		refcount_inc(&map->ref);	/* this vma's */
+		ret = 0;
+	}
+	mutex_unlock(&mem->map_lock);
+	kfree(fresh);
+	if (ret)
+		return ret;
+
+	/*
+	 * Never in another process (VM_DONTCOPY; VM_IO keeps MADV_DOFORK
+	 * out), never executable, never grown; pages are inserted by the
+	 * fault handler (VM_MIXEDMAP: vm_insert_page at fault time).
+	 */
+	neuron_vm_flags_clear(vma, VM_MAYEXEC);
+	neuron_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY | VM_MIXEDMAP);
+	vma->vm_ops = &mem_vm_ops;
+	vma->vm_private_data = map;
+	return 0;
 }
 
 long neuron_mem_ioctl_free(struct neuron_file *nf, void *karg)
@@ -402,6 +637,8 @@ long neuron_mem_ioctl_free(struct neuron_file *nf, void *karg)
 	obj = idx ? xa_erase(&nf->mem_handles, idx) : NULL;
 	if (!obj)
 		return -ENOENT;
+	/* unmapped now: the memory is zeroed and reused once the last user is done */
+	mem_obj_revoke(obj);
 	/* a READ/WRITE or job still using it frees it when done */
 	mem_obj_put(obj, true);
 	return 0;
@@ -564,6 +801,7 @@ void neuron_mem_file_release(struct neuron_file *nf)
 	/* no ioctl of this file runs any more: the table's references are the last */
 	xa_for_each(&nf->mem_handles, idx, obj) {
 		xa_erase(&nf->mem_handles, idx);
+		mem_obj_revoke(obj);
 		mem_obj_put(obj, false);
 		cond_resched();
 	}
@@ -583,6 +821,9 @@ int neuron_mem_init(struct neuron_device *nd)
 	spin_lock_init(&mem->stat_lock);
 	INIT_LIST_HEAD(&mem->procs);
 	INIT_LIST_HEAD(&mem->nodes);
+	mutex_init(&mem->map_lock);
+	xa_init(&mem->by_start);
+	INIT_LIST_HEAD(&mem->maps);
 	if (nd->ops->mem_size && nd->ops->mem_read && nd->ops->mem_write && nd->ops->mem_set)
 		size = nd->ops->mem_size(nd->backend);
 	/* whole granules, at most 2^32 of them (16 TiB) */
@@ -611,6 +852,9 @@ void neuron_mem_free(struct neuron_device *nd)
 		return;
 	/* every file is gone, and with it every allocation */
 	WARN_ON(!list_empty(&mem->procs));
+	WARN_ON(!list_empty(&mem->maps));
+	xa_destroy(&mem->by_start);
+	mutex_destroy(&mem->map_lock);
 	kvfree(mem->bits);
 	mutex_destroy(&mem->lock);
 	kfree(mem);

@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 
 #include <neuron/neuron_ioctl.h>
 
@@ -27,6 +28,7 @@ struct kobject;
 struct neuron_device;
 struct neuron_file;
 struct neuron_job_buf;
+struct vm_area_struct;
 
 /* root stats/memory_usage/host_mem/<name> (facts: nds-sysfs-metrics 2.3c) */
 #define NEURON_MEMSTAT_HOST_CATS	8
@@ -56,6 +58,13 @@ struct neuron_memstat_cell {
  * @nc_dev:	neuron_core<K>/stats/memory_usage/device_mem
  * @nc_dev_cat:	neuron_core<K>/stats/memory_usage/device_mem/<category>
  * @nodes:	the memory_usage sysfs directories (neuron_memstat.c)
+ * @map_lock:	protects @by_start's lookups and removals, @maps, @maps_dead
+ *		and every mapping's state (struct neuron_mem_map, neuron_mem.c);
+ *		taken under mmap_lock (mmap, faults), never held while taking
+ *		gone_sem or mem->lock
+ * @by_start:	first granule -> device allocation, while it lives
+ * @maps:	mapped allocations' mapping state, until revoked
+ * @maps_dead:	the device is gone: every mapping revoked, no new one
  */
 struct neuron_mem_dev {
 	struct mutex lock;
@@ -69,11 +78,26 @@ struct neuron_mem_dev {
 	struct neuron_memstat_cell nc_dev[NEURON_MAX_NC];
 	struct neuron_memstat_cell nc_dev_cat[NEURON_MAX_NC][NEURON_MEM_CAT_COUNT];
 	struct list_head nodes;
+	struct mutex map_lock;
+	struct xarray by_start;
+	struct list_head maps;
+	bool maps_dead;
 };
 
 /* Device creation (after the backend is known) and the device's release. */
 int neuron_mem_init(struct neuron_device *nd);
 void neuron_mem_free(struct neuron_device *nd);
+
+/*
+ * mmap of a device allocation by its cookie (NEURON_MEM_MMAP_OFFSET, UAPI):
+ * NEURON_MMAP_NOT_MINE outside the cookie range. neuron_mem_revoke_all:
+ * the device is gone (after @gone is set, before the backend goes): every
+ * mapping's pages are unmapped and later faults get SIGBUS.
+ */
+int neuron_mem_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
+void neuron_mem_revoke_all(struct neuron_device *nd);
+/* GET_INFO: allocations of this device can be mapped */
+bool neuron_mem_can_map(struct neuron_device *nd);
 
 /* Per open file: its handle table. Release frees everything the file allocated. */
 void neuron_mem_file_init(struct neuron_file *nf);

@@ -105,6 +105,7 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.mem_read = neuron_sim_mem_read,
 	.mem_write = neuron_sim_mem_write,
 	.mem_set = neuron_sim_mem_set,
+	.mem_page = neuron_sim_mem_page,
 	.reset = neuron_sim_reset,
 	.nc_unrecoverable = neuron_sim_nc_unrecoverable,
 	.connected_devices = neuron_sim_topo_links,

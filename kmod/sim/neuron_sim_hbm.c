@@ -11,10 +11,18 @@
  * Blocks are charged to the memory cgroup of the process whose write
  * allocated them (GFP_KERNEL_ACCOUNT) and never warn when memory is short:
  * the write fails with -ENOMEM.
+ *
+ * Each block is a page of its own, so the core can map it into the process
+ * that owns the allocation (backend op mem_page). A block a mapping still
+ * references (a page reference besides the table's) is zeroed in place
+ * rather than given back, so the mapping and the read/write ops never see
+ * two different pages for one address; the core unmaps an allocation
+ * before it zeroes it on free, so freed memory still goes back.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -61,6 +69,18 @@ void neuron_sim_hbm_debugfs_exit(struct neuron_sim_hbm *h)
 	h->debugfs = NULL;
 }
 
+/* Drop the table's reference on a block; a mapping may hold the page a while longer. */
+static void hbm_block_put(u8 *b)
+{
+	put_page(virt_to_page(b));
+}
+
+/* Someone besides the table references the block's page (a mapping). */
+static bool hbm_block_shared(u8 *b)
+{
+	return page_count(virt_to_page(b)) > 1;
+}
+
 void neuron_sim_hbm_clear(struct neuron_sim_hbm *h)
 {
 	unsigned long idx;
@@ -69,7 +89,7 @@ void neuron_sim_hbm_clear(struct neuron_sim_hbm *h)
 	mutex_lock(&h->lock);
 	xa_for_each(&h->blocks, idx, b) {
 		xa_erase(&h->blocks, idx);
-		kfree(b);
+		hbm_block_put(b);
 		cond_resched();
 	}
 	h->present = 0;
@@ -92,17 +112,21 @@ static bool hbm_range_ok(struct neuron_sim_hbm *h, u64 addr, u64 len)
 static u8 *hbm_block(struct neuron_sim_hbm *h, unsigned long idx, bool create)
 {
 	u8 *b = xa_load(&h->blocks, idx);
+	struct page *page;
 	void *old;
 
 	lockdep_assert_held(&h->lock);
 	if (b || !create)
 		return b;
-	b = kzalloc(SIM_HBM_BLOCK, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!b)
+	/* a page of its own (never highmem): mappable by mem_page */
+	page = alloc_pages(GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN,
+			   get_order(SIM_HBM_BLOCK));
+	if (!page)
 		return NULL;
+	b = page_address(page);
 	old = xa_store(&h->blocks, idx, b, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (xa_is_err(old)) {
-		kfree(b);
+		hbm_block_put(b);
 		return NULL;
 	}
 	h->present++;
@@ -178,9 +202,14 @@ int neuron_sim_hbm_set(struct neuron_sim_hbm *h, u64 addr, u8 value, u64 len)
 			unsigned long last = idx + len / SIM_HBM_BLOCK - 1, i = idx;
 
 			while ((b = xa_find(&h->blocks, &i, last, XA_PRESENT))) {
-				xa_erase(&h->blocks, i);
-				kfree(b);
-				h->present--;
+				if (hbm_block_shared(b)) {
+					/* mapped: the same page must stay at the address */
+					memset(b, 0, SIM_HBM_BLOCK);
+				} else {
+					xa_erase(&h->blocks, i);
+					hbm_block_put(b);
+					h->present--;
+				}
 				cond_resched();
 				if (i++ == last)
 					break;
@@ -222,4 +251,22 @@ int neuron_sim_mem_write(void *backend, u64 addr, const void *buf, size_t len)
 int neuron_sim_mem_set(void *backend, u64 addr, u8 value, u64 len)
 {
 	return neuron_sim_hbm_set(&((struct neuron_sim_dev *)backend)->hbm, addr, value, len);
+}
+
+struct page *neuron_sim_mem_page(void *backend, u64 addr)
+{
+	struct neuron_sim_hbm *h = &((struct neuron_sim_dev *)backend)->hbm;
+	struct page *page = NULL;
+	u8 *b;
+
+	if (addr % SIM_HBM_BLOCK || !hbm_range_ok(h, addr, SIM_HBM_BLOCK))
+		return NULL;
+	mutex_lock(&h->lock);
+	b = hbm_block(h, addr / SIM_HBM_BLOCK, true);
+	if (b) {
+		page = virt_to_page(b);
+		get_page(page);
+	}
+	mutex_unlock(&h->lock);
+	return page;
 }

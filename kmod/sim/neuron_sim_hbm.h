@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+struct page;
+
 /**
  * struct neuron_sim_hbm - simulated HBM
  * @lock:	protects @blocks and their contents
@@ -48,5 +50,7 @@ u64 neuron_sim_mem_size(void *backend);
 int neuron_sim_mem_read(void *backend, u64 addr, void *buf, size_t len);
 int neuron_sim_mem_write(void *backend, u64 addr, const void *buf, size_t len);
 int neuron_sim_mem_set(void *backend, u64 addr, u8 value, u64 len);
+/* backend op mem_page: the block's page, referenced, created when absent */
+struct page *neuron_sim_mem_page(void *backend, u64 addr);
 
 #endif /* NEURON_SIM_HBM_H */

@@ -320,6 +320,34 @@ struct neuron_sim_exec {
 /* ---- device memory (issue 14) ----------------------------------------- */
 
 #define NEURON_CAP_MEM		(1ULL << 5)	/* device memory: MEM_* with NEURON_MEM_LOC_DEVICE */
+#define NEURON_CAP_MEM_MMAP	(1ULL << 7)	/* device memory allocations can be mmap()ed */
+
+/*
+ * mmap of a device-memory allocation (NEURON_CAP_MEM_MMAP; issue 25): the
+ * device's HBM as the process sees a memory BAR, without a system call per
+ * access. The mmap offset of an allocation is
+ * NEURON_MEM_MMAP_OFFSET(device_addr), device_addr as MEM_ALLOC returned
+ * it; the mapping starts at the allocation's first byte and is at most its
+ * size rounded up to whole pages (the tail of the last page is the
+ * allocation's own padding, zeroed when it was made: never another
+ * allocation's memory). Only MAP_SHARED, never PROT_EXEC, only by the
+ * process that opened the file, through the file that made the allocation;
+ * not inherited across fork (as NDS slabs and rings). Pages appear on first
+ * touch. Errors: -EINVAL: an offset that is no live device allocation of
+ * this file (a host allocation, another file's or process's, a freed one,
+ * an offset inside one), a length past its rounded size, MAP_PRIVATE;
+ * -EACCES: not the opener; -EPERM: PROT_EXEC; -ENODEV: the device is gone.
+ *
+ * Revocation: MEM_FREE of the allocation, the release of its file and the
+ * device's removal revoke its mappings. Their page table entries are
+ * removed at once and a later access faults: the process gets SIGBUS,
+ * never the memory's next owner's data. A mapping keeps its file open, so
+ * a device reset (which needs every file closed) is refused (-EBUSY) while
+ * one exists, even after the file descriptor is closed. The mapping itself
+ * stays a valid address range until munmap().
+ */
+#define NEURON_MEM_MMAP_BASE	0x10000000000ULL	/* 1 TiB: above the NDS and NQ cookies */
+#define NEURON_MEM_MMAP_OFFSET(device_addr)	(NEURON_MEM_MMAP_BASE + (device_addr))
 
 /* Where an allocation lives. */
 #define NEURON_MEM_LOC_DEVICE	0	/* the device's HBM */
