@@ -4,8 +4,10 @@
  *   - nrt_execute() of an empty model (no tensors, run time 0) on
  *     NeuronCore 0 (NEURON_RT_VISIBLE_CORES=0) vs the raw job ioctl
  *     (NEURON_IOCTL_SIM_EXEC, duration 0) on NeuronCore 1;
- *   - device tensor write + read (nrt_tensor_write/read, MEM_WRITE/READ)
- *     vs memcpy of the same bytes there and back.
+ *   - device tensor write + read (nrt_tensor_write/read: through the
+ *     allocation's mapping since issue 25), and the MEM_WRITE/READ ioctls
+ *     of the same size (the path before it), both against memcpy of
+ *     the same bytes there and back.
  *
  *   vm_bench_app [NEFF] [jobs] [rounds]
  *
@@ -70,7 +72,9 @@ int main(int argc, char **argv)
 	struct neuron_sim_exec raw = { .size = sizeof(raw), .nc = 1 };
 	nrt_tensor_t *t = NULL;
 	nrt_model_t *m = NULL;
-	double api_ns = 1e30, raw_ns = 1e30, api_mbs = 0, cpy_mbs = 0;
+	double api_ns = 1e30, raw_ns = 1e30, api_mbs = 0, cpy_mbs = 0, ioctl_mbs = 0;
+	struct neuron_mem_alloc alloc = { 0 };
+	struct neuron_mem_rw rw = { 0 };
 	uint8_t *buf, *back, *host;
 	size_t size = 0;
 	NRT_STATUS st;
@@ -157,6 +161,35 @@ int main(int argc, char **argv)
 	st = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, TENSOR_BYTES, "bench", &t);
 	if (st != NRT_SUCCESS)
 		return die("nrt_tensor_allocate", st);
+	/* the ioctl path libnrt took before issue 25, on an allocation of its own */
+	alloc.size = sizeof(alloc);
+	alloc.location = NEURON_MEM_LOC_DEVICE;
+	alloc.category = NEURON_MEM_CAT_TENSORS;
+	alloc.bytes = TENSOR_BYTES;
+	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &alloc)) {
+		perror("vm_bench_app: MEM_ALLOC");
+		return 1;
+	}
+	rw.size = sizeof(rw);
+	rw.handle = alloc.handle;
+	rw.bytes = TENSOR_BYTES;
+	for (k = 0; k < 3; k++) {
+		uint64_t t0 = now_ns();
+
+		for (i = 0; i < rounds; i++) {
+			rw.user_ptr = (uintptr_t)buf;
+			if (ioctl(fd, NEURON_IOCTL_MEM_WRITE, &rw))
+				return die("MEM_WRITE", NRT_FAILURE);
+			rw.user_ptr = (uintptr_t)back;
+			if (ioctl(fd, NEURON_IOCTL_MEM_READ, &rw))
+				return die("MEM_READ", NRT_FAILURE);
+		}
+		uint64_t t1 = now_ns();
+		double mb = 2.0 * rounds * TENSOR_BYTES / 1e6;
+
+		if (mb / ((double)(t1 - t0) / 1e9) > ioctl_mbs)
+			ioctl_mbs = mb / ((double)(t1 - t0) / 1e9);
+	}
 	for (k = 0; k < 3; k++) {
 		uint64_t t0 = now_ns();
 
@@ -193,6 +226,9 @@ int main(int argc, char **argv)
 	printf("tensor write+read, 1 MiB:   %10.0f MB/s\n", api_mbs);
 	printf("memcpy there and back:      %10.0f MB/s\n", cpy_mbs);
 	printf("ratio tensor write+read/memcpy (throughput): %.3f\n", api_mbs / cpy_mbs);
+	printf("MEM_WRITE+MEM_READ ioctls:  %10.0f MB/s\n", ioctl_mbs);
+	printf("ratio MEM_WRITE+READ ioctls/memcpy (throughput; the tensor path before issue 25): %.3f\n",
+	       ioctl_mbs / cpy_mbs);
 	nrt_tensor_free(&t);
 	nrt_unload(m);
 	nrt_close();

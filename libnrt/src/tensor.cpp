@@ -5,12 +5,38 @@
 
 #include <nrt/nrt_error_model.h>
 
+#include <ndl/ndl.h>
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
 namespace nrt::tensor {
+
+namespace {
+
+// A forked child has none of its parent's mappings (the driver does not
+// copy them, and the allocations are the parent's): it takes the ioctl
+// path, which refuses it as before.
+std::atomic<bool> forked{false};
+
+void on_fork_child()
+{
+	forked.store(true, std::memory_order_relaxed);
+}
+
+bool mapping_usable(const device_mem &m)
+{
+	return m.map && !forked.load(std::memory_order_relaxed);
+}
+
+} // namespace
 
 tensor_table &tensors()
 {
@@ -26,6 +52,8 @@ set_table &sets()
 
 device_mem::~device_mem()
 {
+	if (map && !forked.load(std::memory_order_relaxed))
+		::munmap(map, map_len);
 	if (!handle || !dev)
 		return;
 	neuron_mem_free arg{};
@@ -53,8 +81,33 @@ NRT_STATUS mem_alloc(std::shared_ptr<rt::device_ctx> dev, uint32_t nc, uint32_t 
 	m->nc = nc;
 	m->handle = arg.handle;
 	m->bytes = bytes;
+	m->device_addr = arg.device_addr;
 	*out = std::move(m);
 	return NRT_SUCCESS;
+}
+
+void mem_map(device_mem &m) noexcept
+{
+	static std::once_flag atfork;
+	const ndl_device_info_t *di = ndl_device_get_info(m.dev->dev);
+
+	if (!di || !(di->capabilities & NEURON_CAP_MEM_MMAP) || forked.load())
+		return;
+	try {
+		std::call_once(atfork, [] { ::pthread_atfork(nullptr, nullptr, on_fork_child); });
+	} catch (...) {
+		return;
+	}
+	long page = ::sysconf(_SC_PAGESIZE);
+	if (page <= 0)
+		return;
+	size_t len = (m.bytes + static_cast<uint64_t>(page) - 1) & ~(static_cast<uint64_t>(page) - 1);
+	void *p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, ndl_device_fd(m.dev->dev),
+			 static_cast<off_t>(NEURON_MEM_MMAP_OFFSET(m.device_addr)));
+	if (p == MAP_FAILED)
+		return;	// the ioctls still work
+	m.map = static_cast<uint8_t *>(p);
+	m.map_len = len;
 }
 
 NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint64_t bytes,
@@ -62,6 +115,17 @@ NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint6
 {
 	if (!bytes)
 		return NRT_SUCCESS;
+	// callers checked the range against the tensor, which lies within @m
+	if (mapping_usable(m) && offset <= m.bytes && bytes <= m.bytes - offset) {
+		uint8_t *at = m.map + offset;
+		if (cmd == NEURON_IOCTL_MEM_READ)
+			std::memcpy(const_cast<void *>(ptr), at, bytes);
+		else if (cmd == NEURON_IOCTL_MEM_WRITE)
+			std::memcpy(at, ptr, bytes);
+		else
+			std::memset(at, static_cast<int>(value), bytes);
+		return NRT_SUCCESS;
+	}
 	neuron_mem_rw arg{};
 	arg.size = sizeof(arg);
 	arg.handle = m.handle;
@@ -173,6 +237,7 @@ NRT_STATUS allocate_device(std::shared_ptr<rt::device_ctx> dev, uint32_t device_
 	st = mem_alloc(std::move(dev), nc, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_TENSORS, size, &m);
 	if (st != NRT_SUCCESS)
 		return st;
+	mem_map(*m);	// tensor reads and writes through the mapping when it works
 	try {
 		t->set_dmem(std::shared_ptr<device_mem>(std::move(m)));
 	} catch (...) {

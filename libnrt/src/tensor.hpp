@@ -21,12 +21,19 @@ struct free_deleter {
 	void operator()(uint8_t *p) const { std::free(p); }
 };
 
-// One driver allocation (MEM_ALLOC), freed with its owner.
+// One driver allocation (MEM_ALLOC), freed with its owner. A device
+// tensor's allocation is also mapped (mem_map) when the driver allows it
+// (NEURON_CAP_MEM_MMAP): reads and writes are then copies through the
+// mapping, as through the device's memory BAR, and the MEM_READ/WRITE/SET
+// ioctls are the fallback (older driver, mmap refused, a forked child).
 struct device_mem {
 	std::shared_ptr<rt::device_ctx> dev;	// keeps the fd open
 	uint32_t nc = 0;
 	uint64_t handle = 0;
 	uint64_t bytes = 0;
+	uint64_t device_addr = 0;
+	uint8_t *map = nullptr;			// the mapping, or null: ioctls
+	size_t map_len = 0;
 
 	device_mem() = default;
 	device_mem(const device_mem &) = delete;
@@ -37,7 +44,9 @@ struct device_mem {
 // MEM_ALLOC of @bytes on @nc of @dev (NRT_SITE_MEM mapping on failure).
 NRT_STATUS mem_alloc(std::shared_ptr<rt::device_ctx> dev, uint32_t nc, uint32_t location,
 		     uint32_t category, uint64_t bytes, std::unique_ptr<device_mem> *out) noexcept;
-// MEM_READ / MEM_WRITE / MEM_SET (cmd) on @m.
+// Map @m (a device allocation) when the driver can; failure leaves the ioctl path.
+void mem_map(device_mem &m) noexcept;
+// MEM_READ / MEM_WRITE / MEM_SET (cmd) on @m, through its mapping when it has one.
 NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint64_t bytes,
 		  const void *ptr, uint32_t value) noexcept;
 

@@ -14,7 +14,9 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -645,6 +647,63 @@ static int bad_input(void)
  * 101: a NeuronCore that took an uncorrectable error refuses every job
  * until the device's reset (which needs the device closed by everyone).
  */
+/* Mappings of device memory allocations in this process (/proc/self/maps). */
+static int devmem_maps(void)
+{
+	unsigned long long off;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "/dev/neuron") &&
+		    sscanf(line, "%*x-%*x %*4s %llx", &off) == 1 && off >= NEURON_MEM_MMAP_BASE)
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * Device tensor I/O goes through a mapping of the allocation (issue 25):
+ * one mapping per device tensor while it lives, and reads, writes,
+ * memset, slices and device-to-device copies give the bytes the
+ * simulated NeuronCore sees (outputs_checked runs models over them).
+ */
+static int tensor_io_mapped(void)
+{
+	enum { N = 10000 };
+	static uint8_t w[N], r[N];
+	nrt_tensor_t *d = NULL, *d2 = NULL, *sl = NULL;
+	int before = devmem_maps(), i;
+
+	VT_ASSERT(before >= 0, "/proc/self/maps");
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, N, "mapped", &d), NRT_SUCCESS);
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, N, "mapped2", &d2), NRT_SUCCESS);
+	VT_ASSERT(devmem_maps() == before + 2, "device tensors not mapped: %d -> %d", before,
+		  devmem_maps());
+	for (i = 0; i < N; i++)
+		w[i] = (uint8_t)(i * 31 + 7);
+	EXPECT(nrt_tensor_write(d, w, 0, N), NRT_SUCCESS);
+	EXPECT(nrt_tensor_read(d, r, 0, N), NRT_SUCCESS);
+	VT_ASSERT(!memcmp(w, r, N), "read back differs");
+	/* across a page boundary, through a slice */
+	EXPECT(nrt_tensor_allocate_slice(d, 4000, 200, "slice", &sl), NRT_SUCCESS);
+	EXPECT(nrt_tensor_write(sl, "abcdefgh", 90, 8), NRT_SUCCESS);
+	EXPECT(nrt_tensor_memset(d, 8000, 0xc3, 1500), NRT_SUCCESS);
+	memcpy(w + 4090, "abcdefgh", 8);
+	memset(w + 8000, 0xc3, 1500);
+	EXPECT(nrt_tensor_copy(d, 0, d2, 0, N), NRT_SUCCESS);
+	EXPECT(nrt_tensor_read(d2, r, 0, N), NRT_SUCCESS);
+	VT_ASSERT(!memcmp(w, r, N), "slice write, memset or copy differ");
+	nrt_tensor_free(&sl);
+	nrt_tensor_free(&d);
+	nrt_tensor_free(&d2);
+	VT_ASSERT(devmem_maps() == before, "mappings left after free: %d", devmem_maps());
+	return 0;
+}
+
 static int st101_unit_unrecoverable(void)
 {
 	nrt_model_t *m;
@@ -775,6 +834,7 @@ int main(int argc, char **argv)
 		VT_CASE(outputs_checked),
 		VT_CASE(profile_executions),
 		VT_CASE(bad_input),
+		VT_CASE(tensor_io_mapped),
 		VT_CASE(st101_unit_unrecoverable),
 		VT_CASE(close_frees_device_tensors),
 		VT_CASE(st14_closed),

@@ -6,15 +6,19 @@
  * and of another process, exhaustion (-ENOMEM), release on exit, the
  * memory_usage sysfs counters moved by exactly each allocation, the
  * SIM_EXEC_MODEL operations, and a NeuronCore made unusable by an
- * uncorrectable error until the device's reset.
+ * uncorrectable error until the device's reset; mappings of device
+ * allocations: coherent with the ioctls, bounded, the owner's only, and
+ * revoked (SIGBUS) on free and removal (issue 25).
  *
  * Expects the module loaded with sim_devices=2 sim_nc_per_device=2
  * sim_hbm_mb=16 and nothing else using the devices.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -1096,6 +1100,294 @@ static int nc_unrecoverable_until_reset(void)
 	return 0;
 }
 
+/* ---- mappings of device allocations (issue 25) ---------------------------------- */
+
+#define PG	4096UL
+
+/* MEM_ALLOC of device memory on NeuronCore 0: handle and device address. */
+static int dev_alloc(int fd, uint64_t bytes, uint64_t *handle, uint64_t *addr)
+{
+	struct neuron_mem_alloc a;
+
+	alloc_init(&a, 0, NEURON_MEM_LOC_DEVICE, NEURON_MEM_CAT_TENSORS, bytes);
+	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a))
+		return -errno;
+	*handle = a.handle;
+	*addr = a.device_addr;
+	return 0;
+}
+
+/* mmap at the allocation @addr (+@skip bytes): the mapping, or NULL with errno. */
+static uint8_t *mem_map(int fd, uint64_t addr, uint64_t skip, size_t len, int prot, int flags)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, (off_t)(NEURON_MEM_MMAP_OFFSET(addr) + skip));
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static sigjmp_buf probe_jmp;
+
+static void probe_handler(int sig)
+{
+	siglongjmp(probe_jmp, sig);
+}
+
+/*
+ * Touch @p (read, or write @v when @write): 0 when the access completed,
+ * else the signal it raised (SIGBUS, SIGSEGV). *@got: the byte read.
+ */
+static int probe(volatile uint8_t *p, int write, uint8_t v, uint8_t *got)
+{
+	struct sigaction sa, obus, osegv;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = probe_handler;
+	sigaction(SIGBUS, &sa, &obus);
+	sigaction(SIGSEGV, &sa, &osegv);
+	sig = sigsetjmp(probe_jmp, 1);
+	if (!sig) {
+		if (write)
+			*p = v;
+		else if (got)
+			*got = *p;
+		else
+			(void)*p;
+	}
+	sigaction(SIGBUS, &obus, NULL);
+	sigaction(SIGSEGV, &osegv, NULL);
+	return sig;
+}
+
+/*
+ * The capability, and data through the mapping and through the ioctls are
+ * the same bytes, both ways, on every page and the partial last one.
+ */
+static int map_coherent_with_ioctls(void)
+{
+	const uint64_t bytes = 3 * PG + 100;
+	struct neuron_info info;
+	uint8_t *m, *buf;
+	uint64_t h, addr, i;
+	int fd = vt_open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_GET_INFO, &info) == 0, "GET_INFO");
+	VT_ASSERT(info.capabilities & NEURON_CAP_MEM_MMAP, "no NEURON_CAP_MEM_MMAP");
+	VT_ASSERT(dev_alloc(fd, bytes, &h, &addr) == 0, "alloc");
+	m = mem_map(fd, addr, 0, 4 * PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap of the whole allocation: %s", strerror(errno));
+	buf = malloc(bytes);
+	VT_ASSERT(buf, "malloc");
+	VT_ASSERT(all_bytes(m, 4 * PG, 0), "a new mapping is not zero");
+	for (i = 0; i < bytes; i++)
+		m[i] = (uint8_t)(i * 7 + 1);
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, 0, bytes, buf) == 0, "MEM_READ");
+	for (i = 0; i < bytes; i++)
+		VT_ASSERT(buf[i] == (uint8_t)(i * 7 + 1), "MEM_READ byte %llu differs from the mapping",
+			  (unsigned long long)i);
+	for (i = 0; i < bytes; i++)
+		buf[i] = (uint8_t)(i * 13 + 5);
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_WRITE, h, 0, bytes, buf) == 0, "MEM_WRITE");
+	VT_ASSERT(!memcmp(m, buf, bytes), "the mapping misses a MEM_WRITE");
+	VT_ASSERT(mem_set(fd, h, PG, PG, 0) == 0, "MEM_SET 0 of a whole page");
+	VT_ASSERT(all_bytes(m + PG, PG, 0), "the mapping misses a MEM_SET to zero");
+	m[PG + 9] = 0x77;
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h, PG + 9, 1, buf) == 0 && buf[0] == 0x77,
+		  "a write through the mapping after MEM_SET 0 is lost");
+	free(buf);
+	munmap(m, 4 * PG);
+	VT_ASSERT(mem_free(fd, h) == 0, "free");
+	close(fd);
+	return 0;
+}
+
+/* Offsets, lengths and flags outside one whole allocation are refused. */
+static int map_bounds_and_flags(void)
+{
+	uint64_t ha, hb, a, b;
+	uint8_t buf[PG];
+	uint8_t *m;
+	int fd = vt_open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(dev_alloc(fd, 2 * PG - 1, &ha, &a) == 0, "alloc a");
+	VT_ASSERT(dev_alloc(fd, PG, &hb, &b) == 0, "alloc b");
+	VT_ASSERT(b == a + 2 * PG, "b right after a (first fit): a %llx b %llx",
+		  (unsigned long long)a, (unsigned long long)b);
+	errno = 0;
+	VT_ASSERT(!mem_map(fd, a, 0, 3 * PG, PROT_READ, MAP_SHARED) && errno == EINVAL,
+		  "a length past the allocation: %s", strerror(errno));
+	errno = 0;
+	VT_ASSERT(!mem_map(fd, a, PG, PG, PROT_READ, MAP_SHARED) && errno == EINVAL,
+		  "an offset inside the allocation: %s", strerror(errno));
+	errno = 0;
+	VT_ASSERT(!mem_map(fd, a, 0, PG, PROT_READ | PROT_WRITE, MAP_PRIVATE) && errno == EINVAL,
+		  "MAP_PRIVATE: %s", strerror(errno));
+	errno = 0;
+	VT_ASSERT(!mem_map(fd, a, 0, PG, PROT_READ | PROT_EXEC, MAP_SHARED) && errno == EPERM,
+		  "PROT_EXEC: %s", strerror(errno));
+	errno = 0;
+	VT_ASSERT(!mem_map(fd, HBM, 0, PG, PROT_READ, MAP_SHARED) && errno == EINVAL,
+		  "past the HBM: %s", strerror(errno));
+	errno = 0;
+	VT_ASSERT(!mem_map(fd, a + 8 * PG, 0, PG, PROT_READ, MAP_SHARED) && errno == EINVAL,
+		  "no allocation there: %s", strerror(errno));
+	/* a shorter mapping is fine; it never grows */
+	m = mem_map(fd, a, 0, PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap of the first page: %s", strerror(errno));
+	VT_ASSERT(mremap(m, PG, 3 * PG, MREMAP_MAYMOVE) == MAP_FAILED, "mremap grew the mapping");
+	munmap(m, PG);
+	/* the whole span: the padding past 2 * PG - 1 is a's own, b stays untouched */
+	m = mem_map(fd, a, 0, 2 * PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap of the whole allocation: %s", strerror(errno));
+	memset(m, 0xee, 2 * PG);
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, hb, 0, PG, buf) == 0 && all_bytes(buf, PG, 0),
+		  "writing all of a's mapping changed b");
+	munmap(m, 2 * PG);
+	VT_ASSERT(mem_free(fd, ha) == 0 && mem_free(fd, hb) == 0, "free");
+	close(fd);
+	return 0;
+}
+
+/* Only the owner, through the file that made the allocation; never across fork. */
+static int map_other_file_or_process_refused(void)
+{
+	uint64_t h, addr;
+	uint8_t *m;
+	pid_t pid;
+	int fd = vt_open_dev(0), fd2 = vt_open_dev(0), st = 0;
+
+	VT_ASSERT(fd >= 0 && fd2 >= 0, "open");
+	VT_ASSERT(dev_alloc(fd, PG, &h, &addr) == 0, "alloc");
+	errno = 0;
+	VT_ASSERT(!mem_map(fd2, addr, 0, PG, PROT_READ, MAP_SHARED) && errno == EINVAL,
+		  "another file of the same process mapped it: %s", strerror(errno));
+	m = mem_map(fd, addr, 0, PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap: %s", strerror(errno));
+	m[0] = 0x42;
+	pid = fork();
+	if (pid == 0) {
+		int own = vt_open_dev(0);
+		void *p;
+
+		/* the parent's mapping is not in the child */
+		if (probe(m, 0, 0, NULL) != SIGSEGV)
+			_exit(10);
+		/* the parent's file: not the opener */
+		p = mmap(NULL, PG, PROT_READ, MAP_SHARED, fd, (off_t)NEURON_MEM_MMAP_OFFSET(addr));
+		if (p != MAP_FAILED || errno != EACCES)
+			_exit(11);
+		/* its own file: not its allocation */
+		p = mmap(NULL, PG, PROT_READ, MAP_SHARED, own, (off_t)NEURON_MEM_MMAP_OFFSET(addr));
+		if (own < 0 || p != MAP_FAILED || errno != EINVAL)
+			_exit(12);
+		_exit(0);
+	}
+	VT_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
+	VT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: status %d (10: parent's mapping inherited, 11: parent's file, 12: own file)",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	VT_ASSERT(m[0] == 0x42, "the parent's mapping changed");
+	munmap(m, PG);
+	VT_ASSERT(mem_free(fd, h) == 0, "free");
+	close(fd2);
+	close(fd);
+	return 0;
+}
+
+/*
+ * MEM_FREE revokes: the old mapping faults (SIGBUS), also once the same
+ * granules belong to a new allocation with data in it; its pages go back.
+ */
+static int map_use_after_free_sigbus(void)
+{
+	uint64_t h, addr, h2, addr2, blocks0, blocks1;
+	uint8_t *m, buf[PG];
+	int fd = vt_open_dev(0);
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(vt_read_u64(HBM_BLOCKS, &blocks0) == 0, "hbm_blocks");
+	VT_ASSERT(dev_alloc(fd, 2 * PG, &h, &addr) == 0, "alloc");
+	m = mem_map(fd, addr, 0, 2 * PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap: %s", strerror(errno));
+	memset(m, 0x33, 2 * PG);
+	VT_ASSERT(vt_read_u64(HBM_BLOCKS, &blocks1) == 0 && blocks1 == blocks0 + 2,
+		  "hbm_blocks %llu -> %llu", (unsigned long long)blocks0, (unsigned long long)blocks1);
+	VT_ASSERT(mem_free(fd, h) == 0, "free");
+	VT_ASSERT(probe(m, 0, 0, NULL) == SIGBUS, "read after free: no SIGBUS");
+	VT_ASSERT(probe(m + PG, 1, 1, NULL) == SIGBUS, "write after free: no SIGBUS");
+	VT_ASSERT(vt_read_u64(HBM_BLOCKS, &blocks1) == 0 && blocks1 == blocks0,
+		  "the freed pages stayed: hbm_blocks %llu -> %llu", (unsigned long long)blocks0,
+		  (unsigned long long)blocks1);
+	/* the same granules, someone else's data now */
+	VT_ASSERT(dev_alloc(fd, 2 * PG, &h2, &addr2) == 0 && addr2 == addr, "realloc at %llx",
+		  (unsigned long long)addr);
+	memset(buf, 0x99, sizeof(buf));
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_WRITE, h2, 0, PG, buf) == 0, "MEM_WRITE new");
+	VT_ASSERT(probe(m, 0, 0, NULL) == SIGBUS, "the old mapping reaches the new allocation");
+	VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_READ, h2, PG, PG, buf) == 0 && all_bytes(buf, PG, 0),
+		  "the new allocation holds the old data");
+	munmap(m, 2 * PG);
+	VT_ASSERT(mem_free(fd, h2) == 0, "free new");
+	close(fd);
+	return 0;
+}
+
+/* Removal revokes: SIGBUS, and munmap and close still work. */
+static int map_removal_sigbus(void)
+{
+	uint64_t h, addr;
+	uint8_t *m, got = 0;
+	int fd, idx;
+
+	VT_ASSERT(vt_sim_new(8, 1) == 0, "new_device 8");
+	idx = vt_sim_index(8);
+	VT_ASSERT(idx >= 0, "neuron_index");
+	fd = vt_open_dev(idx);
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(dev_alloc(fd, PG, &h, &addr) == 0, "alloc");
+	m = mem_map(fd, addr, 0, PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap: %s", strerror(errno));
+	m[5] = 0x5c;
+	VT_ASSERT(probe(m + 5, 0, 0, &got) == 0 && got == 0x5c, "read back");
+	VT_ASSERT(vt_sim_del(8) == 0, "del_device 8");
+	VT_ASSERT(probe(m + 5, 0, 0, NULL) == SIGBUS, "read after removal: no SIGBUS");
+	errno = 0;
+	VT_ASSERT(!mem_map(fd, addr, 0, PG, PROT_READ, MAP_SHARED) && errno == ENODEV,
+		  "mmap after removal: %s", strerror(errno));
+	VT_ASSERT(munmap(m, PG) == 0, "munmap");
+	close(fd);
+	return 0;
+}
+
+/*
+ * A reset needs every file closed; a mapping holds its file, so the reset
+ * is refused while it lives, even with the descriptor closed, and the data
+ * stays. After munmap the reset goes through.
+ */
+static int map_blocks_reset(void)
+{
+	char reset[128];
+	uint64_t h, addr;
+	uint8_t *m, got = 0;
+	int fd = vt_open_dev(1);
+
+	VT_ASSERT(fd >= 0, "open");
+	snprintf(reset, sizeof(reset), DEV_SYSFS "/reset", 1);
+	VT_ASSERT(dev_alloc(fd, PG, &h, &addr) == 0, "alloc");
+	m = mem_map(fd, addr, 0, PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap: %s", strerror(errno));
+	m[0] = 0xa5;
+	close(fd);
+	VT_ASSERT(vt_write_file(reset, "1") == -EBUSY, "reset with a live mapping");
+	VT_ASSERT(probe(m, 0, 0, &got) == 0 && got == 0xa5, "the mapping after a refused reset");
+	VT_ASSERT(munmap(m, PG) == 0, "munmap");
+	VT_ASSERT(vt_write_file(reset, "1") == 0, "reset after munmap");
+	return 0;
+}
+
 int main(void)
 {
 	static const struct vt_case cases[] = {
@@ -1120,6 +1412,12 @@ int main(void)
 		VT_CASE(concurrent_use),
 		VT_CASE(removal_not_blocked_by_mem_write_fault),
 		VT_CASE(nc_unrecoverable_until_reset),
+		VT_CASE(map_coherent_with_ioctls),
+		VT_CASE(map_bounds_and_flags),
+		VT_CASE(map_other_file_or_process_refused),
+		VT_CASE(map_use_after_free_sigbus),
+		VT_CASE(map_removal_sigbus),
+		VT_CASE(map_blocks_reset),
 	};
 
 	return vt_run("vm_mem", cases, VT_COUNT(cases));
