@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,7 +24,8 @@ namespace {
 
 // A forked child has none of its parent's mappings (the driver does not
 // copy them, and the allocations are the parent's): it takes the ioctl
-// path, which refuses it as before.
+// path, which refuses it as before (and never copies to whatever the child
+// mapped at the old address).
 std::atomic<bool> forked{false};
 
 void on_fork_child()
@@ -34,6 +36,25 @@ void on_fork_child()
 bool mapping_usable(const device_mem &m)
 {
 	return m.map && !forked.load(std::memory_order_relaxed);
+}
+
+/*
+ * One copy between the mapping at @at and the caller's @buf, done by the
+ * kernel on this process's memory (process_vm_readv/writev on itself): a
+ * bad @buf (unmapped, read-only) or a revoked mapping (freed, device
+ * removed) is a failed call, never a signal, and the caller's ioctl path
+ * then reports it exactly as before. The caller's buffer is the "remote"
+ * side (the kernel checks its access), the mapping the local one.
+ */
+bool mapped_copy(uint8_t *at, const void *buf, uint64_t bytes, bool read)
+{
+	// never in a forked child (mapping_usable), so the first caller's pid is ours
+	static const pid_t self = ::getpid();
+	iovec local{at, bytes};
+	iovec remote{const_cast<void *>(buf), bytes};
+	ssize_t n = read ? ::process_vm_writev(self, &local, 1, &remote, 1, 0)
+			 : ::process_vm_readv(self, &local, 1, &remote, 1, 0);
+	return n >= 0 && static_cast<uint64_t>(n) == bytes;
 }
 
 } // namespace
@@ -116,16 +137,10 @@ NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint6
 	if (!bytes)
 		return NRT_SUCCESS;
 	// callers checked the range against the tensor, which lies within @m
-	if (mapping_usable(m) && offset <= m.bytes && bytes <= m.bytes - offset) {
-		uint8_t *at = m.map + offset;
-		if (cmd == NEURON_IOCTL_MEM_READ)
-			std::memcpy(const_cast<void *>(ptr), at, bytes);
-		else if (cmd == NEURON_IOCTL_MEM_WRITE)
-			std::memcpy(at, ptr, bytes);
-		else
-			std::memset(at, static_cast<int>(value), bytes);
+	if (cmd != NEURON_IOCTL_MEM_SET && mapping_usable(m) && offset <= m.bytes &&
+	    bytes <= m.bytes - offset && mapped_copy(m.map + offset, ptr, bytes,
+						     cmd == NEURON_IOCTL_MEM_READ))
 		return NRT_SUCCESS;
-	}
 	neuron_mem_rw arg{};
 	arg.size = sizeof(arg);
 	arg.handle = m.handle;
