@@ -64,7 +64,8 @@ typedef struct ndl_copy_buf {
  * connected_devices file), and hbm_size: the device memory in bytes
  * (GET_INFO's hbm_size; 0 on a device without any). device_revision,
  * csr_*, cpy_bufs and the other hbm_* fields stay zero: this driver maps
- * no BARs and no HBM into processes.
+ * no BARs and never the whole HBM into processes (each device allocation
+ * on its own, NEURON_CAP_MEM_MMAP, which libnrt uses for tensor copies).
  * @context is the library's: it starts with an ndl_device_info_t.
  */
 typedef struct ndl_device {
