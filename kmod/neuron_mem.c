@@ -261,6 +261,8 @@ void neuron_mem_put_locked(struct neuron_mem_obj *obj)
 	mem_obj_put(obj, true);
 }
 
+static void mem_obj_revoke(struct neuron_mem_obj *obj);
+
 static u32 handle_index(const struct neuron_file *nf, u64 handle)
 {
 	/* 0 (never an index) for a handle of another file */
@@ -430,10 +432,15 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 	return 0;
 
 err_mem:
-	if (obj->location == NEURON_MEM_LOC_HOST)
+	if (obj->location == NEURON_MEM_LOC_HOST) {
 		vfree(obj->host);
-	else
-		xa_erase(&nd->mem->by_start, obj->start);	/* never seen: unmapped */
+	} else {
+		/* another thread of the file may have mapped it already */
+		mem_obj_revoke(obj);
+		mutex_lock(&nd->mem->map_lock);
+		xa_erase(&nd->mem->by_start, obj->start);
+		mutex_unlock(&nd->mem->map_lock);
+	}
 err_unreserve:
 	mem_obj_unreserve(nd, obj);
 err_free:
