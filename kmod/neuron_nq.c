@@ -89,22 +89,30 @@ static void nq_account(struct neuron_device *nd, struct neuron_nq *q, bool add)
 			       q->map_size, add);
 }
 
-static void nq_free(struct neuron_device *nd, struct neuron_nq *q)
+/*
+ * Drop a reference: the ring table's (when it lets the ring go) or a
+ * mapping's. The last one frees the ring.
+ */
+static void nq_put(struct neuron_nq *q)
 {
-	if (!q)
+	if (!q || !refcount_dec_and_test(&q->refs))
 		return;
-	nq_account(nd, q, false);
+	nq_account(q->nd, q, false);
 	/* pages still mapped somewhere keep their own references */
 	vfree(q->mem);
 	kfree(q);
 }
 
-/* The ring's mappings, counted so a mapped ring is never released. */
+/*
+ * The ring's mappings, counted so a mapped ring is never released by its
+ * owner, and each holding a reference for a ring taken back while mapped.
+ */
 static void nq_vm_open(struct vm_area_struct *vma)
 {
 	struct neuron_nq *q = vma->vm_private_data;
 
 	atomic_inc(&q->maps);
+	refcount_inc(&q->refs);
 }
 
 static void nq_vm_close(struct vm_area_struct *vma)
@@ -112,6 +120,7 @@ static void nq_vm_close(struct vm_area_struct *vma)
 	struct neuron_nq *q = vma->vm_private_data;
 
 	atomic_dec(&q->maps);
+	nq_put(q);
 }
 
 static const struct vm_operations_struct nq_vm_ops = {
@@ -188,6 +197,8 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
 			goto out;
 		}
 		q->owner = tgid;
+		q->nd = nd;
+		refcount_set(&q->refs, 1);
 		q->nc = arg.nc;
 		q->ring_size = arg.ring_size;
 		q->map_size = map_size;
@@ -243,7 +254,7 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg)
 		*slot = NULL;
 	}
 	mutex_unlock(&nqd->lock);
-	nq_free(nd, q);
+	nq_put(q);
 	return ret;
 }
 
@@ -426,7 +437,7 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 	}
 	mutex_unlock(&nqd->lock);
 	for (i = 0; i < n; i++)
-		nq_free(nf->nd, doomed[i]);
+		nq_put(doomed[i]);
 	return ret;
 }
 
@@ -489,7 +500,7 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 		list_add_tail(&t->node, &nqd->taken);
 	}
 	t->nc_map |= BIT(arg.nc);
-	/* a mapped ring keeps its pages (nq_free) and sees no new entry */
+	/* a mapped ring lives on until its last unmap, with no new entry */
 	for (i = 0; i < NEURON_NQ_PER_NC; i++) {
 		doomed[n] = nqd->rings[arg.nc][i];
 		if (doomed[n]) {
@@ -504,7 +515,7 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 	mutex_unlock(&nqd->lock);
 
 	for (i = 0; i < n; i++)
-		nq_free(nd, doomed[i]);
+		nq_put(doomed[i]);
 	neuron_nds_take_back(nd, owner, arg.nc);
 	core_describe(owner, from, sizeof(from));
 	core_describe(task_tgid(current), by, sizeof(by));
@@ -547,7 +558,7 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 		}
 		mutex_unlock(&nqd->lock);
 		for (i = 0; i < n; i++)
-			nq_free(nd, doomed[i]);
+			nq_put(doomed[i]);
 	}
 	mutex_lock(&nqd->lock);
 	taken = core_taken_of(nqd, tgid);
@@ -589,7 +600,7 @@ void neuron_nq_free(struct neuron_device *nd)
 		return;
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
 		for (i = 0; i < NEURON_NQ_PER_NC; i++)
-			nq_free(nd, nqd->rings[nc][i]);
+			nq_put(nqd->rings[nc][i]);
 	/* every process's last close came first: normally nothing is left */
 	list_for_each_entry_safe(t, next, &nqd->taken, node)
 		kfree(t);

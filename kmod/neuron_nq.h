@@ -11,6 +11,7 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 
 #include <neuron/neuron_nq.h>
@@ -36,6 +37,11 @@ struct vm_area_struct;
  * @maps:	live mappings (vm_ops open/close); NQ_RELEASE and CORE_RELEASE
  *		refuse a mapped ring (-EBUSY), so a ring's memory is never
  *		pinned by a mapping after the driver let it go
+ * @refs:	the ring table's reference and one per mapping: CORE_TAKE_BACK
+ *		takes a mapped ring out of the table, and the last unmap
+ *		frees it (and ends its accounting)
+ * @nd:		its device (alive while a mapping is: the mapping holds a
+ *		file, the file the device)
  * @prod:	producer state (device side)
  */
 struct neuron_nq {
@@ -45,6 +51,8 @@ struct neuron_nq {
 	size_t map_size;
 	void *mem;
 	atomic_t maps;
+	refcount_t refs;
+	struct neuron_device *nd;
 	struct neuron_nq_producer prod;
 };
 

@@ -8,8 +8,18 @@
 # NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
 # the Prometheus series).
 SUITE=tools
-PLAN=84
+PLAN=105
+# The holders block's second half drives neuron-ls through a libnrt
+# application (userspace: JSON, table, --take-back; about 15 s under TCG);
+# vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
+# leaves that half out (make check sets it on the kernels other than the
+# default one, for time).
+if [ "${VM_TOOLS_HOLDERS:-1}" = 0 ]; then
+	PLAN=$((PLAN - 11))
+	TOOLS_HOLDERS_SKIPPED=1
+fi
 . /tests/lib.sh
+[ -z "$TOOLS_HOLDERS_SKIPPED" ] || echo "# VM_TOOLS_HOLDERS=0: neuron-ls --take-back through a libnrt application is not run here"
 
 LS=/tests/neuron-ls
 DOC=/tests/neuron-doctor
@@ -254,6 +264,46 @@ exec 5<&-
 check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok|device 1 health ok reason none previous needs_reset|device 1 health needs_reset reason nc_unrecoverable previous ok|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok|device 1 health ok reason none previous needs_reset|device 1 core 1 health ok reason none previous needs_reset|device 1 health degraded reason fw_not_answering previous ok|device 1 health ok reason none previous degraded|" \
 	"$(sed 's/ ts_ns [0-9]*$//' $TMP/hev | tr '\n' '|')"
 check_eq health-events-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/hev)"
+
+# ---- who holds each NeuronCore, and root taking one back ----------------
+# vm_holders: the raw ioctls (a forked child of a dead reserver, pid
+# namespaces, non-root, a stuck holder's later calls, its counts)
+run_prog /tests/vm_holders
+# the same through the tools, with a libnrt application as the holder
+if [ -z "$TOOLS_HOLDERS_SKIPPED" ]; then
+rm -f $TMP/tb.in; mkfifo $TMP/tb.in
+[ -e /sys/fs/cgroup/cgroup.controllers ] || mount -t cgroup2 none /sys/fs/cgroup
+mkdir -p /sys/fs/cgroup/tbjob
+NEURON_RT_VISIBLE_CORES=1 $APP 0 1 1 1 < $TMP/tb.in > $TMP/tb.out 2>&1 &
+tb=$!
+exec 4> $TMP/tb.in
+wait_for tb-app-ready 20000 grep -q '^ready' $TMP/tb.out
+echo $tb > /sys/fs/cgroup/tbjob/cgroup.procs
+$LS -j > $TMP/tb.json
+jq_batch $TMP/tb.json '
+	.[0].neuroncores[1] as $c |
+	"held \($c.held) \($c.reserved_by.pid) \($c.reserved_by.exited) \($c.reserved_by.hidden)",
+	"holders \($c.holders | map("\(.pid) \(.cgroup)") | join(","))",
+	"age \(($c.held_seconds | type) == "number" and $c.held_seconds >= 0 and $c.held_seconds < 600)",
+	"since \($c.since | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))",
+	"free \(.[0].neuroncores[0].held) \(.[1].neuroncores | map(.held) | tojson)"'
+check_eq holders-ls-json "true $tb false false" "$(jv held)"
+check_eq holders-ls-json-cgroup "$tb /tbjob" "$(jv holders)"
+check_eq holders-ls-json-since "true true" "$(jv age) $(jv since)"
+check_eq holders-ls-json-free "false [false,false]" "$(jv free)"
+check holders-ls-table sh -c "$LS | grep -qE '^1 +0 +[0-9T:-]+Z +[0-9a-z]+ +$tb +$tb .*vm_tools_app.* \[/tbjob\]\$'"
+mark
+check_eq holders-take-back "neuron-ls: NeuronCore 1 of /dev/neuron0 taken back from pid $tb" \
+	"$($LS --take-back 0:1 2>&1)"
+check holders-take-back-log sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE 'neuron0: NeuronCore 1 taken back from pid $tb \(vm_tools_app\) by pid [0-9]+ \(neuron-ls\) \(uid 0\)\$'"
+check_fails holders-take-back-free 1 "is not held by any process" $LS --take-back 0:1
+check_fails holders-take-back-usage 2 "is not DEVICE:CORE" $LS --take-back 0
+# the application's next job on the core: NRT_EXEC_NC_BUSY (1005)
+exec 4>&-
+wait $tb
+check_eq holders-app-after "0 status 0|status 1005|" "$? $(grep '^status' $TMP/tb.out | tr '\n' '|')"
+rmdir /sys/fs/cgroup/tbjob
+fi
 
 check unload unload
 finish
