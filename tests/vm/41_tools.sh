@@ -8,7 +8,7 @@
 # NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
 # the Prometheus series).
 SUITE=tools
-PLAN=88
+PLAN=92
 . /tests/lib.sh
 
 LS=/tests/neuron-ls
@@ -268,6 +268,18 @@ echo none > $DBG/neuron1/fw/fault
 check health-fw-post-answers sh -c "echo 1 > $DBG/neuron1/fw/post_now"
 wait_for health-fw-ok 3000 health_is $H "ok none"
 echo 1000 > $PAR/fwio_timeout_ms
+# a reset that fails (inject/reset_fail; after the eight events the
+# monitors take): INVALID, failed; neuron-doctor names the device and
+# what to do (exit 2); the next reset brings it back
+echo 1 > $DBG/neuron1/inject/reset_fail
+check_fails health-reset-fails 1 "Input/output error" sh -c "echo 1 > $H/reset"
+check_eq health-reset-failed "invalid 2 failed reset_failed" "$(cat $H/state) $(cat $H/reset) $(hl $H)"
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-reset-failed "2 neuron-doctor: state: reload the driver or reboot (sudo modprobe -r neuron && sudo modprobe neuron); a write to /sys/class/neuron_device/neuron1/reset retries the reset 1" \
+	"$rc $(head -n 1 $TMP/doc) $(grep -c '^\[error\] state: neuron1 did not come back from reset (state: invalid; opens fail with EINVAL) -> ' $TMP/doc)"
+check_eq health-reset-retry-ok "ready ok none 0" \
+	"$(echo 1 > $H/reset; cat $H/state) $(hl $H) $(cat $DBG/neuron1/inject/reset_fail)"
 # the eight changes, in order, on the netlink errors group
 wait $hmon
 check_eq health-monitor-exit 0 $?
