@@ -712,8 +712,9 @@ inline std::string cores_on_devices(const std::vector<device> &devs, uint32_t fi
 }
 
 // The device indexes below the highest that the driver does not have
-// ("neuron0, neuron2 to neuron4"): removed, or failed to come up. The NeuronCores are
-// numbered over the devices present, so those after a gap moved down.
+// ("neuron0, neuron2 to neuron4"): removed, or failed to come up. The
+// NeuronCores are numbered over the devices present, so those after a gap
+// moved down.
 inline std::string missing_devices(const std::vector<device> &devs)
 {
 	std::string o;
