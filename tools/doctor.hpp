@@ -69,6 +69,9 @@ struct finding {
 	severity sev;
 	std::string detail;
 	std::string action;	// "" when there is nothing to do
+	// about the past (errors counted before the last reset): a warning
+	// still, but the first broken link only when no current one is found
+	bool past = false;
 };
 
 struct device {
@@ -687,6 +690,44 @@ inline std::optional<uint32_t> total_cores(const std::vector<device> &devs)
 	return t;
 }
 
+// Where the NeuronCores [first, first + count) are, in each device's own
+// numbering: "neuron0's NeuronCore 1, neuron1's NeuronCores 0-1" (devices
+// with an unknown core_count are left out).
+inline std::string cores_on_devices(const std::vector<device> &devs, uint32_t first, uint32_t count)
+{
+	std::string o;
+	uint64_t end = static_cast<uint64_t>(first) + count;
+	for (auto &d : devs) {
+		if (d.cores <= 0)
+			continue;
+		uint64_t lo = std::max<uint64_t>(first, static_cast<uint64_t>(d.first_nc));
+		uint64_t hi = std::min<uint64_t>(end, static_cast<uint64_t>(d.first_nc) + static_cast<uint64_t>(d.cores));
+		if (lo >= hi)
+			continue;
+		uint32_t n = static_cast<uint32_t>(hi - lo);
+		o += (o.empty() ? "" : ", ") + std::string("neuron") + std::to_string(d.index) + "'s NeuronCore" +
+		     (n == 1 ? " " : "s ") + range_text(static_cast<uint32_t>(lo) - static_cast<uint32_t>(d.first_nc), n);
+	}
+	return o;
+}
+
+// The device indexes below the highest that the driver does not have
+// ("neuron0, neuron2 to neuron4"): removed, or failed to come up. The
+// NeuronCores are numbered over the devices present, so those after a gap
+// moved down.
+inline std::string missing_devices(const std::vector<device> &devs)
+{
+	std::string o;
+	int want = 0;
+	for (auto &d : devs) {
+		if (want < d.index)
+			o += (o.empty() ? "" : ", ") + std::string("neuron") + std::to_string(want) +
+			     (d.index - want == 1 ? "" : " to neuron" + std::to_string(d.index - 1));
+		want = d.index + 1;
+	}
+	return o;
+}
+
 inline finding check_visible_cores(const context &c, const std::vector<device> &devs)
 {
 	const std::string chk = "visible_cores";
@@ -706,15 +747,20 @@ inline finding check_visible_cores(const context &c, const std::vector<device> &
 				 " NeuronCores",
 			 "" };
 	core_run r = parse_visible_cores(*c.visible_cores, *total);
+	std::string gaps = missing_devices(devs);
+	std::string gap_text = gaps.empty() ? "" :
+		" (no " + gaps + ": the NeuronCores are numbered over the devices present)";
 	if (!r.ok)
 		return { chk, severity::error,
 			 "NEURON_RT_VISIBLE_CORES=\"" + *c.visible_cores + "\" " + r.why +
-				 ": nrt_init() fails with NRT_INVALID",
+				 ": nrt_init() fails with NRT_INVALID; the NeuronCores are " +
+				 cores_on_devices(devs, 0, *total) + gap_text,
 			 "set NEURON_RT_VISIBLE_CORES to one ascending run within 0-" + std::to_string(*total - 1) +
 				 ", e.g. \"" + range_text(0, std::min<uint32_t>(*total, 2)) + "\" (or unset it: all cores)" };
 	return { chk, severity::ok,
 		 "NEURON_RT_VISIBLE_CORES=\"" + *c.visible_cores + "\": NeuronCores " +
-			 range_text(r.first, r.count) + " of " + std::to_string(*total),
+			 range_text(r.first, r.count) + " of " + std::to_string(*total) + " (" +
+			 cores_on_devices(devs, r.first, r.count) + ")" + gap_text,
 		 "" };
 }
 
@@ -793,7 +839,8 @@ inline std::vector<finding> check_ecc(const context &c, const std::vector<device
 						std::to_string(m) + ", all counted before the device's last reset (health: " +
 						h + ")",
 					"if new ones come (this check an error again), move the work off this instance: "
-					"stop and start it (not reboot)" });
+					"stop and start it (not reboot)",
+					true });
 		else if (s || m)
 			out.push_back({ chk, severity::error,
 					name + ": uncorrectable ECC errors: SRAM " + std::to_string(s) + ", HBM " +
@@ -1144,11 +1191,14 @@ inline report run(const context &c)
 	}
 	add(check_kmsg(c));
 
-	// the first broken link: the first error in the walk's order, else the first warning
+	// the first broken link: the first error in the walk's order, else the
+	// first warning about now (silent firmware rather than ECC errors a
+	// reset already answered), else the first warning
 	for (severity want : { severity::error, severity::warning }) {
-		for (size_t i = 0; i < r.findings.size() && r.first < 0; i++)
-			if (r.findings[i].sev == want)
-				r.first = static_cast<int>(i);
+		for (bool past : { false, true })
+			for (size_t i = 0; i < r.findings.size() && r.first < 0; i++)
+				if (r.findings[i].sev == want && r.findings[i].past == past)
+					r.first = static_cast<int>(i);
 		if (r.first >= 0) {
 			r.status = want;
 			break;

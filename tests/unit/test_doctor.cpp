@@ -348,6 +348,9 @@ static void visible_cores(void **)
 	doc::report r = doc::run(c);
 	expect_first(r, "visible_cores", doc::severity::error, "within 0-3, e.g. \"0-1\"");
 	assert_true(has(first(r)->detail, "names NeuronCore 4 but there are 4 (0-3)"));
+	// where the NeuronCores that exist are
+	assert_true(has(first(r)->detail, "the NeuronCores are neuron0's NeuronCores 0-1, neuron1's NeuronCores 0-1"));
+	assert_false(has(first(r)->detail, "numbered over"));
 	assert_int_equal(doc::exit_code(r), 2);
 	for (const char *bad : { "x", "0,2", "3-1", "1-", "", "0,,1", "-1" }) {
 		c.visible_cores = bad;
@@ -361,7 +364,42 @@ static void visible_cores(void **)
 	t.holders.clear();
 	r = doc::run(c);
 	assert_int_equal(doc::exit_code(r), 0);
-	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail, "NeuronCores 1-2 of 4"));
+	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail,
+			"NeuronCores 1-2 of 4 (neuron0's NeuronCore 1, neuron1's NeuronCore 0)"));
+
+	// a device removed: its NeuronCores no longer exist
+	t.device(2, 2);
+	c.visible_cores = "4-5";
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail,
+			"NeuronCores 4-5 of 6 (neuron2's NeuronCores 0-1)"));
+	t.rm("/sys/class/neuron_device/neuron2");
+	r = doc::run(c);
+	expect_first(r, "visible_cores", doc::severity::error, "within 0-3");
+	assert_true(has(first(r)->detail, "names NeuronCore 5 but there are 4 (0-3)"));
+	assert_int_equal(doc::exit_code(r), 2);
+	// one before the last: the numbers of those after it move down
+	t.device(2, 2);
+	t.rm("/sys/class/neuron_device/neuron1");
+	c.visible_cores = "2-3";
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail,
+			"NeuronCores 2-3 of 4 (neuron2's NeuronCores 0-1) (no neuron1: the NeuronCores are numbered over the devices present)"));
+	c.visible_cores = "4";
+	r = doc::run(c);
+	expect_first(r, "visible_cores", doc::severity::error, "within 0-3");
+	assert_true(has(first(r)->detail, "; the NeuronCores are neuron0's NeuronCores 0-1, neuron2's NeuronCores 0-1 (no neuron1: "));
+	t.rm("/sys/class/neuron_device/neuron0");
+	t.device(5, 1);
+	r = doc::run(c);
+	assert_true(has(first(r)->detail, "(no neuron0 to neuron1, neuron3 to neuron4: "));
+	t.rm("/sys/class/neuron_device/neuron5");
+	t.device(0, 2);
+	t.device(1, 2);
+	t.rm("/sys/class/neuron_device/neuron2");
+	c.visible_cores = "1,2";
 
 	// a core_count that cannot be read: not checked rather than guessed
 	t.rm("/sys/class/neuron_device/neuron1/core_count");
@@ -476,6 +514,17 @@ static void health(void **)
 	expect_first(r, "health", doc::severity::warning, "if the next ones fail too");
 	assert_true(has(first(r)->detail, "neuron1: degraded (fw_not_answering)"));
 	assert_int_equal(doc::exit_code(r), 1);
+	// with ECC errors a reset already answered (a warning, earlier in the
+	// walk): the silent firmware is still the first broken link
+	t.put("/sys/class/neuron_device/neuron1/stats/hardware/sram_ecc_uncorrected", "2\n");
+	t.put("/sys/class/neuron_device/neuron1/stats/fw_io/timeout_count", "3\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "health", doc::severity::warning, "if the next ones fail too");
+	assert_true(has(find(r, "ecc", doc::severity::warning)->detail, "all counted before the device's last reset"));
+	assert_true(has(find(r, "fw_io", doc::severity::warning)->detail, "3 timeouts"));
+	assert_int_equal(doc::exit_code(r), 1);
+	t.put("/sys/class/neuron_device/neuron1/stats/hardware/sram_ecc_uncorrected", "0\n");
+	t.put("/sys/class/neuron_device/neuron1/stats/fw_io/timeout_count", "0\n");
 
 	// a failed reset is the state check's; health only points at it
 	t.health(1, -1, "failed", "reset_failed");

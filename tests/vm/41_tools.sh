@@ -8,7 +8,7 @@
 # NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
 # the Prometheus series).
 SUITE=tools
-PLAN=105
+PLAN=113
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -136,8 +136,18 @@ slurm_links() {
 check_eq slurm-links-2 "0:1 1:0" "$(slurm_links)"
 check sim-add-device sh -c 'echo 7 > /sys/bus/neuron_sim/new_device'
 check_eq slurm-links-3 "0:1, 2 1:0, 2 2:0, 1" "$(slurm_links)"
+# neuron-doctor: NEURON_RT_VISIBLE_CORES naming the added device's cores,
+# then, once it is removed, cores that no longer exist (exit 2)
+NEURON_RT_VISIBLE_CORES=4-5 $DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-visible-added-device "0 1" \
+	"$rc $(grep -c '^\[ok\] visible_cores: NEURON_RT_VISIBLE_CORES="4-5": NeuronCores 4-5 of 6 (neuron2.s NeuronCores 0-1)$' $TMP/doc)"
 check sim-del-device sh -c 'echo 7 > /sys/bus/neuron_sim/del_device'
 check_eq slurm-links-back "0:1 1:0" "$(slurm_links)"
+NEURON_RT_VISIBLE_CORES=4-5 $DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-visible-device-removed "2 neuron-doctor: visible_cores: set NEURON_RT_VISIBLE_CORES to one ascending run within 0-3, e.g. \"0-1\" (or unset it: all cores) 1" \
+	"$rc $(head -n 1 $TMP/doc) $(grep -c '^\[error\] visible_cores: NEURON_RT_VISIBLE_CORES="4-5" names NeuronCore 5 but there are 4 (0-3): nrt_init() fails with NRT_INVALID; the NeuronCores are neuron0.s NeuronCores 0-1, neuron1.s NeuronCores 0-1 -> ' $TMP/doc)"
 check_eq links-mode "-r--r--r--" "$(ls -l $SYS/neuron0/connected_devices | cut -c1-10)"
 
 # ---- stats/power/utilization -------------------------------------------
@@ -202,12 +212,16 @@ health_is() { [ "$(hl $1)" = "$2" ]; }
 check_eq health-ok "ok none ok none ok none" "$(hl $H) $(hl $H/neuron_core0) $(hl $SYS/neuron0)"
 check_eq health-modes "-r--r--r-- -r--r--r--" \
 	"$(ls -l $H/health | cut -c1-10) $(ls -l $H/neuron_core1/health_reason | cut -c1-10)"
-rm -f $TMP/hfifo; mkfifo $TMP/hfifo
+rm -f $TMP/hfifo $TMP/jfifo; mkfifo $TMP/hfifo $TMP/jfifo
 timeout -s KILL 60 /tests/neuron-monitor --events --count 8 > $TMP/hev 2> $TMP/hfifo &
 hmon=$!
-exec 5< $TMP/hfifo
+# and the same events as JSON, one object per line
+timeout -s KILL 60 /tests/neuron-monitor --events --json --count 8 > $TMP/hevj 2> $TMP/jfifo &
+jmon=$!
+exec 5< $TMP/hfifo 6< $TMP/jfifo
 read -t 20 -r ready <&5
-check_eq health-subscriber-ready "neuron-monitor: subscribed to neuron/errors" "$ready"
+read -t 20 -r jready <&6
+check_eq health-subscriber-ready "neuron-monitor: subscribed to neuron/errors neuron-monitor: subscribed to neuron/errors" "$ready $jready"
 HL='NEURON_HW_ERR=HEALTH instance-id=sim hostname=[^ ]+ nd-id=1 nc-id=%s serial-num=[0-9a-f]{16} health=%s reason=%s action=%s$'
 health_lines() { since_mark | grep -c ' NEURON_HW_ERR=HEALTH '; }
 # an uncorrectable SRAM error: needs_reset, one line, the cores unaffected
@@ -253,14 +267,39 @@ echo 20 > $PAR/fwio_timeout_ms
 echo "timeout 0" > $DBG/neuron1/fw/fault
 check_fails health-fw-post-times-out 1 "Connection timed out" sh -c "echo 1 > $DBG/neuron1/fw/post_now"
 wait_for health-fw-degraded 3000 health_is $H "degraded fw_not_answering"
+# neuron-doctor: the silent firmware is the first broken link (a warning:
+# exit 1), ahead of the ECC errors the reset above answered; its
+# timeouts are counted
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-fw-not-answering "1 neuron-doctor: health: if the next ones fail too, reset the device: 1 1" \
+	"$rc $(head -n 1 $TMP/doc | cut -c1-67) $(grep -c '^\[warn\] health: neuron1: degraded (fw_not_answering): the last firmware mailbox exchange got no answer -> ' $TMP/doc) $(grep -cE '^\[warn\] fw_io: neuron1: firmware mailbox errors: [1-9][0-9]* \(0 error responses, [1-9][0-9]* timeouts\) -> if they keep rising, reset the device' $TMP/doc)"
 echo none > $DBG/neuron1/fw/fault
 check health-fw-post-answers sh -c "echo 1 > $DBG/neuron1/fw/post_now"
 wait_for health-fw-ok 3000 health_is $H "ok none"
 echo 1000 > $PAR/fwio_timeout_ms
+# a reset that fails (inject/reset_fail; after the eight events the
+# monitors take): INVALID, failed; neuron-doctor names the device and
+# what to do (exit 2); the next reset brings it back
+echo 1 > $DBG/neuron1/inject/reset_fail
+check_fails health-reset-fails 1 "Input/output error" sh -c "echo 1 > $H/reset"
+check_eq health-reset-failed "invalid 2 failed reset_failed" "$(cat $H/state) $(cat $H/reset) $(hl $H)"
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-reset-failed "2 neuron-doctor: state: reload the driver or reboot (sudo modprobe -r neuron && sudo modprobe neuron); a write to /sys/class/neuron_device/neuron1/reset retries the reset 1" \
+	"$rc $(head -n 1 $TMP/doc) $(grep -c '^\[error\] state: neuron1 did not come back from reset (state: invalid; opens fail with EINVAL) -> ' $TMP/doc)"
+check_eq health-reset-retry-ok "ready ok none 0" \
+	"$(echo 1 > $H/reset; cat $H/state) $(hl $H) $(cat $DBG/neuron1/inject/reset_fail)"
 # the eight changes, in order, on the netlink errors group
 wait $hmon
 check_eq health-monitor-exit 0 $?
-exec 5<&-
+wait $jmon
+jrc=$?
+exec 5<&- 6<&-
+# the JSON form: eight objects; the firmware's silence as one of them
+jq_batch $TMP/hevj '"n \(length)", "fw \(.[6] | del(.timestamp_ns) | tojson)", "ts \(all(.[]; .timestamp_ns > 0))"' -s
+check_eq health-events-json "0 8 {\"device\":1,\"core\":null,\"kind\":\"health\",\"health\":\"degraded\",\"reason\":\"fw_not_answering\",\"previous\":\"ok\"} true" \
+	"$jrc $(jv n) $(jv fw) $(jv ts)"
 check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok|device 1 health ok reason none previous needs_reset|device 1 health needs_reset reason nc_unrecoverable previous ok|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok|device 1 health ok reason none previous needs_reset|device 1 core 1 health ok reason none previous needs_reset|device 1 health degraded reason fw_not_answering previous ok|device 1 health ok reason none previous degraded|" \
 	"$(sed 's/ ts_ns [0-9]*$//' $TMP/hev | tr '\n' '|')"
 check_eq health-events-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/hev)"
