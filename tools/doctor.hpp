@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <grp.h>
+#include <map>
 #include <optional>
 #include <pwd.h>
 #include <sstream>
@@ -96,6 +97,10 @@ struct context {
 	// the tool leaves it out under another --root).
 	std::function<bool(const device &d, std::vector<apps::process> &out, std::string &err)>
 		list_holders;
+	// Who holds each NeuronCore of device d (CORE_HOLDERS); empty, or
+	// false, when the driver cannot say (the check then goes by pid only).
+	std::function<bool(const device &d, std::vector<apps::core_holding> &out, std::string &err)>
+		list_cores;
 };
 
 // ---- reading the tree -------------------------------------------------------
@@ -994,11 +999,55 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 			out.push_back({ chk, severity::note, name + ": processes not listed: " + err, "" });
 			continue;
 		}
+		// NeuronCores whose reserver has exited, by its pid: a forked
+		// child (or any process given the file) keeps them held
+		std::map<int, std::vector<apps::core_holding>> orphaned;
+		std::vector<apps::core_holding> cores_held;
+		if (c.list_cores && c.list_cores(d, cores_held, err))
+			for (auto &h : cores_held)
+				if (h.held && h.owner_exited && !h.owner_hidden)
+					orphaned[h.owner_pid].push_back(h);
 		for (auto &p : procs) {
 			std::string who = "pid " + std::to_string(p.pid) + (p.command.empty() ? "" : " (" + p.command + ")");
 			std::string cores = "NeuronCores " + ids_text(p.nc_ids);
 			int ppid = 0;
 			char st = process_state(c, p.pid, &ppid);
+			if (auto it = orphaned.find(p.pid); it != orphaned.end()) {
+				std::vector<int> ids, kill;
+				std::string through, back;
+				unsigned hidden = 0;
+				for (auto &h : it->second) {
+					ids.push_back(h.nc);
+					back += (back.empty() ? "" : ", ") + ("neuron-ls --take-back " +
+						std::to_string(d.index) + ":" + std::to_string(h.nc - d.first_nc));
+					hidden = std::max(hidden, h.hidden);
+					for (int q : h.pids) {
+						if (std::find(kill.begin(), kill.end(), q) != kill.end())
+							continue;
+						kill.push_back(q);
+						std::string cmd = apps::command_of(q, under(c, "/proc"));
+						std::string cg = apps::cgroup_of(q, under(c, "/proc"));
+						through += (through.empty() ? "" : ", ") + ("pid " + std::to_string(q)) +
+							   (cmd.empty() ? "" : " (" + cmd + ")") + (cg.empty() ? "" : " [" + cg + "]");
+					}
+				}
+				if (hidden)
+					through += (through.empty() ? "" : " and ") + std::to_string(hidden) +
+						   " process" + (hidden == 1 ? "" : "es") + " in other pid namespaces";
+				std::string kills;
+				for (int q : kill)
+					kills += " " + std::to_string(q);
+				out.push_back({ chk, severity::warning,
+						name + ": pid " + std::to_string(p.pid) + " has exited, but NeuronCores " +
+							ids_text(ids) + " it reserved stay held: its file is open in " +
+							(through.empty() ? std::string("no process this one can see") : through) +
+							" (a forked child keeps a reservation)",
+						(kill.empty() ? std::string() :
+								std::string(kill.size() == 1 ? "end it" : "end them") +
+									" (kill" + kills + "), or ") +
+							"take the cores back as root: " + back });
+				continue;
+			}
 			if (st == 0) {
 				out.push_back({ chk, severity::warning,
 						name + ": " + who + " is gone but the driver still lists it, holding " + cores,

@@ -562,6 +562,40 @@ static void holders(void **)
 	expect_first(r, "holders", doc::severity::warning, "wait for pid 4321");
 	assert_true(has(first(r)->detail, "holds NeuronCores 0, which NEURON_RT_VISIBLE_CORES names"));
 
+	// NeuronCores whose reserver exited, kept by a forked child: the
+	// child is named, with its cgroup, and the take-back is offered
+	c.visible_cores.reset();
+	t.holders[1] = { { 611, "", { 3 } } };
+	t.put("/proc/614/stat", "614 (python3) S 1 614 614 0 -1\n");
+	t.put("/proc/614/cmdline", std::string("python3\0serve.py\0", 17));
+	t.put("/proc/614/cgroup", "0::/kubepods/pod-a1\n");
+	c.list_cores = [](const doc::device &d, std::vector<tools::apps::core_holding> &out, std::string &) {
+		out.clear();
+		if (d.index != 1)
+			return true;
+		tools::apps::core_holding h;
+		h.nc = 3;
+		h.held = true;
+		h.owner_pid = 611;
+		h.owner_exited = true;
+		h.pids = { 614 };
+		h.total = 1;
+		out.push_back(h);
+		return true;
+	};
+	r = doc::run(c);
+	expect_first(r, "holders", doc::severity::warning, "end it (kill 614), or take the cores back as root: neuron-ls --take-back 1:1");
+	assert_string_equal(first(r)->detail.c_str(),
+			    "neuron1: pid 611 has exited, but NeuronCores 3 it reserved stay held: its file is open in "
+			    "pid 614 (python3 serve.py) [/kubepods/pod-a1] (a forked child keeps a reservation)");
+	assert_int_equal(doc::exit_code(r), 1);
+	// the same pid number reused by a running process changes nothing
+	t.put("/proc/611/stat", "611 (bash) S 1 611 611 0 -1\n");
+	r = doc::run(c);
+	assert_true(has(first(r)->detail, "pid 611 has exited"));
+	t.holders.erase(1);
+	c.list_cores = nullptr;
+
 	// no process list (another --root): a note, not a failure
 	c.list_holders = nullptr;
 	c.visible_cores.reset();
