@@ -8,14 +8,14 @@
 # NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
 # the Prometheus series).
 SUITE=tools
-PLAN=113
+PLAN=116
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
 # leaves that half out (make check sets it on the kernels other than the
 # default one, for time).
 if [ "${VM_TOOLS_HOLDERS:-1}" = 0 ]; then
-	PLAN=$((PLAN - 11))
+	PLAN=$((PLAN - 14))
 	TOOLS_HOLDERS_SKIPPED=1
 fi
 . /tests/lib.sh
@@ -337,6 +337,26 @@ check_eq holders-take-back "neuron-ls: NeuronCore 1 of /dev/neuron0 taken back f
 check holders-take-back-log sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE 'neuron0: NeuronCore 1 taken back from pid $tb \(vm_tools_app\) by pid [0-9]+ \(neuron-ls\) \(uid 0\)\$'"
 check_fails holders-take-back-free 1 "is not held by any process" $LS --take-back 0:1
 check_fails holders-take-back-usage 2 "is not DEVICE:CORE" $LS --take-back 0
+# a forked child of a dead reserver keeps NeuronCore 0: the doctor names it
+rm -f $TMP/fh.in; mkfifo $TMP/fh.in
+/tests/vm_holders fork-hold 0 0 < $TMP/fh.in > $TMP/fh.out 2>&1 &
+fh=$!
+exec 6> $TMP/fh.in
+wait $fh
+fhc=$(sed -n 's/^child //p' $TMP/fh.out)
+$DOC --no-kmsg --json > $TMP/doc.json 2>&1
+rc=$?
+# (the firmware tests above leave fw_io counts: a warning of its own first)
+jq_batch $TMP/doc.json '
+	[.findings[] | select(.check == "holders" and .severity == "warning")] as $h |
+	"found \(.status) \($h | length)",
+	"detail \($h[0].detail | startswith("neuron0: pid '$fh' has exited, but NeuronCores 0 it reserved stay held: its file is open in pid '$fhc' (/tests/vm_holders fork-hold 0 0) ["))",
+	"action \($h[0].action)"'
+check_eq doctor-forked-child "1 warning 1 true" "$rc $(jv found) $(jv detail)"
+check_eq doctor-forked-child-action "end it (kill $fhc), or take the cores back as root: neuron-ls --take-back 0:0" "$(jv action)"
+check_eq holders-take-back-forked "neuron-ls: NeuronCore 0 of /dev/neuron0 taken back from pid $fh (exited)" \
+	"$($LS --take-back 0:0 2>&1)"
+exec 6>&-
 # the application's next job on the core: NRT_EXEC_NC_BUSY (1005)
 exec 4>&-
 wait $tb

@@ -10,6 +10,8 @@
  * - a stuck holder S on NeuronCore 0: it reserved the core, counted on it,
  *   has a ring mapped, and waits for a word from this process.
  * Every wait is on a pipe or a child's exit, never on time.
+ *
+ * vm_holders fork-hold <device> <nc>: the first setup alone, for the tools.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -432,7 +434,35 @@ static int take_back_from_dead_reserver(void)
 	return 0;
 }
 
-int main(void)
+/*
+ * vm_holders fork-hold <device> <nc>: reserve the NeuronCore, fork a child
+ * that keeps the file until its stdin reaches EOF, print "child <pid>" and
+ * exit: a core held by the forked child of a dead process, for the tools.
+ */
+static int fork_hold(const char *dev, const char *nc)
+{
+	int fd = vt_open_dev(atoi(dev));
+	char ch;
+	pid_t c;
+
+	if (fd < 0 || core_ioctl(fd, NEURON_IOCTL_CORE_RESERVE, (unsigned int)atoi(nc))) {
+		perror("vm_holders fork-hold");
+		return 1;
+	}
+	fflush(stdout);
+	c = fork();
+	if (c < 0)
+		return 1;
+	if (c == 0) {
+		while (read(0, &ch, 1) > 0)
+			;
+		_exit(0);
+	}
+	printf("child %d\n", (int)c);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static const struct vt_case cases[] = {
 		VT_CASE(forked_child_keeps_core),
@@ -445,6 +475,8 @@ int main(void)
 		VT_CASE(take_back_from_dead_reserver),
 	};
 
+	if (argc == 4 && !strcmp(argv[1], "fork-hold"))
+		return fork_hold(argv[2], argv[3]);
 	signal(SIGPIPE, SIG_IGN);
 	return vt_run("holders", cases, VT_COUNT(cases));
 }
