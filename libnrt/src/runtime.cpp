@@ -476,8 +476,8 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 
 	// An execution that never started (busy, invalid) records its status only.
 	if (o.account) {
-		// the call's time up to the job's answer (the drain above is
-		// memory reads only)
+		// the call's time from entry to here: the job's ioctl, then the
+		// drain and fold above (memory reads only)
 		uint64_t call_ns = elapsed_ns(t_entry);
 		nrt_exec_times_t times{};
 		times.total_ns = call_ns;
