@@ -1053,10 +1053,16 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 						name + ": " + who + " is gone but the driver still lists it, holding " + cores,
 						"run neuron-doctor again; if it stays, reload the driver (sudo modprobe -r neuron && sudo modprobe neuron)" });
 			} else if (st == 'T' || st == 't') {
+				std::string back;
+				for (int id : p.nc_ids)
+					back += (back.empty() ? "" : ", ") + ("neuron-ls --take-back " +
+						std::to_string(d.index) + ":" + std::to_string(id - d.first_nc));
 				out.push_back({ chk, severity::warning,
 						name + ": " + who + " is stopped and holds " + cores,
 						"resume it (kill -CONT " + std::to_string(p.pid) + ") or end it (kill " +
-							std::to_string(p.pid) + ") to free the cores" });
+							std::to_string(p.pid) + ") to free the cores" +
+							(back.empty() || !c.list_cores ? std::string() :
+											  ", or take them back as root: " + back) });
 			} else if (st == 'Z') {
 				out.push_back({ chk, severity::warning,
 						name + ": " + who + " is a zombie and holds " + cores,

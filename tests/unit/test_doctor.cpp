@@ -544,6 +544,18 @@ static void holders(void **)
 	doc::report r = doc::run(t.ctx());
 	expect_first(r, "holders", doc::severity::warning, "kill -CONT 777");
 	assert_true(has(first(r)->detail, "pid 777 (sleepy) is stopped and holds NeuronCores 2,3"));
+	assert_false(has(first(r)->action, "take-back"));	// no CORE_HOLDERS: not offered
+	{
+		doc::context cc = t.ctx();
+		cc.list_cores = [](const doc::device &, std::vector<tools::apps::core_holding> &out,
+				   std::string &) {
+			out.clear();
+			return true;
+		};
+		doc::report rc = doc::run(cc);
+		expect_first(rc, "holders", doc::severity::warning,
+			     "or take them back as root: neuron-ls --take-back 1:0, neuron-ls --take-back 1:1");
+	}
 	assert_int_equal(doc::exit_code(r), 1);
 
 	t.put("/proc/777/stat", "777 (sleepy) Z 555 777 777 0 -1\n");
