@@ -3,6 +3,8 @@
  * NEURON_IOCTL_APPS_INFO: the processes that have the device open, and the
  * NeuronCores each holds. What neuron-ls lists and where neuron-monitor
  * finds the NDS slabs to read (the SDK's ndl_get_all_apps_info()).
+ * NEURON_IOCTL_CORE_HOLDERS: who holds one NeuronCore, since when: every
+ * process whose file table has a file of the reservation's owner.
  *
  * The list is the device's process list (neuron_device.c) under
  * procs_lock; the NeuronCore holders come from the ring/reservation table
@@ -12,13 +14,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fdtable.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 
 #include "neuron_abi.h"
 #include "neuron_apps.h"
+#include "neuron_cdev.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_nq.h"
@@ -77,4 +83,137 @@ long neuron_apps_ioctl_info(struct neuron_file *nf, void *karg)
 out:
 	kfree(arg);
 	return ret;
+}
+
+/*
+ * Processes whose file tables hold a file of @owner on @nd. Distinct
+ * processes are told apart by their tgid; past HOLDERS_SEEN_MAX of them
+ * the total stops growing (a lower bound, which the UAPI allows: each call
+ * is a snapshot anyway).
+ */
+#define HOLDERS_SEEN_MAX	64
+
+struct holders_walk {
+	struct neuron_device *nd;
+	struct pid *owner;
+	struct pid_namespace *ns;
+	struct pid *seen[HOLDERS_SEEN_MAX];
+	pid_t nr[HOLDERS_SEEN_MAX];
+	u32 n_seen;
+};
+
+/* iterate_fd() callback, under the files' spinlock: no sleeping */
+static int holders_match(const void *p, struct file *file, unsigned int fd)
+{
+	const struct holders_walk *w = p;
+	const struct neuron_file *nf;
+
+	if (file->f_op != &neuron_cdev_fops)
+		return 0;
+	nf = file->private_data;
+	return nf && nf->nd == w->nd && nf->tgid == w->owner;
+}
+
+static bool holders_seen(struct holders_walk *w, struct pid *tgid)
+{
+	u32 i;
+
+	for (i = 0; i < w->n_seen; i++)
+		if (w->seen[i] == tgid)
+			return true;
+	return false;
+}
+
+static void holders_walk(struct holders_walk *w)
+{
+	struct task_struct *g, *t;
+	struct files_struct *lead;
+	int match;
+
+	/*
+	 * Under RCU the task list may change; what is seen is a snapshot.
+	 * A thread sharing its leader's file table adds nothing: skipped.
+	 * Each process's number in the caller's namespace is taken here;
+	 * after the walk the pointers in @seen are not used.
+	 */
+	rcu_read_lock();
+	for_each_process(g) {
+		if (w->n_seen == HOLDERS_SEEN_MAX)
+			break;
+		lead = READ_ONCE(g->files);
+		for_each_thread(g, t) {
+			if (t != g && READ_ONCE(t->files) == lead)
+				continue;
+			task_lock(t);
+			match = t->files ? iterate_fd(t->files, 0, holders_match, w) : 0;
+			task_unlock(t);
+			if (match) {
+				if (!holders_seen(w, task_tgid(t))) {
+					w->seen[w->n_seen] = task_tgid(t);
+					w->nr[w->n_seen++] = pid_nr_ns(task_tgid(t), w->ns);
+				}
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+}
+
+long neuron_apps_ioctl_core_holders(struct neuron_file *nf, void *karg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct neuron_core_holders arg;
+	struct holders_walk *w;
+	bool alive;
+	u32 i;
+	int ret;
+
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	if (ret)
+		return ret;
+	if (arg.state || arg.owner_pid || arg.owner_flags || arg.since_ns || arg.count ||
+	    arg.total || arg.hidden || arg.reserved0 ||
+	    !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)) ||
+	    !neuron_abi_all_zero(arg.pid, sizeof(arg.pid)))
+		return -EINVAL;
+	if (arg.nc >= nd->nc_count)
+		return -EINVAL;
+
+	/* about 800 bytes: off the stack */
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->nd = nd;
+	w->owner = neuron_core_owner_get(nd, arg.nc, &arg.since_ns);
+	if (!w->owner) {
+		arg.state = NEURON_CORE_FREE;
+		goto out;
+	}
+	arg.state = NEURON_CORE_HELD;
+
+	rcu_read_lock();
+	alive = pid_task(w->owner, PIDTYPE_TGID);
+	rcu_read_unlock();
+	if (!alive)
+		arg.owner_flags |= NEURON_CORE_OWNER_EXITED;
+	arg.owner_pid = pid_nr_ns(w->owner, ns);
+	if (!arg.owner_pid)
+		arg.owner_flags |= NEURON_CORE_OWNER_HIDDEN;
+
+	w->ns = ns;
+	holders_walk(w);
+	for (i = 0; i < w->n_seen; i++) {
+		/* 0: in a namespace the caller cannot see, counted, not named */
+		if (!w->nr[i])
+			arg.hidden++;
+		else if (arg.count < NEURON_CORE_HOLDERS_MAX)
+			arg.pid[arg.count++] = w->nr[i];
+	}
+	arg.total = w->n_seen;
+	put_pid(w->owner);
+out:
+	kfree(w);
+	neuron_ioctl_out(karg, &arg, sizeof(arg));
+	return 0;
 }

@@ -138,7 +138,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
 	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO |
-			    NEURON_CAP_APPS_INFO;
+			    NEURON_CAP_APPS_INFO | NEURON_CAP_CORE_HOLDERS;
 	if (nd->ops->exec)
 		info.capabilities |= NEURON_CAP_SIM_EXEC;
 	if (nd->mem->hbm_size)
@@ -169,7 +169,8 @@ struct neuron_ioctl_desc {
 
 /*
  * Every command, once. ADMIN: FW_READ makes firmware read arbitrary device
- * addresses, a power profile changes the device for every process.
+ * addresses, a power profile changes the device for every process,
+ * CORE_TAKE_BACK takes a NeuronCore from another process.
  */
 static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_GET_INFO,	neuron_ioctl_get_info,			0 },
@@ -184,6 +185,8 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_FW_READ,		neuron_fwio_ioctl_read,			NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile,	NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_APPS_INFO,	neuron_apps_ioctl_info,			0 },
+	{ NEURON_IOCTL_CORE_HOLDERS,	neuron_apps_ioctl_core_holders,		0 },
+	{ NEURON_IOCTL_CORE_TAKE_BACK,	neuron_core_ioctl_take_back,		NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_MEM_ALLOC,	neuron_mem_ioctl_alloc,			0 },
 	{ NEURON_IOCTL_MEM_FREE,	neuron_mem_ioctl_free,			0 },
 	{ NEURON_IOCTL_MEM_READ,	neuron_mem_ioctl_read,			NEURON_IOCTL_UNLOCKED },
@@ -205,6 +208,8 @@ static_assert(_IOC_SIZE(NEURON_IOCTL_SIM_EXEC) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_FW_READ) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_FW_POWER_PROFILE) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_APPS_INFO) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_CORE_HOLDERS) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_CORE_TAKE_BACK) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_SIM_EXEC_MODEL) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_ALLOC) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_FREE) <= NEURON_IOCTL_ARG_MAX);

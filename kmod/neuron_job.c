@@ -21,6 +21,7 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include <neuron/neuron_genl.h>
@@ -82,8 +83,14 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 	job->timeout_us = timeout_us ? timeout_us : NEURON_EXEC_DEFAULT_TIMEOUT_US;
 	ret = nd->ops->exec(nd->backend, job);
 	neuron_core_job_end(nd, nc);
-	neuron_job_notify(nd, nc, &job->faults);
-	neuron_hwerr_job(nd, nc, &job->faults);
+	/*
+	 * A job without faults (the common case) has nothing to multicast
+	 * or log: one test instead of a call per fault kind.
+	 */
+	if (memchr_inv(&job->faults, 0, sizeof(job->faults))) {
+		neuron_job_notify(nd, nc, &job->faults);
+		neuron_hwerr_job(nd, nc, &job->faults);
+	}
 	return ret;
 }
 

@@ -3,12 +3,16 @@
  * The metrics post: every nmetric_post_delay_ms a per-device delayed work
  * samples the NDS totals (neuron_nds_snapshot) and the FW-IO error count,
  * turns them into CloudWatch records (deltas since the last delivered post,
- * lib/neuron_metrics_pack.c) and sends them to firmware in POST_TO_CW blobs
- * of at most 128 bytes. debugfs fw/post_now posts at once; fw/post_times
- * shows when the last periodic posts ran.
+ * lib/neuron_metrics_pack.c) and sends them to firmware in one POST_TO_CW
+ * blob of at most 128 bytes. As on the reference, each post is a tick and
+ * ticks alternate between two metric sets (0, 1, 0, ...; the constants go
+ * out on every tick); a record that does not fit is left out. debugfs
+ * fw/post_now posts (one tick) at once; fw/post_tick shows the tick the
+ * next post uses; fw/post_times shows when the last periodic posts ran.
  *
  * A record's baseline moves only when the blob carrying it was delivered,
- * so a failed post loses nothing: the next one carries the sum.
+ * so a failed post, or a record left out, loses nothing: the next post of
+ * that tick carries the sum.
  *
  * Locking: m->lock (mutex) serializes posts (worker and post_now) and
  * protects the baselines and the scratch buffers. Order: m->lock -> NDS
@@ -45,29 +49,38 @@
  * @lock:	serializes posts; protects everything below it
  * @stopping:	set once by neuron_metrics_stop(); read locklessly by the
  *		exchange in progress (abort) and the worker (no requeue)
+ * @tick:	the tick the next post uses (0 or 1); advances on every post,
+ *		delivered or not, as the reference's does
+ * @full_logged: a record was left out of a full blob once (logged once)
  * @state:	per-slot baselines (value at the last delivered post)
  * @snap:	scratch: the NDS sample
  * @recs:	scratch: this post's records
+ * @packed:	scratch: which of @recs the blob carries
  * @instance_id: metric 12
  * @post_now:	debugfs fw/post_now
  * @times:	start and end (ms, CLOCK_MONOTONIC) of the last
  *		NEURON_METRICS_TIMES periodic posts, a ring
  * @ntimes:	periodic posts so far
  * @post_times:	debugfs fw/post_times
+ * @post_tick:	debugfs fw/post_tick
  */
 struct neuron_metrics {
 	struct neuron_device *nd;
 	struct delayed_work work;
 	struct mutex lock;
 	bool stopping;
+	u32 tick;
+	bool full_logged;
 	struct neuron_metric_state state;
 	struct neuron_nds_snapshot snap;
 	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	u8 packed[NEURON_METRIC_MAX_RECS];
 	char instance_id[NEURON_METRIC_TEXT_MAX + 1];
 	struct dentry *post_now;
 	u64 times[NEURON_METRICS_TIMES][2];
 	u32 ntimes;
 	struct dentry *post_times;
+	struct dentry *post_tick;
 };
 
 /*
@@ -91,13 +104,17 @@ static void neuron_metrics_instance_id(struct neuron_metrics *m)
 		m->instance_id[--n] = '\0';
 }
 
-/* One post, m->lock held. 0 or the errno of the first failed blob. */
+/*
+ * One post (one tick), m->lock held: the records due on this tick in one
+ * blob. 0 (also when there is nothing to send) or the post's errno.
+ */
 static int neuron_metrics_post(struct neuron_metrics *m)
 {
 	struct neuron_device *nd = m->nd;
 	struct neuron_metric_input in;
 	u8 blob[NEURON_METRIC_BLOB_MAX];
-	u32 n, pos = 0, i;
+	u32 tick = m->tick;
+	u32 n, len, i;
 	int ret;
 
 	neuron_nds_snapshot(nd, &m->snap);
@@ -110,20 +127,24 @@ static int neuron_metrics_post(struct neuron_metrics *m)
 		.instance_id = m->instance_id,
 		.driver_version = NEURON_DRIVER_VERSION,
 	};
-	n = neuron_metric_build(&in, &m->state, m->recs, ARRAY_SIZE(m->recs));
-
-	while (pos < n) {
-		u32 start = pos;
-		u32 len = neuron_metric_pack(m->recs, n, &pos, blob, sizeof(blob));
-
-		if (!len)
+	m->tick = (tick + 1) % NEURON_METRIC_TICKS;
+	n = neuron_metric_build_tick(&in, &m->state, m->recs, ARRAY_SIZE(m->recs), tick);
+	len = neuron_metric_pack_one(m->recs, n, blob, sizeof(blob), m->packed);
+	if (!len)
+		return 0;
+	for (i = 0; i < n && !m->full_logged; i++) {
+		if (m->packed[i])
 			continue;
-		ret = neuron_fwio_post_metric(nd, blob, len, &m->stopping);
-		if (ret)
-			return ret;
-		for (i = start; i < pos; i++)
-			neuron_metric_commit(&m->state, &m->recs[i]);
+		/* nothing is lost: the next post of this tick carries it */
+		m->full_logged = true;
+		dev_info(&nd->dev, "metrics: blob full, records left for a later post\n");
 	}
+	ret = neuron_fwio_post_metric(nd, blob, len, &m->stopping);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (m->packed[i])
+			neuron_metric_commit(&m->state, &m->recs[i]);
 	return 0;
 }
 
@@ -203,6 +224,19 @@ static int neuron_metrics_times_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(neuron_metrics_times);
 
+/* fw/post_tick: the tick (0 or 1) the next post, periodic or post_now, uses. */
+static int neuron_metrics_tick_show(struct seq_file *s, void *unused)
+{
+	struct neuron_metrics *m = s->private;
+
+	if (mutex_lock_killable(&m->lock))
+		return -EINTR;
+	seq_printf(s, "%u\n", m->tick);
+	mutex_unlock(&m->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(neuron_metrics_tick);
+
 int neuron_metrics_start(struct neuron_device *nd)
 {
 	struct neuron_metrics *m;
@@ -220,6 +254,8 @@ int neuron_metrics_start(struct neuron_device *nd)
 					  &neuron_metrics_post_now_fops);
 	m->post_times = debugfs_create_file("post_times", 0400, neuron_fwio_debugfs_dir(nd), m,
 					    &neuron_metrics_times_fops);
+	m->post_tick = debugfs_create_file("post_tick", 0400, neuron_fwio_debugfs_dir(nd), m,
+					   &neuron_metrics_tick_fops);
 	/* the first post is one full period after start, as on the reference */
 	queue_delayed_work(system_long_wq, &m->work,
 			   msecs_to_jiffies(neuron_param_nmetric_post_delay_ms()));
@@ -236,6 +272,7 @@ void neuron_metrics_stop(struct neuron_device *nd)
 	/* waits for a post_now writer, whose exchange aborts on m->stopping */
 	debugfs_remove(m->post_now);
 	debugfs_remove(m->post_times);
+	debugfs_remove(m->post_tick);
 	/* likewise for a post in progress; the worker does not requeue */
 	cancel_delayed_work_sync(&m->work);
 	nd->metrics = NULL;

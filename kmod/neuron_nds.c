@@ -52,11 +52,14 @@
  * @mem:	the owner's slab, NEURON_NDS_SIZE bytes; NULL exactly when free
  * @shadow:	[nc_count][NEURON_NDS_ID_COUNT] values already folded (kernel
  *		only: allocated with the slot's first claim, kept)
+ * @taken:	bit K: root took NeuronCore K back from the owner; its counts
+ *		for K were folded then and are not folded again
  */
 struct neuron_nds_slot {
 	struct pid *owner;
 	void *mem;
 	u64 *shadow;
+	u32 taken;
 };
 
 struct neuron_nds_cell {
@@ -105,7 +108,7 @@ static void nds_fold_one(struct neuron_nds *nds, struct neuron_nds_slot *slot,
 	u64 cur, delta;
 	struct neuron_nds_cell *cell;
 
-	if (off < 0)
+	if (off < 0 || (slot->taken & BIT(nc)))
 		return;
 	cur = READ_ONCE(*nds_slab_u64(slot->mem, off));
 	delta = cur - *shadow;
@@ -255,6 +258,7 @@ static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pi
 	if (!slot->mem)
 		return -ENOMEM;
 	memset(slot->shadow, 0, shadow_len * sizeof(u64));
+	slot->taken = 0;
 	slot->owner = tgid;
 	/* driver memory of the device while the owner holds it (facts: NCDEV, nc 0) */
 	neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
@@ -399,6 +403,28 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 out:
 	mutex_unlock(&nds->lock);
 	return ret;
+}
+
+void neuron_nds_take_back(struct neuron_device *nd, struct pid *tgid, u32 nc)
+{
+	struct neuron_nds *nds = nd->nds;
+	struct neuron_nds_slot *slot;
+	u32 id;
+	int s;
+
+	if (!nds || nc >= nds->nc_count)
+		return;
+	mutex_lock(&nds->lock);
+	s = nds_slot_by_owner(nds, tgid);
+	if (s >= 0) {
+		slot = &nds->slots[s];
+		for (id = 0; id < NEURON_NDS_ID_COUNT; id++)
+			nds_fold_one(nds, slot, nc, id);
+		slot->taken |= BIT(nc);
+	}
+	mutex_unlock(&nds->lock);
+	if (s >= 0)
+		neuron_sysfs_counters_changed_locked(nd);
 }
 
 bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid)

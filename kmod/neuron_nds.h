@@ -32,6 +32,12 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
  * slab. True when a slab was folded (the caller notifies sysfs pollers).
  */
 bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid);
+/*
+ * Root took NeuronCore @nc back from @tgid: fold what its slab counted for
+ * @nc, as at its exit; what the slab counts for @nc later is not folded.
+ * From an ioctl (the caller holds gone_sem).
+ */
+void neuron_nds_take_back(struct neuron_device *nd, struct pid *tgid, u32 nc);
 
 /*
  * The device is being removed (its ioctls have drained): fold every live

@@ -10,8 +10,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": nq: " fmt
 
+#include <linux/cred.h>
 #include <linux/mm.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -20,6 +23,7 @@
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_mem.h"
+#include "neuron_nds.h"
 #include "neuron_nq.h"
 
 /* mmap cookie space of the rings: one 2 MiB window per (nc, type, engine) */
@@ -42,16 +46,36 @@ static struct neuron_nq_entry *nq_entries(struct neuron_nq *q)
 	return (struct neuron_nq_entry *)((u8 *)q->mem + NEURON_NQ_RING_OFFSET);
 }
 
+/* What root took back from @tgid, or NULL. Caller holds nqd->lock. */
+static struct neuron_core_taken *core_taken_of(struct neuron_nq_dev *nqd, struct pid *tgid)
+{
+	struct neuron_core_taken *t;
+
+	lockdep_assert_held(&nqd->lock);
+	list_for_each_entry(t, &nqd->taken, node)
+		if (t->tgid == tgid)
+			return t;
+	return NULL;
+}
+
 /*
- * Reserve @nc for @tgid: 0, or -EBUSY when another process holds it.
- * Caller holds nqd->lock.
+ * Reserve @nc for @tgid: 0, -EBUSY when another process holds it, or
+ * -ECANCELED when root took it back from @tgid. Caller holds nqd->lock.
  */
 static int core_reserve_locked(struct neuron_nq_dev *nqd, u32 nc, struct pid *tgid)
 {
+	struct neuron_core_taken *t;
+
 	lockdep_assert_held(&nqd->lock);
-	if (nqd->core_owner[nc] && nqd->core_owner[nc] != tgid)
+	if (nqd->core_owner[nc] == tgid)
+		return 0;
+	t = core_taken_of(nqd, tgid);
+	if (t && (t->nc_map & BIT(nc)))
+		return -ECANCELED;
+	if (nqd->core_owner[nc])
 		return -EBUSY;
 	nqd->core_owner[nc] = tgid;
+	nqd->core_since[nc] = ktime_get_boottime_ns();
 	return 0;
 }
 
@@ -65,22 +89,30 @@ static void nq_account(struct neuron_device *nd, struct neuron_nq *q, bool add)
 			       q->map_size, add);
 }
 
-static void nq_free(struct neuron_device *nd, struct neuron_nq *q)
+/*
+ * Drop a reference: the ring table's (when it lets the ring go) or a
+ * mapping's. The last one frees the ring.
+ */
+static void nq_put(struct neuron_nq *q)
 {
-	if (!q)
+	if (!q || !refcount_dec_and_test(&q->refs))
 		return;
-	nq_account(nd, q, false);
+	nq_account(q->nd, q, false);
 	/* pages still mapped somewhere keep their own references */
 	vfree(q->mem);
 	kfree(q);
 }
 
-/* The ring's mappings, counted so a mapped ring is never released. */
+/*
+ * The ring's mappings, counted so a mapped ring is never released by its
+ * owner, and each holding a reference for a ring taken back while mapped.
+ */
 static void nq_vm_open(struct vm_area_struct *vma)
 {
 	struct neuron_nq *q = vma->vm_private_data;
 
 	atomic_inc(&q->maps);
+	refcount_inc(&q->refs);
 }
 
 static void nq_vm_close(struct vm_area_struct *vma)
@@ -88,6 +120,7 @@ static void nq_vm_close(struct vm_area_struct *vma)
 	struct neuron_nq *q = vma->vm_private_data;
 
 	atomic_dec(&q->maps);
+	nq_put(q);
 }
 
 static const struct vm_operations_struct nq_vm_ops = {
@@ -164,6 +197,8 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
 			goto out;
 		}
 		q->owner = tgid;
+		q->nd = nd;
+		refcount_set(&q->refs, 1);
 		q->nc = arg.nc;
 		q->ring_size = arg.ring_size;
 		q->map_size = map_size;
@@ -219,7 +254,7 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg)
 		*slot = NULL;
 	}
 	mutex_unlock(&nqd->lock);
-	nq_free(nd, q);
+	nq_put(q);
 	return ret;
 }
 
@@ -323,6 +358,17 @@ pid_t neuron_core_holder(struct neuron_device *nd, u32 nc)
 	return nr;
 }
 
+struct pid *neuron_core_owner_get(struct neuron_device *nd, u32 nc, u64 *since_ns)
+{
+	struct pid *owner;
+
+	mutex_lock(&nd->nq->lock);
+	owner = get_pid(nd->nq->core_owner[nc]);
+	*since_ns = owner ? nd->nq->core_since[nc] : 0;
+	mutex_unlock(&nd->nq->lock);
+	return owner;
+}
+
 static int core_arg(struct neuron_file *nf, const void *karg, struct neuron_core_reserve *arg)
 {
 	int ret;
@@ -391,7 +437,96 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 	}
 	mutex_unlock(&nqd->lock);
 	for (i = 0; i < n; i++)
-		nq_free(nf->nd, doomed[i]);
+		nq_put(doomed[i]);
+	return ret;
+}
+
+/* "<pid> (<comm>)" of @tgid in the initial pid namespace, for the log */
+static void core_describe(struct pid *tgid, char *buf, size_t size)
+{
+	char comm[TASK_COMM_LEN];
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
+	if (task)
+		get_task_comm(comm, task);
+	rcu_read_unlock();
+	if (task)
+		snprintf(buf, size, "%d (%s)", pid_nr(tgid), comm);
+	else
+		snprintf(buf, size, "%d (exited)", pid_nr(tgid));
+}
+
+long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
+	struct neuron_core_taken *t, *fresh;
+	char from[TASK_COMM_LEN + 24], by[TASK_COMM_LEN + 24];
+	struct neuron_core_reserve arg;
+	struct pid *owner = NULL;
+	u32 i, n = 0;
+	int ret;
+
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	if (ret)
+		return ret;
+	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
+		return -EINVAL;
+	if (arg.nc >= nd->nc_count)
+		return -EINVAL;
+	/* before the lock: the record of the first core taken from a process */
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	if (!fresh)
+		return -ENOMEM;
+
+	mutex_lock(&nqd->lock);
+	owner = nqd->core_owner[arg.nc];
+	if (!owner) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (nqd->core_jobs[arg.nc]) {
+		ret = -EBUSY;
+		goto out;
+	}
+	t = core_taken_of(nqd, owner);
+	if (!t) {
+		t = fresh;
+		fresh = NULL;
+		t->tgid = owner;
+		list_add_tail(&t->node, &nqd->taken);
+	}
+	t->nc_map |= BIT(arg.nc);
+	/* a mapped ring lives on until its last unmap, with no new entry */
+	for (i = 0; i < NEURON_NQ_PER_NC; i++) {
+		doomed[n] = nqd->rings[arg.nc][i];
+		if (doomed[n]) {
+			nqd->rings[arg.nc][i] = NULL;
+			n++;
+		}
+	}
+	nqd->core_owner[arg.nc] = NULL;
+	nqd->core_since[arg.nc] = 0;
+	/* the proc entry's reference may go once the lock is dropped */
+	get_pid(owner);
+	mutex_unlock(&nqd->lock);
+
+	for (i = 0; i < n; i++)
+		nq_put(doomed[i]);
+	neuron_nds_take_back(nd, owner, arg.nc);
+	core_describe(owner, from, sizeof(from));
+	core_describe(task_tgid(current), by, sizeof(by));
+	dev_notice(&nd->dev, "NeuronCore %u taken back from pid %s by pid %s (uid %u)\n",
+		   arg.nc, from, by, from_kuid(&init_user_ns, current_uid()));
+	put_pid(owner);
+	kfree(fresh);
+	return 0;
+out:
+	mutex_unlock(&nqd->lock);
+	kfree(fresh);
 	return ret;
 }
 
@@ -401,6 +536,7 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_nq_dev *nqd = nd->nq;
 	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
+	struct neuron_core_taken *taken;
 	u32 nc, i, n;
 
 	if (!nqd)
@@ -408,8 +544,10 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 	for (nc = 0; nc < nd->nc_count; nc++) {
 		n = 0;
 		mutex_lock(&nqd->lock);
-		if (nqd->core_owner[nc] == tgid)
+		if (nqd->core_owner[nc] == tgid) {
 			nqd->core_owner[nc] = NULL;
+			nqd->core_since[nc] = 0;
+		}
 		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
 			struct neuron_nq *q = nqd->rings[nc][i];
 
@@ -420,8 +558,14 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 		}
 		mutex_unlock(&nqd->lock);
 		for (i = 0; i < n; i++)
-			nq_free(nd, doomed[i]);
+			nq_put(doomed[i]);
 	}
+	mutex_lock(&nqd->lock);
+	taken = core_taken_of(nqd, tgid);
+	if (taken)
+		list_del(&taken->node);
+	mutex_unlock(&nqd->lock);
+	kfree(taken);
 }
 
 int neuron_nq_init(struct neuron_device *nd)
@@ -432,6 +576,7 @@ int neuron_nq_init(struct neuron_device *nd)
 	if (!nqd)
 		return -ENOMEM;
 	mutex_init(&nqd->lock);
+	INIT_LIST_HEAD(&nqd->taken);
 	nd->nq = nqd;
 	return 0;
 }
@@ -448,13 +593,17 @@ void neuron_nq_exit(struct neuron_device *nd)
 void neuron_nq_free(struct neuron_device *nd)
 {
 	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_core_taken *t, *next;
 	u32 nc, i;
 
 	if (!nqd)
 		return;
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
 		for (i = 0; i < NEURON_NQ_PER_NC; i++)
-			nq_free(nd, nqd->rings[nc][i]);
+			nq_put(nqd->rings[nc][i]);
+	/* every process's last close came first: normally nothing is left */
+	list_for_each_entry_safe(t, next, &nqd->taken, node)
+		kfree(t);
 	mutex_destroy(&nqd->lock);
 	kfree(nqd);
 	nd->nq = NULL;

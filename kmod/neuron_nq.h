@@ -9,7 +9,9 @@
 #ifndef NEURON_NQ_INTERNAL_H
 #define NEURON_NQ_INTERNAL_H
 
+#include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
 
 #include <neuron/neuron_nq.h>
@@ -35,6 +37,11 @@ struct vm_area_struct;
  * @maps:	live mappings (vm_ops open/close); NQ_RELEASE and CORE_RELEASE
  *		refuse a mapped ring (-EBUSY), so a ring's memory is never
  *		pinned by a mapping after the driver let it go
+ * @refs:	the ring table's reference and one per mapping: CORE_TAKE_BACK
+ *		takes a mapped ring out of the table, and the last unmap
+ *		frees it (and ends its accounting)
+ * @nd:		its device (alive while a mapping is: the mapping holds a
+ *		file, the file the device)
  * @prod:	producer state (device side)
  */
 struct neuron_nq {
@@ -44,6 +51,8 @@ struct neuron_nq {
 	size_t map_size;
 	void *mem;
 	atomic_t maps;
+	refcount_t refs;
+	struct neuron_device *nd;
 	struct neuron_nq_producer prod;
 };
 
@@ -63,12 +72,30 @@ struct neuron_nq {
  *		proc entry holds the reference), NULL when free
  * @core_jobs:	per NeuronCore, jobs running on it (CORE_RELEASE is refused
  *		with -EBUSY meanwhile: their entries belong to the holder)
+ * @core_since:	per NeuronCore, CLOCK_BOOTTIME ns of its reservation
+ * @taken:	processes root took NeuronCores back from (struct
+ *		neuron_core_taken), each until its last close
  */
 struct neuron_nq_dev {
 	struct mutex lock;
 	struct neuron_nq *rings[NEURON_MAX_NC][NEURON_NQ_PER_NC];
 	struct pid *core_owner[NEURON_MAX_NC];
 	u32 core_jobs[NEURON_MAX_NC];
+	u64 core_since[NEURON_MAX_NC];
+	struct list_head taken;
+};
+
+/**
+ * struct neuron_core_taken - the NeuronCores taken back from one process
+ * @node:	in neuron_nq_dev.taken
+ * @tgid:	the process (the proc entry holds the reference; the entry
+ *		goes in neuron_nq_release_tgid, before it is dropped)
+ * @nc_map:	bit K: NeuronCore K was taken; its use is -ECANCELED
+ */
+struct neuron_core_taken {
+	struct list_head node;
+	struct pid *tgid;
+	u32 nc_map;
 };
 
 int neuron_nq_init(struct neuron_device *nd);
@@ -86,6 +113,13 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg);
 long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg);
 long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg);
 long neuron_core_ioctl_release(struct neuron_file *nf, void *karg);
+long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg);
+
+/*
+ * The process holding NeuronCore @nc (a reference, to put_pid()) and the
+ * CLOCK_BOOTTIME ns of its reservation in *@since_ns; NULL when free.
+ */
+struct pid *neuron_core_owner_get(struct neuron_device *nd, u32 nc, u64 *since_ns);
 
 /*
  * The device writes @n entries into ring (@nc, @type, @engine), which

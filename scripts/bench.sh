@@ -11,6 +11,8 @@ vm_args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kver) vm_args+=(--kver "$2"); shift 2 ;;
+	# a kernel image and module built for it (scripts/kbuild-matrix.sh --manifest)
+	--kernel|--module) vm_args+=("$1" "$2"); shift 2 ;;
 	-h|--help) sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac

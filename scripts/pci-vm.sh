@@ -67,7 +67,7 @@ modver=$(modinfo -F vermagic "$module" | cut -d' ' -f1)
 t0=$(date +%s)
 [ -f "$build/CMakeCache.txt" ] || cmake -S "$top" -B "$build" >/dev/null ||
 	die "cmake configure failed"
-cmake --build "$build" -j2 --target neuron-pciemu vm_pci vm_drain neuron-ls >"$build/pci-vm-build.log" 2>&1 ||
+cmake --build "$build" -j2 --target neuron-pciemu vm_pci vm_drain neuron-ls neuron-doctor >"$build/pci-vm-build.log" 2>&1 ||
 	die "build failed (see $build/pci-vm-build.log)"
 server=$build/pciemu/neuron-pciemu
 phase build "$t0"
@@ -127,7 +127,7 @@ for d in "${devs[@]}"; do
 	set -- $d
 	echo "$1 $2 $3 $4"
 done >"$work/etc/pci-devs"
-bins=("$build/vm/vm_pci" "$build/vm/vm_drain" "$build/neuron-ls")
+bins=("$build/vm/vm_pci" "$build/vm/vm_drain" "$build/neuron-ls" "$build/neuron-doctor")
 [ -x "$build/vm/jq" ] && bins+=("$build/vm/jq")
 cp "${bins[@]}" "$work/tests/"
 while read -r lib; do

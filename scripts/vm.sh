@@ -93,7 +93,7 @@ printf '%s\n' "$kver" > "$work/etc/vm-kver"
 # VM_HOTPLUG_* (50_hotplug), VM_MODULE_* (00_module), VM_MONITOR_* (42_monitor), VM_GENL_* (40_genl),
 # VM_TIMING_CHECKS (tests/vm/lib.sh),
 # with plain values (letters, digits, . _ , -) only.
-env | grep -E '^VM_(HOSTILE|PRESSURE|PERMS|HOTPLUG|FAILINIT|MODULE|MONITOR|GENL|TIMING)_[A-Z_]+=[A-Za-z0-9._,-]*$' | sed 's/^/export /' \
+env | grep -E '^VM_(HOSTILE|PRESSURE|PERMS|HOTPLUG|FAILINIT|MODULE|MONITOR|GENL|TIMING|TOOLS)_[A-Z_]+=[A-Za-z0-9._,-]*$' | sed 's/^/export /' \
 	> "$work/etc/vm-env" || true
 echo "root:x:0:0:root:/:/bin/sh" > "$work/etc/passwd"
 echo "nobody:x:65534:65534:nobody:/:/bin/false" >> "$work/etc/passwd"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // The processes that have a Neuron device open and the NeuronCores each
 // holds, as the driver lists them (NEURON_IOCTL_APPS_INFO through
-// ndl_get_all_apps_info()). neuron-ls prints them; neuron-doctor checks
+// ndl_get_all_apps_info()), and who holds each NeuronCore since when
+// (NEURON_IOCTL_CORE_HOLDERS). neuron-ls prints them; neuron-doctor checks
 // that each is alive and running. Header only, like the tools' other
 // shared parts.
 #pragma once
@@ -9,10 +10,14 @@
 #include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <vector>
 
@@ -76,6 +81,75 @@ inline int holders(ndl_device_t *dev, int first_nc, std::vector<process> &out)
 	}
 	std::free(apps);
 	return 0;
+}
+
+// Who holds one NeuronCore (NEURON_IOCTL_CORE_HOLDERS): the process that
+// reserved it and every process that can still use it through one of its
+// files (a forked child keeps it), since when, in which cgroup.
+struct core_holding {
+	int nc = 0;			// global NeuronCore id
+	bool held = false;
+	int owner_pid = 0;		// 0: free, or in a pid namespace we cannot see
+	bool owner_exited = false;
+	bool owner_hidden = false;
+	uint64_t since_ns = 0;		// CLOCK_BOOTTIME
+	std::vector<int> pids;		// the holders we can see
+	unsigned total = 0;		// holders, seen and hidden
+	unsigned hidden = 0;		// in pid namespaces we cannot see
+};
+
+// The process's cgroup as /proc/<pid>/cgroup gives it (the unified
+// hierarchy's "0::" line, else the first line's path); "" when unreadable.
+inline std::string cgroup_of(int pid, const std::string &proc = "/proc")
+{
+	std::ifstream f(proc + "/" + std::to_string(pid) + "/cgroup");
+	std::string line, first;
+	while (std::getline(f, line)) {
+		if (line.rfind("0::", 0) == 0)
+			return line.substr(3);
+		if (first.empty()) {
+			size_t c = line.find(':', line.find(':') + 1);
+			if (c != std::string::npos)
+				first = line.substr(c + 1);
+		}
+	}
+	return first;
+}
+
+// NeuronCore @nc of the device open on @fd, @global its global id. 0, or a
+// negative errno (-ENOTTY: a driver without CORE_HOLDERS).
+inline int core_holders(int fd, unsigned nc, int global, core_holding &out)
+{
+	neuron_core_holders h{};
+	h.size = sizeof(h);
+	h.nc = nc;
+	if (::ioctl(fd, NEURON_IOCTL_CORE_HOLDERS, &h) != 0)
+		return -errno;
+	out = core_holding{};
+	out.nc = global;
+	out.held = h.state == NEURON_CORE_HELD;
+	out.owner_pid = h.owner_pid;
+	out.owner_exited = h.owner_flags & NEURON_CORE_OWNER_EXITED;
+	out.owner_hidden = h.owner_flags & NEURON_CORE_OWNER_HIDDEN;
+	out.since_ns = h.since_ns;
+	out.pids.assign(h.pid, h.pid + (h.count <= NEURON_CORE_HOLDERS_MAX ? h.count : 0));
+	out.total = h.total;
+	out.hidden = h.hidden;
+	return 0;
+}
+
+// Seconds a reservation made at @since_ns (CLOCK_BOOTTIME) has lasted, and
+// the wall-clock time it was made at (UTC, seconds since the epoch).
+inline void held_for(uint64_t since_ns, uint64_t &seconds, int64_t &at_epoch)
+{
+	timespec boot{}, real{};
+	::clock_gettime(CLOCK_BOOTTIME, &boot);
+	::clock_gettime(CLOCK_REALTIME, &real);
+	uint64_t now = static_cast<uint64_t>(boot.tv_sec) * 1000000000ull +
+		       static_cast<uint64_t>(boot.tv_nsec);
+	uint64_t age = now > since_ns ? now - since_ns : 0;
+	seconds = age / 1000000000ull;
+	at_epoch = static_cast<int64_t>(real.tv_sec) - static_cast<int64_t>(seconds);
 }
 
 } // namespace tools::apps

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <functional>
 #include <grp.h>
+#include <map>
 #include <optional>
 #include <pwd.h>
 #include <sstream>
@@ -69,6 +70,9 @@ struct finding {
 	severity sev;
 	std::string detail;
 	std::string action;	// "" when there is nothing to do
+	// about the past (errors counted before the last reset): a warning
+	// still, but the first broken link only when no current one is found
+	bool past = false;
 };
 
 struct device {
@@ -93,6 +97,10 @@ struct context {
 	// the tool leaves it out under another --root).
 	std::function<bool(const device &d, std::vector<apps::process> &out, std::string &err)>
 		list_holders;
+	// Who holds each NeuronCore of device d (CORE_HOLDERS); empty, or
+	// false, when the driver cannot say (the check then goes by pid only).
+	std::function<bool(const device &d, std::vector<apps::core_holding> &out, std::string &err)>
+		list_cores;
 };
 
 // ---- reading the tree -------------------------------------------------------
@@ -687,6 +695,44 @@ inline std::optional<uint32_t> total_cores(const std::vector<device> &devs)
 	return t;
 }
 
+// Where the NeuronCores [first, first + count) are, in each device's own
+// numbering: "neuron0's NeuronCore 1, neuron1's NeuronCores 0-1" (devices
+// with an unknown core_count are left out).
+inline std::string cores_on_devices(const std::vector<device> &devs, uint32_t first, uint32_t count)
+{
+	std::string o;
+	uint64_t end = static_cast<uint64_t>(first) + count;
+	for (auto &d : devs) {
+		if (d.cores <= 0)
+			continue;
+		uint64_t lo = std::max<uint64_t>(first, static_cast<uint64_t>(d.first_nc));
+		uint64_t hi = std::min<uint64_t>(end, static_cast<uint64_t>(d.first_nc) + static_cast<uint64_t>(d.cores));
+		if (lo >= hi)
+			continue;
+		uint32_t n = static_cast<uint32_t>(hi - lo);
+		o += (o.empty() ? "" : ", ") + std::string("neuron") + std::to_string(d.index) + "'s NeuronCore" +
+		     (n == 1 ? " " : "s ") + range_text(static_cast<uint32_t>(lo) - static_cast<uint32_t>(d.first_nc), n);
+	}
+	return o;
+}
+
+// The device indexes below the highest that the driver does not have
+// ("neuron0, neuron2 to neuron4"): removed, or failed to come up. The
+// NeuronCores are numbered over the devices present, so those after a gap
+// moved down.
+inline std::string missing_devices(const std::vector<device> &devs)
+{
+	std::string o;
+	int want = 0;
+	for (auto &d : devs) {
+		if (want < d.index)
+			o += (o.empty() ? "" : ", ") + std::string("neuron") + std::to_string(want) +
+			     (d.index - want == 1 ? "" : " to neuron" + std::to_string(d.index - 1));
+		want = d.index + 1;
+	}
+	return o;
+}
+
 inline finding check_visible_cores(const context &c, const std::vector<device> &devs)
 {
 	const std::string chk = "visible_cores";
@@ -706,15 +752,20 @@ inline finding check_visible_cores(const context &c, const std::vector<device> &
 				 " NeuronCores",
 			 "" };
 	core_run r = parse_visible_cores(*c.visible_cores, *total);
+	std::string gaps = missing_devices(devs);
+	std::string gap_text = gaps.empty() ? "" :
+		" (no " + gaps + ": the NeuronCores are numbered over the devices present)";
 	if (!r.ok)
 		return { chk, severity::error,
 			 "NEURON_RT_VISIBLE_CORES=\"" + *c.visible_cores + "\" " + r.why +
-				 ": nrt_init() fails with NRT_INVALID",
+				 ": nrt_init() fails with NRT_INVALID; the NeuronCores are " +
+				 cores_on_devices(devs, 0, *total) + gap_text,
 			 "set NEURON_RT_VISIBLE_CORES to one ascending run within 0-" + std::to_string(*total - 1) +
 				 ", e.g. \"" + range_text(0, std::min<uint32_t>(*total, 2)) + "\" (or unset it: all cores)" };
 	return { chk, severity::ok,
 		 "NEURON_RT_VISIBLE_CORES=\"" + *c.visible_cores + "\": NeuronCores " +
-			 range_text(r.first, r.count) + " of " + std::to_string(*total),
+			 range_text(r.first, r.count) + " of " + std::to_string(*total) + " (" +
+			 cores_on_devices(devs, r.first, r.count) + ")" + gap_text,
 		 "" };
 }
 
@@ -793,7 +844,8 @@ inline std::vector<finding> check_ecc(const context &c, const std::vector<device
 						std::to_string(m) + ", all counted before the device's last reset (health: " +
 						h + ")",
 					"if new ones come (this check an error again), move the work off this instance: "
-					"stop and start it (not reboot)" });
+					"stop and start it (not reboot)",
+					true });
 		else if (s || m)
 			out.push_back({ chk, severity::error,
 					name + ": uncorrectable ECC errors: SRAM " + std::to_string(s) + ", HBM " +
@@ -947,20 +999,70 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 			out.push_back({ chk, severity::note, name + ": processes not listed: " + err, "" });
 			continue;
 		}
+		// NeuronCores whose reserver has exited, by its pid: a forked
+		// child (or any process given the file) keeps them held
+		std::map<int, std::vector<apps::core_holding>> orphaned;
+		std::vector<apps::core_holding> cores_held;
+		if (c.list_cores && c.list_cores(d, cores_held, err))
+			for (auto &h : cores_held)
+				if (h.held && h.owner_exited && !h.owner_hidden)
+					orphaned[h.owner_pid].push_back(h);
 		for (auto &p : procs) {
 			std::string who = "pid " + std::to_string(p.pid) + (p.command.empty() ? "" : " (" + p.command + ")");
 			std::string cores = "NeuronCores " + ids_text(p.nc_ids);
 			int ppid = 0;
 			char st = process_state(c, p.pid, &ppid);
+			if (auto it = orphaned.find(p.pid); it != orphaned.end()) {
+				std::vector<int> ids, kill;
+				std::string through, back;
+				unsigned hidden = 0;
+				for (auto &h : it->second) {
+					ids.push_back(h.nc);
+					back += (back.empty() ? "" : ", ") + ("neuron-ls --take-back " +
+						std::to_string(d.index) + ":" + std::to_string(h.nc - d.first_nc));
+					hidden = std::max(hidden, h.hidden);
+					for (int q : h.pids) {
+						if (std::find(kill.begin(), kill.end(), q) != kill.end())
+							continue;
+						kill.push_back(q);
+						std::string cmd = apps::command_of(q, under(c, "/proc"));
+						std::string cg = apps::cgroup_of(q, under(c, "/proc"));
+						through += (through.empty() ? "" : ", ") + ("pid " + std::to_string(q)) +
+							   (cmd.empty() ? "" : " (" + cmd + ")") + (cg.empty() ? "" : " [" + cg + "]");
+					}
+				}
+				if (hidden)
+					through += (through.empty() ? "" : " and ") + std::to_string(hidden) +
+						   " process" + (hidden == 1 ? "" : "es") + " in other pid namespaces";
+				std::string kills;
+				for (int q : kill)
+					kills += " " + std::to_string(q);
+				out.push_back({ chk, severity::warning,
+						name + ": pid " + std::to_string(p.pid) + " has exited, but NeuronCores " +
+							ids_text(ids) + " it reserved stay held: its file is open in " +
+							(through.empty() ? std::string("no process this one can see") : through) +
+							" (a forked child keeps a reservation)",
+						(kill.empty() ? std::string() :
+								std::string(kill.size() == 1 ? "end it" : "end them") +
+									" (kill" + kills + "), or ") +
+							"take the cores back as root: " + back });
+				continue;
+			}
 			if (st == 0) {
 				out.push_back({ chk, severity::warning,
 						name + ": " + who + " is gone but the driver still lists it, holding " + cores,
 						"run neuron-doctor again; if it stays, reload the driver (sudo modprobe -r neuron && sudo modprobe neuron)" });
 			} else if (st == 'T' || st == 't') {
+				std::string back;
+				for (int id : p.nc_ids)
+					back += (back.empty() ? "" : ", ") + ("neuron-ls --take-back " +
+						std::to_string(d.index) + ":" + std::to_string(id - d.first_nc));
 				out.push_back({ chk, severity::warning,
 						name + ": " + who + " is stopped and holds " + cores,
 						"resume it (kill -CONT " + std::to_string(p.pid) + ") or end it (kill " +
-							std::to_string(p.pid) + ") to free the cores" });
+							std::to_string(p.pid) + ") to free the cores" +
+							(back.empty() || !c.list_cores ? std::string() :
+											  ", or take them back as root: " + back) });
 			} else if (st == 'Z') {
 				out.push_back({ chk, severity::warning,
 						name + ": " + who + " is a zombie and holds " + cores,
@@ -1144,11 +1246,14 @@ inline report run(const context &c)
 	}
 	add(check_kmsg(c));
 
-	// the first broken link: the first error in the walk's order, else the first warning
+	// the first broken link: the first error in the walk's order, else the
+	// first warning about now (silent firmware rather than ECC errors a
+	// reset already answered), else the first warning
 	for (severity want : { severity::error, severity::warning }) {
-		for (size_t i = 0; i < r.findings.size() && r.first < 0; i++)
-			if (r.findings[i].sev == want)
-				r.first = static_cast<int>(i);
+		for (bool past : { false, true })
+			for (size_t i = 0; i < r.findings.size() && r.first < 0; i++)
+				if (r.findings[i].sev == want && r.findings[i].past == past)
+					r.first = static_cast<int>(i);
 		if (r.first >= 0) {
 			r.status = want;
 			break;

@@ -79,6 +79,35 @@ bool driver_holders(const doc::device &d, std::vector<tools::apps::process> &out
 	return true;
 }
 
+// Who holds each NeuronCore of device @d (CORE_HOLDERS); false with @err
+// set when the driver cannot say.
+bool driver_cores(const doc::device &d, std::vector<tools::apps::core_holding> &out, std::string &err)
+{
+	ndl_device_t *dev = nullptr;
+	int ret = ndl_open_device(d.index, nullptr, &dev);
+	if (ret) {
+		err = "/dev/neuron" + std::to_string(d.index) + ": " + std::strerror(-ret);
+		return false;
+	}
+	const ndl_device_info_t *info = ndl_device_get_info(dev);
+	if (!(info->capabilities & NEURON_CAP_CORE_HOLDERS)) {
+		ndl_close_device(dev);
+		err = "the driver does not list NeuronCore holders";
+		return false;
+	}
+	for (uint32_t k = 0; !ret && k < info->nc_count; k++) {
+		tools::apps::core_holding h;
+		ret = tools::apps::core_holders(ndl_device_fd(dev), k, d.first_nc + static_cast<int>(k), h);
+		out.push_back(std::move(h));
+	}
+	ndl_close_device(dev);
+	if (ret) {
+		err = "listing NeuronCore holders: " + std::string(std::strerror(-ret));
+		return false;
+	}
+	return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -116,8 +145,10 @@ int main(int argc, char **argv)
 		}
 		if (const char *v = std::getenv("NEURON_RT_VISIBLE_CORES"))
 			c.visible_cores = v;
-		if (doc::under(c, "/") == "/")
+		if (doc::under(c, "/") == "/") {
 			c.list_holders = driver_holders;
+			c.list_cores = driver_cores;
+		}
 		doc::report r = doc::run(c);
 		std::string out = o.json ? doc::to_json(r) : doc::to_text(r);
 		std::fputs(out.c_str(), stdout);

@@ -7,6 +7,7 @@
 #include <neuron/neuron_ioctl.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +15,9 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <ctime>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <vector>
 
@@ -29,9 +33,14 @@ void usage(FILE *out)
 {
 	std::fputs("usage: neuron-ls [-j|--json-output] [-t|--topology] [--help]\n"
 		   "       neuron-ls --cdi [--dev-dir DIR]\n"
+		   "       neuron-ls --take-back DEVICE:CORE\n"
 		   "List the Neuron devices: index, NeuronCores and their ids, memory,\n"
 		   "connected devices, PCI BDF, CPU affinity, NUMA node and the processes\n"
-		   "using each device (pid, command, NeuronCores held).\n"
+		   "using each device (pid, command, NeuronCores held); then each held\n"
+		   "NeuronCore: since when, the process that reserved it, every process\n"
+		   "that can still use it (a forked child keeps a core held after its\n"
+		   "parent exits) and their cgroups. Processes in pid namespaces this one\n"
+		   "cannot see are counted, never named.\n"
 		   "  -j, --json-output  a JSON array, one object per device (the vendor's\n"
 		   "                     schema: neuron_device, bdf, cpu_affinity, numa_node,\n"
 		   "                     connected_to, nc_count, memory_size, neuroncore_ids,\n"
@@ -47,14 +56,23 @@ void usage(FILE *out)
 		   "      --dev-dir DIR  with --cdi: look for neuron<N> in DIR instead of /dev\n"
 		   "                     (the spec's hostPath says where; the container path\n"
 		   "                     stays /dev/neuron<N>)\n"
+		   "      --take-back DEVICE:CORE\n"
+		   "                     (root) take NeuronCore CORE (0-based, of the device)\n"
+		   "                     of /dev/neuron<DEVICE> from the process holding it,\n"
+		   "                     for a holder that is stuck: its next use of the\n"
+		   "                     core fails (NRT_EXEC_NC_BUSY), what it counted on it\n"
+		   "                     is folded into the totals as at its exit, and the\n"
+		   "                     kernel log names who took what from whom\n"
 		   "A simulated device has no PCI address: its bdf is the placeholder\n"
 		   "\"ffff:00:<N>.0\" (PCI domain ffff, never a real function; N in hex).\n"
 		   "Exit status: 0 ok; 1 no driver, no device, or a device could not be\n"
-		   "queried, or (--cdi) a neuron<N> that is not a character device (one\n"
-		   "line on stderr, nothing on stdout); 2 bad usage.\n",
+		   "queried, or (--cdi) a neuron<N> that is not a character device, or\n"
+		   "(--take-back) the core could not be taken (one line on stderr, nothing\n"
+		   "on stdout); 2 bad usage.\n",
 		   out);
 }
 
+using tools::apps::core_holding;
 using tools::apps::process;
 using tools::apps::read_line;
 
@@ -70,6 +88,8 @@ struct device {
 	uint64_t memory_size = 0;
 	int first_nc = 0;
 	std::vector<process> procs;
+	bool cores_known = false;		// the driver has CORE_HOLDERS
+	std::vector<core_holding> cores;	// every NeuronCore, held or not
 };
 
 const char *backend_name(unsigned b)
@@ -122,6 +142,12 @@ int query(int index, int first_nc, device &d, std::string &err)
 	d.cpu_affinity = read_line("/sys/devices/system/cpu/online");
 
 	ret = tools::apps::holders(dev, first_nc, d.procs);
+	d.cores_known = d.info.capabilities & NEURON_CAP_CORE_HOLDERS;
+	for (uint32_t k = 0; !ret && d.cores_known && k < d.info.nc_count; k++) {
+		core_holding c;
+		ret = tools::apps::core_holders(ndl_device_fd(dev), k, first_nc + static_cast<int>(k), c);
+		d.cores.push_back(std::move(c));
+	}
 	ndl_close_device(dev);
 	if (ret) {
 		err = "/dev/neuron" + std::to_string(index) + ": listing processes: " +
@@ -129,6 +155,64 @@ int query(int index, int first_nc, device &d, std::string &err)
 		return ret;
 	}
 	return 0;
+}
+
+std::string utc_text(int64_t epoch)
+{
+	time_t t = static_cast<time_t>(epoch);
+	struct tm tm {};
+	char buf[32];
+	if (!::gmtime_r(&t, &tm) || !std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return "?";
+	return buf;
+}
+
+std::string duration_text(uint64_t s)
+{
+	char buf[40];
+	if (s >= 86400)
+		std::snprintf(buf, sizeof(buf), "%llud%lluh", static_cast<unsigned long long>(s / 86400),
+			      static_cast<unsigned long long>(s % 86400 / 3600));
+	else if (s >= 3600)
+		std::snprintf(buf, sizeof(buf), "%lluh%llum", static_cast<unsigned long long>(s / 3600),
+			      static_cast<unsigned long long>(s % 3600 / 60));
+	else if (s >= 60)
+		std::snprintf(buf, sizeof(buf), "%llum%llus", static_cast<unsigned long long>(s / 60),
+			      static_cast<unsigned long long>(s % 60));
+	else
+		std::snprintf(buf, sizeof(buf), "%llus", static_cast<unsigned long long>(s));
+	return buf;
+}
+
+// "pid (exited)", "pid", or "hidden" for the process that reserved a core
+std::string reserver_text(const core_holding &c)
+{
+	if (c.owner_hidden)
+		return "hidden";
+	return std::to_string(c.owner_pid) + (c.owner_exited ? " (exited)" : "");
+}
+
+std::string core_json(const core_holding &c)
+{
+	std::ostringstream o;
+	o << "{\"neuroncore_id\": " << c.nc << ", \"held\": " << (c.held ? "true" : "false");
+	if (c.held) {
+		uint64_t secs = 0;
+		int64_t at = 0;
+		tools::apps::held_for(c.since_ns, secs, at);
+		o << ", \"since\": " << tools::json::quote(utc_text(at))
+		  << ", \"held_seconds\": " << secs << ", \"reserved_by\": {\"pid\": "
+		  << (c.owner_hidden ? 0 : c.owner_pid)
+		  << ", \"exited\": " << (c.owner_exited ? "true" : "false")
+		  << ", \"hidden\": " << (c.owner_hidden ? "true" : "false") << "}, \"holders\": [";
+		for (size_t i = 0; i < c.pids.size(); i++)
+			o << (i ? ", " : "") << "{\"pid\": " << c.pids[i] << ", \"command\": "
+			  << tools::json::quote(tools::apps::command_of(c.pids[i])) << ", \"cgroup\": "
+			  << tools::json::quote(tools::apps::cgroup_of(c.pids[i])) << "}";
+		o << "], \"hidden_holders\": " << c.hidden;
+	}
+	o << "}";
+	return o.str();
 }
 
 std::string to_json(const std::vector<device> &devs)
@@ -155,8 +239,14 @@ std::string to_json(const std::vector<device> &devs)
 			o << (p ? ", " : "") << "{\"pid\": " << d.procs[p].pid
 			  << ", \"command\": " << tools::json::quote(d.procs[p].command)
 			  << ", \"neuroncore_ids\": " << ids_json(d.procs[p].nc_ids) << "}";
-		o << "],\n"
-		  << "    \"device_type\": " << d.device_type << ",\n"
+		o << "],\n";
+		if (d.cores_known) {
+			o << "    \"neuroncores\": [";
+			for (size_t k = 0; k < d.cores.size(); k++)
+				o << (k ? ",\n      " : "\n      ") << core_json(d.cores[k]);
+			o << (d.cores.empty() ? "],\n" : "\n    ],\n");
+		}
+		o << "    \"device_type\": " << d.device_type << ",\n"
 		  << "    \"backend\": \"" << backend_name(d.info.backend) << "\",\n"
 		  << "    \"driver_version\": " << tools::json::quote(d.info.driver_version) << ",\n"
 		  << "    \"abi_version\": " << d.info.abi_version << ",\n"
@@ -189,6 +279,35 @@ std::string to_table(const std::vector<device> &devs)
 			      d.bdf.empty() ? "-" : d.bdf.c_str(), backend_name(d.info.backend),
 			      d.info.driver_version, procs.empty() ? "-" : procs.c_str());
 		o << line;
+	}
+	bool header = false;
+	for (const device &d : devs) {
+		for (const core_holding &c : d.cores) {
+			if (!c.held)
+				continue;
+			if (!header) {
+				std::snprintf(line, sizeof(line), "\n%-10s %-7s %-21s %-8s %-14s %s\n",
+					      "NEURONCORE", "DEVICE", "HELD SINCE (UTC)", "FOR",
+					      "RESERVED BY", "HOLDERS (pid command [cgroup])");
+				o << line;
+				header = true;
+			}
+			uint64_t secs = 0;
+			int64_t at = 0;
+			tools::apps::held_for(c.since_ns, secs, at);
+			std::string holders;
+			for (int pid : c.pids)
+				holders += (holders.empty() ? "" : "; ") + std::to_string(pid) + " " +
+					   tools::apps::command_of(pid) + " [" +
+					   tools::apps::cgroup_of(pid) + "]";
+			if (c.hidden)
+				holders += (holders.empty() ? "" : "; ") + std::to_string(c.hidden) +
+					   " in other pid namespaces";
+			std::snprintf(line, sizeof(line), "%-10d %-7d %-21s %-8s %-14s %s\n", c.nc,
+				      d.index, utc_text(at).c_str(), duration_text(secs).c_str(),
+				      reserver_text(c).c_str(), holders.empty() ? "-" : holders.c_str());
+			o << line;
+		}
 	}
 	return o.str();
 }
@@ -224,16 +343,90 @@ int write_cdi(const std::string &dev_dir)
 	return std::fflush(stdout) == 0 ? 0 : 1;
 }
 
+// "N:K" -> device N, NeuronCore K; false when malformed
+bool parse_core(std::string_view a, int &dev, unsigned &nc)
+{
+	size_t colon = a.find(':');
+	if (colon == std::string_view::npos || colon == 0 || colon + 1 == a.size() || a.size() > 16)
+		return false;
+	std::string d(a.substr(0, colon)), k(a.substr(colon + 1));
+	if (d.find_first_not_of("0123456789") != std::string::npos ||
+	    k.find_first_not_of("0123456789") != std::string::npos)
+		return false;
+	dev = std::atoi(d.c_str());
+	nc = static_cast<unsigned>(std::atoi(k.c_str()));
+	return dev < MAX_NEURON_DEVICE_COUNT && nc < 64;
+}
+
+int take_back(int index, unsigned nc)
+{
+	std::string path = "/dev/neuron" + std::to_string(index);
+	int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		std::fprintf(stderr, "neuron-ls: %s: %s\n", path.c_str(), std::strerror(errno));
+		return 1;
+	}
+	core_holding before;
+	int ret = tools::apps::core_holders(fd, nc, static_cast<int>(nc), before);
+	neuron_core_reserve arg{};
+	arg.size = sizeof(arg);
+	arg.nc = nc;
+	if (ret == 0 && ::ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, &arg) != 0)
+		ret = -errno;
+	::close(fd);
+	switch (-ret) {
+	case 0:
+		std::printf("neuron-ls: NeuronCore %u of %s taken back from pid %s\n", nc, path.c_str(),
+			    reserver_text(before).c_str());
+		return 0;
+	case EPERM:
+		std::fprintf(stderr, "neuron-ls: taking a NeuronCore back needs CAP_SYS_ADMIN (run as root)\n");
+		break;
+	case ENOENT:
+		std::fprintf(stderr, "neuron-ls: NeuronCore %u of %s is not held by any process\n", nc,
+			     path.c_str());
+		break;
+	case EBUSY:
+		std::fprintf(stderr, "neuron-ls: a job is running on NeuronCore %u of %s; try again\n", nc,
+			     path.c_str());
+		break;
+	case EINVAL:
+		std::fprintf(stderr, "neuron-ls: %s has no NeuronCore %u\n", path.c_str(), nc);
+		break;
+	case ENOTTY:
+		std::fprintf(stderr, "neuron-ls: the loaded driver cannot take NeuronCores back\n");
+		break;
+	default:
+		std::fprintf(stderr, "neuron-ls: NeuronCore %u of %s: %s\n", nc, path.c_str(),
+			     std::strerror(-ret));
+	}
+	return 1;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
-	enum { table, json, topology, cdi } mode = table;
+	enum { table, json, topology, cdi, takeback } mode = table;
 	const char *dev_dir = nullptr;
+	int tb_dev = 0;
+	unsigned tb_nc = 0;
 	for (int i = 1; i < argc; i++) {
 		std::string_view a = argv[i];
 		if (a == "-j" || a == "--json-output" || a == "--json") {
 			mode = json;
+		} else if (a == "--take-back" || a.substr(0, 12) == "--take-back=") {
+			if (a == "--take-back" && i + 1 >= argc) {
+				std::fprintf(stderr, "neuron-ls: --take-back needs DEVICE:CORE (see --help)\n");
+				return 2;
+			}
+			std::string_view v = a == "--take-back" ? argv[++i] : a.substr(12);
+			if (!parse_core(v, tb_dev, tb_nc)) {
+				std::fprintf(stderr, "neuron-ls: --take-back: '%.*s' is not DEVICE:CORE (e.g. 0:1)\n",
+					     static_cast<int>(v.size()), v.data());
+				return 2;
+			}
+			mode = takeback;
 		} else if (a == "--cdi") {
 			mode = cdi;
 		} else if (a == "--dev-dir" || a.substr(0, 10) == "--dev-dir=") {
@@ -259,6 +452,8 @@ int main(int argc, char **argv)
 	}
 	if (mode == cdi)
 		return write_cdi(dev_dir ? dev_dir : tools::cdi::default_dev_dir);
+	if (mode == takeback)
+		return take_back(tb_dev, tb_nc);
 
 	if (::access(kClassDir, F_OK) != 0) {
 		std::fprintf(stderr, "neuron-ls: no Neuron driver: %s is missing (is neuron.ko loaded?)\n",

@@ -3,7 +3,10 @@
  * Guest benchmark (issue 14 item 7), ratios from one run:
  *   - nrt_execute() of an empty model (no tensors, run time 0) on
  *     NeuronCore 0 (NEURON_RT_VISIBLE_CORES=0) vs the raw job ioctl
- *     (NEURON_IOCTL_SIM_EXEC, duration 0) on NeuronCore 1;
+ *     (NEURON_IOCTL_SIM_EXEC, duration 0) on NeuronCore 1; beside them,
+ *     the raw SIM_EXEC_MODEL ioctl nrt_execute() makes and the cost of
+ *     one clock read (what timing a job costs: a system call and an HPET
+ *     read where the TSC is not the clocksource, as in a TCG guest);
  *   - device tensor write + read (nrt_tensor_write/read: through the
  *     allocation's mapping since issue 25), and the MEM_WRITE/READ ioctls
  *     of the same size (the path before it), both against memcpy of
@@ -72,9 +75,13 @@ int main(int argc, char **argv)
 	struct neuron_sim_exec raw = { .size = sizeof(raw), .nc = 1 };
 	nrt_tensor_t *t = NULL;
 	nrt_model_t *m = NULL;
-	double api_ns = 1e30, raw_ns = 1e30, api_mbs = 0, cpy_mbs = 0, ioctl_mbs = 0;
+	struct neuron_sim_exec_model rawm = { .size = sizeof(rawm), .nc = 1 };
+	double api_ns = 1e30, raw_ns = 1e30, rawm_ns = 1e30, clk_ns = 1e30, api_mbs = 0, cpy_mbs = 0;
+	double ioctl_mbs = 0;
 	struct neuron_mem_alloc alloc = { 0 };
 	struct neuron_mem_rw rw = { 0 };
+	char clocksource[32] = "?";
+	FILE *cs;
 	uint8_t *buf, *back, *host;
 	size_t size = 0;
 	NRT_STATUS st;
@@ -146,10 +153,34 @@ int main(int argc, char **argv)
 		}
 		uint64_t t2 = now_ns();
 
+		/* the job ioctl nrt_execute() makes, and one clock read */
+		for (i = 0; i < jobs; i++) {
+			rawm.entries = rawm.dropped = 0;
+			if (ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &rawm)) {
+				perror("vm_bench_app: SIM_EXEC_MODEL");
+				return 1;
+			}
+		}
+		uint64_t t3 = now_ns();
+
+		for (i = 0; i < jobs; i++)
+			now_ns();
+		uint64_t t4 = now_ns();
+
 		if ((double)(t1 - t0) / jobs < api_ns)
 			api_ns = (double)(t1 - t0) / jobs;
 		if ((double)(t2 - t1) / jobs < raw_ns)
 			raw_ns = (double)(t2 - t1) / jobs;
+		if ((double)(t3 - t2) / jobs < rawm_ns)
+			rawm_ns = (double)(t3 - t2) / jobs;
+		if ((double)(t4 - t3) / jobs < clk_ns)
+			clk_ns = (double)(t4 - t3) / jobs;
+	}
+	cs = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (cs) {
+		if (fscanf(cs, "%31s", clocksource) != 1)
+			strcpy(clocksource, "?");
+		fclose(cs);
 	}
 
 	buf = malloc(TENSOR_BYTES);
@@ -222,7 +253,12 @@ int main(int argc, char **argv)
 
 	printf("nrt_execute, empty model:   %10.1f us/job\n", api_ns / 1e3);
 	printf("raw SIM_EXEC ioctl:         %10.1f us/job\n", raw_ns / 1e3);
+	printf("raw SIM_EXEC_MODEL ioctl:   %10.1f us/job (the job ioctl nrt_execute makes)\n",
+	       rawm_ns / 1e3);
+	printf("clock_gettime(MONOTONIC):   %10.1f us (clocksource %s; nrt_execute reads it twice)\n",
+	       clk_ns / 1e3, clocksource);
 	printf("ratio nrt_execute/raw ioctl (time per job): %.2f\n", api_ns / raw_ns);
+	printf("ratio clock read/raw ioctl (the price of timing a job): %.2f\n", clk_ns / raw_ns);
 	printf("tensor write+read, 1 MiB:   %10.0f MB/s\n", api_mbs);
 	printf("memcpy there and back:      %10.0f MB/s\n", cpy_mbs);
 	printf("ratio tensor write+read/memcpy (throughput): %.3f\n", api_mbs / cpy_mbs);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Guest benchmark: simulated jobs per second with the error accounting
- * (ring drain + decode + counter bridge into the NDS slab) on and off, in
- * the same run, alternating blocks.
+ * Guest benchmark: simulated jobs per second through nrt_sim_execute_ex()
+ * with the error accounting (nrt_sim_exec_opts_t.account: the counter
+ * bridge into the NDS slab, the time counters and latency histograms, and
+ * the two clock reads they need) on and off, in the same run, alternating
+ * blocks. Both drain and decode the error ring and fold the status.
  *
  *   vm_bench_exec [jobs]
  */

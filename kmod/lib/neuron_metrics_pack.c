@@ -25,6 +25,33 @@ const u8 neuron_metric_counter_ids[NEURON_METRIC_COUNTERS] = {
 
 /* Counter defs posted before metric 11. */
 #define NEURON_METRIC_FIRST_GROUP	17
+/* Counter defs due on tick 0 (the first group and NC 30); the rest on tick 1. */
+#define NEURON_METRIC_TICK0_COUNTERS	18
+
+static u8 neuron_metric_counter_ticks(u32 slot)
+{
+	return slot < NEURON_METRIC_TICK0_COUNTERS ? NEURON_METRIC_TICK_0 : NEURON_METRIC_TICK_1;
+}
+
+u8 neuron_metric_id_ticks(u8 cw_id)
+{
+	u32 i;
+
+	switch (cw_id) {
+	case NEURON_CW_ID_INSTANCE_ID:
+	case NEURON_CW_ID_DRIVER_VERSION:
+		return NEURON_METRIC_TICK_ALWAYS;
+	case NEURON_CW_ID_FW_IO_ERROR_COUNT:
+		return NEURON_METRIC_TICK_0;
+	case NEURON_CW_ID_FEATURE_BITMAP:
+	case NEURON_CW_ID_DEVICE_CLUSTER_ID:
+		return NEURON_METRIC_TICK_1;
+	}
+	for (i = 0; cw_id && i < NEURON_METRIC_COUNTERS; i++)
+		if (neuron_metric_counter_cw_id(i) == cw_id)
+			return neuron_metric_counter_ticks(i);
+	return 0;
+}
 
 u8 neuron_metric_counter_cw_id(u32 slot)
 {
@@ -87,13 +114,22 @@ static u32 neuron_metric_add_slot(struct neuron_metric_rec *recs, u32 n, u32 max
 	return n + 1;
 }
 
-u32 neuron_metric_build(const struct neuron_metric_input *in,
-			const struct neuron_metric_state *st,
-			struct neuron_metric_rec *recs, u32 max)
+static bool neuron_metric_due(u8 ticks, u32 tick)
 {
+	return tick == NEURON_METRIC_TICK_ALL || (tick < NEURON_METRIC_TICKS && (ticks >> tick) & 1);
+}
+
+u32 neuron_metric_build_tick(const struct neuron_metric_input *in,
+			     const struct neuron_metric_state *st,
+			     struct neuron_metric_rec *recs, u32 max, u32 tick)
+{
+	bool t0 = neuron_metric_due(NEURON_METRIC_TICK_0, tick);
+	bool t1 = neuron_metric_due(NEURON_METRIC_TICK_1, tick);
 	u32 n = 0;
 	u32 i;
 
+	if (!t0 && !t1)
+		return 0;
 	if (n < max)
 		neuron_metric_rec_str(&recs[n++], NEURON_CW_ID_INSTANCE_ID, in->instance_id);
 	if (n < max)
@@ -103,19 +139,52 @@ u32 neuron_metric_build(const struct neuron_metric_input *in,
 		u32 id = neuron_metric_counter_ids[i];
 		u64 cur = id < in->nc_ids ? in->nc_total[id] : 0;
 
-		if (i == NEURON_METRIC_FIRST_GROUP)
+		if (i == NEURON_METRIC_FIRST_GROUP && t0)
 			n = neuron_metric_add_slot(recs, n, max, NEURON_CW_ID_FW_IO_ERROR_COUNT,
 						   NEURON_METRIC_SLOT_FW_IO_ERR, in->fw_io_err,
 						   st->prev[NEURON_METRIC_SLOT_FW_IO_ERR]);
+		if (!neuron_metric_due(neuron_metric_counter_ticks(i), tick))
+			continue;
 		n = neuron_metric_add_slot(recs, n, max, neuron_metric_counter_cw_id(i),
 					   (s8)i, cur, st->prev[i]);
 	}
 
-	if (in->feature_bitmap && n < max)
+	if (t1 && in->feature_bitmap && n < max)
 		neuron_metric_rec_u64(&recs[n++], NEURON_CW_ID_FEATURE_BITMAP, in->feature_bitmap);
-	if (in->cluster_id && n < max)
+	if (t1 && in->cluster_id && n < max)
 		neuron_metric_rec_u64(&recs[n++], NEURON_CW_ID_DEVICE_CLUSTER_ID, in->cluster_id);
 	return n;
+}
+
+u32 neuron_metric_build(const struct neuron_metric_input *in,
+			const struct neuron_metric_state *st,
+			struct neuron_metric_rec *recs, u32 max)
+{
+	return neuron_metric_build_tick(in, st, recs, max, NEURON_METRIC_TICK_ALL);
+}
+
+u32 neuron_metric_pack_one(const struct neuron_metric_rec *recs, u32 n,
+			   u8 *blob, u32 cap, u8 *packed)
+{
+	u32 len = 0;
+	u32 i;
+
+	if (cap > NEURON_METRIC_BLOB_MAX)
+		cap = NEURON_METRIC_BLOB_MAX;
+	for (i = 0; i < n; i++) {
+		const struct neuron_metric_rec *r = &recs[i];
+		u32 need = 2u + r->len;
+
+		packed[i] = 0;
+		if (need > cap - len)
+			continue;	/* left out; a later, smaller one may fit */
+		blob[len] = r->id;
+		blob[len + 1] = r->len;
+		memcpy(blob + len + 2, r->text, r->len);
+		len += need;
+		packed[i] = 1;
+	}
+	return len;
 }
 
 void neuron_metric_commit(struct neuron_metric_state *st, const struct neuron_metric_rec *r)

@@ -7,8 +7,14 @@
  * validates) and the host tests.
  *
  * Blob: records [u8 cw_id][u8 len][len ASCII bytes], back to back, no
- * terminator, at most NEURON_METRIC_BLOB_MAX bytes. Records that do not
- * fit go to the next blob, in order; none is dropped.
+ * terminator, at most NEURON_METRIC_BLOB_MAX bytes.
+ *
+ * Cadence (the reference's): each post is one tick and sends one blob.
+ * Ticks alternate 0, 1, 0, ...; a definition is due on tick 0, on tick 1
+ * or on every tick (NEURON_METRIC_TICK_*). A due record that does not fit
+ * in the blob is left out (later, smaller ones may still fit); unlike the
+ * reference, its baseline does not move, so its delta goes out with the
+ * next post of its tick.
  */
 #ifndef NEURON_METRICS_PACK_H
 #define NEURON_METRICS_PACK_H
@@ -25,12 +31,26 @@
 #define NEURON_CW_ID_FEATURE_BITMAP	250
 #define NEURON_CW_ID_DEVICE_CLUSTER_ID	252
 
+/* Ticks: which posts a definition goes out on (a bit per tick). */
+#define NEURON_METRIC_TICKS		2	/* ticks alternate 0, 1, 0, ... */
+#define NEURON_METRIC_TICK_0		0x1
+#define NEURON_METRIC_TICK_1		0x2
+#define NEURON_METRIC_TICK_ALWAYS	(NEURON_METRIC_TICK_0 | NEURON_METRIC_TICK_1)
+/* neuron_metric_build_tick(): every definition regardless of tick */
+#define NEURON_METRIC_TICK_ALL		0xFF
+
 /* COUNTER definitions: NDS NC/EXT counter ids, in posting order. */
 #define NEURON_METRIC_COUNTERS		28
 extern const u8 neuron_metric_counter_ids[NEURON_METRIC_COUNTERS];
 
 /* The CloudWatch id counter definition @slot is posted as (0 if none). */
 u8 neuron_metric_counter_cw_id(u32 slot);
+
+/*
+ * The ticks (NEURON_METRIC_TICK_* mask) a CloudWatch id is posted on; 0 for
+ * an id this driver never posts.
+ */
+u8 neuron_metric_id_ticks(u8 cw_id);
 
 /* Aggregation state: slots 0..27 are the counter defs, 28 the FW-IO errors. */
 #define NEURON_METRIC_SLOT_FW_IO_ERR	NEURON_METRIC_COUNTERS
@@ -95,20 +115,37 @@ void neuron_metric_rec_str(struct neuron_metric_rec *r, u8 id, const char *s);
 u64 neuron_metric_delta(u64 cur, u64 prev);
 
 /*
- * Build this post's records in definition order: 12, 13, the counters
- * with a positive delta (11 between the first 17 counters and the rest,
- * as in the reference table), 250 and 252 when non-zero. Returns the
- * number of records written to @recs (at most @max).
+ * Build the records due on @tick (0 or 1, or NEURON_METRIC_TICK_ALL) in
+ * definition order: 12, 13 (every tick); on tick 0 the first 17 counters,
+ * 11, then 220 (NC 30); on tick 1 the EXT counters 221..229 and 253, 250
+ * and 252 when non-zero. Counters and 11 only with a positive delta.
+ * Returns the number of records written to @recs (at most @max).
  */
+u32 neuron_metric_build_tick(const struct neuron_metric_input *in,
+			     const struct neuron_metric_state *st,
+			     struct neuron_metric_rec *recs, u32 max, u32 tick);
+
+/* Every definition, whatever its tick (neuron_metric_build_tick ..._ALL). */
 u32 neuron_metric_build(const struct neuron_metric_input *in,
 			const struct neuron_metric_state *st,
 			struct neuron_metric_rec *recs, u32 max);
+
+/*
+ * One tick's blob, the reference's way: records @recs[0..@n) in order,
+ * each that still fits in @cap (at most NEURON_METRIC_BLOB_MAX) bytes
+ * appended, each that does not left out (a later, smaller one may fit).
+ * @packed[i] is set to 1 for a record in the blob, 0 for one left out.
+ * Returns the blob's length (0: nothing fits or nothing to send).
+ */
+u32 neuron_metric_pack_one(const struct neuron_metric_rec *recs, u32 n,
+			   u8 *blob, u32 cap, u8 *packed);
 
 /* A record was delivered: move its slot's baseline. */
 void neuron_metric_commit(struct neuron_metric_state *st, const struct neuron_metric_rec *r);
 
 /*
- * Pack records @recs[*pos..@n) into @blob (capacity @cap, at most
+ * (Host tests and fuzzing; the driver posts one blob a tick.) Pack records
+ * @recs[*pos..@n) into @blob (capacity @cap, at most
  * NEURON_METRIC_BLOB_MAX) while they fit, advancing *pos past them.
  * Returns the blob's length. A record larger than @cap on its own is
  * skipped (cannot happen with NEURON_METRIC_TEXT_MAX + 2 <= @cap).

@@ -60,12 +60,15 @@ static void neuron_sim_dma_free(void *backend, size_t size, void *va, u64 dev_ad
 /*
  * ops->reset: a full device reset. NeuronCores that took an uncorrectable
  * error work again; HBM contents are gone (the core holds no allocation:
- * no file is open). Armed faults are the tester's and stay armed.
+ * no file is open). Armed faults are the tester's and stay armed. A
+ * failure armed with inject/reset_fail fails it with -EIO, changing nothing.
  */
 static int neuron_sim_reset(void *backend)
 {
 	struct neuron_sim_dev *sd = backend;
 
+	if (neuron_sim_inject_take_reset(sd))
+		return -EIO;
 	neuron_sim_nc_reset(&sd->nc);
 	neuron_sim_hbm_clear(&sd->hbm);
 	return 0;

@@ -20,6 +20,10 @@
  *       the NeuronCore takes an uncorrectable error now: every job on it
  *       fails with -ENOTRECOVERABLE until the device is reset (sysfs
  *       reset); inject/armed shows "unrecoverable" on its line meanwhile
+ *   inject/reset_fail "<count 0..65536>"
+ *       the next count device resets (sysfs reset, ops->reset) fail with
+ *       -EIO and change nothing: the device is left INVALID until a reset
+ *       succeeds; 0 disarms; read: the resets still to fail
  *   inject/armed      (read) what is armed, one NeuronCore per line
  *   fw/fault          "<mode> [count]": the next count firmware requests
  *                     (default 1; 0 = every request until "none") get the
@@ -117,6 +121,20 @@ enum neuron_sim_fw_fault neuron_sim_inject_take_fw(struct neuron_sim_dev *sd, u3
 	*slow_ms = a->fw_slow_ms;
 	spin_unlock_irqrestore(&sd->inject.lock, flags);
 	return f;
+}
+
+bool neuron_sim_inject_take_reset(struct neuron_sim_dev *sd)
+{
+	struct neuron_sim_faults *a = &sd->inject.armed;
+	unsigned long flags;
+	bool fail;
+
+	spin_lock_irqsave(&sd->inject.lock, flags);
+	fail = a->reset_fail > 0;
+	if (fail)
+		a->reset_fail--;
+	spin_unlock_irqrestore(&sd->inject.lock, flags);
+	return fail;
 }
 
 /* ---- text knobs: one parser, one apply function per knob ------------------- */
@@ -282,6 +300,20 @@ static int knob_fw_fault(struct neuron_sim_dev *sd, const struct neuron_tokens *
 	return 0;
 }
 
+static int knob_reset_fail(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
+{
+	struct neuron_sim_inject *inj = &sd->inject;
+	unsigned long flags;
+	u32 n;
+
+	if (t->count != 1 || neuron_parse_u32_range(t->tok[0], 0, SIM_MAX_COUNT, &n))
+		return -EINVAL;
+	spin_lock_irqsave(&inj->lock, flags);
+	inj->armed.reset_fail = n;
+	spin_unlock_irqrestore(&inj->lock, flags);
+	return 0;
+}
+
 /* ---- read-only views ------------------------------------------------------- */
 
 static int knob_armed_show(struct seq_file *s, struct neuron_sim_dev *sd)
@@ -327,6 +359,18 @@ static int knob_fw_fault_show(struct seq_file *s, struct neuron_sim_dev *sd)
 	return 0;
 }
 
+static int knob_reset_fail_show(struct seq_file *s, struct neuron_sim_dev *sd)
+{
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&sd->inject.lock, flags);
+	n = sd->inject.armed.reset_fail;
+	spin_unlock_irqrestore(&sd->inject.lock, flags);
+	seq_printf(s, "%u\n", n);
+	return 0;
+}
+
 /* ---- the knob table --------------------------------------------------------- */
 
 enum sim_knob_id {
@@ -338,6 +382,7 @@ enum sim_knob_id {
 	KNOB_ARMED,
 	KNOB_FW_FAULT,
 	KNOB_NC_UNRECOVERABLE,
+	KNOB_RESET_FAIL,
 	KNOB_COUNT_TEXT,		/* text knobs above, typed files below */
 	KNOB_FW_SLOW_MS = KNOB_COUNT_TEXT,
 	KNOB_FW_API_VERSION,
@@ -387,6 +432,8 @@ static const struct sim_knob sim_knobs[KNOB_COUNT_TEXT] = {
 		false, knob_fw_fault, knob_fw_fault_show },
 	[KNOB_NC_UNRECOVERABLE] = { "nc_unrecoverable", DIR_INJECT, 0200, "\"<nc>\"", true,
 		knob_nc_unrecoverable, NULL },
+	[KNOB_RESET_FAIL] = { "reset_fail", DIR_INJECT, 0600, "\"<count 0..65536>\"", false,
+		knob_reset_fail, knob_reset_fail_show },
 };
 
 static const struct sim_knob *knob_of(struct file *file, struct neuron_sim_dev **sd)

@@ -46,6 +46,7 @@ struct neuron_sim_nc_faults {
  * @fw_left:	requests it still applies to (unless @fw_sticky)
  * @fw_sticky:	it applies until cleared with "none"
  * @fw_slow_ms:	delay of the slow mode, ms
+ * @reset_fail:	device resets still to fail (inject/reset_fail)
  */
 struct neuron_sim_faults {
 	struct neuron_sim_nc_faults nc[NEURON_MAX_NC];
@@ -53,9 +54,10 @@ struct neuron_sim_faults {
 	u32 fw_left;
 	bool fw_sticky;
 	u32 fw_slow_ms;
+	u32 reset_fail;
 };
 
-#define NEURON_SIM_KNOBS	11	/* debugfs files of enum sim_knob_id */
+#define NEURON_SIM_KNOBS	12	/* debugfs files of enum sim_knob_id */
 
 /**
  * struct neuron_sim_inject - fault injection of one device
@@ -92,5 +94,7 @@ void neuron_sim_inject_take_nc(struct neuron_sim_dev *sd, u32 nc,
  * fault is consumed) and, through @slow_ms, the slow mode's delay.
  */
 enum neuron_sim_fw_fault neuron_sim_inject_take_fw(struct neuron_sim_dev *sd, u32 *slow_ms);
+/* A device reset starts: whether it is to fail (one armed failure is consumed). */
+bool neuron_sim_inject_take_reset(struct neuron_sim_dev *sd);
 
 #endif /* NEURON_SIM_INJECT_H */

@@ -160,6 +160,7 @@ inline constexpr row nq_init_rows[] = {
 	{ ENOSPC, R },		// no free queue slot
 	{ EOPNOTSUPP, F },
 	{ ETIMEDOUT, T },
+	{ ECANCELED, BUSY },	// root took the NC back from this process (CORE_TAKE_BACK)
 	{ NRT_ENOTSUPP, F },
 };
 
@@ -202,6 +203,7 @@ inline constexpr row core_reserve_rows[] = {
 	{ ENOSPC, NRT_LOAD_NOT_ENOUGH_NC },	// not enough free cores
 	{ EOPNOTSUPP, F },
 	{ ETIMEDOUT, T },
+	{ ECANCELED, BUSY },	// root took the NC back from this process (CORE_TAKE_BACK)
 	{ NRT_ENOTSUPP, F },
 };
 
@@ -222,6 +224,7 @@ inline constexpr row exec_rows[] = {
 	{ ENOSPC, NRT_QUEUE_FULL },
 	{ EOPNOTSUPP, F },
 	{ ETIMEDOUT, T },
+	{ ECANCELED, BUSY },	// root took the NC back from this process (CORE_TAKE_BACK)
 	{ ENOTRECOVERABLE, NRT_EXEC_UNIT_UNRECOVERABLE },	// NC took an uncorrectable error, until reset
 	{ NRT_ENOTSUPP, F },
 };

@@ -75,17 +75,20 @@ NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS
 	int ret = check_target(inst, nc);	// so a bad @nc writes nothing at all
 	if (ret)
 		return ret;
+	// every execution (issue 25): @inst and @nc are checked once above, the
+	// adds go straight to the cells, and a time that adds 0 is not added
 	uint32_t ids[NRT_BRIDGE_MAX_EXEC_COUNTERS];
 	size_t n = nrt_bridge_counters_for_execution(final_status, errs, ids,
 						     NRT_BRIDGE_MAX_EXEC_COUNTERS);
 	for (size_t i = 0; i < n && i < NRT_BRIDGE_MAX_EXEC_COUNTERS; i++)
-		nds::nc_add(inst, nc, ids[i], 1);
-	nds::nc_add(inst, nc, NDS_NC_COUNTER_INFERENCE_COUNT, 1);
+		nds::nc_add_checked(inst, nc, ids[i], 1);
+	nds::nc_add_checked(inst, nc, NDS_NC_COUNTER_INFERENCE_COUNT, 1);
 	if (times) {
 		nrt_counter_add_t adds[NRT_BRIDGE_TIME_COUNTERS];
 		size_t m = nrt_bridge_time_counters(times, adds, NRT_BRIDGE_TIME_COUNTERS);
 		for (size_t i = 0; i < m; i++)
-			nds::nc_add(inst, nc, adds[i].id, adds[i].value);
+			if (adds[i].value)
+				nds::nc_add_checked(inst, nc, adds[i].id, adds[i].value);
 	}
 	return 0;
 }

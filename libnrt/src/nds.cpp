@@ -78,6 +78,15 @@ int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
 	return 0;
 }
 
+int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
+{
+	int64_t off = neuron_nds_nc_offset(static_cast<uint32_t>(nc), id);
+	if (off < 0)
+		return -EINVAL;
+	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
+	return 0;
+}
+
 } // namespace nrt::nds
 
 using namespace nrt;

@@ -19,4 +19,8 @@ namespace nrt::nds {
 // Add @delta to NC/EXT counter @id of NeuronCore @nc (atomic). 0, -EINVAL, -EPERM.
 int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta);
 
+// nc_add() for a caller that has checked @inst (writable) and @nc already:
+// the counter's own range check only. 0 or -EINVAL.
+int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delta);
+
 } // namespace nrt::nds

@@ -138,8 +138,13 @@ Control::Result Control::execute(std::string_view line)
 		if (t[1] == "metrics" || t[1] == "blobs") {
 			for (const PostedBlob &b : fw_.posted()) {
 				if (t[1] == "blobs") {
+					std::string ids;
+
+					for (const MetricRecord &r : b.records)
+						ids += (ids.empty() ? "" : ",") + std::to_string(r.id);
 					s += std::to_string(b.t_ms) + " " + std::to_string(b.data.size()) + " " +
-					     std::to_string(b.records.size()) + "\n";
+					     std::to_string(b.records.size()) + " " +
+					     (ids.empty() ? std::string("-") : ids) + "\n";
 					continue;
 				}
 				for (const MetricRecord &r : b.records)

@@ -1230,7 +1230,7 @@ void ctl_metrics_through_fw(void **)
 	r.legacy(NEURON_FWIO_CMD_POST_TO_CW, blob, sizeof(blob));
 	assert_string_equal(c.execute("get metrics").text.c_str(), "11 3\n250 16\nok\n");
 	std::string b = c.execute("get blobs").text;
-	assert_true(b.find(" 7 2\n") != std::string::npos);
+	assert_true(b.find(" 7 2 11,250\n") != std::string::npos);
 	c.execute("clear metrics");
 	assert_string_equal(c.execute("get metrics").text.c_str(), "ok\n");
 	// the record keeps at most log_max entries, counting the dropped

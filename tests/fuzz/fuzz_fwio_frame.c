@@ -213,7 +213,8 @@ static void metrics(struct src *s)
 	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
 	char inst_id[80], drv[80];
 	uint8_t blob[NEURON_METRIC_BLOB_MAX + 16];
-	uint32_t n, pos, i, k, cap, seen;
+	uint8_t packed[NEURON_METRIC_MAX_RECS];
+	uint32_t n, pos, i, k, cap, seen, tick, nt, plen, eff, used, poff;
 	size_t j;
 
 	for (j = 0; j < 64; j++)
@@ -275,6 +276,42 @@ static void metrics(struct src *s)
 		CHECK(neuron_metric_next(blob, len, &off, &id, &val, &vlen) == 0);
 	}
 	CHECK(seen <= n);
+
+	/*
+	 * One tick: only that tick's ids; the two ticks share only 12 and 13
+	 * and together make every definition. Its blob: records in order,
+	 * each left out only when it did not fit in what was left.
+	 */
+	tick = take8(s) % 2;
+	nt = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1 - tick);
+	CHECK(neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, tick) + nt == n + 2);
+	nt = n + 2 - nt;
+	for (i = 0; i < nt; i++)
+		CHECK(neuron_metric_id_ticks(recs[i].id) & (1u << tick));
+	memset(blob, 0xee, sizeof(blob));
+	plen = neuron_metric_pack_one(recs, nt, blob, cap, packed);
+	eff = cap > NEURON_METRIC_BLOB_MAX ? NEURON_METRIC_BLOB_MAX : cap;
+	CHECK(plen <= eff);
+	for (j = plen; j < sizeof(blob); j++)
+		CHECK(blob[j] == 0xee);
+	used = 0;
+	poff = 0;
+	for (i = 0; i < nt; i++) {
+		uint8_t id, vlen;
+		const uint8_t *val;
+
+		if (!packed[i]) {
+			CHECK(used + 2u + recs[i].len > eff);
+			continue;
+		}
+		CHECK(packed[i] == 1);
+		CHECK(neuron_metric_next(blob, plen, &poff, &id, &val, &vlen) == 1);
+		CHECK(id == recs[i].id && vlen == recs[i].len);
+		CHECK(memcmp(val, recs[i].text, vlen) == 0);
+		used += 2u + recs[i].len;
+	}
+	CHECK(used == plen && poff == plen);
+	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
 
 	/* after committing every record, only the unconditional ones remain */
 	for (i = 0; i < n; i++)

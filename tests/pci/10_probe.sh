@@ -6,8 +6,8 @@
 NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
-# reload, unload-2; the reset that never completes (13)
-PLAN=$((NDEV * 8 + 30))
+# reload, unload-2; the reset that never completes (14, neuron-doctor's included)
+PLAN=$((NDEV * 8 + 31))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -96,6 +96,11 @@ check_eq reset-never-log-line 1 \
 	"$(since_mark | grep -c 'neuron4: its reset did not complete; state INVALID')"
 check_fails reset-never-open-einval 1 'Invalid argument' vm_pci info 4
 check_eq reset-never-fw-read-counters "0 0" "$(fw_stat 4 err_count) $(fw_stat 4 timeout_count)"
+# neuron-doctor names the device and what to do (exit 2)
+neuron-doctor --no-kmsg > /tmp/doc 2>&1
+rc=$?
+check_eq reset-never-doctor "2 neuron-doctor: state: reload the driver or reboot (sudo modprobe -r neuron && sudo modprobe neuron); a write to /sys/class/neuron_device/neuron4/reset retries the reset 1" \
+	"$rc $(head -n 1 /tmp/doc) $(grep -c '^\[error\] state: neuron4 did not come back from reset (state: invalid; opens fail with EINVAL) -> ' /tmp/doc)"
 relay npe0 fault clear >/dev/null
 check_within reset-file-recovers 20000 sh -c "echo 1 > $(sysdev 4)/reset"
 check_eq reset-recovered-state ready "$(cat "$(sysdev 4)/state" 2>&1)"

@@ -4,7 +4,7 @@
 # access record of one exchange is the vendor's sequence, and each fault
 # mode gives the errno and the err_count / timeout_count docs/fwio.md
 # documents (a Trn1 READ: 30 attempts of 1 s).
-PLAN=38
+PLAN=43
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -85,21 +85,32 @@ v=$(vm_pci fwread $A "$(addr 0x400)" 2>/dev/null)
 check_eq wrong-seq-succeeds 0x12345678 "$v"
 check_eq wrong-seq-timeout-count $((t0 + 1)) "$(fw_stat $A timeout_count)"
 
-# the metrics post (debugfs fw/post_now): what firmware decoded equals
-# the counters: CW 11 the FW-IO error count (sysfs err_count; no post was
-# delivered before, so the delta is the total), CW 13 the driver version;
-# every blob at most 128 bytes; a second post without change carries no 11
+# the metrics post, the vendor's cadence (debugfs fw/post_now: one post, one
+# tick, no timer involved: the suite loads with a one-day period): each post
+# is one blob of at most 128 bytes; ticks alternate 0, 1, 0, 1; 12 and 13
+# go out on every tick, CW 11 (the FW-IO error count, the reference's
+# intent) on tick 0 only, as a delta. No post was delivered before, so the
+# first 11 is the whole err_count; an error made before a tick-1 post waits
+# for the next tick 0.
+DBG=/sys/kernel/debug/neuron/neuron$A/fw
 relay npe0 clear metrics >/dev/null
-check metrics-post sh -c "echo 1 > /sys/kernel/debug/neuron/neuron$A/fw/post_now"
+check_eq metrics-first-tick 0 "$(cat $DBG/post_tick)"
+e1=$(fw_stat $A err_count)
+check metrics-post-1 sh -c "echo 1 > $DBG/post_now"
+relay npe0 fault bad_crc times=1 >/dev/null
+v=$(vm_pci fwread $A "$(addr 0x400)" 2>/dev/null)
+check_eq metrics-one-more-error "0x12345678 $((e1 + 1))" "$v $(fw_stat $A err_count)"
+check metrics-post-2 sh -c "echo 1 > $DBG/post_now"
+check metrics-post-3 sh -c "echo 1 > $DBG/post_now"
+check metrics-post-4 sh -c "echo 1 > $DBG/post_now"
+check_eq metrics-tick-sequence "12,13,11 12,13 12,13,11 12,13 " \
+	"$(relay npe0 get blobs | awk '{ print $4 }' | tr '\n' ' ')"
 m=$(relay npe0 get metrics)
-check_eq metrics-cw11-err-count "$(fw_stat $A err_count)" "$(echo "$m" | awk '$1 == 11 { print $2 }')"
-check_eq metrics-cw13-version "$(cat /sys/module/neuron/version)" "$(echo "$m" | awk '$1 == 13 { print $2 }')"
-big=$(relay npe0 get blobs | awk '$2 > 128')
+check_eq metrics-cw11-err-count "$e1 1 " "$(echo "$m" | awk '$1 == 11 { print $2 }' | tr '\n' ' ')"
+check_eq metrics-cw13-version "$(cat /sys/module/neuron/version)" \
+	"$(echo "$m" | awk '$1 == 13 { print $2 }' | sort -u)"
+big=$(relay npe0 get blobs | awk '$2 > 128 || $2 < 1')
 check_eq metrics-blobs-fit "" "$big"
-relay npe0 clear metrics >/dev/null
-echo 1 > /sys/kernel/debug/neuron/neuron$A/fw/post_now
-m=$(relay npe0 get metrics)
-check_eq metrics-second-post-no-11 "" "$(echo "$m" | awk '$1 == 11')"
 
 # power utilization from the firmware's POWER words ([15:0] basis points,
 # [31:16] a sample counter): v2 (Trn1) reads one die's word, as the

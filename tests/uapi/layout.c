@@ -107,6 +107,14 @@ int main(void)
 	F(neuron_apps_info, count); F(neuron_apps_info, total); F(neuron_apps_info, reserved0);
 	F(neuron_apps_info, reserved); F(neuron_apps_info, app);
 
+	S(neuron_core_holders);
+	F(neuron_core_holders, size); F(neuron_core_holders, flags); F(neuron_core_holders, nc);
+	F(neuron_core_holders, state); F(neuron_core_holders, owner_pid);
+	F(neuron_core_holders, owner_flags); F(neuron_core_holders, since_ns);
+	F(neuron_core_holders, count); F(neuron_core_holders, total);
+	F(neuron_core_holders, hidden); F(neuron_core_holders, reserved0);
+	F(neuron_core_holders, reserved); F(neuron_core_holders, pid);
+
 	/* the ioctl numbers encode the sizes: they must match too */
 	printf("C GET_INFO 0x%08lx\n", (unsigned long)NEURON_IOCTL_GET_INFO);
 	printf("C NDS_ACQUIRE 0x%08lx\n", (unsigned long)NEURON_IOCTL_NDS_ACQUIRE);
@@ -119,6 +127,8 @@ int main(void)
 	printf("C FW_READ 0x%08lx\n", (unsigned long)NEURON_IOCTL_FW_READ);
 	printf("C FW_POWER_PROFILE 0x%08lx\n", (unsigned long)NEURON_IOCTL_FW_POWER_PROFILE);
 	printf("C SIM_EXEC_MODEL 0x%08lx\n", (unsigned long)NEURON_IOCTL_SIM_EXEC_MODEL);
+	printf("C CORE_TAKE_BACK 0x%08lx\n", (unsigned long)NEURON_IOCTL_CORE_TAKE_BACK);
+	printf("C CORE_HOLDERS 0x%08lx\n", (unsigned long)NEURON_IOCTL_CORE_HOLDERS);
 	printf("C MEM_ALLOC 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_ALLOC);
 	printf("C MEM_FREE 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_FREE);
 	printf("C MEM_READ 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_READ);

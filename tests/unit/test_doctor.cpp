@@ -348,6 +348,9 @@ static void visible_cores(void **)
 	doc::report r = doc::run(c);
 	expect_first(r, "visible_cores", doc::severity::error, "within 0-3, e.g. \"0-1\"");
 	assert_true(has(first(r)->detail, "names NeuronCore 4 but there are 4 (0-3)"));
+	// where the NeuronCores that exist are
+	assert_true(has(first(r)->detail, "the NeuronCores are neuron0's NeuronCores 0-1, neuron1's NeuronCores 0-1"));
+	assert_false(has(first(r)->detail, "numbered over"));
 	assert_int_equal(doc::exit_code(r), 2);
 	for (const char *bad : { "x", "0,2", "3-1", "1-", "", "0,,1", "-1" }) {
 		c.visible_cores = bad;
@@ -361,7 +364,42 @@ static void visible_cores(void **)
 	t.holders.clear();
 	r = doc::run(c);
 	assert_int_equal(doc::exit_code(r), 0);
-	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail, "NeuronCores 1-2 of 4"));
+	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail,
+			"NeuronCores 1-2 of 4 (neuron0's NeuronCore 1, neuron1's NeuronCore 0)"));
+
+	// a device removed: its NeuronCores no longer exist
+	t.device(2, 2);
+	c.visible_cores = "4-5";
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail,
+			"NeuronCores 4-5 of 6 (neuron2's NeuronCores 0-1)"));
+	t.rm("/sys/class/neuron_device/neuron2");
+	r = doc::run(c);
+	expect_first(r, "visible_cores", doc::severity::error, "within 0-3");
+	assert_true(has(first(r)->detail, "names NeuronCore 5 but there are 4 (0-3)"));
+	assert_int_equal(doc::exit_code(r), 2);
+	// one before the last: the numbers of those after it move down
+	t.device(2, 2);
+	t.rm("/sys/class/neuron_device/neuron1");
+	c.visible_cores = "2-3";
+	r = doc::run(c);
+	assert_int_equal(doc::exit_code(r), 0);
+	assert_true(has(find(r, "visible_cores", doc::severity::ok)->detail,
+			"NeuronCores 2-3 of 4 (neuron2's NeuronCores 0-1) (no neuron1: the NeuronCores are numbered over the devices present)"));
+	c.visible_cores = "4";
+	r = doc::run(c);
+	expect_first(r, "visible_cores", doc::severity::error, "within 0-3");
+	assert_true(has(first(r)->detail, "; the NeuronCores are neuron0's NeuronCores 0-1, neuron2's NeuronCores 0-1 (no neuron1: "));
+	t.rm("/sys/class/neuron_device/neuron0");
+	t.device(5, 1);
+	r = doc::run(c);
+	assert_true(has(first(r)->detail, "(no neuron0 to neuron1, neuron3 to neuron4: "));
+	t.rm("/sys/class/neuron_device/neuron5");
+	t.device(0, 2);
+	t.device(1, 2);
+	t.rm("/sys/class/neuron_device/neuron2");
+	c.visible_cores = "1,2";
 
 	// a core_count that cannot be read: not checked rather than guessed
 	t.rm("/sys/class/neuron_device/neuron1/core_count");
@@ -476,6 +514,17 @@ static void health(void **)
 	expect_first(r, "health", doc::severity::warning, "if the next ones fail too");
 	assert_true(has(first(r)->detail, "neuron1: degraded (fw_not_answering)"));
 	assert_int_equal(doc::exit_code(r), 1);
+	// with ECC errors a reset already answered (a warning, earlier in the
+	// walk): the silent firmware is still the first broken link
+	t.put("/sys/class/neuron_device/neuron1/stats/hardware/sram_ecc_uncorrected", "2\n");
+	t.put("/sys/class/neuron_device/neuron1/stats/fw_io/timeout_count", "3\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "health", doc::severity::warning, "if the next ones fail too");
+	assert_true(has(find(r, "ecc", doc::severity::warning)->detail, "all counted before the device's last reset"));
+	assert_true(has(find(r, "fw_io", doc::severity::warning)->detail, "3 timeouts"));
+	assert_int_equal(doc::exit_code(r), 1);
+	t.put("/sys/class/neuron_device/neuron1/stats/hardware/sram_ecc_uncorrected", "0\n");
+	t.put("/sys/class/neuron_device/neuron1/stats/fw_io/timeout_count", "0\n");
 
 	// a failed reset is the state check's; health only points at it
 	t.health(1, -1, "failed", "reset_failed");
@@ -495,6 +544,18 @@ static void holders(void **)
 	doc::report r = doc::run(t.ctx());
 	expect_first(r, "holders", doc::severity::warning, "kill -CONT 777");
 	assert_true(has(first(r)->detail, "pid 777 (sleepy) is stopped and holds NeuronCores 2,3"));
+	assert_false(has(first(r)->action, "take-back"));	// no CORE_HOLDERS: not offered
+	{
+		doc::context cc = t.ctx();
+		cc.list_cores = [](const doc::device &, std::vector<tools::apps::core_holding> &out,
+				   std::string &) {
+			out.clear();
+			return true;
+		};
+		doc::report rc = doc::run(cc);
+		expect_first(rc, "holders", doc::severity::warning,
+			     "or take them back as root: neuron-ls --take-back 1:0, neuron-ls --take-back 1:1");
+	}
 	assert_int_equal(doc::exit_code(r), 1);
 
 	t.put("/proc/777/stat", "777 (sleepy) Z 555 777 777 0 -1\n");
@@ -512,6 +573,40 @@ static void holders(void **)
 	r = doc::run(c);
 	expect_first(r, "holders", doc::severity::warning, "wait for pid 4321");
 	assert_true(has(first(r)->detail, "holds NeuronCores 0, which NEURON_RT_VISIBLE_CORES names"));
+
+	// NeuronCores whose reserver exited, kept by a forked child: the
+	// child is named, with its cgroup, and the take-back is offered
+	c.visible_cores.reset();
+	t.holders[1] = { { 611, "", { 3 } } };
+	t.put("/proc/614/stat", "614 (python3) S 1 614 614 0 -1\n");
+	t.put("/proc/614/cmdline", std::string("python3\0serve.py\0", 17));
+	t.put("/proc/614/cgroup", "0::/kubepods/pod-a1\n");
+	c.list_cores = [](const doc::device &d, std::vector<tools::apps::core_holding> &out, std::string &) {
+		out.clear();
+		if (d.index != 1)
+			return true;
+		tools::apps::core_holding h;
+		h.nc = 3;
+		h.held = true;
+		h.owner_pid = 611;
+		h.owner_exited = true;
+		h.pids = { 614 };
+		h.total = 1;
+		out.push_back(h);
+		return true;
+	};
+	r = doc::run(c);
+	expect_first(r, "holders", doc::severity::warning, "end it (kill 614), or take the cores back as root: neuron-ls --take-back 1:1");
+	assert_string_equal(first(r)->detail.c_str(),
+			    "neuron1: pid 611 has exited, but NeuronCores 3 it reserved stay held: its file is open in "
+			    "pid 614 (python3 serve.py) [/kubepods/pod-a1] (a forked child keeps a reservation)");
+	assert_int_equal(doc::exit_code(r), 1);
+	// the same pid number reused by a running process changes nothing
+	t.put("/proc/611/stat", "611 (bash) S 1 611 611 0 -1\n");
+	r = doc::run(c);
+	assert_true(has(first(r)->detail, "pid 611 has exited"));
+	t.holders.erase(1);
+	c.list_cores = nullptr;
 
 	// no process list (another --root): a note, not a failure
 	c.list_holders = nullptr;

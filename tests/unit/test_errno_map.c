@@ -58,6 +58,7 @@ static const struct {
 	{ EOVERFLOW,	{ NL, NL, NL, I,  NL, NL, I,  NL, NL, NL } },
 	{ EOPNOTSUPP,	{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },
 	{ ETIMEDOUT,	{ T,  T,  T,  F,  T,  T,  F,  T,  T, T  } },
+	{ ECANCELED,	{ NL, NL, NL, NL, NL, B,  NL, B,  B, NL } },
 	{ ENOTRECOVERABLE, { NL, NL, NL, NL, NL, NL, NL, NL, U,  NL } },
 	{ 524,		{ F,  F,  F,  F,  F,  F,  F,  F,  F, F  } },	/* ENOTSUPP */
 };
@@ -131,7 +132,7 @@ static void short_copy(void **state)
 
 	(void)state;
 	memset(rows, 0xab, sizeof(rows));
-	assert_int_equal(nrt_errno_map_rows(NRT_SITE_EXEC, rows, 2), 18);
+	assert_int_equal(nrt_errno_map_rows(NRT_SITE_EXEC, rows, 2), 19);
 	assert_int_equal(rows[0].err, EPERM);
 	assert_int_equal(rows[1].err, ENOENT);
 	assert_int_equal(rows[1].status, NRT_INVALID_HANDLE);
@@ -140,7 +141,7 @@ static void short_copy(void **state)
 
 static void unlisted_and_zero(void **state)
 {
-	static const int unlisted[] = { ESRCH, E2BIG, EEXIST, ERANGE, ENOSYS, EPROTO, ECANCELED,
+	static const int unlisted[] = { ESRCH, E2BIG, EEXIST, ERANGE, ENOSYS, EPROTO, EALREADY,
 					4095, 9999, INT_MAX, INT_MIN };
 	size_t i;
 	int site;

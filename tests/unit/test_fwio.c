@@ -750,6 +750,171 @@ static void aggregation_deltas(void **state)
 	assert_memory_equal(recs[3].text, "77", 2);
 }
 
+/*
+ * The reference's tick sets (nds-sysfs-metrics.md 3.2, written out again):
+ * 12 and 13 on every tick; on tick 0 the first 17 counters, 11, then 220;
+ * on tick 1 the EXT counters, 250 and 252.
+ */
+static const uint8_t tick0_ids[] = {
+	12, 13,
+	200, 201, 205, 212, 215, 216, 217, 206, 218, 214, 213, 219, 204, 208, 207, 202, 209,
+	11, 220,
+};
+static const uint8_t tick1_ids[] = {
+	12, 13, 221, 222, 223, 224, 253, 225, 226, 227, 228, 229, 250, 252,
+};
+
+static void fill_everything(struct neuron_metric_input *in, uint64_t *totals, uint64_t v)
+{
+	uint32_t i;
+
+	for (i = 0; i < 95; i++)
+		totals[i] = v;
+	in->nc_total = totals;
+	in->nc_ids = 95;
+	in->fw_io_err = 7;
+	in->feature_bitmap = 5;
+	in->cluster_id = 9;
+	in->instance_id = "sim";
+	in->driver_version = "1.2.3";
+}
+
+static void tick_sets(void **state)
+{
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_state st;
+	struct neuron_metric_input in;
+	uint64_t totals[95];
+	static const uint8_t never[] = { 0, 1, 50, 51, 52, 53, 54, 55, 56, 180, 181, 190, 195,
+					 203, 251, 255 };
+	uint32_t n, i;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	fill_everything(&in, totals, 3);
+	for (i = 0; i < sizeof(tick0_ids); i++)
+		assert_int_equal(neuron_metric_id_ticks(tick0_ids[i]),
+				 i < 2 ? NEURON_METRIC_TICK_ALWAYS : NEURON_METRIC_TICK_0);
+	for (i = 2; i < sizeof(tick1_ids); i++)
+		assert_int_equal(neuron_metric_id_ticks(tick1_ids[i]), NEURON_METRIC_TICK_1);
+	for (i = 0; i < sizeof(never); i++)
+		assert_int_equal(neuron_metric_id_ticks(never[i]), 0);
+
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
+	assert_int_equal(n, sizeof(tick0_ids));
+	for (i = 0; i < n; i++)
+		assert_int_equal(recs[i].id, tick0_ids[i]);
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	assert_int_equal(n, sizeof(tick1_ids));
+	for (i = 0; i < n; i++)
+		assert_int_equal(recs[i].id, tick1_ids[i]);
+	/* the two sets share only the constants and cover every definition */
+	assert_int_equal(neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS),
+			 sizeof(tick0_ids) + sizeof(tick1_ids) - 2);
+	/* an out-of-range tick selects nothing */
+	assert_int_equal(neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 2), 0);
+}
+
+static void pack_one_leaves_out(void **state)
+{
+	/* bytes: 60, 60, 9 (no room), 3, 6 (no room), 5: 60+60+3+5 = 128 */
+	static const uint8_t lens[6] = { 58, 58, 7, 1, 4, 3 };
+	static const uint8_t want[6] = { 1, 1, 0, 1, 0, 1 };
+	struct neuron_metric_rec recs[6];
+	uint8_t blob[NEURON_METRIC_BLOB_MAX + 8], packed[6];
+	uint32_t len, off = 0, i, k = 0;
+	const uint8_t *val;
+	uint8_t id, vlen;
+	int r;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		memset(recs[i].text, '0' + (int)i, sizeof(recs[i].text));
+		recs[i].id = (uint8_t)(100 + i);
+		recs[i].len = lens[i];
+		recs[i].slot = NEURON_METRIC_SLOT_NONE;
+	}
+	memset(blob, 0xCC, sizeof(blob));
+	memset(packed, 0xEE, sizeof(packed));
+	len = neuron_metric_pack_one(recs, 6, blob, NEURON_METRIC_BLOB_MAX, packed);
+	assert_int_equal(len, 128);
+	assert_memory_equal(packed, want, 6);
+	assert_int_equal(blob[NEURON_METRIC_BLOB_MAX], 0xCC);
+	while ((r = neuron_metric_next(blob, len, &off, &id, &val, &vlen)) > 0) {
+		while (!want[k])
+			k++;
+		assert_int_equal(id, recs[k].id);
+		assert_int_equal(vlen, recs[k].len);
+		assert_memory_equal(val, recs[k].text, vlen);
+		k++;
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(k, 6);
+	/* a capacity above 128 is clamped; nothing fits in 2 bytes */
+	len = neuron_metric_pack_one(recs, 6, blob, 1000, packed);
+	assert_true(len <= NEURON_METRIC_BLOB_MAX);
+	assert_int_equal(neuron_metric_pack_one(recs, 6, blob, 2, packed), 0);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(packed[i], 0);
+	assert_int_equal(neuron_metric_pack_one(recs, 0, blob, 128, packed), 0);
+}
+
+/*
+ * Posts as the driver makes them: one blob a tick, ticks alternating, only
+ * the records in a delivered blob advance. With every value 19 digits long
+ * a tick's blob holds 5 counters; nothing is lost or posted twice, a record
+ * goes out only on its tick, and an event between two tick-0 posts waits
+ * for the next tick 0.
+ */
+static void ticks_carry_over(void **state)
+{
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_state st;
+	struct neuron_metric_input in;
+	uint64_t totals[95];
+	uint8_t blob[NEURON_METRIC_BLOB_MAX], packed[NEURON_METRIC_MAX_RECS];
+	uint32_t seen[256] = { 0 };
+	uint32_t post, n, i, len;
+	const uint64_t big = 1000000000000000000ull;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	fill_everything(&in, totals, big);
+	in.cluster_id = 0;
+	in.feature_bitmap = 0;
+	for (post = 0; post < 16; post++) {
+		uint32_t tick = post % 2, counters = 0;
+
+		n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, tick);
+		len = neuron_metric_pack_one(recs, n, blob, sizeof(blob), packed);
+		assert_true(len > 0 && len <= NEURON_METRIC_BLOB_MAX);
+		for (i = 0; i < n; i++) {
+			assert_true(neuron_metric_id_ticks(recs[i].id) & (1u << tick));
+			if (!packed[i])
+				continue;
+			neuron_metric_commit(&st, &recs[i]);
+			seen[recs[i].id]++;
+			if (recs[i].id != 12 && recs[i].id != 13 && recs[i].id != 11)
+				counters++;
+		}
+		/* 12, 13 (3 + 7 bytes), then 5 x 21 bytes: 115, and 11 (3) fits too */
+		if (post < 5)
+			assert_int_equal(counters, 5);
+	}
+	for (i = 0; i < sizeof(tick0_ids); i++)
+		assert_int_equal(seen[tick0_ids[i]], i < 2 ? 16 : 1);
+	for (i = 2; i < sizeof(tick1_ids) - 2; i++)
+		assert_int_equal(seen[tick1_ids[i]], 1);
+	/* a new FW-IO error: not on tick 1, then once on tick 0 */
+	in.fw_io_err = 8;
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	assert_int_equal(n, 2);
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(recs[2].id, 11);
+	assert_memory_equal(recs[2].text, "1", 1);
+}
+
 static void build_respects_max(void **state)
 {
 	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
@@ -795,6 +960,9 @@ int main(void)
 		cmocka_unit_test(unpack_rejects),
 		cmocka_unit_test(aggregation_deltas),
 		cmocka_unit_test(build_respects_max),
+		cmocka_unit_test(tick_sets),
+		cmocka_unit_test(pack_one_leaves_out),
+		cmocka_unit_test(ticks_carry_over),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

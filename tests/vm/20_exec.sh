@@ -8,7 +8,7 @@ PLAN=48
 check load load sim_devices=2 sim_nc_per_device=4
 I=/sys/kernel/debug/neuron/neuron0/inject
 
-check_eq knobs "armed ecc hang hw_error nc_unrecoverable nq_flood tpb_error" "$(ls $I | sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq knobs "armed ecc hang hw_error nc_unrecoverable nq_flood reset_fail tpb_error" "$(ls $I | sort | tr '\n' ' ' | sed 's/ $//')"
 check_eq knob-modes "--w------- --w------- --w------- --w-------" \
 	"$(ls -l $I/tpb_error $I/hw_error $I/nq_flood $I/hang | cut -c1-10 | tr '\n' ' ' | sed 's/ $//')"
 

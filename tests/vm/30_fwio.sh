@@ -29,13 +29,13 @@ if [ -e /sys/kernel/debug/kmemleak ]; then fw_t=300; else fw_t=100; fi
 check load load sim_devices=2 fwio_timeout_ms=$fw_t fwio_retries=3
 D=/sys/kernel/debug/neuron/neuron0/fw
 S=/sys/devices/virtual/neuron_device/neuron0
-check_eq debugfs-files "api_version fault last_seq post_now post_times posted posted_blobs sim_stats slow_ms stats" \
+check_eq debugfs-files "api_version fault last_seq post_now post_tick post_times posted posted_blobs sim_stats slow_ms stats" \
 	"$(ls $D | sort | tr '\n' ' ' | sed 's/ $//')"
 modes=
 for f in fault posted slow_ms api_version; do modes="$modes $(ls -l $D/$f | cut -c1-10)"; done
-for f in last_seq stats posted_blobs sim_stats; do modes="$modes $(ls -l $D/$f | cut -c1-10)"; done
+for f in last_seq stats posted_blobs sim_stats post_tick; do modes="$modes $(ls -l $D/$f | cut -c1-10)"; done
 modes="$modes $(ls -l $D/post_now | cut -c1-10)"
-check_eq debugfs-root-only " -rw------- -rw------- -rw------- -rw------- -r-------- -r-------- -r-------- -r-------- --w-------" "$modes"
+check_eq debugfs-root-only " -rw------- -rw------- -rw------- -rw------- -r-------- -r-------- -r-------- -r-------- -r-------- --w-------" "$modes"
 check_eq sysfs-counters-start "0 0" "$(cat $S/stats/fw_io/err_count) $(cat $S/stats/fw_io/timeout_count)"
 check_eq serial-number "4e53494d00010000" "$(cat $S/info/serial_number)"
 check_eq serial-number-1 "4e53494d00010001" "$(cat /sys/devices/virtual/neuron_device/neuron1/info/serial_number)"

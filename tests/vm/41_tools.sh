@@ -8,8 +8,18 @@
 # NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
 # the Prometheus series).
 SUITE=tools
-PLAN=84
+PLAN=116
+# The holders block's second half drives neuron-ls through a libnrt
+# application (userspace: JSON, table, --take-back; about 15 s under TCG);
+# vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
+# leaves that half out (make check sets it on the kernels other than the
+# default one, for time).
+if [ "${VM_TOOLS_HOLDERS:-1}" = 0 ]; then
+	PLAN=$((PLAN - 14))
+	TOOLS_HOLDERS_SKIPPED=1
+fi
 . /tests/lib.sh
+[ -z "$TOOLS_HOLDERS_SKIPPED" ] || echo "# VM_TOOLS_HOLDERS=0: neuron-ls --take-back through a libnrt application is not run here"
 
 LS=/tests/neuron-ls
 DOC=/tests/neuron-doctor
@@ -126,8 +136,18 @@ slurm_links() {
 check_eq slurm-links-2 "0:1 1:0" "$(slurm_links)"
 check sim-add-device sh -c 'echo 7 > /sys/bus/neuron_sim/new_device'
 check_eq slurm-links-3 "0:1, 2 1:0, 2 2:0, 1" "$(slurm_links)"
+# neuron-doctor: NEURON_RT_VISIBLE_CORES naming the added device's cores,
+# then, once it is removed, cores that no longer exist (exit 2)
+NEURON_RT_VISIBLE_CORES=4-5 $DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-visible-added-device "0 1" \
+	"$rc $(grep -c '^\[ok\] visible_cores: NEURON_RT_VISIBLE_CORES="4-5": NeuronCores 4-5 of 6 (neuron2.s NeuronCores 0-1)$' $TMP/doc)"
 check sim-del-device sh -c 'echo 7 > /sys/bus/neuron_sim/del_device'
 check_eq slurm-links-back "0:1 1:0" "$(slurm_links)"
+NEURON_RT_VISIBLE_CORES=4-5 $DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-visible-device-removed "2 neuron-doctor: visible_cores: set NEURON_RT_VISIBLE_CORES to one ascending run within 0-3, e.g. \"0-1\" (or unset it: all cores) 1" \
+	"$rc $(head -n 1 $TMP/doc) $(grep -c '^\[error\] visible_cores: NEURON_RT_VISIBLE_CORES="4-5" names NeuronCore 5 but there are 4 (0-3): nrt_init() fails with NRT_INVALID; the NeuronCores are neuron0.s NeuronCores 0-1, neuron1.s NeuronCores 0-1 -> ' $TMP/doc)"
 check_eq links-mode "-r--r--r--" "$(ls -l $SYS/neuron0/connected_devices | cut -c1-10)"
 
 # ---- stats/power/utilization -------------------------------------------
@@ -192,12 +212,16 @@ health_is() { [ "$(hl $1)" = "$2" ]; }
 check_eq health-ok "ok none ok none ok none" "$(hl $H) $(hl $H/neuron_core0) $(hl $SYS/neuron0)"
 check_eq health-modes "-r--r--r-- -r--r--r--" \
 	"$(ls -l $H/health | cut -c1-10) $(ls -l $H/neuron_core1/health_reason | cut -c1-10)"
-rm -f $TMP/hfifo; mkfifo $TMP/hfifo
+rm -f $TMP/hfifo $TMP/jfifo; mkfifo $TMP/hfifo $TMP/jfifo
 timeout -s KILL 60 /tests/neuron-monitor --events --count 8 > $TMP/hev 2> $TMP/hfifo &
 hmon=$!
-exec 5< $TMP/hfifo
+# and the same events as JSON, one object per line
+timeout -s KILL 60 /tests/neuron-monitor --events --json --count 8 > $TMP/hevj 2> $TMP/jfifo &
+jmon=$!
+exec 5< $TMP/hfifo 6< $TMP/jfifo
 read -t 20 -r ready <&5
-check_eq health-subscriber-ready "neuron-monitor: subscribed to neuron/errors" "$ready"
+read -t 20 -r jready <&6
+check_eq health-subscriber-ready "neuron-monitor: subscribed to neuron/errors neuron-monitor: subscribed to neuron/errors" "$ready $jready"
 HL='NEURON_HW_ERR=HEALTH instance-id=sim hostname=[^ ]+ nd-id=1 nc-id=%s serial-num=[0-9a-f]{16} health=%s reason=%s action=%s$'
 health_lines() { since_mark | grep -c ' NEURON_HW_ERR=HEALTH '; }
 # an uncorrectable SRAM error: needs_reset, one line, the cores unaffected
@@ -243,17 +267,102 @@ echo 20 > $PAR/fwio_timeout_ms
 echo "timeout 0" > $DBG/neuron1/fw/fault
 check_fails health-fw-post-times-out 1 "Connection timed out" sh -c "echo 1 > $DBG/neuron1/fw/post_now"
 wait_for health-fw-degraded 3000 health_is $H "degraded fw_not_answering"
+# neuron-doctor: the silent firmware is the first broken link (a warning:
+# exit 1), ahead of the ECC errors the reset above answered; its
+# timeouts are counted
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-fw-not-answering "1 neuron-doctor: health: if the next ones fail too, reset the device: 1 1" \
+	"$rc $(head -n 1 $TMP/doc | cut -c1-67) $(grep -c '^\[warn\] health: neuron1: degraded (fw_not_answering): the last firmware mailbox exchange got no answer -> ' $TMP/doc) $(grep -cE '^\[warn\] fw_io: neuron1: firmware mailbox errors: [1-9][0-9]* \(0 error responses, [1-9][0-9]* timeouts\) -> if they keep rising, reset the device' $TMP/doc)"
 echo none > $DBG/neuron1/fw/fault
 check health-fw-post-answers sh -c "echo 1 > $DBG/neuron1/fw/post_now"
 wait_for health-fw-ok 3000 health_is $H "ok none"
 echo 1000 > $PAR/fwio_timeout_ms
+# a reset that fails (inject/reset_fail; after the eight events the
+# monitors take): INVALID, failed; neuron-doctor names the device and
+# what to do (exit 2); the next reset brings it back
+echo 1 > $DBG/neuron1/inject/reset_fail
+check_fails health-reset-fails 1 "Input/output error" sh -c "echo 1 > $H/reset"
+check_eq health-reset-failed "invalid 2 failed reset_failed" "$(cat $H/state) $(cat $H/reset) $(hl $H)"
+$DOC --no-kmsg > $TMP/doc 2>&1
+rc=$?
+check_eq doctor-reset-failed "2 neuron-doctor: state: reload the driver or reboot (sudo modprobe -r neuron && sudo modprobe neuron); a write to /sys/class/neuron_device/neuron1/reset retries the reset 1" \
+	"$rc $(head -n 1 $TMP/doc) $(grep -c '^\[error\] state: neuron1 did not come back from reset (state: invalid; opens fail with EINVAL) -> ' $TMP/doc)"
+check_eq health-reset-retry-ok "ready ok none 0" \
+	"$(echo 1 > $H/reset; cat $H/state) $(hl $H) $(cat $DBG/neuron1/inject/reset_fail)"
 # the eight changes, in order, on the netlink errors group
 wait $hmon
 check_eq health-monitor-exit 0 $?
-exec 5<&-
+wait $jmon
+jrc=$?
+exec 5<&- 6<&-
+# the JSON form: eight objects; the firmware's silence as one of them
+jq_batch $TMP/hevj '"n \(length)", "fw \(.[6] | del(.timestamp_ns) | tojson)", "ts \(all(.[]; .timestamp_ns > 0))"' -s
+check_eq health-events-json "0 8 {\"device\":1,\"core\":null,\"kind\":\"health\",\"health\":\"degraded\",\"reason\":\"fw_not_answering\",\"previous\":\"ok\"} true" \
+	"$jrc $(jv n) $(jv fw) $(jv ts)"
 check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok|device 1 health ok reason none previous needs_reset|device 1 health needs_reset reason nc_unrecoverable previous ok|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok|device 1 health ok reason none previous needs_reset|device 1 core 1 health ok reason none previous needs_reset|device 1 health degraded reason fw_not_answering previous ok|device 1 health ok reason none previous degraded|" \
 	"$(sed 's/ ts_ns [0-9]*$//' $TMP/hev | tr '\n' '|')"
 check_eq health-events-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/hev)"
+
+# ---- who holds each NeuronCore, and root taking one back ----------------
+# vm_holders: the raw ioctls (a forked child of a dead reserver, pid
+# namespaces, non-root, a stuck holder's later calls, its counts)
+run_prog /tests/vm_holders
+# the same through the tools, with a libnrt application as the holder
+if [ -z "$TOOLS_HOLDERS_SKIPPED" ]; then
+rm -f $TMP/tb.in; mkfifo $TMP/tb.in
+[ -e /sys/fs/cgroup/cgroup.controllers ] || mount -t cgroup2 none /sys/fs/cgroup
+mkdir -p /sys/fs/cgroup/tbjob
+NEURON_RT_VISIBLE_CORES=1 $APP 0 1 1 1 < $TMP/tb.in > $TMP/tb.out 2>&1 &
+tb=$!
+exec 4> $TMP/tb.in
+wait_for tb-app-ready 20000 grep -q '^ready' $TMP/tb.out
+echo $tb > /sys/fs/cgroup/tbjob/cgroup.procs
+$LS -j > $TMP/tb.json
+jq_batch $TMP/tb.json '
+	.[0].neuroncores[1] as $c |
+	"held \($c.held) \($c.reserved_by.pid) \($c.reserved_by.exited) \($c.reserved_by.hidden)",
+	"holders \($c.holders | map("\(.pid) \(.cgroup)") | join(","))",
+	"age \(($c.held_seconds | type) == "number" and $c.held_seconds >= 0 and $c.held_seconds < 600)",
+	"since \($c.since | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$"))",
+	"free \(.[0].neuroncores[0].held) \(.[1].neuroncores | map(.held) | tojson)"'
+check_eq holders-ls-json "true $tb false false" "$(jv held)"
+check_eq holders-ls-json-cgroup "$tb /tbjob" "$(jv holders)"
+check_eq holders-ls-json-since "true true" "$(jv age) $(jv since)"
+check_eq holders-ls-json-free "false [false,false]" "$(jv free)"
+check holders-ls-table sh -c "$LS | grep -qE '^1 +0 +[0-9T:-]+Z +[0-9a-z]+ +$tb +$tb .*vm_tools_app.* \[/tbjob\]\$'"
+mark
+check_eq holders-take-back "neuron-ls: NeuronCore 1 of /dev/neuron0 taken back from pid $tb" \
+	"$($LS --take-back 0:1 2>&1)"
+check holders-take-back-log sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE 'neuron0: NeuronCore 1 taken back from pid $tb \(vm_tools_app\) by pid [0-9]+ \(neuron-ls\) \(uid 0\)\$'"
+check_fails holders-take-back-free 1 "is not held by any process" $LS --take-back 0:1
+check_fails holders-take-back-usage 2 "is not DEVICE:CORE" $LS --take-back 0
+# a forked child of a dead reserver keeps NeuronCore 0: the doctor names it
+rm -f $TMP/fh.in; mkfifo $TMP/fh.in
+/tests/vm_holders fork-hold 0 0 < $TMP/fh.in > $TMP/fh.out 2>&1 &
+fh=$!
+exec 6> $TMP/fh.in
+wait $fh
+fhc=$(sed -n 's/^child //p' $TMP/fh.out)
+$DOC --no-kmsg --json > $TMP/doc.json 2>&1
+rc=$?
+# (the firmware tests above leave fw_io counts: a warning of its own first)
+jq_batch $TMP/doc.json '
+	[.findings[] | select(.check == "holders" and .severity == "warning")] as $h |
+	"found \(.status) \($h | length)",
+	"detail \($h[0].detail | startswith("neuron0: pid '$fh' has exited, but NeuronCores 0 it reserved stay held: its file is open in pid '$fhc' (/tests/vm_holders fork-hold 0 0) ["))",
+	"action \($h[0].action)"'
+check_eq doctor-forked-child "1 warning 1 true" "$rc $(jv found) $(jv detail)"
+check_eq doctor-forked-child-action "end it (kill $fhc), or take the cores back as root: neuron-ls --take-back 0:0" "$(jv action)"
+check_eq holders-take-back-forked "neuron-ls: NeuronCore 0 of /dev/neuron0 taken back from pid $fh (exited)" \
+	"$($LS --take-back 0:0 2>&1)"
+exec 6>&-
+# the application's next job on the core: NRT_EXEC_NC_BUSY (1005)
+exec 4>&-
+wait $tb
+check_eq holders-app-after "0 status 0|status 1005|" "$? $(grep '^status' $TMP/tb.out | tr '\n' '|')"
+rmdir /sys/fs/cgroup/tbjob
+fi
 
 check unload unload
 finish

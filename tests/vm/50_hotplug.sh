@@ -26,7 +26,7 @@ check_eq add-3-index 0 "$(cat $B/devices/neuron_sim3/neuron_index)"
 check add-3-node test -c /dev/neuron0
 check_eq add-3-cores "2 2" "$(cat $B/devices/neuron_sim3/nc_count) $(cat $V/neuron0/core_count)"
 check_eq add-3-serial 4e53494d00010003 "$(cat $V/neuron0/info/serial_number)"
-check_eq add-3-knobs "armed ecc hang hw_error nc_unrecoverable nq_flood tpb_error" "$(names $K/neuron0/inject | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq add-3-knobs "armed ecc hang hw_error nc_unrecoverable nq_flood reset_fail tpb_error" "$(names $K/neuron0/inject | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"
 check add-7-with-4 sh -c "echo '7 4' > $B/new_device"
 check_eq add-7-index 1 "$(cat $B/devices/neuron_sim7/neuron_index)"
 check_eq add-7-cores "4 4" "$(cat $B/devices/neuron_sim7/nc_count) $(cat $V/neuron1/core_count)"

@@ -9,8 +9,8 @@
 # for the matrix, so that the knobs' own modes (0200/0400/0600) are what
 # refuses, not only the 0700 of the debugfs root (checked first).
 SUITE=perms
-# 7 shell checks + 41 program cases + 2 of run_prog
-PLAN=50
+# 9 shell checks + 41 program cases + 2 of run_prog
+PLAN=52
 . /tests/lib.sh
 
 GID=${VM_PERMS_GID:-1000}
@@ -23,5 +23,17 @@ mode0=$(stat -c %a /sys/kernel/debug)
 check debugfs-opened-to-test-knob-modes mount -o remount,mode=0755 /sys/kernel/debug
 run_prog /tests/vm_perms --gid "$GID"
 check debugfs-mode-restored mount -o remount,mode=0$mode0 /sys/kernel/debug
+# neuron-doctor as nobody (su: its groups from /etc/group): outside the
+# group, the node's mode and group and what to do (exit 2); in it, fine
+su -s /bin/sh nobody -c "/tests/neuron-doctor --no-kmsg" > /tmp/perms-doc 2>&1
+rc=$?
+check_eq doctor-outside-group "2 neuron-doctor: nodes: add the user to group neuron (sudo usermod -aG neuron nobody), then log in again 1" \
+	"$rc $(head -n 1 /tmp/perms-doc) $(grep -c '^\[error\] nodes: /dev/neuron0 is 0660 root:neuron and nobody (uid 65534) is not in group neuron -> ' /tmp/perms-doc)"
+sed -i "s/^neuron:x:$GID:\$/neuron:x:$GID:nobody/" /etc/group
+su -s /bin/sh nobody -c "/tests/neuron-doctor --no-kmsg" > /tmp/perms-doc 2>&1
+rc=$?
+sed -i "s/^neuron:x:$GID:nobody\$/neuron:x:$GID:/" /etc/group
+check_eq doctor-in-group "0 1" \
+	"$rc $(grep -c '^\[ok\] nodes: /dev/neuron0 (0660 root:neuron): read-write for nobody (uid 65534)$' /tmp/perms-doc)"
 check unload unload
 finish

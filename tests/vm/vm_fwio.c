@@ -626,24 +626,63 @@ static int driver_version(char *buf, size_t len)
 	return 0;
 }
 
+/* The tick the next post uses (fw/post_tick), -1 if unreadable. */
+static int next_tick(int dev)
+{
+	char buf[16];
+
+	if (vt_dbg_read(dev, "fw/post_tick", buf, sizeof(buf)))
+		return -1;
+	if (buf[0] != '0' && buf[0] != '1')
+		return -1;
+	return buf[0] - '0';
+}
+
+/*
+ * Flush what earlier cases left on both ticks, then make @tick the next
+ * one: one post a tick, ticks alternating.
+ */
+static int flush_to_tick(int dev, int tick)
+{
+	int t0, ret;
+
+	t0 = next_tick(dev);
+	if (t0 < 0)
+		return -EIO;
+	ret = post_now(dev);
+	if (!ret)
+		ret = post_now(dev);
+	if (!ret && next_tick(dev) != t0)
+		return -EPROTO;	/* two posts must be back on the same tick */
+	if (!ret && t0 != tick)
+		ret = post_now(dev);
+	if (!ret && next_tick(dev) != tick)
+		return -EPROTO;
+	return ret;
+}
+
 static int metrics_constants_only(void)
 {
 	struct posted p;
 	char ver[64];
-	int ret;
+	int ret, k;
 
 	VT_ASSERT(driver_version(ver, sizeof(ver)) == 0, "module version");
-	/* flush whatever earlier cases left, then a quiet post */
-	ret = post_now(0);
-	VT_ASSERT(ret == 0, "flush post: %s", vt_err_name(ret));
-	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
-	VT_ASSERT(p.n == 2, "%u records, expected only 12 and 13", p.n);
-	VT_ASSERT(p.id[0] == 12 && !strcmp(p.val[0], "sim"), "12 '%s'", p.val[0]);
-	VT_ASSERT(p.id[1] == 13 && !strcmp(p.val[1], ver), "13 '%s' vs '%s'", p.val[1], ver);
+	/* flush whatever earlier cases left, then a quiet post on each tick */
+	ret = flush_to_tick(0, 0);
+	VT_ASSERT(ret == 0, "flush: %s", vt_err_name(ret));
+	for (k = 0; k < 2; k++) {
+		ret = post_and_read(0, &p);
+		VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
+		VT_ASSERT(p.n == 2, "tick %d: %u records, expected only 12 and 13", k, p.n);
+		VT_ASSERT(p.id[0] == 12 && !strcmp(p.val[0], "sim"), "12 '%s'", p.val[0]);
+		VT_ASSERT(p.id[1] == 13 && !strcmp(p.val[1], ver), "13 '%s' vs '%s'", p.val[1], ver);
+		VT_ASSERT(next_tick(0) == !k, "post_tick after tick %d: %d", k, next_tick(0));
+	}
 	return 0;
 }
 
+/* Metric 11 is on tick 0 only: errors made before a tick-1 post wait for tick 0. */
 static int metrics_fw_io_errors(void)
 {
 	struct posted p;
@@ -651,7 +690,7 @@ static int metrics_fw_io_errors(void)
 	int fd = vt_open_dev(0), ret, i;
 
 	VT_ASSERT(fd >= 0, "open");
-	VT_ASSERT(post_now(0) == 0, "flush");
+	VT_ASSERT(flush_to_tick(0, 1) == 0, "flush");
 	e0 = vt_sys_u64(0, "stats/fw_io/err_count");
 	/* 3 error responses (FW_IO_FAIL on each attempt) + 1 (UNKNOWN_COMMAND) */
 	VT_ASSERT(vt_fw_power(fd, 9) == -EIO, "refused profile");
@@ -663,15 +702,23 @@ static int metrics_fw_io_errors(void)
 	e1 = vt_sys_u64(0, "stats/fw_io/err_count");
 	VT_ASSERT(e1 - e0 == ATTEMPTS + 1, "err_count +%" PRIu64, e1 - e0);
 
+	/* tick 1: the constants only */
+	ret = post_and_read(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
+	VT_ASSERT(find_id(&p, 11) == -1 && p.n == 2, "tick 1 post: %u records", p.n);
+	/* tick 0: 11 with the delta */
 	ret = post_and_read(0, &p);
 	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
 	i = find_id(&p, 11);
 	VT_ASSERT(i >= 0, "no metric 11 (%u records)", p.n);
 	VT_ASSERT(strtoull(p.val[i], NULL, 10) == e1 - e0, "11 = %s, expected %" PRIu64,
 		  p.val[i], e1 - e0);
-	/* nothing new: no 11 */
-	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0 && find_id(&p, 11) == -1 && p.n == 2, "second post: %u records", p.n);
+	/* nothing new: no 11 on either tick */
+	for (i = 0; i < 2; i++) {
+		ret = post_and_read(0, &p);
+		VT_ASSERT(ret == 0 && find_id(&p, 11) == -1 && p.n == 2, "later post: %u records",
+			  p.n);
+	}
 	close(fd);
 	return 0;
 }
@@ -708,6 +755,9 @@ static const unsigned int cw_ids[28] = {
 	220, 221, 222, 223, 224, 253, 225, 226, 227, 228, 229,
 };
 
+/* tick 0: the first 18 defs (up to 220); tick 1: the EXT counters */
+#define TICK0_COUNTERS 18
+
 static int metrics_counter_deltas(void)
 {
 	struct posted p;
@@ -716,7 +766,7 @@ static int metrics_counter_deltas(void)
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
-	VT_ASSERT(post_now(0) == 0, "flush");
+	VT_ASSERT(flush_to_tick(0, 0) == 0, "flush");
 	/* counter i gets i + 1 events, split over the two NeuronCores */
 	for (i = 0; i < 28; i++) {
 		VT_ASSERT(nds_add(fd, 0, 0, nc_ids[i], 1) == 0, "add nc0 id %u", nc_ids[i]);
@@ -725,89 +775,143 @@ static int metrics_counter_deltas(void)
 	}
 	/* counters that are never posted */
 	VT_ASSERT(nds_add(fd, 0, 0, 0, 12345) == 0 && nds_add(fd, 0, 0, 13, 5) == 0, "others");
-	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
-	VT_ASSERT(p.n == 2 + 28, "%u records, expected 30", p.n);
-	for (i = 0; i < 28; i++) {
-		k = find_id(&p, cw_ids[i]);
-		VT_ASSERT(k >= 0, "metric %u missing or repeated (%d)", cw_ids[i], k);
-		VT_ASSERT(strtoull(p.val[k], NULL, 10) == i + 1, "metric %u = %s, expected %u",
-			  cw_ids[i], p.val[k], i + 1);
-	}
-	/* in the reference order: 12, 13, 200, 201, 205, ... */
-	for (i = 0; i < 28; i++)
-		VT_ASSERT(p.id[2 + i] == cw_ids[i], "record %u is %u", 2 + i, p.id[2 + i]);
+	/* tick 0, then tick 1: each set in the reference order after 12, 13 */
+	for (k = 0; k < 2; k++) {
+		unsigned int lo = k ? TICK0_COUNTERS : 0, hi = k ? 28 : TICK0_COUNTERS;
 
-	/* no new events: nothing but the constants */
-	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0 && p.n == 2, "second post: %u records", p.n);
+		ret = post_and_read(0, &p);
+		VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
+		VT_ASSERT(p.n == 2 + hi - lo, "tick %d: %u records, expected %u", k, p.n,
+			  2 + hi - lo);
+		for (i = lo; i < hi; i++) {
+			VT_ASSERT(p.id[2 + i - lo] == cw_ids[i], "tick %d record %u is %u, expected %u",
+				  k, 2 + i - lo, p.id[2 + i - lo], cw_ids[i]);
+			VT_ASSERT(strtoull(p.val[2 + i - lo], NULL, 10) == i + 1,
+				  "metric %u = %s, expected %u", cw_ids[i], p.val[2 + i - lo], i + 1);
+		}
+	}
+
+	/* no new events: nothing but the constants, on either tick */
+	for (k = 0; k < 2; k++) {
+		ret = post_and_read(0, &p);
+		VT_ASSERT(ret == 0 && p.n == 2, "post without events: %u records", p.n);
+	}
 
 	/* clearing sysfs totals does not change what was done */
 	VT_ASSERT(vt_write_file("/sys/devices/virtual/neuron_device/neuron0/neuron_core0/stats/status/success/total",
 				"0") == 0, "clear sysfs total");
-	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0 && p.n == 2, "post after sysfs clear: %u records", p.n);
+	for (k = 0; k < 2; k++) {
+		ret = post_and_read(0, &p);
+		VT_ASSERT(ret == 0 && p.n == 2, "post after sysfs clear: %u records", p.n);
+	}
 
-	/* two counters move, then the process exits: each delta posted once */
+	/* two counters move, then the process exits: each delta posted once, on its tick */
 	VT_ASSERT(nds_add(fd, 0, 1, 3, 4) == 0 && nds_add(fd, 0, 0, 36, 6) == 0, "adds");
 	close(fd);
 	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0 && p.n == 4, "post after exit: %u records", p.n);
-	k = find_id(&p, 213);
-	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "4"), "213");
-	k = find_id(&p, 225);
-	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "6"), "225");
+	VT_ASSERT(ret == 0 && p.n == 3, "tick 0 post after exit: %u records", p.n);
+	VT_ASSERT(p.id[2] == 213 && !strcmp(p.val[2], "4"), "213");
 	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0 && p.n == 2, "nothing twice: %u records", p.n);
+	VT_ASSERT(ret == 0 && p.n == 3, "tick 1 post after exit: %u records", p.n);
+	VT_ASSERT(p.id[2] == 225 && !strcmp(p.val[2], "6"), "225");
+	for (k = 0; k < 2; k++) {
+		ret = post_and_read(0, &p);
+		VT_ASSERT(ret == 0 && p.n == 2, "nothing twice: %u records", p.n);
+	}
 	return 0;
 }
 
-/* Everything non-zero and long: split across blobs of at most 128 bytes. */
-static int metrics_all_ids_split(void)
+/* The tick (0, 1) a posted id belongs to, 2 for the constants, -1 unknown. */
+static int id_tick(unsigned int id)
 {
-	char blobs[4096], *line, *save = NULL;
-	unsigned int nblobs = 0, nrec = 0, i;
-	const uint64_t big = 1000000000000000000ull;	/* 19 digits */
+	unsigned int i;
+
+	if (id == 12 || id == 13)
+		return 2;
+	if (id == 11)
+		return 0;
+	if (id == 250 || id == 252)
+		return 1;
+	for (i = 0; i < 28; i++)
+		if (cw_ids[i] == id)
+			return i < TICK0_COUNTERS ? 0 : 1;
+	return -1;
+}
+
+/*
+ * Everything non-zero and long (19 digits): each post is one blob of at
+ * most 128 bytes holding only its tick's set; a record that does not fit
+ * is left out (a later, smaller one still goes in) and goes out with a
+ * later post of its tick; in the end each delta was posted exactly once.
+ */
+static int metrics_one_blob_per_tick(void)
+{
+	char blobs[1024];
+	const uint64_t big = 1000000000000000000ull;	/* 19 digits: 21-byte records */
+	unsigned int seen[256] = { 0 }, post, i, len, recs, bits = 0;
+	uint64_t e0, errs;
 	struct posted p;
-	uint64_t e0;
 	int fd = vt_open_dev(0), ret, k;
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
-	VT_ASSERT(post_now(0) == 0, "flush");
+	VT_ASSERT(flush_to_tick(0, 0) == 0, "flush");
 	for (i = 0; i < 28; i++)
 		VT_ASSERT(nds_add(fd, 0, i % 2, nc_ids[i], big + i) == 0, "add %u", nc_ids[i]);
 	VT_ASSERT(nds_add(fd, NEURON_NDS_ADD_ND, 0, NDS_ND_COUNTER_FEATURE_BITMAP, 0x5) == 0,
 		  "bitmap");
 	e0 = vt_sys_u64(0, "stats/fw_io/err_count");
 	VT_ASSERT(vt_fw_power(fd, 9) == -EIO, "fw errors");
-	ret = post_and_read(0, &p);
-	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
-	for (i = 0; i < p.n; i++)
-		VT_ASSERT(p.id[i] != 0, "record %u has id 0", i);
-	for (i = 0; i < 28; i++) {
-		k = find_id(&p, cw_ids[i]);
-		VT_ASSERT(k >= 0 && strtoull(p.val[k], NULL, 10) == big + i, "metric %u", cw_ids[i]);
-	}
-	k = find_id(&p, 11);
-	VT_ASSERT(k >= 0 && strtoull(p.val[k], NULL, 10) ==
-		  vt_sys_u64(0, "stats/fw_io/err_count") - e0, "metric 11");
-	k = find_id(&p, 250);
-	VT_ASSERT(k >= 0 && !strcmp(p.val[k], "5"), "metric 250");
-	VT_ASSERT(find_id(&p, 12) >= 0 && find_id(&p, 13) >= 0, "constants");
-	VT_ASSERT(p.n == 2 + 28 + 1 + 1, "%u records", p.n);
+	errs = vt_sys_u64(0, "stats/fw_io/err_count") - e0;
 
-	VT_ASSERT(vt_dbg_read(0, "fw/posted_blobs", blobs, sizeof(blobs)) == 0, "posted_blobs");
-	for (line = strtok_r(blobs, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned int len, recs;
+	for (post = 0; post < 12; post++) {
+		int tick = (int)(post % 2);
+		unsigned int left_t0 = 0;
 
-		VT_ASSERT(sscanf(line, "%u %u", &len, &recs) == 2, "line '%s'", line);
-		VT_ASSERT(len > 0 && len <= 128, "blob of %u bytes", len);
-		nblobs++;
-		nrec += recs;
+		VT_ASSERT(next_tick(0) == tick, "post %u: post_tick %d", post, next_tick(0));
+		ret = post_and_read(0, &p);
+		VT_ASSERT(ret == 0, "post %u: %s", post, vt_err_name(ret));
+		VT_ASSERT(vt_dbg_read(0, "fw/posted_blobs", blobs, sizeof(blobs)) == 0, "blobs");
+		VT_ASSERT(sscanf(blobs, "%u %u", &len, &recs) == 2, "blobs '%s'", blobs);
+		VT_ASSERT(!strchr(blobs, '\n') || !strchr(blobs, '\n')[1],
+			  "post %u sent more than one blob: '%s'", post, blobs);
+		VT_ASSERT(len > 0 && len <= 128 && recs == p.n, "post %u: blob %u bytes, %u records",
+			  post, len, recs);
+		VT_ASSERT(p.n >= 2 && p.id[0] == 12 && p.id[1] == 13, "post %u: constants", post);
+		for (i = 2; i < p.n; i++) {
+			k = id_tick(p.id[i]);
+			VT_ASSERT(k == tick, "post %u (tick %d) carries %u (tick %d)", post, tick,
+				  p.id[i], k);
+			seen[p.id[i]]++;
+			if (p.id[i] == 250) {
+				bits++;
+				VT_ASSERT(!strcmp(p.val[i], "5"), "250 = %s", p.val[i]);
+				continue;
+			}
+			if (p.id[i] == 11) {
+				VT_ASSERT(strtoull(p.val[i], NULL, 10) == errs, "11 = %s", p.val[i]);
+				continue;
+			}
+			for (k = 0; k < 28 && cw_ids[k] != p.id[i]; k++)
+				;
+			VT_ASSERT(k < 28 && strtoull(p.val[i], NULL, 10) == big + (unsigned int)k,
+				  "%u = %s", p.id[i], p.val[i]);
+		}
+		/* the first blob: full counters left out only when they did not fit, 11 still in */
+		if (post == 0) {
+			for (i = 0; i < TICK0_COUNTERS; i++)
+				left_t0 += !seen[cw_ids[i]];
+			VT_ASSERT(left_t0 > 0, "every tick-0 counter fitted one blob");
+			VT_ASSERT(128 - len < 21, "a 21-byte record was left out with %u bytes free",
+				  128 - len);
+			VT_ASSERT(seen[11] == 1, "11 (3 bytes) left out of the first blob");
+		}
 	}
-	VT_ASSERT(nrec == p.n, "%u records in blobs, %u decoded", nrec, p.n);
-	VT_ASSERT(nblobs >= 5, "only %u blobs for > 600 bytes of records", nblobs);
+	for (i = 0; i < 28; i++)
+		VT_ASSERT(seen[cw_ids[i]] == 1, "metric %u posted %u times", cw_ids[i],
+			  seen[cw_ids[i]]);
+	VT_ASSERT(seen[11] == 1, "11 posted %u times", seen[11]);
+	VT_ASSERT(bits > 0, "250 never posted");
 	close(fd);
 	return 0;
 }
@@ -821,7 +925,8 @@ static int metrics_failed_post_carries_over(void)
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(nds_acquire(fd) == 0, "NDS_ACQUIRE");
-	VT_ASSERT(post_now(0) == 0, "flush");
+	/* tick 0 fails, tick 1 times out, the next tick 0 carries the sum */
+	VT_ASSERT(flush_to_tick(0, 0) == 0, "flush");
 	VT_ASSERT(vt_dbg_write(0, "fw/posted", "clear") == 0, "clear");
 	VT_ASSERT(nds_add(fd, 0, 0, 1, 5) == 0, "add");
 	e0 = vt_sys_u64(0, "stats/fw_io/err_count");
@@ -866,7 +971,7 @@ int main(void)
 		VT_CASE(metrics_constants_only),
 		VT_CASE(metrics_fw_io_errors),
 		VT_CASE(metrics_counter_deltas),
-		VT_CASE(metrics_all_ids_split),
+		VT_CASE(metrics_one_blob_per_tick),
 		VT_CASE(metrics_failed_post_carries_over),
 	};
 

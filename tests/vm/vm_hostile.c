@@ -2325,7 +2325,7 @@ static int knob_known(const char *b)
 	static const char *const k[] = { "tpb_error", "hw_error", "nq_flood", "hang", "ecc", "fault",
 					  "slow_ms", "api_version", "posted", "post_now" };
 	static const char *const ro[] = { "armed", "stats", "sim_stats", "last_seq", "posted_blobs",
-					  "post_times" };
+					  "post_times", "post_tick" };
 	size_t i;
 
 	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)

@@ -264,6 +264,16 @@ struct neuron_nq_release {
  * create its own; -EBUSY (nothing released) while one of them is mapped or
  * a job runs on the NeuronCore. Either through a file another process
  * opened -> -EACCES (a reservation ends with its opener's last close).
+ *
+ * TAKE_BACK (CAP_SYS_ADMIN, else -EPERM; through any file of the device):
+ * the NeuronCore stops being its holder's. Its rings on it are freed (a
+ * mapping of one keeps its pages and sees no new entry), the counters its
+ * NDS slab holds for that NeuronCore are folded into the totals as at its
+ * exit and the slab's later counts for it are not, the kernel log names
+ * both processes, and the NeuronCore is free. From then on every use of
+ * it by that process (RESERVE, NQ_INIT, SIM_EXEC, SIM_EXEC_MODEL) fails
+ * with -ECANCELED, until its last close. -ENOENT when nobody holds it,
+ * -EBUSY (nothing changed) while a job runs on it.
  */
 struct neuron_core_reserve {
 	__u32 size;
@@ -569,6 +579,71 @@ struct neuron_apps_info {
 	struct neuron_app_entry app[NEURON_APPS_INFO_MAX];
 };
 
+/* ---- who holds each NeuronCore; taking one back (issue 24) ------------- */
+
+#define NEURON_CAP_CORE_HOLDERS	(1ULL << 7)	/* CORE_HOLDERS and CORE_TAKE_BACK */
+
+/* Process ids one NEURON_IOCTL_CORE_HOLDERS call returns at most. */
+#define NEURON_CORE_HOLDERS_MAX	16
+
+/* struct neuron_core_holders @state */
+#define NEURON_CORE_FREE	0	/* nobody holds the NeuronCore */
+#define NEURON_CORE_HELD	1	/* reserved: @owner_pid, @since_ns, @pid */
+
+/* struct neuron_core_holders @owner_flags */
+#define NEURON_CORE_OWNER_EXITED	(1U << 0)	/* the reserving process has
+							 * exited; its file lives on
+							 * in the processes of @pid */
+#define NEURON_CORE_OWNER_HIDDEN	(1U << 1)	/* the reserving process is
+							 * in a pid namespace the
+							 * caller cannot see */
+
+/**
+ * struct neuron_core_holders - NEURON_IOCTL_CORE_HOLDERS argument: who
+ * holds one NeuronCore of the device, and since when
+ * @size:	in: sizeof(struct neuron_core_holders)
+ * @flags:	in: must be 0
+ * @nc:		in: the NeuronCore (device-relative)
+ * @state:	out: NEURON_CORE_FREE or NEURON_CORE_HELD
+ * @owner_pid:	out: the process that reserved it, in the caller's pid
+ *		namespace (0 when free or NEURON_CORE_OWNER_HIDDEN). With
+ *		NEURON_CORE_OWNER_EXITED the number is the one it had: it may
+ *		name another process by now.
+ * @owner_flags: out: NEURON_CORE_OWNER_*
+ * @since_ns:	out: CLOCK_BOOTTIME nanoseconds at which it was reserved
+ * @count:	out: entries filled in @pid, 0..NEURON_CORE_HOLDERS_MAX
+ * @total:	out: processes that hold it (see below), visible ones and
+ *		@hidden ones together
+ * @hidden:	out: of @total, processes in pid namespaces the caller
+ *		cannot see (counted, never named)
+ * @reserved0:	in: must be zero
+ * @reserved:	in: must be zero
+ * @pid:	out: the processes that hold it, in the caller's pid
+ *		namespace, in no particular order; entries past @count are
+ *		zero. In: must be zero.
+ *
+ * A reservation belongs to the process that made it and lasts until the
+ * last close of its files on the device. Every process with one of those
+ * files in its file table can still use the NeuronCore and keeps it
+ * reserved, a forked child too: those are its holders. Any process that
+ * can open the device may ask. Each call is a snapshot.
+ */
+struct neuron_core_holders {
+	__u32 size;
+	__u32 flags;
+	__u32 nc;
+	__u32 state;
+	__s32 owner_pid;
+	__u32 owner_flags;
+	__aligned_u64 since_ns;
+	__u32 count;
+	__u32 total;
+	__u32 hidden;
+	__u32 reserved0;
+	__aligned_u64 reserved[2];
+	__s32 pid[NEURON_CORE_HOLDERS_MAX];
+};
+
 /* ---- command table ------------------------------------------------------
  * 0xC0..0xC7 device and NDS, 0xC8..0xCF notification queues and simulated
  * cores, 0xD0..0xD7 FW-IO, 0xD8..0xDF device memory, 0xE0..0xE7 device
@@ -585,11 +660,14 @@ struct neuron_apps_info {
 #define NEURON_IOCTL_FW_READ		_IOWR(NEURON_IOCTL_MAGIC, 0xD0, struct neuron_fw_read)
 #define NEURON_IOCTL_FW_POWER_PROFILE	_IOW(NEURON_IOCTL_MAGIC, 0xD1, struct neuron_fw_power_profile)
 #define NEURON_IOCTL_SIM_EXEC_MODEL	_IOWR(NEURON_IOCTL_MAGIC, 0xCD, struct neuron_sim_exec_model)
+/* CAP_SYS_ADMIN: take a NeuronCore back from its holder (neuron_core_reserve) */
+#define NEURON_IOCTL_CORE_TAKE_BACK	_IOW(NEURON_IOCTL_MAGIC, 0xCE, struct neuron_core_reserve)
 #define NEURON_IOCTL_MEM_ALLOC		_IOWR(NEURON_IOCTL_MAGIC, 0xD8, struct neuron_mem_alloc)
 #define NEURON_IOCTL_MEM_FREE		_IOW(NEURON_IOCTL_MAGIC, 0xD9, struct neuron_mem_free)
 #define NEURON_IOCTL_MEM_READ		_IOW(NEURON_IOCTL_MAGIC, 0xDA, struct neuron_mem_rw)
 #define NEURON_IOCTL_MEM_WRITE		_IOW(NEURON_IOCTL_MAGIC, 0xDB, struct neuron_mem_rw)
 #define NEURON_IOCTL_MEM_SET		_IOW(NEURON_IOCTL_MAGIC, 0xDC, struct neuron_mem_rw)
 #define NEURON_IOCTL_APPS_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xE0, struct neuron_apps_info)
+#define NEURON_IOCTL_CORE_HOLDERS	_IOWR(NEURON_IOCTL_MAGIC, 0xE1, struct neuron_core_holders)
 
 #endif /* _UAPI_NEURON_IOCTL_H */

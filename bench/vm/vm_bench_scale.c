@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Guest benchmark (issue 25): how cost grows with work, each ratio from
+ * one run.
+ *
+ *   - jobs: 1, 2, 4 and 8 processes, each with a NeuronCore of its own
+ *     (NEURON_RT_VISIBLE_CORES=i), each running the same number of
+ *     nrt_execute() calls of an empty model at once: the jobs per second
+ *     of them all, and the CPU time per job (the processes' user + system
+ *     time over their jobs, from wait4()). With P processes the work is P
+ *     times 1's: CPU time per job staying flat is cost growing no faster
+ *     than the work; jobs/s grows at most to the guest's CPU count.
+ *   - neuron-monitor: its CPU time per report with 1 and with 64
+ *     applications holding a slab (16 a device on 4 devices, the most a
+ *     device takes: NEURON_NDS_PER_DEVICE), from two runs of 1 and of
+ *     1 + N reports (the difference is N reports' cost, without the
+ *     start-up).
+ *   - the sysfs "total" of neuron0's NeuronCore 0 with 1 and with 64 live
+ *     slabs (the same 64: 16 of them on neuron0).
+ *
+ *   vm_bench_scale [jobs] [reports]
+ *
+ * Expects the module loaded with 4 simulated devices of 2 NeuronCores and
+ * neff-pack and neuron-monitor beside it.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ndl/ndl.h>
+#include <neuron/neuron_nds.h>
+#include <nrt/nds/neuron_ds.h>
+#include <nrt/nrt.h>
+
+#define DEVICES 4
+#define CORES 8
+#define HOLDERS 64
+#define TOTAL "/sys/devices/virtual/neuron_device/neuron0/neuron_core0/stats/status/success/total"
+
+static char dir[256];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double cpu_s(const struct rusage *ru)
+{
+	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+static void *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	void *b = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+		b = malloc((size_t)n);
+		if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+			free(b);
+			b = NULL;
+		}
+		*size = (size_t)n;
+	}
+	fclose(f);
+	return b;
+}
+
+/*
+ * One process of the job round: its own NeuronCore @core, a warm-up, then
+ * "ready" on @ready, @jobs executions once @go closes, the CPU seconds
+ * they took (a double) on @ready, exit 0.
+ */
+static void job_child(int core, const void *neff, size_t size, int jobs, int ready, int go)
+{
+	nrt_model_t *m = NULL;
+	struct rusage r0, r1;
+	char env[16], c;
+	double used;
+	int i;
+
+	snprintf(env, sizeof(env), "%d", core);
+	setenv("NEURON_RT_VISIBLE_CORES", env, 1);
+	if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, NULL, NULL) != NRT_SUCCESS ||
+	    nrt_load(neff, size, 0, -1, &m) != NRT_SUCCESS)
+		_exit(1);
+	for (i = 0; i < 20; i++)
+		if (nrt_execute(m, NULL, NULL) != NRT_SUCCESS)
+			_exit(1);
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	if (read(go, &c, 1) != 0)	/* EOF: go */
+		_exit(1);
+	getrusage(RUSAGE_SELF, &r0);
+	for (i = 0; i < jobs; i++)
+		if (nrt_execute(m, NULL, NULL) != NRT_SUCCESS)
+			_exit(1);
+	getrusage(RUSAGE_SELF, &r1);
+	used = cpu_s(&r1) - cpu_s(&r0);
+	if (write(ready, &used, sizeof(used)) != sizeof(used))
+		_exit(1);
+	nrt_unload(m);
+	nrt_close();
+	_exit(0);
+}
+
+/*
+ * @procs processes at once: jobs/s of them all into *@rate, the CPU
+ * seconds of their jobs (each process's own count around its loop) into
+ * *@cpu. 0 or -1.
+ */
+static int job_round(int procs, const void *neff, size_t size, int jobs, double *rate, double *cpu)
+{
+	int ready[2], go[2], i, bad = 0;
+	pid_t kids[CORES];
+	double used = 0;
+	uint64_t t0;
+	char c;
+
+	if (pipe(ready) || pipe(go))
+		return -1;
+	for (i = 0; i < procs; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			return -1;
+		if (kids[i] == 0) {
+			close(ready[0]);
+			close(go[1]);
+			job_child(i, neff, size, jobs, ready[1], go[0]);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	for (i = 0; i < procs; i++)
+		if (read(ready[0], &c, 1) != 1)
+			bad = 1;
+	t0 = now_ns();
+	close(go[1]);
+	for (i = 0; i < procs; i++) {
+		double u;
+
+		if (read(ready[0], &u, sizeof(u)) != sizeof(u))
+			bad = 1;
+		else
+			used += u;
+	}
+	*rate = (double)procs * jobs / ((double)(now_ns() - t0) / 1e9);
+	for (i = 0; i < procs; i++) {
+		int status;
+
+		if (waitpid(kids[i], &status, 0) != kids[i] || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad = 1;
+	}
+	*cpu = used;
+	close(ready[0]);
+	return bad ? -1 : 0;
+}
+
+/* A slab holder on @dev until @hold closes; "h" on @ready once it holds. */
+static pid_t holder(int dev, int ready, int hold, int go_fd)
+{
+	pid_t pid = fork();
+	ndl_device_t *d = NULL;
+	nds_instance_t *s = NULL;
+	char c;
+
+	if (pid != 0)
+		return pid;
+	close(go_fd);
+	if (ndl_open_device(dev, NULL, &d) || nds_open(d, 0, &s))
+		_exit(1);
+	nds_increment_nc_counter(s, 0, NDS_NC_COUNTER_INFER_COMPLETED, 1);
+	if (write(ready, "h", 1) != 1)
+		_exit(1);
+	while (read(hold, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+static double read_total_ns(int reads)
+{
+	char buf[64];
+	uint64_t t0 = now_ns();
+	int i;
+
+	for (i = 0; i < reads; i++) {
+		int fd = open(TOTAL, O_RDONLY);
+
+		if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0) {
+			perror("vm_bench_scale: read total");
+			exit(1);
+		}
+		close(fd);
+	}
+	return (double)(now_ns() - t0) / reads;
+}
+
+/* neuron-monitor's CPU seconds for @count reports at the shortest period. */
+static double monitor_cpu(int count)
+{
+	char cnt[16], mon[300], cfg[] = "/tmp/vm_bench_scale.json";
+	struct rusage ru;
+	int status;
+	pid_t pid;
+	FILE *f = fopen(cfg, "w");
+
+	if (!f)
+		return -1;
+	fputs("{\"period\": \"100ms\", \"neuron_runtimes\": [{\"tag_filter\": \".*\", \"metrics\": "
+	      "[{\"type\": \"neuroncore_counters\"}, {\"type\": \"memory_used\"}, "
+	      "{\"type\": \"neuron_runtime_vcpu_usage\"}, {\"type\": \"execution_stats\"}]}], "
+	      "\"system_metrics\": [{\"type\": \"vcpu_usage\"}, {\"type\": \"memory_info\"}, "
+	      "{\"type\": \"neuron_hw_counters\"}]}\n", f);
+	fclose(f);
+	snprintf(cnt, sizeof(cnt), "%d", count);
+	snprintf(mon, sizeof(mon), "%s/neuron-monitor", dir);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null < 0 || dup2(null, 1) < 0)
+			_exit(127);
+		/* no instance metadata service here: refused at once */
+		setenv("NEURON_MONITOR_IMDS_ADDR", "127.0.0.1:9", 1);
+		execl(mon, mon, "-c", cfg, "--count", cnt, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "vm_bench_scale: %s failed\n", mon);
+		return -1;
+	}
+	return cpu_s(&ru);
+}
+
+/* CPU seconds per report: (1 + @n reports) - (1 report), best of 3. */
+static double monitor_per_report(int n)
+{
+	double best = 1e30;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		double one = monitor_cpu(1), more = monitor_cpu(1 + n);
+
+		if (one < 0 || more < 0)
+			return -1;
+		if ((more - one) / n < best)
+			best = (more - one) / n;
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	int jobs = argc > 1 ? atoi(argv[1]) : 2000;
+	int reports = argc > 2 ? atoi(argv[2]) : 10;
+	static const int procs[] = { 1, 2, 4, 8 };
+	double rate[4], cpu[4], mon1 = 0, mon64, tot1 = 0, tot64;
+	int ready[2], hold[2], i, k, n;
+	pid_t kids[HOLDERS];
+	char neffp[] = "/tmp/vm_bench_scale.neff", cmd[600], c;
+	size_t size = 0;
+	void *neff;
+	ssize_t len;
+
+	if (jobs < 1 || reports < 1) {
+		fprintf(stderr, "vm_bench_scale: jobs and reports must be at least 1\n");
+		return 2;
+	}
+	len = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (len <= 0)
+		return 1;
+	dir[len] = '\0';
+	*strrchr(dir, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "%s/neff-pack -o %s --name empty", dir, neffp);
+	if (system(cmd) != 0 || !(neff = slurp(neffp, &size))) {
+		fprintf(stderr, "vm_bench_scale: '%s' failed\n", cmd);
+		return 1;
+	}
+
+	/* best of 3 rounds each */
+	for (i = 0; i < 4; i++) {
+		double r, u;
+
+		rate[i] = 0;
+		cpu[i] = 1e30;
+		for (k = 0; k < 3; k++) {
+			if (job_round(procs[i], neff, size, jobs, &r, &u)) {
+				fprintf(stderr, "vm_bench_scale: a round of %d processes failed\n",
+					procs[i]);
+				return 1;
+			}
+			rate[i] = r > rate[i] ? r : rate[i];
+			cpu[i] = u < cpu[i] ? u : cpu[i];
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		double per = cpu[i] / ((double)procs[i] * jobs);
+
+		printf("jobs, %d process%s on %d NeuronCore%s: %10.0f jobs/s %8.1f us CPU/job\n",
+		       procs[i], procs[i] > 1 ? "es" : "  ", procs[i], procs[i] > 1 ? "s" : " ",
+		       rate[i], per * 1e6);
+		cpu[i] = per;
+	}
+	for (i = 1; i < 4; i++)
+		printf("ratio jobs/s %dprocs/1proc (ideal %d, at most the guest's CPUs): %.2f\n",
+		       procs[i], procs[i], rate[i] / rate[0]);
+	printf("ratio CPU time per job 8procs/1proc: %.2f\n", cpu[3] / cpu[0]);
+
+	/* 1 application, then 64 (16 a device) */
+	if (pipe(ready) || pipe(hold))
+		return 1;
+	for (n = 0; n < HOLDERS; n++) {
+		kids[n] = holder(n % DEVICES, ready[1], hold[0], hold[1]);
+		if (kids[n] < 0)
+			return 1;
+		if (read(ready[0], &c, 1) != 1) {
+			fprintf(stderr, "vm_bench_scale: slab holder %d failed\n", n);
+			return 1;
+		}
+		if (n == 0) {
+			tot1 = read_total_ns(2000);
+			mon1 = monitor_per_report(reports);
+		}
+	}
+	tot64 = read_total_ns(2000);
+	mon64 = monitor_per_report(reports);
+	close(hold[1]);
+	for (n = 0; n < HOLDERS; n++)
+		waitpid(kids[n], NULL, 0);
+	if (mon1 <= 0 || mon64 <= 0)
+		return 1;
+	printf("neuron-monitor, 1 application:   %10.2f ms CPU/report\n", mon1 * 1e3);
+	printf("neuron-monitor, 64 applications: %10.2f ms CPU/report\n", mon64 * 1e3);
+	printf("ratio monitor CPU per report 64apps/1app: %.2f\n", mon64 / mon1);
+	printf("sysfs total read, 1 live slab:   %10.1f ns/read\n", tot1);
+	printf("sysfs total read, 64 live slabs: %10.1f ns/read (16 of them on neuron0)\n", tot64);
+	printf("ratio sysfs total 64slabs/1slab: %.2f\n", tot64 / tot1);
+	free(neff);
+	return 0;
+}
