@@ -330,7 +330,7 @@ struct neuron_sim_exec {
 /* ---- device memory (issue 14) ----------------------------------------- */
 
 #define NEURON_CAP_MEM		(1ULL << 5)	/* device memory: MEM_* with NEURON_MEM_LOC_DEVICE */
-#define NEURON_CAP_MEM_MMAP	(1ULL << 7)	/* device memory allocations can be mmap()ed */
+#define NEURON_CAP_MEM_MMAP	(1ULL << 8)	/* device memory allocations can be mmap()ed */
 
 /*
  * mmap of a device-memory allocation (NEURON_CAP_MEM_MMAP; issue 25): the
