@@ -369,7 +369,9 @@ struct pid *neuron_core_owner_get(struct neuron_device *nd, u32 nc, u64 *since_n
 	return owner;
 }
 
-static int core_arg(struct neuron_file *nf, const void *karg, struct neuron_core_reserve *arg)
+/* A struct neuron_core_reserve for @nd: 0 or -EINVAL. */
+static int core_arg_parse(struct neuron_device *nd, const void *karg,
+			  struct neuron_core_reserve *arg)
 {
 	int ret;
 
@@ -378,12 +380,43 @@ static int core_arg(struct neuron_file *nf, const void *karg, struct neuron_core
 		return ret;
 	if (arg->reserved0 || !neuron_abi_all_zero(arg->reserved, sizeof(arg->reserved)))
 		return -EINVAL;
-	if (arg->nc >= nf->nd->nc_count)
+	if (arg->nc >= nd->nc_count)
 		return -EINVAL;
+	return 0;
+}
+
+static int core_arg(struct neuron_file *nf, const void *karg, struct neuron_core_reserve *arg)
+{
+	int ret = core_arg_parse(nf->nd, karg, arg);
+
+	if (ret)
+		return ret;
 	/* a reservation ends with the opener's last close: opener only */
 	if (task_tgid(current) != nf->tgid)
 		return -EACCES;
 	return 0;
+}
+
+/*
+ * NeuronCore @nc stops being anyone's: its rings leave the table into
+ * @doomed (for nq_put() after the lock) and it is free. Returns how many
+ * rings. Caller holds nqd->lock.
+ */
+static u32 core_free_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq **doomed)
+{
+	u32 i, n = 0;
+
+	lockdep_assert_held(&nqd->lock);
+	for (i = 0; i < NEURON_NQ_PER_NC; i++) {
+		doomed[n] = nqd->rings[nc][i];
+		if (doomed[n]) {
+			nqd->rings[nc][i] = NULL;
+			n++;
+		}
+	}
+	nqd->core_owner[nc] = NULL;
+	nqd->core_since[nc] = 0;
+	return n;
 }
 
 long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg)
@@ -425,15 +458,8 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 		for (i = 0; i < NEURON_NQ_PER_NC && !ret; i++)
 			if (nqd->rings[arg.nc][i] && atomic_read(&nqd->rings[arg.nc][i]->maps))
 				ret = -EBUSY;
-		for (i = 0; i < NEURON_NQ_PER_NC && !ret; i++) {
-			doomed[n] = nqd->rings[arg.nc][i];
-			if (doomed[n]) {
-				nqd->rings[arg.nc][i] = NULL;
-				n++;
-			}
-		}
 		if (!ret)
-			nqd->core_owner[arg.nc] = NULL;
+			n = core_free_locked(nqd, arg.nc, doomed);
 	}
 	mutex_unlock(&nqd->lock);
 	for (i = 0; i < n; i++)
@@ -470,13 +496,10 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 	u32 i, n = 0;
 	int ret;
 
-	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	/* any file of the device: root need not be its opener */
+	ret = core_arg_parse(nd, karg, &arg);
 	if (ret)
 		return ret;
-	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
-		return -EINVAL;
-	if (arg.nc >= nd->nc_count)
-		return -EINVAL;
 	/* before the lock: the record of the first core taken from a process */
 	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 	if (!fresh)
@@ -501,15 +524,7 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 	}
 	t->nc_map |= BIT(arg.nc);
 	/* a mapped ring lives on until its last unmap, with no new entry */
-	for (i = 0; i < NEURON_NQ_PER_NC; i++) {
-		doomed[n] = nqd->rings[arg.nc][i];
-		if (doomed[n]) {
-			nqd->rings[arg.nc][i] = NULL;
-			n++;
-		}
-	}
-	nqd->core_owner[arg.nc] = NULL;
-	nqd->core_since[arg.nc] = 0;
+	n = core_free_locked(nqd, arg.nc, doomed);
 	/* the proc entry's reference may go once the lock is dropped */
 	get_pid(owner);
 	mutex_unlock(&nqd->lock);
