@@ -344,6 +344,9 @@ fh=$!
 exec 6> $TMP/fh.in
 wait $fh
 fhc=$(sed -n 's/^child //p' $TMP/fh.out)
+# what an operator sees now (TAP comments; docs/tools.md quotes them)
+$LS 2>&1 | sed 's/^/# /'
+$DOC --no-kmsg 2>&1 | grep -E '^(neuron-doctor|\[warn\] holders)' | sed 's/^/# /'
 $DOC --no-kmsg --json > $TMP/doc.json 2>&1
 rc=$?
 # (the firmware tests above leave fw_io counts: a warning of its own first)
