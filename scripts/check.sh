@@ -232,12 +232,13 @@ guest_cmd() {
 	*-debug) limit=2700
 		sizes=(VM_HOTPLUG_CYCLES=5 VM_FAILINIT_REQUIRED=1 VM_FAILINIT_STEPS=4
 		       VM_FAILINIT_DEVICES=4 VM_HOSTILE_OPS=30000 VM_PRESSURE_SECONDS=20
-		       VM_MODULE_CYCLES=5 VM_GENL_LARGE_DEVICES=6 VM_TOOLS_HOLDERS=0)
+		       VM_MODULE_CYCLES=5 VM_GENL_LARGE_DEVICES=6 VM_TOOLS_HOLDERS=0
+		       VM_TOOLS_DOCTOR=0)
 		opts+=(--no-slub-debug) ;;
 	"$sparse_id") limit=900; sizes=() ;;
 	*) limit=900
 	   sizes=(VM_HOSTILE_OPS=10000 VM_PRESSURE_SECONDS=8 VM_HOTPLUG_CYCLES=10 VM_MONITOR_IMDS=0
-		  VM_TOOLS_HOLDERS=0) ;;
+		  VM_TOOLS_HOLDERS=0 VM_TOOLS_DOCTOR=0) ;;
 	esac
 	logf=$build/vm-check-$tag.log
 	cmd=(env BUILD_DIR="$build" "${sizes[@]}" "$top/scripts/vm.sh" --mode check
