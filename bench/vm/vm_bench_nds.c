@@ -23,33 +23,7 @@
 #include <neuron/neuron_nds.h>
 #include <nrt/nds/neuron_ds.h>
 
-#define TOTAL "/sys/devices/virtual/neuron_device/neuron0/neuron_core0/stats/status/success/total"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static double read_total_ns(int reads)
-{
-	char buf[64];
-	uint64_t t0 = now_ns();
-	int i;
-
-	for (i = 0; i < reads; i++) {
-		int fd = open(TOTAL, O_RDONLY);
-
-		if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0) {
-			perror("read total");
-			exit(1);
-		}
-		close(fd);
-	}
-	return (double)(now_ns() - t0) / reads;
-}
+#include "vmbench.h"
 
 int main(int argc, char **argv)
 {

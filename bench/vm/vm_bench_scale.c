@@ -40,20 +40,13 @@
 #include <nrt/nds/neuron_ds.h>
 #include <nrt/nrt.h>
 
+#include "vmbench.h"
+
 #define DEVICES 4
 #define CORES 8
 #define HOLDERS 64
-#define TOTAL "/sys/devices/virtual/neuron_device/neuron0/neuron_core0/stats/status/success/total"
 
 static char dir[256];
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static double cpu_s(const struct rusage *ru)
 {
@@ -191,24 +184,6 @@ static pid_t holder(int dev, int ready, int hold, int go_fd)
 	while (read(hold, &c, 1) > 0)
 		;
 	_exit(0);
-}
-
-static double read_total_ns(int reads)
-{
-	char buf[64];
-	uint64_t t0 = now_ns();
-	int i;
-
-	for (i = 0; i < reads; i++) {
-		int fd = open(TOTAL, O_RDONLY);
-
-		if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0) {
-			perror("vm_bench_scale: read total");
-			exit(1);
-		}
-		close(fd);
-	}
-	return (double)(now_ns() - t0) / reads;
 }
 
 /* neuron-monitor's CPU seconds for @count reports at the shortest period. */
