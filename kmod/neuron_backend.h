@@ -229,6 +229,7 @@ struct neuron_job {
 	u64 timeout_us;
 	u32 written;
 	u32 dropped;
+	u64 ns;		/* core: the job's time, local_clock(), for @job_ns */
 	struct neuron_job_faults faults;
 	const struct neuron_job_model *model;
 };

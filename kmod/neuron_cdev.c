@@ -140,7 +140,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO |
 			    NEURON_CAP_APPS_INFO | NEURON_CAP_CORE_HOLDERS;
 	if (nd->ops->exec)
-		info.capabilities |= NEURON_CAP_SIM_EXEC;
+		info.capabilities |= NEURON_CAP_SIM_EXEC | NEURON_CAP_JOB_TIME;
 	if (nd->mem->hbm_size)
 		info.capabilities |= NEURON_CAP_MEM;
 	if (neuron_mem_can_map(nd))
@@ -160,6 +160,11 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
  * device).
  */
 #define NEURON_IOCTL_UNLOCKED	BIT(1)
+/*
+ * The argument goes back to the caller on -ETIMEDOUT and -EINTR too: the
+ * job ioctls, whose handlers then hold the job's answer in it (UAPI).
+ */
+#define NEURON_IOCTL_JOB	BIT(2)
 
 struct neuron_ioctl_desc {
 	unsigned int cmd;
@@ -180,8 +185,8 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_NQ_RELEASE,	neuron_nq_ioctl_release,		0 },
 	{ NEURON_IOCTL_CORE_RESERVE,	neuron_core_ioctl_reserve,		0 },
 	{ NEURON_IOCTL_CORE_RELEASE,	neuron_core_ioctl_release,		0 },
-	{ NEURON_IOCTL_SIM_EXEC,	neuron_job_ioctl_exec,			0 },
-	{ NEURON_IOCTL_SIM_EXEC_MODEL,	neuron_job_ioctl_exec_model,		0 },
+	{ NEURON_IOCTL_SIM_EXEC,	neuron_job_ioctl_exec,			NEURON_IOCTL_JOB },
+	{ NEURON_IOCTL_SIM_EXEC_MODEL,	neuron_job_ioctl_exec_model,		NEURON_IOCTL_JOB },
 	{ NEURON_IOCTL_FW_READ,		neuron_fwio_ioctl_read,			NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile,	NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_APPS_INFO,	neuron_apps_ioctl_info,			0 },
@@ -255,7 +260,8 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 		ret = nd->gone ? -ENODEV : d->fn(nf, kbuf);
 		up_read(&nd->gone_sem);
 	}
-	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, kbuf, size))
+	if ((!ret || ((d->flags & NEURON_IOCTL_JOB) && (ret == -ETIMEDOUT || ret == -EINTR))) &&
+	    (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, kbuf, size) && !ret)
 		ret = -EFAULT;
 	return ret;
 }

@@ -50,7 +50,8 @@ struct neuron_file {
  * check the header every argument struct starts with: __u32 size (must be
  * @size), __u32 flags (only @allowed_flags). 0 or -EINVAL; the caller
  * checks the rest. neuron_ioctl_out: the handler's result, copied out by
- * the dispatcher when the handler returns 0 (for _IOWR commands).
+ * the dispatcher when the handler returns 0 (for _IOWR commands), and
+ * for the job ioctls also when it returns -ETIMEDOUT or -EINTR.
  */
 int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags);
 void neuron_ioctl_out(void *karg, const void *arg, size_t size);

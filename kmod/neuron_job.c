@@ -20,6 +20,7 @@
 
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -62,6 +63,7 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 			  u64 duration_us, u64 timeout_us)
 {
 	struct neuron_device *nd = nf->nd;
+	u64 t0 = local_clock();
 	int ret;
 
 	if (nc >= nd->nc_count || duration_us > NEURON_EXEC_MAX_DURATION_US ||
@@ -91,7 +93,21 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 		neuron_job_notify(nd, nc, &job->faults);
 		neuron_hwerr_job(nd, nc, &job->faults);
 	}
+	/*
+	 * The job's time for the caller (@job_ns): local_clock() is the
+	 * scheduler's clock, a TSC read where the TSC is not the clocksource
+	 * (a guest under emulation), where ktime_get() would read the HPET.
+	 * It is monotonic on one CPU; two CPUs' may differ a little, so a
+	 * job that moved between them is clamped at 0.
+	 */
+	job->ns = max_t(s64, (s64)(local_clock() - t0), 0);
 	return ret;
+}
+
+/* A job that ran and was cut short still answers (UAPI: SIM_EXEC). */
+static bool neuron_job_answers(int ret)
+{
+	return ret == -ETIMEDOUT || ret == -EINTR;
 }
 
 long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
@@ -107,13 +123,14 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	    !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
 		return -EINVAL;
 	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
-	if (ret)
+	if (ret && !neuron_job_answers(ret))
 		return ret;
 
 	arg.entries = job.written;
 	arg.dropped = job.dropped;
+	arg.job_ns = job.ns;
 	neuron_ioctl_out(karg, &arg, sizeof(arg));
-	return 0;
+	return ret;
 }
 
 /* The operation's own arguments: -EINVAL for anything it does not define. */
@@ -184,11 +201,12 @@ long neuron_job_ioctl_exec_model(struct neuron_file *nf, void *karg)
 		job.model = &model;
 	}
 	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
-	if (ret)
+	if (ret && !neuron_job_answers(ret))
 		goto out;
 
 	arg.entries = job.written;
 	arg.dropped = job.dropped;
+	arg.job_ns = job.ns;
 	neuron_ioctl_out(karg, &arg, sizeof(arg));
 out:
 	if (out)

@@ -65,12 +65,7 @@ NRT_EXPORT size_t nrt_bridge_time_counters(const nrt_exec_times_t *times,
 {
 	if (!times)
 		return 0;
-	const nrt_counter_add_t adds[NRT_BRIDGE_TIME_COUNTERS] = {
-		{ NDS_NC_COUNTER_LATENCY_DEVICE, 0, bridge::ns_to_us(times->device_ns) },
-		{ NDS_NC_COUNTER_LATENCY_TOTAL, 0, bridge::ns_to_us(times->total_ns) },
-		{ NDS_NC_COUNTER_NC_TIME, 0, bridge::ns_to_us(times->nc_ns) },
-		{ NDS_NC_COUNTER_CC_TIME, 0, bridge::ns_to_us(times->cc_ns) },
-	};
+	const auto adds = bridge::time_adds(*times);
 	for (size_t i = 0; i < NRT_BRIDGE_TIME_COUNTERS && i < cap && out; i++)
 		out[i] = adds[i];
 	return NRT_BRIDGE_TIME_COUNTERS;

@@ -7,8 +7,12 @@
 #include <neuron/neuron_nds.h>
 
 #include <cerrno>
+#include <cstddef>
+#include <cstring>
 
+#include "bridge.hpp"
 #include "export.hpp"
+#include "kmetric.hpp"
 #include "nds_internal.hpp"
 
 using namespace nrt;
@@ -19,10 +23,7 @@ namespace {
 // moves: -EINVAL for a bad instance or NeuronCore, -EPERM when read-only.
 int check_target(nds_instance_t *inst, int nc)
 {
-	uint64_t probe;
-	if (!inst || nds_get_nc_counter(inst, nc, 0, &probe) != 0)
-		return -EINVAL;
-	return nds_is_writable(inst) ? 0 : -EPERM;
+	return nds::nc_target(inst, nc);
 }
 
 } // namespace
@@ -68,27 +69,51 @@ NRT_EXPORT int kmetric_update_nds_error_stats(nds_instance_t *inst, int nc,
 	return 0;
 }
 
+namespace {
+
+// Whether @e saw anything at all: its flags are its first bytes, up to
+// the entry counts (which alone move no counter).
+bool any_error_flag(const nrt_infer_errors_t *e)
+{
+	static constexpr unsigned char zero[offsetof(nrt_infer_errors_t, entries)] = {};
+	return e && std::memcmp(e, zero, sizeof(zero)) != 0;
+}
+
+} // namespace
+
 NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS final_status,
 					const nrt_infer_errors_t *errs,
 					const nrt_exec_times_t *times)
 {
-	int ret = check_target(inst, nc);	// so a bad @nc writes nothing at all
+	int ret = nds::nc_target(inst, nc);	// so a bad @nc writes nothing at all
 	if (ret)
 		return ret;
-	// every execution (issue 25): @inst and @nc are checked once above, the
-	// adds go straight to the cells, and a time that adds 0 is not added
-	uint32_t ids[NRT_BRIDGE_MAX_EXEC_COUNTERS];
-	size_t n = nrt_bridge_counters_for_execution(final_status, errs, ids,
-						     NRT_BRIDGE_MAX_EXEC_COUNTERS);
-	for (size_t i = 0; i < n && i < NRT_BRIDGE_MAX_EXEC_COUNTERS; i++)
-		nds::nc_add_checked(inst, nc, ids[i], 1);
+	// every execution (issue 25): @inst and @nc are checked once above,
+	// the adds go straight to the cells, a clean execution's errors are
+	// not looked at flag by flag, and a time that adds 0 is not added.
+	// The ids are nrt_bridge_counters_for_execution()'s, in its order.
+	bridge::id_mask m = bridge::exec_counters(static_cast<uint32_t>(final_status),
+						  any_error_flag(errs) ? errs : nullptr);
+	for (; m; m &= m - 1)
+		nds::nc_add_checked(inst, nc, static_cast<uint32_t>(__builtin_ctzll(m)), 1);
 	nds::nc_add_checked(inst, nc, NDS_NC_COUNTER_INFERENCE_COUNT, 1);
 	if (times) {
-		nrt_counter_add_t adds[NRT_BRIDGE_TIME_COUNTERS];
-		size_t m = nrt_bridge_time_counters(times, adds, NRT_BRIDGE_TIME_COUNTERS);
-		for (size_t i = 0; i < m; i++)
-			if (adds[i].value)
-				nds::nc_add_checked(inst, nc, adds[i].id, adds[i].value);
+		for (const auto &a : bridge::time_adds(*times))
+			if (a.value)
+				nds::nc_add_checked(inst, nc, a.id, a.value);
 	}
 	return 0;
 }
+
+namespace nrt::kmetric {
+
+void record_latencies(nds_instance_t *inst, uint64_t total_ns, uint64_t device_ns, bool ran)
+{
+	if (!inst || !inst->writable)
+		return;
+	nds::record_latency_checked(inst, NDS_LATENCY_TOTAL, total_ns);
+	if (ran)
+		nds::record_latency_checked(inst, NDS_LATENCY_DEVICE, device_ns);
+}
+
+} // namespace nrt::kmetric

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // Models: load (NEFF -> NeuronCores), unload, execute (model.hpp).
 #include "model.hpp"
+#include "kmetric.hpp"
 
 #include <nrt/kmetric.h>
 #include <nrt/nrt_error_model.h>
@@ -226,7 +227,14 @@ void unload_all() noexcept
 NRT_STATUS execute(model &m, const tensor::tensor_set *in_set,
 		   const tensor::tensor_set *out_set, exec_report *rep) noexcept
 try {
-	auto t_entry = std::chrono::steady_clock::now();	// the total latency's start
+	// The accounting's times: the driver's own (@job_ns), or the clock
+	// read at entry and after the job where the driver has none
+	// (docs/performance.md: a clock read can cost as much as the job's
+	// system call).
+	const bool driver_time = ndl_device_get_info(m.dev->dev)->capabilities & NEURON_CAP_JOB_TIME;
+	std::chrono::steady_clock::time_point t_entry;
+	if (!driver_time)
+		t_entry = std::chrono::steady_clock::now();
 	const neff::model_desc &d = m.desc;
 	std::vector<bound> in, out;
 	NRT_STATUS st = resolve(m, in_set, d.inputs, &in);
@@ -309,13 +317,23 @@ try {
 	if (st != NRT_SUCCESS)
 		return st;
 	int exec_errno = 0;
-	if (::ioctl(ndl_device_fd(m.dev->dev), NEURON_IOCTL_SIM_EXEC_MODEL, &arg) != 0)
-		exec_errno = errno;
-	// one clock read after the job: a clock read can cost as much as the
-	// job's system call (a syscall and an HPET read where the TSC is not
-	// the clocksource, as in a TCG guest), so every time below is from
-	// t_entry (docs/performance.md)
-	auto t1 = std::chrono::steady_clock::now();
+	uint64_t job_ns = 0;	// 0 for a job refused at once (no answer)
+	if (d.program == neff::op::none) {
+		// no data: the same job through the smaller ioctl
+		neuron_sim_exec job{};
+		job.size = sizeof(job);
+		job.nc = arg.nc;
+		job.duration_us = arg.duration_us;
+		job.timeout_us = arg.timeout_us;
+		if (::ioctl(ndl_device_fd(m.dev->dev), NEURON_IOCTL_SIM_EXEC, &job) != 0)
+			exec_errno = errno;
+		job_ns = job.job_ns;
+	} else {
+		if (::ioctl(ndl_device_fd(m.dev->dev), NEURON_IOCTL_SIM_EXEC_MODEL, &arg) != 0)
+			exec_errno = errno;
+		job_ns = arg.job_ns;
+	}
+	uint64_t call_ns = driver_time ? job_ns : rt::elapsed_ns(t_entry);
 	NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
 					: NRT_SUCCESS;
 	uint64_t dropped = 0;
@@ -328,8 +346,6 @@ try {
 	st = nrt_status_fold(sts, 2);
 
 	nrt_exec_times_t times{};
-	uint64_t call_ns = static_cast<uint64_t>(
-		std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t_entry).count());
 	times.total_ns = call_ns;
 	if (!exec_errno) {
 		times.device_ns = d.run_time_us * 1000;
@@ -341,13 +357,13 @@ try {
 					       host_out->host, 0);
 		if (st == NRT_SUCCESS)
 			st = rs;
-		call_ns = rt::elapsed_ns(t_entry);	// the read back is the call's too
+		if (!driver_time)
+			call_ns = rt::elapsed_ns(t_entry);	// the read back is the call's too
 	}
-	// the latency histograms: nrt_execute's wall time (output read back
-	// included), and the device's time when it ran the job
-	nds_record_latency(m.dev->nds, NDS_LATENCY_TOTAL, call_ns);
-	if (!exec_errno)
-		nds_record_latency(m.dev->nds, NDS_LATENCY_DEVICE, times.device_ns);
+	// the latency histograms: the job's time in the driver (else
+	// nrt_execute's wall time, output read back included), and the
+	// device's time when it ran the job
+	kmetric::record_latencies(m.dev->nds, call_ns, times.device_ns, !exec_errno);
 	return st;
 } catch (...) {
 	return NRT_FAIL_HOST_MEM_ALLOC;

@@ -23,12 +23,6 @@ namespace {
 
 constexpr uint32_t kFormatVersion = 1;
 
-std::atomic_ref<uint64_t> cell(void *base, int64_t off)
-{
-	return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t *>(
-		static_cast<uint8_t *>(base) + off));
-}
-
 // The NC/EXT counter's offset, or -1 when out of range for this instance.
 int64_t nc_offset(const nds_instance *inst, int nc, uint32_t id)
 {
@@ -51,6 +45,8 @@ uint32_t *latency_word(void *base, int off)
 	return reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(base) + NDS_LATENCY_OFF + off);
 }
 
+} // namespace
+
 // The latency block's header, once: the bucket count, then the magic
 // (release) that tells a reader the block is there. Counts start at zero
 // in a fresh slab, which the driver hands out zeroed.
@@ -63,8 +59,6 @@ void latency_setup(void *base)
 	__atomic_store_n(magic, NDS_LATENCY_MAGIC, __ATOMIC_RELEASE);
 }
 
-} // namespace
-
 int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
 {
 	if (!inst)
@@ -74,15 +68,6 @@ int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
 		return -EINVAL;
 	if (!inst->writable)
 		return -EPERM;
-	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
-	return 0;
-}
-
-int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
-{
-	int64_t off = neuron_nds_nc_offset(static_cast<uint32_t>(nc), id);
-	if (off < 0)
-		return -EINVAL;
 	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
 	return 0;
 }
@@ -330,9 +315,7 @@ NRT_EXPORT int nds_record_latency(nds_instance_t *inst, unsigned kind, uint64_t 
 		return -EINVAL;
 	if (!inst->writable)
 		return -EPERM;
-	nds::latency_setup(inst->base);
-	cell(inst->base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ nds_latency_bucket(ns) })
-		.fetch_add(1, std::memory_order_relaxed);
+	nds::record_latency_checked(inst, kind, ns);
 	return 0;
 }
 

@@ -2,6 +2,11 @@
 // The NDS instance behind the opaque nds_instance_t.
 #pragma once
 
+#include <nrt/nds/nds_latency.h>
+#include <neuron/neuron_nds.h>
+
+#include <atomic>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
@@ -19,8 +24,51 @@ namespace nrt::nds {
 // Add @delta to NC/EXT counter @id of NeuronCore @nc (atomic). 0, -EINVAL, -EPERM.
 int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta);
 
+// The slab's 64-bit cell at byte @off, for atomic access.
+inline std::atomic_ref<uint64_t> cell(void *base, int64_t off)
+{
+	return std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t *>(
+		static_cast<uint8_t *>(base) + off));
+}
+
+// What every kmetric_* call checks first: -EINVAL without @inst or with
+// no NeuronCore @nc in it, -EPERM when read-only, else 0.
+inline int nc_target(const nds_instance *inst, int nc)
+{
+	if (!inst || nc < 0 || static_cast<uint32_t>(nc) >= inst->nc_count ||
+	    neuron_nds_nc_offset(static_cast<uint32_t>(nc), 0) < 0)
+		return -EINVAL;
+	return inst->writable ? 0 : -EPERM;
+}
+
+// The execution path below is inline: one call per job instead of one per
+// counter (issue 25; calls and returns are what an emulated CPU pays most
+// for, after system calls).
+
 // nc_add() for a caller that has checked @inst (writable) and @nc already:
 // the counter's own range check only. 0 or -EINVAL.
-int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delta);
+inline int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
+{
+	int64_t off = neuron_nds_nc_offset(static_cast<uint32_t>(nc), id);
+	if (off < 0)
+		return -EINVAL;
+	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
+	return 0;
+}
+
+// The latency block's header, once (nds.cpp).
+void latency_setup(void *base);
+
+// One value into latency histogram @kind (< NDS_LATENCY_KINDS) of a
+// writable @inst.
+inline void record_latency_checked(nds_instance *inst, unsigned kind, uint64_t ns)
+{
+	const auto *magic = reinterpret_cast<const uint32_t *>(
+		static_cast<const uint8_t *>(inst->base) + NDS_LATENCY_OFF);
+	if (__atomic_load_n(magic, __ATOMIC_ACQUIRE) != NDS_LATENCY_MAGIC)
+		latency_setup(inst->base);
+	cell(inst->base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ nds_latency_bucket(ns) })
+		.fetch_add(1, std::memory_order_relaxed);
+}
 
 } // namespace nrt::nds

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "export.hpp"
+#include "kmetric.hpp"
 #include "model.hpp"
 #include "runtime.hpp"
 #include "tensor.hpp"
@@ -420,11 +421,6 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 	o.account = 1;
 	if (opts)
 		o = *opts;
-	// the clock is read only for the accounting, twice: a clock read can
-	// cost as much as the job's system call (docs/performance.md)
-	std::chrono::steady_clock::time_point t_entry;	// the total latency's start
-	if (o.account == 1)
-		t_entry = std::chrono::steady_clock::now();
 	nrt_sim_exec_result_t res{};
 	nrt_infer_errors_clear(&res.errors);
 	if (result)
@@ -445,8 +441,16 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 		cfg = r.cfg;
 		timeout = o.timeout_us ? o.timeout_us : r.timeout_us;
 	}
-	if (nc_index >= ndl_device_get_info(d->dev)->nc_count || o.reserved || o.account > 1)
+	const ndl_device_info_t *di = ndl_device_get_info(d->dev);
+	if (nc_index >= di->nc_count || o.reserved || o.account > 1)
 		return NRT_INVALID;
+	// The accounting's times: the driver's own (@job_ns: no clock read
+	// here, where one can cost as much as the job's system call,
+	// docs/performance.md), or the clock read twice around the job.
+	const bool driver_time = di->capabilities & NEURON_CAP_JOB_TIME;
+	std::chrono::steady_clock::time_point t_entry;
+	if (o.account == 1 && !driver_time)
+		t_entry = std::chrono::steady_clock::now();
 
 	// nrt_close() concurrent with an execute is a caller bug, as in the SDK.
 	core_ctx &c = d->cores[nc_index];
@@ -465,6 +469,9 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 	arg.timeout_us = timeout;
 	if (::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_SIM_EXEC, &arg) != 0)
 		res.exec_errno = errno;
+	// 0 when the job was refused at once (the driver answers only a job
+	// that ran: success, ETIMEDOUT, EINTR)
+	const uint64_t job_ns = arg.job_ns;
 	res.exec_status = res.exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, res.exec_errno)
 					 : NRT_SUCCESS;
 
@@ -476,9 +483,9 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 
 	// An execution that never started (busy, invalid) records its status only.
 	if (o.account) {
-		// the call's time from entry to here: the job's ioctl, then the
-		// drain and fold above (memory reads only)
-		uint64_t call_ns = elapsed_ns(t_entry);
+		// the job's time as the driver measured it, else the call's
+		// from entry to here (the job's ioctl, the drain and fold above)
+		uint64_t call_ns = driver_time ? job_ns : elapsed_ns(t_entry);
 		nrt_exec_times_t times{};
 		times.total_ns = call_ns;
 		if (!res.exec_errno) {
@@ -487,10 +494,8 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 		}
 		kmetric_record_execution(d->nds, static_cast<int>(nc_index), res.status,
 					 &res.errors, &times);
-		// the latency histograms: the call's wall time, the device's time
-		nds_record_latency(d->nds, NDS_LATENCY_TOTAL, call_ns);
-		if (!res.exec_errno)
-			nds_record_latency(d->nds, NDS_LATENCY_DEVICE, times.device_ns);
+		// the latency histograms: the job's time (as above), the device's time
+		nrt::kmetric::record_latencies(d->nds, call_ns, times.device_ns, !res.exec_errno);
 	}
 	if (result)
 		*result = res;

@@ -53,6 +53,7 @@ int main(void)
 	F(neuron_sim_exec, size); F(neuron_sim_exec, flags); F(neuron_sim_exec, nc);
 	F(neuron_sim_exec, reserved0); F(neuron_sim_exec, duration_us);
 	F(neuron_sim_exec, timeout_us); F(neuron_sim_exec, entries); F(neuron_sim_exec, dropped);
+	F(neuron_sim_exec, job_ns);
 	F(neuron_sim_exec, reserved);
 
 	S(neuron_fw_read);
@@ -97,7 +98,8 @@ int main(void)
 	F(neuron_sim_exec_model, in_offset); F(neuron_sim_exec_model, out_offset);
 	F(neuron_sim_exec_model, bytes); F(neuron_sim_exec_model, arg0);
 	F(neuron_sim_exec_model, arg1); F(neuron_sim_exec_model, entries);
-	F(neuron_sim_exec_model, dropped); F(neuron_sim_exec_model, reserved);
+	F(neuron_sim_exec_model, dropped); F(neuron_sim_exec_model, job_ns);
+	F(neuron_sim_exec_model, reserved);
 
 	S(neuron_app_entry);
 	F(neuron_app_entry, pid); F(neuron_app_entry, nc_map); F(neuron_app_entry, reserved);

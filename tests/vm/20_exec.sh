@@ -2,7 +2,7 @@
 # Guest suite: notification rings, the simulated NeuronCore, fault injection
 # and the error path end to end.
 SUITE=exec
-PLAN=48
+PLAN=49
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4

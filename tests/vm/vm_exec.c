@@ -43,6 +43,13 @@ static uint64_t own_counter(int dev, int nc, uint32_t id)
 	return v;
 }
 
+static void exec_init(struct neuron_sim_exec *e, uint32_t nc)
+{
+	memset(e, 0, sizeof(*e));
+	e->size = sizeof(*e);
+	e->nc = nc;
+}
+
 /* ---- lifecycle ----------------------------------------------------------- */
 
 static int lifecycle_guards(void)
@@ -298,6 +305,7 @@ static int flood_overflow(void)
 static int hang_times_out(void)
 {
 	uint64_t to0 = vt_status_total(1, 0, "timeout");
+	uint64_t lat0 = own_counter(1, 0, NDS_NC_COUNTER_LATENCY_TOTAL);
 	nrt_sim_exec_opts_t o = { .duration_us = 0, .timeout_us = 200000, .account = 1 };
 	nrt_sim_exec_result_t res;
 	struct timespec a, b;
@@ -313,7 +321,68 @@ static int hang_times_out(void)
 		  res.exec_errno);
 	VT_ASSERT(ms >= 200, "returned before the timeout: %ld ms", ms);
 	VT_ASSERT(vt_status_total(1, 0, "timeout") - to0 == 1, "timeout counter");
+	/* the hung job's time counts: the driver answers a timed-out job too */
+	VT_ASSERT(own_counter(1, 0, NDS_NC_COUNTER_LATENCY_TOTAL) - lat0 >= 200000,
+		  "latency total grew by %llu us",
+		  (unsigned long long)(own_counter(1, 0, NDS_NC_COUNTER_LATENCY_TOTAL) - lat0));
 	VT_ASSERT(nrt_sim_execute(1, 0, 0) == NRT_SUCCESS, "next job runs");
+	return 0;
+}
+
+/*
+ * NEURON_CAP_JOB_TIME: the driver answers a job with its time (@job_ns),
+ * which libnrt accounts instead of reading the clock. At least the job's
+ * run time, at most the caller's wall time around the ioctl; also after
+ * -ETIMEDOUT; nothing written back on another error; the field's input is
+ * ignored (a program built when it was reserved reuses its argument).
+ */
+static int job_time_answered(void)
+{
+	struct neuron_info info;
+	struct neuron_sim_exec e;
+	uint64_t t0, wall;
+	int fd = vt_open_dev(1);
+
+	VT_ASSERT(fd >= 0, "open");
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_GET_INFO, &info) == 0, "GET_INFO");
+	VT_ASSERT(info.capabilities & NEURON_CAP_JOB_TIME, "caps 0x%llx",
+		  (unsigned long long)info.capabilities);
+
+	exec_init(&e, 3);
+	e.duration_us = 20000;
+	t0 = vt_now_ns();
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0, "job: %s", strerror(errno));
+	wall = vt_now_ns() - t0;
+	VT_ASSERT(e.job_ns >= 20000000ull && e.job_ns <= wall + 5000000ull,
+		  "job_ns %llu for a 20 ms job, wall %llu ns", (unsigned long long)e.job_ns,
+		  (unsigned long long)wall);
+
+	/* the same argument again: job_ns in, ignored */
+	e.duration_us = 0;
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0, "reused argument: %s",
+		  strerror(errno));
+	VT_ASSERT(e.job_ns < 20000000ull, "job_ns %llu for a job of no run time",
+		  (unsigned long long)e.job_ns);
+
+	/* a refused job: nothing written back */
+	exec_init(&e, 3);
+	e.reserved[0] = 1;
+	e.job_ns = 777;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e), EINVAL);
+	VT_ASSERT(e.job_ns == 777 && e.entries == 0, "written back on EINVAL: %llu",
+		  (unsigned long long)e.job_ns);
+
+	/* a hung job: -ETIMEDOUT, and its time answered */
+	VT_ASSERT(vt_inject(1, "hang", "3") == 0, "inject");
+	exec_init(&e, 3);
+	e.timeout_us = 100000;
+	e.job_ns = 777;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e), ETIMEDOUT);
+	VT_ASSERT(e.job_ns >= 100000000ull && e.job_ns != 777, "job_ns %llu after a 100 ms timeout",
+		  (unsigned long long)e.job_ns);
+	VT_ASSERT(close(fd) == 0, "close");
 	return 0;
 }
 
@@ -543,13 +612,6 @@ static int others_cannot_map(void)
 	VT_ASSERT(vt_wait_ok(pid), "another process could map the ring");
 	close(fd);
 	return 0;
-}
-
-static void exec_init(struct neuron_sim_exec *e, uint32_t nc)
-{
-	memset(e, 0, sizeof(*e));
-	e->size = sizeof(*e);
-	e->nc = nc;
 }
 
 #define RING_MAP(bytes)	((NEURON_NQ_RING_OFFSET + (bytes) + 4095) & ~4095UL)
@@ -845,6 +907,7 @@ int main(void)
 		VT_CASE(racing_faults_priority),
 		VT_CASE(flood_overflow),
 		VT_CASE(hang_times_out),
+		VT_CASE(job_time_answered),
 		VT_CASE(nan_armed_and_disarmed),
 		VT_CASE(ebusy_between_processes),
 		VT_CASE(nq_init_validation),

@@ -437,6 +437,7 @@ static const struct fdesc f_ex[] = {
 	FD(struct neuron_sim_exec, nc, FK_NC, 0), FD(struct neuron_sim_exec, reserved0, FK_RES, 0),
 	FD(struct neuron_sim_exec, duration_us, FK_DUR, 0), FD(struct neuron_sim_exec, timeout_us, FK_TMO, 0),
 	FD(struct neuron_sim_exec, entries, FK_OUT, 0), FD(struct neuron_sim_exec, dropped, FK_OUT, 0),
+	FD(struct neuron_sim_exec, job_ns, FK_OUT, 0),
 	FD(struct neuron_sim_exec, reserved, FK_RES, 0),
 };
 static const struct fdesc f_fwr[] = {

@@ -44,6 +44,7 @@
 #define NEURON_CAP_SIM_EXEC	(1ULL << 2)	/* simulated NeuronCore jobs */
 #define NEURON_CAP_FWIO		(1ULL << 3)	/* FW-IO mailbox + metrics post */
 #define NEURON_CAP_GENL		(1ULL << 4)	/* generic netlink family */
+#define NEURON_CAP_JOB_TIME	(1ULL << 9)	/* SIM_EXEC(_MODEL) answer with @job_ns */
 
 /**
  * struct neuron_info - NEURON_IOCTL_GET_INFO argument
@@ -302,11 +303,20 @@ struct neuron_core_reserve {
  *		ring (engine 0); must be zero on input (-EINVAL)
  * @dropped:	out: error entries dropped (full ring, or no ring); must be
  *		zero on input (-EINVAL)
+ * @job_ns:	out: the job's time in the driver, in ns, from the ioctl
+ *		taking it (before the NeuronCore's reservation) to its answer,
+ *		by the kernel's local_clock() (NEURON_CAP_JOB_TIME). Its
+ *		input is ignored: it was reserved (zero) before, and a program
+ *		built then that passes one argument to job after job must
+ *		keep working
  * @reserved:	in: must be zero
  *
  * The job runs synchronously: it sleeps @duration_us (interruptible:
  * -EINTR), emits every fault armed on the NeuronCore into its ERROR ring,
- * and completes. -EOPNOTSUPP on a device that is not simulated; -ENODEV
+ * and completes. A job that ran and failed with -ETIMEDOUT or -EINTR
+ * still writes the argument back (@entries, @dropped, @job_ns): a caller
+ * timing its jobs gets the time a hung or interrupted one took; on every
+ * other error nothing is written back. -EOPNOTSUPP on a device that is not simulated; -ENODEV
  * when the device is removed, also for a job in progress; -EACCES through
  * a file another process opened (the reservation is the opener's).
  * -ENOTRECOVERABLE: the NeuronCore took an uncorrectable error (simulated:
@@ -324,7 +334,8 @@ struct neuron_sim_exec {
 	__aligned_u64 timeout_us;
 	__u32 entries;
 	__u32 dropped;
-	__aligned_u64 reserved[2];
+	__aligned_u64 job_ns;
+	__aligned_u64 reserved[1];
 };
 
 /* ---- device memory (issue 14) ----------------------------------------- */
@@ -493,7 +504,8 @@ struct neuron_mem_rw {
  * @bytes:	in: bytes processed (multiple of 4 for AFFINE_U32), in range
  *		of both allocations
  * @arg0, @arg1: in: operation parameters
- * @entries, @dropped: out: as for NEURON_IOCTL_SIM_EXEC
+ * @entries, @dropped, @job_ns: out: as for NEURON_IOCTL_SIM_EXEC, also
+ *		written back after -ETIMEDOUT and -EINTR
  * @reserved:	in: must be zero
  *
  * NEURON_IOCTL_SIM_EXEC with data: the job runs @op from the input to the
@@ -526,7 +538,8 @@ struct neuron_sim_exec_model {
 	__u32 arg1;
 	__u32 entries;
 	__u32 dropped;
-	__aligned_u64 reserved[2];
+	__aligned_u64 job_ns;
+	__aligned_u64 reserved[1];
 };
 
 /* ---- device and process listing (tools, issue 12) --------------------- */
