@@ -43,9 +43,7 @@ profile::exec_errors profile_errors(const model::exec_report &rep)
 
 NRT_STATUS runtime_guard()
 {
-	rt::runtime &r = rt::rt();
-	std::lock_guard<std::mutex> g(r.lock);
-	return rt::guard(r);
+	return rt::guard(rt::rt());	// one atomic load (runtime::st)
 }
 
 // The runtime guard, then the model behind @handle into *@m (@take: out of

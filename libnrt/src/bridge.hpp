@@ -102,14 +102,20 @@ constexpr void set(id_mask &m, int id)
 		m |= id_mask{ 1 } << id;
 }
 
-constexpr id_mask exec_counters(uint32_t final_status, const nrt_infer_errors_t *e)
+// What an execution's final status alone moves.
+constexpr id_mask status_counters(uint32_t final_status)
 {
 	id_mask m = 0;
 	set(m, outcome_counter(final_status));
 	set(m, generic_counter(final_status));
 	set(m, hw_counter(final_status));
-	if (!e)
-		return m;
+	return m;
+}
+
+// What the errors an execution saw move, beyond its status.
+constexpr id_mask error_counters(const nrt_infer_errors_t *e)
+{
+	id_mask m = 0;
 	for (uint32_t h = 0; h < NRT_HW_FAULT_SLOTS; h++)
 		if (e->hw_error_flags[h])
 			set(m, hw_fault_counter(h));
@@ -123,6 +129,11 @@ constexpr id_mask exec_counters(uint32_t final_status, const nrt_infer_errors_t 
 	if (e->infer_error_flags[NRT_INFER_ERROR_SUBTYPE_TRANSIENT])
 		set(m, NDS_NC_COUNTER_ERR_TRANSIENT);
 	return m;
+}
+
+constexpr id_mask exec_counters(uint32_t final_status, const nrt_infer_errors_t *e)
+{
+	return status_counters(final_status) | (e ? error_counters(e) : 0);
 }
 
 constexpr size_t popcount(id_mask m)

@@ -92,8 +92,9 @@ NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS
 	// the adds go straight to the cells, a clean execution's errors are
 	// not looked at flag by flag, and a time that adds 0 is not added.
 	// The ids are nrt_bridge_counters_for_execution()'s, in its order.
-	bridge::id_mask m = bridge::exec_counters(static_cast<uint32_t>(final_status),
-						  any_error_flag(errs) ? errs : nullptr);
+	bridge::id_mask m = bridge::status_counters(static_cast<uint32_t>(final_status));
+	if (any_error_flag(errs))
+		m |= bridge::error_counters(errs);
 	for (; m; m &= m - 1)
 		nds::nc_add_checked(inst, nc, static_cast<uint32_t>(__builtin_ctzll(m)), 1);
 	nds::nc_add_checked(inst, nc, NDS_NC_COUNTER_INFERENCE_COUNT, 1);

@@ -304,13 +304,10 @@ try {
 		}
 	}
 
+	// the caller passed the runtime guard (initialized: these are set)
 	rt::runtime &r = rt::rt();
-	nrt_decode_config_t cfg;
-	{
-		std::lock_guard<std::mutex> g(r.lock);
-		cfg = r.cfg;
-		arg.timeout_us = r.timeout_us;
-	}
+	const nrt_decode_config_t cfg = r.cfg.load(std::memory_order_relaxed);
+	arg.timeout_us = r.timeout_us.load(std::memory_order_relaxed);
 	rt::core_ctx &c = m.dev->cores[m.nc_first];
 	std::lock_guard<std::mutex> cg(c.lock);
 	st = rt::error_ring_locked(*m.dev, m.nc_first);

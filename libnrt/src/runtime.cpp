@@ -47,7 +47,7 @@ NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc)
 
 NRT_STATUS guard(const runtime &r)
 {
-	switch (r.st) {
+	switch (r.st.load(std::memory_order_acquire)) {
 	case state::uninitialized:
 		return NRT_UNINITIALIZED;
 	case state::closed:
@@ -322,9 +322,9 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 	r.visible_first = req.first;
 	r.visible_count = req.count;
 	r.devices = std::move(devs);
-	r.cfg = nrt_decode_config_from_env();
-	r.timeout_us = timeout_from_env();
-	r.st = state::initialized;
+	r.cfg.store(nrt_decode_config_from_env(), std::memory_order_relaxed);
+	r.timeout_us.store(timeout_from_env(), std::memory_order_relaxed);
+	r.st.store(state::initialized, std::memory_order_release);
 	return NRT_SUCCESS;
 }
 
@@ -355,7 +355,7 @@ NRT_EXPORT void nrt_close(void)
 	if (r.st != state::initialized)
 		return;
 	r.devices.clear();
-	r.st = state::closed;
+	r.st.store(state::closed, std::memory_order_release);
 }
 
 NRT_EXPORT NRT_STATUS nrt_get_total_nc_count(uint32_t *nc_count)
@@ -438,8 +438,8 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 		if (device_index >= r.devices.size() || !r.devices[device_index])
 			return NRT_INVALID;
 		d = r.devices[device_index];
-		cfg = r.cfg;
-		timeout = o.timeout_us ? o.timeout_us : r.timeout_us;
+		cfg = r.cfg.load();
+		timeout = o.timeout_us ? o.timeout_us : r.timeout_us.load();
 	}
 	const ndl_device_info_t *di = ndl_device_get_info(d->dev);
 	if (nc_index >= di->nc_count || o.reserved || o.account > 1)

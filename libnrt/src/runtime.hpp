@@ -13,6 +13,7 @@
 #include <neuron/neuron_nq.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -58,13 +59,16 @@ struct device_ctx {
 };
 
 struct runtime {
-	std::mutex lock;	// protects everything below
-	state st = state::uninitialized;
+	std::mutex lock;	// protects everything below; written under it only
+	// Atomic too, for the execution path: one load instead of the lock
+	// (issue 25). nrt_init() sets cfg and timeout_us before st (release),
+	// so whoever sees initialized (guard(), acquire) sees them.
+	std::atomic<state> st{ state::uninitialized };
 	// by device index; an execute holds its own reference, so nrt_close()
 	// never frees a device an execute is still using
 	std::vector<std::shared_ptr<device_ctx>> devices;
-	nrt_decode_config_t cfg{};
-	uint64_t timeout_us = kDefaultTimeoutUs;
+	std::atomic<nrt_decode_config_t> cfg{};
+	std::atomic<uint64_t> timeout_us{ kDefaultTimeoutUs };
 	// the NeuronCores this process may use (NEURON_RT_VISIBLE_CORES,
 	// NEURON_RT_NUM_CORES, or all): global indexes visible_first .. visible_first + visible_count - 1
 	uint32_t visible_first = 0;
