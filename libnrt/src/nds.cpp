@@ -23,13 +23,6 @@ namespace {
 
 constexpr uint32_t kFormatVersion = 1;
 
-// The NC/EXT counter's offset, or -1 when out of range for this instance.
-int64_t nc_offset(const nds_instance *inst, int nc, uint32_t id)
-{
-	if (nc < 0 || static_cast<uint32_t>(nc) >= inst->nc_count)
-		return -1;
-	return neuron_nds_nc_offset(static_cast<uint32_t>(nc), id);
-}
 
 void write_header(void *base)
 {
@@ -57,19 +50,6 @@ void latency_setup(void *base)
 		return;
 	__atomic_store_n(latency_word(base, 4), uint32_t{ NDS_LATENCY_BUCKETS }, __ATOMIC_RELAXED);
 	__atomic_store_n(magic, NDS_LATENCY_MAGIC, __ATOMIC_RELEASE);
-}
-
-int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
-{
-	if (!inst)
-		return -EINVAL;
-	int64_t off = nc_offset(inst, nc, id);
-	if (off < 0)
-		return -EINVAL;
-	if (!inst->writable)
-		return -EPERM;
-	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
-	return 0;
 }
 
 } // namespace nrt::nds
