@@ -162,7 +162,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 #define NEURON_IOCTL_UNLOCKED	BIT(1)
 /*
  * The argument goes back to the caller on -ETIMEDOUT and -EINTR too: the
- * job ioctls, whose handlers then hold the job's answer in it (UAPI).
+ * job ioctls, whose handlers then hold the job's time in it (UAPI).
  */
 #define NEURON_IOCTL_JOB	BIT(2)
 

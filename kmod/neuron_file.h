@@ -51,7 +51,8 @@ struct neuron_file {
  * @size), __u32 flags (only @allowed_flags). 0 or -EINVAL; the caller
  * checks the rest. neuron_ioctl_out: the handler's result, copied out by
  * the dispatcher when the handler returns 0 (for _IOWR commands), and
- * for the job ioctls also when it returns -ETIMEDOUT or -EINTR.
+ * for the job ioctls also when it returns -ETIMEDOUT or -EINTR (the job's
+ * time).
  */
 int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags);
 void neuron_ioctl_out(void *karg, const void *arg, size_t size);

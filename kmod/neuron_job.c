@@ -104,7 +104,12 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 	return ret;
 }
 
-/* A job that ran and was cut short still answers (UAPI: SIM_EXEC). */
+/*
+ * A job that ran and was cut short still answers with its time, and only
+ * that (UAPI: SIM_EXEC): @entries and @dropped must be 0 on input, and a
+ * program that passes its argument to the next job as it came back must
+ * not be refused for it.
+ */
 static bool neuron_job_answers(int ret)
 {
 	return ret == -ETIMEDOUT || ret == -EINTR;
@@ -126,8 +131,10 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	if (ret && !neuron_job_answers(ret))
 		return ret;
 
-	arg.entries = job.written;
-	arg.dropped = job.dropped;
+	if (!ret) {
+		arg.entries = job.written;
+		arg.dropped = job.dropped;
+	}
 	arg.job_ns = job.ns;
 	neuron_ioctl_out(karg, &arg, sizeof(arg));
 	return ret;
@@ -204,8 +211,10 @@ long neuron_job_ioctl_exec_model(struct neuron_file *nf, void *karg)
 	if (ret && !neuron_job_answers(ret))
 		goto out;
 
-	arg.entries = job.written;
-	arg.dropped = job.dropped;
+	if (!ret) {
+		arg.entries = job.written;
+		arg.dropped = job.dropped;
+	}
 	arg.job_ns = job.ns;
 	neuron_ioctl_out(karg, &arg, sizeof(arg));
 out:

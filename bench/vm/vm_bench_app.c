@@ -39,7 +39,7 @@
  * Jobs: blocks of JOB_BLOCK jobs, JOB_ROUNDS of each kind in turn, the
  * best block of each kind. Short blocks in turn see the same host; the
  * best of many is the cost without the host's interruptions (a TCG
- * guest's figures move by up to 3x between blocks on a shared machine).
+ * guest's figures moved by up to 2x between 2000-job blocks of one run).
  */
 #define JOB_BLOCK 250
 #define JOB_ROUNDS 24
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < 50; i++)
 		if (nrt_execute(m, NULL, NULL) != NRT_SUCCESS || ioctl(fd, NEURON_IOCTL_SIM_EXEC, &raw))
 			return die("warm-up", NRT_FAILURE);
-	/* alternating blocks, best of three */
+	/* alternating blocks, the best of JOB_ROUNDS of each */
 	for (k = 0; k < JOB_ROUNDS; k++) {
 		uint64_t t0 = now_ns();
 

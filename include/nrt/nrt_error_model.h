@@ -305,7 +305,7 @@ size_t nrt_bridge_counters_for_execution(NRT_STATUS final_status,
 					 const nrt_infer_errors_t *errs,
 					 uint32_t out_ids[], size_t cap);
 
-/* Durations of one execution, nanoseconds (CLOCK_MONOTONIC). */
+/* Durations of one execution, nanoseconds (a monotonic clock: libnrt's execution paths take the driver's job_ns). */
 typedef struct nrt_exec_times {
 	uint64_t device_ns;	/* -> LATENCY_DEVICE (13) */
 	uint64_t total_ns;	/* -> LATENCY_TOTAL (14) */

@@ -73,6 +73,9 @@ namespace {
 
 // Whether @e saw anything at all: its flags are its first bytes, up to
 // the entry counts (which alone move no counter).
+static_assert(offsetof(nrt_infer_errors_t, entries) ==
+	      NRT_INFER_ERROR_SUBTYPE_MAX + 1 + NRT_HW_FAULT_SLOTS, "the flags, and only they, come first");
+
 bool any_error_flag(const nrt_infer_errors_t *e)
 {
 	static constexpr unsigned char zero[offsetof(nrt_infer_errors_t, entries)] = {};

@@ -227,13 +227,15 @@ void unload_all() noexcept
 NRT_STATUS execute(model &m, const tensor::tensor_set *in_set,
 		   const tensor::tensor_set *out_set, exec_report *rep) noexcept
 try {
-	// The accounting's times: the driver's own (@job_ns), or the clock
-	// read at entry and after the job where the driver has none
+	// The accounting's times: the driver's own (@job_ns) when the job's
+	// ioctl is the whole call, else the clock, read at entry (a driver
+	// without NEURON_CAP_JOB_TIME) or where host tensors start being
+	// staged (system calls of their own), and after the job
 	// (docs/performance.md: a clock read can cost as much as the job's
 	// system call).
-	const bool driver_time = ndl_device_get_info(m.dev->dev)->capabilities & NEURON_CAP_JOB_TIME;
+	bool clocked = !(ndl_device_get_info(m.dev->dev)->capabilities & NEURON_CAP_JOB_TIME);
 	std::chrono::steady_clock::time_point t_entry;
-	if (!driver_time)
+	if (clocked)
 		t_entry = std::chrono::steady_clock::now();
 	const neff::model_desc &d = m.desc;
 	std::vector<bound> in, out;
@@ -277,6 +279,10 @@ try {
 			return NRT_EXEC_OOB;
 		}
 		arg.bytes = bytes;
+		if (!clocked && (!in[0].mem || !out[0].mem)) {
+			clocked = true;	// the staging is the call's too
+			t_entry = std::chrono::steady_clock::now();
+		}
 		if (in[0].mem) {
 			arg.in_handle = in[0].mem->handle;
 			arg.in_offset = ti.dev_offset + d.in_offset;
@@ -330,7 +336,7 @@ try {
 			exec_errno = errno;
 		job_ns = arg.job_ns;
 	}
-	uint64_t call_ns = driver_time ? job_ns : rt::elapsed_ns(t_entry);
+	uint64_t call_ns = clocked ? rt::elapsed_ns(t_entry) : job_ns;
 	NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
 					: NRT_SUCCESS;
 	uint64_t dropped = 0;
@@ -354,12 +360,12 @@ try {
 					       host_out->host, 0);
 		if (st == NRT_SUCCESS)
 			st = rs;
-		if (!driver_time)
+		if (clocked)
 			call_ns = rt::elapsed_ns(t_entry);	// the read back is the call's too
 	}
-	// the latency histograms: the job's time in the driver (else
-	// nrt_execute's wall time, output read back included), and the
-	// device's time when it ran the job
+	// the latency histograms: the job's time in the driver, or the wall
+	// time measured above (output read back included), and the device's
+	// time when it ran the job
 	kmetric::record_latencies(m.dev->nds, call_ns, times.device_ns, !exec_errno);
 	return st;
 } catch (...) {

@@ -481,7 +481,8 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 	NRT_STATUS st[2] = { res.exec_status, nrt_infer_errors_status(&res.errors, &cfg) };
 	res.status = nrt_status_fold(st, 2);
 
-	// An execution that never started (busy, invalid) records its status only.
+	// A job that never ran (busy, invalid) adds no device time, and with
+	// the driver's clock a job refused at once takes 0 ns.
 	if (o.account) {
 		// the job's time as the driver measured it, else the call's
 		// from entry to here (the job's ioctl, the drain and fold above)

@@ -69,6 +69,8 @@ struct runtime {
 	std::vector<std::shared_ptr<device_ctx>> devices;
 	std::atomic<nrt_decode_config_t> cfg{};
 	std::atomic<uint64_t> timeout_us{ kDefaultTimeoutUs };
+	static_assert(std::atomic<nrt_decode_config_t>::is_always_lock_free &&
+		      std::atomic<uint64_t>::is_always_lock_free && std::atomic<state>::is_always_lock_free);
 	// the NeuronCores this process may use (NEURON_RT_VISIBLE_CORES,
 	// NEURON_RT_NUM_CORES, or all): global indexes visible_first .. visible_first + visible_count - 1
 	uint32_t visible_first = 0;

@@ -302,6 +302,9 @@ static int flood_overflow(void)
 	return 0;
 }
 
+/* slack below a job's run time in its job_ns: one tick at HZ=100 (job_time_answered) */
+#define JOB_TICK_NS	10000000ull
+
 static int hang_times_out(void)
 {
 	uint64_t to0 = vt_status_total(1, 0, "timeout");
@@ -322,7 +325,7 @@ static int hang_times_out(void)
 	VT_ASSERT(ms >= 200, "returned before the timeout: %ld ms", ms);
 	VT_ASSERT(vt_status_total(1, 0, "timeout") - to0 == 1, "timeout counter");
 	/* the hung job's time counts: the driver answers a timed-out job too */
-	VT_ASSERT(own_counter(1, 0, NDS_NC_COUNTER_LATENCY_TOTAL) - lat0 >= 200000,
+	VT_ASSERT(own_counter(1, 0, NDS_NC_COUNTER_LATENCY_TOTAL) - lat0 + JOB_TICK_NS / 1000 >= 200000,
 		  "latency total grew by %llu us",
 		  (unsigned long long)(own_counter(1, 0, NDS_NC_COUNTER_LATENCY_TOTAL) - lat0));
 	VT_ASSERT(nrt_sim_execute(1, 0, 0) == NRT_SUCCESS, "next job runs");
@@ -332,15 +335,24 @@ static int hang_times_out(void)
 /*
  * NEURON_CAP_JOB_TIME: the driver answers a job with its time (@job_ns),
  * which libnrt accounts instead of reading the clock. At least the job's
- * run time, at most the caller's wall time around the ioctl; also after
- * -ETIMEDOUT; nothing written back on another error; the field's input is
- * ignored (a program built when it was reserved reuses its argument).
+ * run time (less a scheduler tick: local_clock() is tick-clamped where the
+ * TSC is unstable), at most the caller's wall time around the ioctl; for
+ * SIM_EXEC_MODEL too; after -ETIMEDOUT, @job_ns alone (the entry counts
+ * stay 0, so the argument can go to the next job as it came back);
+ * nothing written back on another error (EINVAL, EBUSY); the field's
+ * input is ignored (a program built when it was reserved reuses its
+ * argument).
  */
 static int job_time_answered(void)
 {
+	struct neuron_sim_exec_model em;
+	struct neuron_core_reserve r;
 	struct neuron_info info;
 	struct neuron_sim_exec e;
+	int go[2], hold[2];
 	uint64_t t0, wall;
+	pid_t pid;
+	char c;
 	int fd = vt_open_dev(1);
 
 	VT_ASSERT(fd >= 0, "open");
@@ -350,12 +362,40 @@ static int job_time_answered(void)
 	VT_ASSERT(info.capabilities & NEURON_CAP_JOB_TIME, "caps 0x%llx",
 		  (unsigned long long)info.capabilities);
 
+	/* refused while another process holds the NeuronCore: nothing back */
+	VT_ASSERT(pipe(go) == 0 && pipe(hold) == 0, "pipe");
+	pid = fork();
+	if (pid == 0) {
+		int cfd = vt_open_dev(1);
+
+		close(hold[1]);
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		r.nc = 2;
+		if (cfd < 0 || ioctl(cfd, NEURON_IOCTL_CORE_RESERVE, &r) != 0 ||
+		    write(go[1], "g", 1) != 1)
+			_exit(1);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(hold[0]);
+	close(go[1]);
+	VT_ASSERT(read(go[0], &c, 1) == 1, "the child could not reserve NeuronCore 2");
+	exec_init(&e, 2);
+	e.job_ns = 777;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e), EBUSY);
+	VT_ASSERT(e.job_ns == 777, "written back on EBUSY: %llu", (unsigned long long)e.job_ns);
+	close(hold[1]);
+	close(go[0]);
+	VT_ASSERT(vt_wait_ok(pid), "child");
+
 	exec_init(&e, 3);
 	e.duration_us = 20000;
 	t0 = vt_now_ns();
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0, "job: %s", strerror(errno));
 	wall = vt_now_ns() - t0;
-	VT_ASSERT(e.job_ns >= 20000000ull && e.job_ns <= wall + 5000000ull,
+	VT_ASSERT(e.job_ns + JOB_TICK_NS >= 20000000ull && e.job_ns <= wall + JOB_TICK_NS,
 		  "job_ns %llu for a 20 ms job, wall %llu ns", (unsigned long long)e.job_ns,
 		  (unsigned long long)wall);
 
@@ -366,6 +406,21 @@ static int job_time_answered(void)
 	VT_ASSERT(e.job_ns < 20000000ull, "job_ns %llu for a job of no run time",
 		  (unsigned long long)e.job_ns);
 
+	/* SIM_EXEC_MODEL answers the same way */
+	memset(&em, 0, sizeof(em));
+	em.size = sizeof(em);
+	em.nc = 3;
+	em.op = NEURON_SIM_OP_NONE;
+	em.duration_us = 20000;
+	em.job_ns = 777;
+	t0 = vt_now_ns();
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC_MODEL, &em) == 0, "model job: %s",
+		  strerror(errno));
+	wall = vt_now_ns() - t0;
+	VT_ASSERT(em.job_ns + JOB_TICK_NS >= 20000000ull && em.job_ns <= wall + JOB_TICK_NS,
+		  "model job_ns %llu for a 20 ms job, wall %llu ns", (unsigned long long)em.job_ns,
+		  (unsigned long long)wall);
+
 	/* a refused job: nothing written back */
 	exec_init(&e, 3);
 	e.reserved[0] = 1;
@@ -374,14 +429,23 @@ static int job_time_answered(void)
 	VT_ASSERT(e.job_ns == 777 && e.entries == 0, "written back on EINVAL: %llu",
 		  (unsigned long long)e.job_ns);
 
-	/* a hung job: -ETIMEDOUT, and its time answered */
-	VT_ASSERT(vt_inject(1, "hang", "3") == 0, "inject");
+	/*
+	 * A hung job with a fault armed beside it: -ETIMEDOUT, its time
+	 * answered, and its entry counts not (the fault was dropped: this
+	 * file has no ring), so the argument runs the next job as it came back.
+	 */
+	VT_ASSERT(vt_inject(1, "hang", "3") == 0 &&
+		  vt_inject(1, "tpb_error", "3 SEMAPHORE_ERROR") == 0, "inject");
 	exec_init(&e, 3);
 	e.timeout_us = 100000;
 	e.job_ns = 777;
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e), ETIMEDOUT);
-	VT_ASSERT(e.job_ns >= 100000000ull && e.job_ns != 777, "job_ns %llu after a 100 ms timeout",
-		  (unsigned long long)e.job_ns);
+	VT_ASSERT(e.job_ns + JOB_TICK_NS >= 100000000ull && e.job_ns != 777,
+		  "job_ns %llu after a 100 ms timeout", (unsigned long long)e.job_ns);
+	VT_ASSERT(e.entries == 0 && e.dropped == 0, "entry counts written back: %u %u",
+		  e.entries, e.dropped);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0, "the argument after ETIMEDOUT: %s",
+		  strerror(errno));
 	VT_ASSERT(close(fd) == 0, "close");
 	return 0;
 }

@@ -12,8 +12,11 @@
  *   +0   u32 NDS_LATENCY_MAGIC ("lat1"), written once the block is set up;
  *        a reader that does not see it treats the block as absent
  *   +4   u32 NDS_LATENCY_BUCKETS (a reader checks it: the layout version)
- *   +8   u64 counts[NDS_LATENCY_BUCKETS]: NDS_LATENCY_TOTAL, the wall time
- *        of each execution (nrt_execute / nrt_sim_execute, entry to return)
+ *   +8   u64 counts[NDS_LATENCY_BUCKETS]: NDS_LATENCY_TOTAL, the time of
+ *        each execution (nrt_execute / nrt_sim_execute): the job's time in
+ *        the driver (its answer's job_ns, NEURON_CAP_JOB_TIME), or the
+ *        call's wall time where the job's ioctl is not the whole call
+ *        (host tensors staged) or the driver does not time jobs
  *   +8 + 8 * NDS_LATENCY_BUCKETS   u64 counts[...]: NDS_LATENCY_DEVICE, the
  *        device time of each execution the device ran (LATENCY_DEVICE, 13)
  * Counts only grow (relaxed 64-bit atomic adds); a reader takes the

@@ -86,9 +86,10 @@ int nds_get_process_tag(const nds_instance_t *inst, char *buf, size_t len);
 /*
  * Execution latency histograms (layout, buckets and percentile math in
  * <nrt/nds/nds_latency.h>). libnrt records every execution it counts in
- * the execution counters (one the driver refused included): its wall time
- * into NDS_LATENCY_TOTAL, and, when the device ran it, its device time
- * into NDS_LATENCY_DEVICE.
+ * the execution counters (one the driver refused included, as 0 with the
+ * driver's job time): its time (as <nrt/nds/nds_latency.h> says) into
+ * NDS_LATENCY_TOTAL, and, when the device ran it, its device time into
+ * NDS_LATENCY_DEVICE.
  *
  * nds_record_latency: count @ns in histogram @kind (one relaxed atomic
  * add; sets the block up on first use). -EINVAL bad @inst or @kind,

@@ -314,9 +314,10 @@ struct neuron_core_reserve {
  * The job runs synchronously: it sleeps @duration_us (interruptible:
  * -EINTR), emits every fault armed on the NeuronCore into its ERROR ring,
  * and completes. A job that ran and failed with -ETIMEDOUT or -EINTR
- * still writes the argument back (@entries, @dropped, @job_ns): a caller
- * timing its jobs gets the time a hung or interrupted one took; on every
- * other error nothing is written back. -EOPNOTSUPP on a device that is not simulated; -ENODEV
+ * still writes @job_ns back, and only it (@entries and @dropped stay as
+ * they were: 0): a caller timing its jobs gets the time a hung or
+ * interrupted one took; on every other error nothing is written back.
+ * (@reserved had two elements before @job_ns took the first.) -EOPNOTSUPP on a device that is not simulated; -ENODEV
  * when the device is removed, also for a job in progress; -EACCES through
  * a file another process opened (the reservation is the opener's).
  * -ENOTRECOVERABLE: the NeuronCore took an uncorrectable error (simulated:
@@ -504,8 +505,8 @@ struct neuron_mem_rw {
  * @bytes:	in: bytes processed (multiple of 4 for AFFINE_U32), in range
  *		of both allocations
  * @arg0, @arg1: in: operation parameters
- * @entries, @dropped, @job_ns: out: as for NEURON_IOCTL_SIM_EXEC, also
- *		written back after -ETIMEDOUT and -EINTR
+ * @entries, @dropped, @job_ns: out: as for NEURON_IOCTL_SIM_EXEC (@job_ns
+ *		alone also after -ETIMEDOUT and -EINTR)
  * @reserved:	in: must be zero
  *
  * NEURON_IOCTL_SIM_EXEC with data: the job runs @op from the input to the
