@@ -220,6 +220,15 @@ constexpr NRT_STATUS collapse(const nrt_infer_errors_t &e, bool numerical_armed)
 	return status::fold(cand.data(), n);
 }
 
+// An execution's status: its job ioctl's and what its ring decoded, folded
+// (nrt_status_fold of { exec, nrt_infer_errors_status }), inline for the
+// execution paths.
+constexpr NRT_STATUS job_status(NRT_STATUS exec, const nrt_infer_errors_t &e, bool numerical_armed)
+{
+	const NRT_STATUS s[2] = { exec, collapse(e, numerical_armed) };
+	return status::fold(s, 2);
+}
+
 // A decimal integer other than zero: optional sign, then digits only.
 constexpr bool nonzero_integer(const char *s)
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // Models: load (NEFF -> NeuronCores), unload, execute (model.hpp).
 #include "model.hpp"
+#include "decode.hpp"
 #include "kmetric.hpp"
 
 #include <nrt/kmetric.h>
@@ -345,8 +346,7 @@ try {
 		rep->errs = errs;
 		rep->ring_dropped = dropped;
 	}
-	NRT_STATUS sts[2] = { exec_st, nrt_infer_errors_status(&errs, &cfg) };
-	st = nrt_status_fold(sts, 2);
+	st = decode::job_status(exec_st, errs, cfg.numerical_armed);
 
 	nrt_exec_times_t times{};
 	times.total_ns = call_ns;

@@ -299,6 +299,8 @@ NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dro
 		// bit on the first entry after drops reports drops that counter
 		// already showed, so the decoder does not look at that bit.
 		uint32_t r = ready_run(q, decode_batch, &more);
+		if (!r)
+			break;	// nothing (more) ready: the common case of a clean job
 		decode_run(q->ring + (q->head & (q->entries - 1)), r, errs);
 		q->head += r;
 		n += r;

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "decode.hpp"
 #include "export.hpp"
 #include "kmetric.hpp"
 #include "model.hpp"
@@ -29,12 +30,6 @@
 #include "tensor.hpp"
 
 namespace nrt::rt {
-
-runtime &rt()
-{
-	static runtime r;
-	return r;
-}
 
 NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc)
 {
@@ -478,8 +473,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 	int drained = nrt_nq_drain(c.error_ring, &res.errors, &res.dropped);
 	res.entries = drained > 0 ? static_cast<uint32_t>(drained) : 0;
 
-	NRT_STATUS st[2] = { res.exec_status, nrt_infer_errors_status(&res.errors, &cfg) };
-	res.status = nrt_status_fold(st, 2);
+	res.status = nrt::decode::job_status(res.exec_status, res.errors, cfg.numerical_armed);
 
 	// A job that never ran (busy, invalid) adds no device time, and with
 	// the driver's clock a job refused at once takes 0 ns.

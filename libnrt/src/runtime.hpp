@@ -102,7 +102,12 @@ struct core_request {
 NRT_STATUS request_cores(const char *visible, const char *num, uint32_t total, core_request *out);
 
 
-runtime &rt();
+// The process's runtime (inline: every API call reaches it).
+inline runtime &rt()
+{
+	static runtime r;
+	return r;
+}
 NRT_STATUS guard(const runtime &r);
 
 // The error ring of @nc, opened on first use (the caller holds c.lock).
