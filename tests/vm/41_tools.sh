@@ -8,7 +8,7 @@
 # NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
 # the Prometheus series).
 SUITE=tools
-PLAN=116
+PLAN=118
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -293,6 +293,10 @@ echo 20 > $PAR/fwio_timeout_ms
 echo "timeout 0" > $DBG/neuron1/fw/fault
 check_fails health-fw-post-times-out 1 "Connection timed out" sh -c "echo 1 > $DBG/neuron1/fw/post_now"
 wait_for health-fw-degraded 3000 health_is $H "degraded fw_not_answering"
+# the change is reported by the ECC poller's next check, not by the read
+# above: wait for its event before the next change (without the doctor's
+# run here the next one came first, once, on 6.12 in CI)
+wait_for health-fw-degraded-event 3000 grep -q "health degraded reason fw_not_answering previous ok" $TMP/hev
 # neuron-doctor: the silent firmware is the first broken link (a warning:
 # exit 1), ahead of the ECC errors the reset above answered; its
 # timeouts are counted
@@ -305,6 +309,7 @@ fi
 echo none > $DBG/neuron1/fw/fault
 check health-fw-post-answers sh -c "echo 1 > $DBG/neuron1/fw/post_now"
 wait_for health-fw-ok 3000 health_is $H "ok none"
+wait_for health-fw-ok-event 3000 grep -q "health ok reason none previous degraded" $TMP/hev
 echo 1000 > $PAR/fwio_timeout_ms
 # a reset that fails (inject/reset_fail; after the eight events the
 # monitors take): INVALID, failed; neuron-doctor names the device and
