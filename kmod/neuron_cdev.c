@@ -260,7 +260,7 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 		ret = nd->gone ? -ENODEV : d->fn(nf, kbuf);
 		up_read(&nd->gone_sem);
 	}
-	if ((!ret || ((d->flags & NEURON_IOCTL_JOB) && (ret == -ETIMEDOUT || ret == -EINTR))) &&
+	if ((!ret || ((d->flags & NEURON_IOCTL_JOB) && neuron_ioctl_job_answers(ret))) &&
 	    (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, kbuf, size) && !ret)
 		ret = -EFAULT;
 	return ret;

@@ -57,6 +57,16 @@ struct neuron_file {
 int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags);
 void neuron_ioctl_out(void *karg, const void *arg, size_t size);
 
+/*
+ * A job that ran and was cut short (-ETIMEDOUT, -EINTR) still answers
+ * with its time: the job ioctls write it into their argument and the
+ * dispatcher copies it out (UAPI: SIM_EXEC).
+ */
+static inline bool neuron_ioctl_job_answers(long ret)
+{
+	return ret == -ETIMEDOUT || ret == -EINTR;
+}
+
 /* returned by a subsystem's mmap handler for an offset outside its range */
 #define NEURON_MMAP_NOT_MINE	1
 

@@ -104,16 +104,6 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 	return ret;
 }
 
-/*
- * A job that ran and was cut short still answers with its time, and only
- * that (UAPI: SIM_EXEC): @entries and @dropped must be 0 on input, and a
- * program that passes its argument to the next job as it came back must
- * not be refused for it.
- */
-static bool neuron_job_answers(int ret)
-{
-	return ret == -ETIMEDOUT || ret == -EINTR;
-}
 
 long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 {
@@ -128,9 +118,10 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	    !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
 		return -EINVAL;
 	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
-	if (ret && !neuron_job_answers(ret))
+	if (ret && !neuron_ioctl_job_answers(ret))
 		return ret;
 
+	/* cut short: the time only (@entries, @dropped stay 0 for reuse) */
 	if (!ret) {
 		arg.entries = job.written;
 		arg.dropped = job.dropped;
@@ -208,9 +199,10 @@ long neuron_job_ioctl_exec_model(struct neuron_file *nf, void *karg)
 		job.model = &model;
 	}
 	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
-	if (ret && !neuron_job_answers(ret))
+	if (ret && !neuron_ioctl_job_answers(ret))
 		goto out;
 
+	/* cut short: the time only (@entries, @dropped stay 0 for reuse) */
 	if (!ret) {
 		arg.entries = job.written;
 		arg.dropped = job.dropped;

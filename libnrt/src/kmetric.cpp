@@ -17,20 +17,13 @@
 
 using namespace nrt;
 
-namespace {
-
-// The documented errors of every kmetric_* call, whether or not a counter
-// moves: -EINVAL for a bad instance or NeuronCore, -EPERM when read-only.
-int check_target(nds_instance_t *inst, int nc)
-{
-	return nds::nc_target(inst, nc);
-}
-
-} // namespace
+// Every kmetric_* call checks its target first (nds::nc_target): -EINVAL
+// for a bad instance or NeuronCore, -EPERM when read-only, whether or not
+// a counter moves.
 
 NRT_EXPORT int kmetric_update_nds_generic_status(nds_instance_t *inst, int nc, NRT_STATUS status)
 {
-	int ret = check_target(inst, nc);
+	int ret = nds::nc_target(inst, nc);
 	if (ret)
 		return ret;
 	int id = nrt_bridge_generic_status_counter(status);
@@ -45,7 +38,7 @@ NRT_EXPORT int kmetric_update_nds_error_stats(nds_instance_t *inst, int nc,
 {
 	if (!errs && !times)
 		return -EINVAL;
-	int ret = check_target(inst, nc);
+	int ret = nds::nc_target(inst, nc);
 	if (ret)
 		return ret;
 	if (errs) {
