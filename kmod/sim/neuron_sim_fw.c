@@ -12,7 +12,9 @@
  * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). A work item
  * validates size, CRC (the software CRC-32C of lib/neuron_fwio_frame.c,
  * against the kernel's on the driver side) and command, executes and
- * answers: register-only, the response header into 0x1F0, its payload
+ * builds the answer as the shared firmware model does it
+ * (lib/neuron_fw_model.c, also the emulated PCI device's), then delivers
+ * it: register-only, the response header into 0x1F0, its payload
  * into DATA, then TRIGGER cleared; legacy, TRIGGER cleared, then the
  * response payload and header in the response buffer, its sequence byte
  * last.
@@ -59,6 +61,7 @@
 #include <linux/uaccess.h>
 #include <linux/workqueue.h>
 
+#include "neuron_fw_model.h"
 #include "neuron_fw_profile.h"
 #include "neuron_fwio_frame.h"
 #include "neuron_metrics_pack.h"
@@ -69,7 +72,6 @@
 #define NEURON_SIM_FW_API_VERSION	7	/* register-only mailbox */
 #define NEURON_SIM_FW_SERIAL_HI		0x4e53494d	/* "NSIM" */
 #define NEURON_SIM_FW_POSTED_MAX	64	/* POST_TO_CW blobs kept */
-#define NEURON_SIM_FW_PROFILE_MAX	3	/* power profiles it accepts */
 #define NEURON_SIM_FW_DMA_MAX		4	/* host buffers a device may hand it */
 #define NEURON_SIM_FW_DMA_BASE		(1ull << 46)	/* device addresses start here */
 #define NEURON_SIM_FW_DMA_STRIDE	(1ull << 24)
@@ -142,11 +144,7 @@ struct neuron_sim_dma {
  * @resets:	strict: device resets taken (RESET set when the doorbell rang)
  * @refused:	strict: requests not served (no ACK, register-only on v2,
  *		a legacy address that is not one of our buffers)
- * @zero_seq:	requests that carried sequence number 0 (must stay 0)
- * @seq_wraps:	times the sequence number went down (255 -> 1)
- * @seq_gaps:	requests whose number was not the one after the previous
- * @last_seq:	the last sequence number seen, valid when @seq_seen
- * @seq_seen:	a request with a non-zero number has arrived
+ * @seq:	the requests' sequence numbers (zero, gaps, wraps, last)
  * @crc_errors:	requests whose CRC did not match (bad_crc included)
  * @dropped:	answers not written because the request was withdrawn or replaced
  * @slow_done:	delayed answers @slow_work has delivered (or dropped); with
@@ -183,11 +181,7 @@ struct neuron_sim_fw {
 	u64 rewrites;
 	u64 resets;
 	u64 refused;
-	u64 zero_seq;
-	u64 seq_wraps;
-	u64 seq_gaps;
-	u8 last_seq;
-	bool seq_seen;
+	struct neuron_fw_model_seq seq;
 	u64 crc_errors;
 	u64 dropped;
 	u64 slow_done;
@@ -464,16 +458,7 @@ static void neuron_sim_fw_account(struct neuron_sim_fw *fw, u8 seq, bool legacy)
 	fw->requests++;
 	if (legacy)
 		fw->legacy++;
-	if (!seq) {
-		fw->zero_seq++;
-	} else {
-		if (fw->seq_seen && seq != neuron_fwio_seq_next(fw->last_seq))
-			fw->seq_gaps++;
-		if (fw->seq_seen && seq < fw->last_seq)
-			fw->seq_wraps++;
-		fw->last_seq = seq;
-		fw->seq_seen = true;
-	}
+	neuron_fw_model_account_seq(&fw->seq, seq);
 	spin_unlock_irqrestore(&fw->lock, flags);
 }
 
@@ -492,61 +477,47 @@ static void neuron_sim_fw_record_post(struct neuron_sim_fw *fw, const u8 *blob, 
 	spin_unlock_irqrestore(&fw->lock, flags);
 }
 
-/* Execute a validated request: error code, response payload in @resp. */
-static u8 neuron_sim_fw_execute(struct neuron_sim_fw *fw, u8 cmd, const u8 *p, u32 len,
-				u8 *resp, u32 *resp_len)
+/* The shared firmware model's view of this device (neuron_fw_model.h). */
+static u32 neuron_sim_fw_read_word(void *ctx, u64 addr)
 {
+	struct neuron_sim_fw *fw = ctx;
+
+	/* the simulated device's address space is its MiscRAM */
+	return addr < NEURON_SIM_MISCRAM_SIZE ?
+	       neuron_sim_miscram_read(&fw->sd->miscram, (u32)addr) : NEURON_MISCRAM_BAD_READ;
+}
+
+static void neuron_sim_fw_posted(void *ctx, const u8 *blob, u32 len)
+{
+	neuron_sim_fw_record_post(ctx, blob, len);
+}
+
+static void neuron_sim_fw_power_profile(void *ctx, u8 profile)
+{
+	struct neuron_sim_fw *fw = ctx;
 	unsigned long flags;
-	u32 i, off = 0;
-	u8 id, vlen;
-	const u8 *val;
-	int r;
 
-	*resp_len = 0;
-	switch (cmd) {
-	case NEURON_FWIO_CMD_READ:
-		if (!len || len % 8)
-			return NEURON_FWIO_FAIL;
-		for (i = 0; i < len / 8; i++) {
-			u64 addr = 0;
-			u32 v;
-			int k;
+	spin_lock_irqsave(&fw->lock, flags);
+	fw->power_profile = profile;
+	spin_unlock_irqrestore(&fw->lock, flags);
+}
 
-			for (k = 7; k >= 0; k--)
-				addr = addr << 8 | p[8 * i + k];
-			/* the simulated device's address space is its MiscRAM */
-			v = addr < NEURON_SIM_MISCRAM_SIZE ?
-			    neuron_sim_miscram_read(&fw->sd->miscram, (u32)addr) :
-			    NEURON_MISCRAM_BAD_READ;
-			resp[4 * i] = v & 0xff;
-			resp[4 * i + 1] = (v >> 8) & 0xff;
-			resp[4 * i + 2] = (v >> 16) & 0xff;
-			resp[4 * i + 3] = v >> 24;
-		}
-		*resp_len = 4 * (len / 8);
-		return NEURON_FWIO_SUCCESS;
-
-	case NEURON_FWIO_CMD_POST_TO_CW:
-		if (!len)
-			return NEURON_FWIO_FAIL;
-		while ((r = neuron_metric_next(p, len, &off, &id, &val, &vlen)) > 0)
-			;
-		if (r < 0)
-			return NEURON_FWIO_FAIL;
-		neuron_sim_fw_record_post(fw, p, len);
-		return NEURON_FWIO_SUCCESS;
-
-	case NEURON_FWIO_CMD_SET_POWER_PROFILE:
-		if (len != NEURON_FWIO_POWER_PAYLOAD || p[0] || p[1] || p[2] || p[3] ||
-		    p[5] || p[6] || p[7] || p[4] > NEURON_SIM_FW_PROFILE_MAX)
-			return NEURON_FWIO_FAIL;
-		spin_lock_irqsave(&fw->lock, flags);
-		fw->power_profile = p[4];
-		spin_unlock_irqrestore(&fw->lock, flags);
-		return NEURON_FWIO_SUCCESS;
-
+/* The armed fault of this exchange as the shared model knows it (timing aside). */
+static enum neuron_fw_model_fault neuron_sim_fw_model_fault(enum neuron_sim_fw_fault f)
+{
+	switch (f) {
+	case NEURON_SIM_FW_FAIL:
+		return NEURON_FW_MODEL_ERROR;
+	case NEURON_SIM_FW_UNKNOWN_COMMAND:
+		return NEURON_FW_MODEL_UNKNOWN_COMMAND;
+	case NEURON_SIM_FW_BAD_SEQ:
+		return NEURON_FW_MODEL_WRONG_SEQ;
+	case NEURON_SIM_FW_BAD_CRC:
+		return NEURON_FW_MODEL_BAD_CRC;
+	case NEURON_SIM_FW_OVERSIZE:
+		return NEURON_FW_MODEL_OVERSIZE;
 	default:
-		return NEURON_FWIO_UNKNOWN_COMMAND;
+		return NEURON_FW_MODEL_NONE;
 	}
 }
 
@@ -563,20 +534,27 @@ static bool neuron_sim_fw_refuses(struct neuron_sim_fw *fw, const struct neuron_
 static void neuron_sim_fw_req_work(struct work_struct *work)
 {
 	struct neuron_sim_fw *fw = container_of(work, struct neuron_sim_fw, req_work);
+	const struct neuron_fw_model_dev dev = {
+		.read_word = neuron_sim_fw_read_word,
+		.posted = neuron_sim_fw_posted,
+		.power_profile = neuron_sim_fw_power_profile,
+		.ctx = fw,
+	};
 	struct neuron_sim_request *req;
-	u8 payload[NEURON_FWIO_DATA_SIZE];
-	u8 resp[NEURON_FWIO_DATA_SIZE];
+	struct neuron_fw_model_answer *ans;
+	u8 *payload;
 	struct neuron_sim_answer a = { 0 };
 	enum neuron_sim_fw_fault fault;
-	u32 dw0, dw1, plen = 0, rlen = 0, i, slow_ms, delay_ms = 0;
+	u32 slow_ms, delay_ms = 0;
 	unsigned long flags;
 	bool valid;
-	u16 size;
-	u8 seq, cmd, code;
 
+	/* off the work's stack: request, answer and payload are 1.5 KiB together */
 	req = kmalloc(sizeof(*req), GFP_KERNEL);
-	if (!req)
-		return;
+	ans = kmalloc(sizeof(*ans), GFP_KERNEL);
+	payload = kmalloc(NEURON_FWIO_DATA_SIZE, GFP_KERNEL);
+	if (!req || !ans || !payload)
+		goto out;
 	spin_lock_irqsave(&fw->lock, flags);
 	valid = fw->latched_valid;
 	fw->latched_valid = false;
@@ -588,55 +566,30 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 		neuron_sim_fw_count(fw, &fw->refused);
 		goto out;
 	}
-	dw0 = req->dw0;
-	dw1 = req->dw1;
-
-	seq = neuron_fwio_dw0_seq(dw0);
-	cmd = neuron_fwio_dw0_code(dw0);
-	size = neuron_fwio_dw0_size(dw0);
-	neuron_sim_fw_account(fw, seq, req->legacy);
+	neuron_sim_fw_account(fw, neuron_fwio_dw0_seq(req->dw0), req->legacy);
 	fault = neuron_sim_inject_take_fw(fw->sd, &slow_ms);
 	if (fault == NEURON_SIM_FW_TIMEOUT)
 		goto out;
 
-	if (size < NEURON_FWIO_REQ_HDR_SIZE ||
-	    size > NEURON_FWIO_REQ_HDR_SIZE + NEURON_FWIO_MAX_PAYLOAD) {
-		code = NEURON_FWIO_FAIL;
-	} else {
-		plen = size - NEURON_FWIO_REQ_HDR_SIZE;
-		if (req->legacy)
-			memcpy(payload, req->host + NEURON_FWIO_REQ_HDR_SIZE, plen);
-		else
-			neuron_fwio_unpack_words(req->words, plen, payload);
-		if (fault == NEURON_SIM_FW_BAD_CRC ||
-		    neuron_fwio_req_crc_sw(dw0, payload, plen) != dw1) {
-			neuron_sim_fw_count(fw, &fw->crc_errors);
-			code = NEURON_FWIO_FAIL;
-		} else if (fault == NEURON_SIM_FW_FAIL) {
-			code = NEURON_FWIO_FAIL;
-		} else if (fault == NEURON_SIM_FW_UNKNOWN_COMMAND) {
-			code = NEURON_FWIO_UNKNOWN_COMMAND;
-		} else {
-			code = neuron_sim_fw_execute(fw, cmd, payload, plen, resp, &rlen);
-			if (fw->strict && cmd == NEURON_FWIO_CMD_SET_POWER_PROFILE)
-				delay_ms = NEURON_SIM_FW_STRICT_POWER_MS / fw->div;
-		}
-	}
-	if (code != NEURON_FWIO_SUCCESS)
-		rlen = 0;
+	if (req->legacy)
+		memcpy(payload, req->host + NEURON_FWIO_REQ_HDR_SIZE, NEURON_FWIO_MAX_PAYLOAD);
+	else
+		neuron_fwio_unpack_words(req->words, NEURON_FWIO_DATA_SIZE, payload);
+	neuron_fw_model_serve(&dev, req->dw0, req->dw1, payload, NEURON_FWIO_MAX_PAYLOAD,
+			      NEURON_FWIO_REQ_HDR_SIZE + NEURON_FWIO_MAX_PAYLOAD,
+			      neuron_sim_fw_model_fault(fault), NEURON_FWIO_FAIL, ans);
+	if (ans->crc_error)
+		neuron_sim_fw_count(fw, &fw->crc_errors);
+	if (fw->strict && ans->code == NEURON_FWIO_SUCCESS &&
+	    neuron_fwio_dw0_code(req->dw0) == NEURON_FWIO_CMD_SET_POWER_PROFILE)
+		delay_ms = NEURON_SIM_FW_STRICT_POWER_MS / fw->div;
 
 	a.gen = req->gen;
 	a.legacy = req->legacy;
 	a.resp_addr = req->resp_addr;
-	if (fault == NEURON_SIM_FW_BAD_SEQ && code == NEURON_FWIO_SUCCESS)
-		seq = (seq ^ 0x80) ? (seq ^ 0x80) : 0x55;
-	if (fault == NEURON_SIM_FW_OVERSIZE && code == NEURON_FWIO_SUCCESS) {
-		for (i = rlen; i < rlen + 4 && i < sizeof(resp); i++)
-			resp[i] = 0xA5;
-		rlen = min_t(u32, rlen + 4, sizeof(resp));
-	}
-	a.resp_dw0 = neuron_fwio_resp_dw0(seq, code, NEURON_FWIO_RESP_HDR_SIZE + rlen);
-	a.nwords = neuron_fwio_pack_words(resp, rlen, a.words);
+	a.resp_dw0 = ans->resp_dw0;
+	a.nwords = neuron_fwio_pack_words(ans->data, min_t(u32, ans->len, NEURON_FWIO_DATA_SIZE),
+					  a.words);
 
 	if (fault == NEURON_SIM_FW_SLOW)
 		delay_ms = max(delay_ms, slow_ms);
@@ -651,6 +604,8 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 	}
 	neuron_sim_fw_answer(fw, &a);
 out:
+	kfree(payload);
+	kfree(ans);
 	kfree(req);
 }
 
@@ -797,10 +752,10 @@ static int neuron_sim_fw_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "rewrites %llu\n", fw->rewrites);
 	seq_printf(m, "resets %llu\n", fw->resets);
 	seq_printf(m, "refused %llu\n", fw->refused);
-	seq_printf(m, "last_seq %u\n", fw->last_seq);
-	seq_printf(m, "zero_seq %llu\n", fw->zero_seq);
-	seq_printf(m, "seq_wraps %llu\n", fw->seq_wraps);
-	seq_printf(m, "seq_gaps %llu\n", fw->seq_gaps);
+	seq_printf(m, "last_seq %u\n", fw->seq.last_seq);
+	seq_printf(m, "zero_seq %llu\n", fw->seq.zero_seq);
+	seq_printf(m, "seq_wraps %llu\n", fw->seq.seq_wraps);
+	seq_printf(m, "seq_gaps %llu\n", fw->seq.seq_gaps);
 	seq_printf(m, "crc_errors %llu\n", fw->crc_errors);
 	seq_printf(m, "dropped %llu\n", fw->dropped);
 	seq_printf(m, "slow_pending %u\n", fw->pending_valid);

@@ -334,122 +334,71 @@ void Firmware::latch()
 	advance();
 }
 
-void Firmware::account_seq(u8 seq)
-{
-	if (!seq) {
-		st_.zero_seq++;
-		return;
-	}
-	if (st_.seq_seen && seq != neuron_fwio_seq_next(st_.last_seq))
-		st_.seq_gaps++;
-	st_.last_seq = seq;
-	st_.seq_seen = true;
-}
-
-// Validate and execute the latched request; the answer goes into ex_.
-// @avail: payload bytes readable at @payload; @max_size: largest request.
+// Validate and execute the latched request with the shared firmware model
+// (kmod/lib/neuron_fw_model.c, the simulated firmware's too); the answer
+// goes into ex_. @avail: payload bytes readable at @payload; @max_size: the
+// largest request.
 void Firmware::process(u32 dw0, u32 dw1, const u8 *payload, size_t avail, size_t max_size)
 {
-	u8 seq = neuron_fwio_dw0_seq(dw0);
-	u8 cmd = neuron_fwio_dw0_code(dw0);
-	u16 size = neuron_fwio_dw0_size(dw0);
 	const ExchangeFault &f = ex_.fault;
-	u8 code;
+	neuron_fw_model_dev dev{};
+	neuron_fw_model_fault fault = NEURON_FW_MODEL_NONE;
+	neuron_fw_model_answer a;
+
+	dev.read_word = [](void *ctx, u64 addr) -> u32 {
+		auto *fw = static_cast<Firmware *>(ctx);
+		// the device's view of its own BAR0 (the readless-read base)
+		if (addr >= fw->arch_.bar0_dev_base &&
+		    addr - fw->arch_.bar0_dev_base < fw->arch_.bar0_size && !(addr & 3))
+			return fw->bar0_peek32(addr - fw->arch_.bar0_dev_base);
+		return kDeadbeef;
+	};
+	dev.posted = [](void *ctx, const u8 *blob, u32 len) {
+		static_cast<Firmware *>(ctx)->record_post(blob, len);
+	};
+	dev.power_profile = [](void *ctx, u8 profile) {
+		static_cast<Firmware *>(ctx)->st_.power_profile = profile;
+	};
+	dev.ctx = this;
+	switch (f.kind) {
+	case FaultKind::bad_crc: fault = NEURON_FW_MODEL_BAD_CRC; break;
+	case FaultKind::error: fault = NEURON_FW_MODEL_ERROR; break;
+	case FaultKind::unknown_cmd: fault = NEURON_FW_MODEL_UNKNOWN_COMMAND; break;
+	case FaultKind::wrong_seq: fault = NEURON_FW_MODEL_WRONG_SEQ; break;
+	default: break;	// the others change when it answers, not what
+	}
 
 	ex_.dw0 = dw0;
 	ex_.dw1 = dw1;
-	ex_.resp.clear();
-	account_seq(seq);
-	if (size < NEURON_FWIO_REQ_HDR_SIZE || size > max_size ||
-	    size_t(size - NEURON_FWIO_REQ_HDR_SIZE) > avail) {
-		code = NEURON_FWIO_FAIL;
-	} else {
-		size_t plen = size - NEURON_FWIO_REQ_HDR_SIZE;
-
-		if (f.kind == FaultKind::bad_crc || neuron_fwio_req_crc_sw(dw0, payload, plen) != dw1) {
-			st_.crc_errors++;
-			code = NEURON_FWIO_FAIL;
-		} else if (f.kind == FaultKind::error) {
-			code = u8(f.arg);
-		} else if (f.kind == FaultKind::unknown_cmd) {
-			code = NEURON_FWIO_UNKNOWN_COMMAND;
-		} else {
-			code = execute(cmd, payload, plen, ex_.resp);
-		}
-	}
-	if (code != NEURON_FWIO_SUCCESS)
-		ex_.resp.clear();
-	if (f.kind == FaultKind::wrong_seq)
-		seq = (seq ^ 0x80) ? u8(seq ^ 0x80) : 0x55;
-	ex_.resp_dw0 = neuron_fwio_resp_dw0(seq, code,
-					    u16(NEURON_FWIO_RESP_HDR_SIZE + ex_.resp.size()));
+	neuron_fw_model_account_seq(&st_.seq, neuron_fwio_dw0_seq(dw0));
+	neuron_fw_model_serve(&dev, dw0, dw1, payload, u32(avail), u32(max_size), fault,
+			      u8(f.arg), &a);
+	if (a.crc_error)
+		st_.crc_errors++;
+	if (a.bad_post)
+		st_.bad_posts++;
+	ex_.resp.assign(a.data, a.data + a.len);
+	ex_.resp_dw0 = a.resp_dw0;
 	ex_.answered = true;
 	ex_.hung = f.kind == FaultKind::no_answer;
 	ex_.due_ms = clock_.now_ms() + (f.kind == FaultKind::late_answer ? f.arg : 0);
 }
 
-static u64 get_le64(const u8 *p)
+// A POST_TO_CW blob the model accepted: kept, decoded, for `get blobs`.
+void Firmware::record_post(const u8 *p, u32 len)
 {
-	u64 v = 0;
+	PostedBlob b;
+	u32 off = 0;
+	const u8 *val;
+	u8 id, vlen;
 
-	for (int k = 7; k >= 0; k--)
-		v = v << 8 | p[k];
-	return v;
-}
-
-u8 Firmware::execute(u8 cmd, const u8 *p, size_t len, std::vector<u8> &resp)
-{
-	switch (cmd) {
-	case NEURON_FWIO_CMD_READ: {
-		if (!len || len % 8)
-			return NEURON_FWIO_FAIL;
-		for (size_t i = 0; i < len / 8; i++) {
-			u64 addr = get_le64(p + 8 * i);
-			u32 v = kDeadbeef;
-
-			// the device's view of its own BAR0 (the readless-read base)
-			if (addr >= arch_.bar0_dev_base && addr - arch_.bar0_dev_base < arch_.bar0_size &&
-			    !(addr & 3))
-				v = bar0_peek32(addr - arch_.bar0_dev_base);
-			for (int k = 0; k < 4; k++)
-				resp.push_back(u8(v >> (8 * k)));
-		}
-		return NEURON_FWIO_SUCCESS;
-	}
-	case NEURON_FWIO_CMD_POST_TO_CW: {
-		PostedBlob b;
-		u32 off = 0;
-		const u8 *val;
-		u8 id, vlen;
-		int r;
-
-		if (!len || len > NEURON_METRIC_BLOB_MAX) {
-			st_.bad_posts++;
-			return NEURON_FWIO_FAIL;
-		}
-		while ((r = neuron_metric_next(p, u32(len), &off, &id, &val, &vlen)) > 0)
-			b.records.push_back({ id, std::string(reinterpret_cast<const char *>(val), vlen) });
-		if (r < 0) {
-			st_.bad_posts++;
-			return NEURON_FWIO_FAIL;
-		}
-		b.t_ms = clock_.now_ms();
-		b.data.assign(p, p + len);
-		posted_.push_back(std::move(b));
-		if (posted_.size() > kPostedMax)
-			posted_.pop_front();
-		return NEURON_FWIO_SUCCESS;
-	}
-	case NEURON_FWIO_CMD_SET_POWER_PROFILE:
-		// u32 reserved 0, u8 profile, u8 voltage margin, frequency, ocw (0)
-		if (len != NEURON_FWIO_POWER_PAYLOAD || p[0] || p[1] || p[2] || p[3] || p[5] || p[6] ||
-		    p[7] || p[4] > 3)
-			return NEURON_FWIO_FAIL;
-		st_.power_profile = p[4];
-		return NEURON_FWIO_SUCCESS;
-	default:
-		return NEURON_FWIO_UNKNOWN_COMMAND;
-	}
+	while (neuron_metric_next(p, len, &off, &id, &val, &vlen) > 0)
+		b.records.push_back({ id, std::string(reinterpret_cast<const char *>(val), vlen) });
+	b.t_ms = clock_.now_ms();
+	b.data.assign(p, p + len);
+	posted_.push_back(std::move(b));
+	if (posted_.size() > kPostedMax)
+		posted_.pop_front();
 }
 
 // Register-only answer: payload into DATA, header into 0x1F0, TRIGGER 0.
@@ -636,9 +585,9 @@ std::string Firmware::stats_text() const
 	line("bad_window", st_.bad_window);
 	line("dma_errors", st_.dma_errors);
 	line("dropped", st_.dropped);
-	line("zero_seq", st_.zero_seq);
-	line("seq_gaps", st_.seq_gaps);
-	line("last_seq", st_.last_seq);
+	line("zero_seq", st_.seq.zero_seq);
+	line("seq_gaps", st_.seq.seq_gaps);
+	line("last_seq", st_.seq.last_seq);
 	line("bad_posts", st_.bad_posts);
 	line("posted", posted_.size());
 	s += "power_profile " + std::to_string(st_.power_profile) + "\n";

@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include "klib.hpp"
+
 namespace pciemu {
 
 using u8 = uint8_t;
@@ -118,11 +120,8 @@ struct FwStats {
 	u64 bad_window = 0;	// legacy addresses without this arch's host window bit
 	u64 dma_errors = 0;	// legacy addresses outside guest memory
 	u64 dropped = 0;	// exchanges abandoned by a reset or fault clear
-	u64 zero_seq = 0;	// requests with sequence number 0
-	u64 seq_gaps = 0;	// numbers that were not the one after the previous
 	u64 bad_posts = 0;	// POST_TO_CW blobs that did not decode
-	u8 last_seq = 0;
-	bool seq_seen = false;
+	neuron_fw_model_seq seq{};	// the requests' numbers: zero, gaps, wraps, last
 	int power_profile = -1;	// last accepted SET_POWER_PROFILE
 };
 
@@ -228,8 +227,7 @@ private:
 	void latch();
 	ExchangeFault take_fault();
 	void process(u32 dw0, u32 dw1, const u8 *payload, size_t avail, size_t max_size);
-	u8 execute(u8 cmd, const u8 *p, size_t len, std::vector<u8> &resp);
-	void account_seq(u8 seq);
+	void record_post(const u8 *p, u32 len);
 	void deliver_regs();
 	void service_legacy();
 	bool gpa_of(u64 dev_addr, u64 *gpa);

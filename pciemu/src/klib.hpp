@@ -3,6 +3,7 @@
 #pragma once
 
 extern "C" {
+#include "neuron_fw_model.h"
 #include "neuron_fw_profile.h"
 #include "neuron_fwio_frame.h"
 #include "neuron_metrics_pack.h"

@@ -473,8 +473,8 @@ void fw_fault_codes(void **)
 	// an id the firmware does not know
 	seq = r.legacy(9, p.data(), u16(p.size()));
 	assert_int_equal(r.resp()[1], NEURON_FWIO_UNKNOWN_COMMAND);
-	assert_int_equal(r.fw.stats().seq_gaps, 0);
-	assert_int_equal(r.fw.stats().zero_seq, 0);
+	assert_int_equal(r.fw.stats().seq.seq_gaps, 0);
+	assert_int_equal(r.fw.stats().seq.zero_seq, 0);
 }
 
 void fw_fault_deadbeef_storm(void **)

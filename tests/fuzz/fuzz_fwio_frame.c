@@ -10,7 +10,10 @@
  *   - response classification against the documented rules, and the
  *     step/outcome/collapse/errno maps for any enum value;
  *   - a metrics post built from fuzzed totals and baselines, packed into
- *     blobs of a fuzzed capacity and parsed back record by record.
+ *     blobs of a fuzzed capacity and parsed back record by record;
+ *   - the shared firmware model (neuron_fw_model.h) serving a fuzzed
+ *     request with a fuzzed fault: the answer stays in bounds and its
+ *     header agrees with it, and only a good request reaches the device.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "neuron_fw_model.h"
 #include "neuron_fwio_frame.h"
 #include "neuron_metrics_pack.h"
 
@@ -320,6 +324,83 @@ static void metrics(struct src *s)
 	      2u + (in.feature_bitmap != 0) + (in.cluster_id != 0));
 }
 
+/* The firmware model's device: counts what reached it, checks what it got. */
+struct fw_seen {
+	unsigned int reads, posts, profiles;
+};
+
+static u32 fw_read(void *ctx, u64 addr)
+{
+	((struct fw_seen *)ctx)->reads++;
+	return (u32)addr ^ 0xA5A5A5A5u;
+}
+
+static void fw_posted(void *ctx, const u8 *blob, u32 len)
+{
+	u32 off = 0;
+	const u8 *val;
+	u8 id, vlen;
+	int r;
+
+	((struct fw_seen *)ctx)->posts++;
+	CHECK(len >= 1 && len <= NEURON_METRIC_BLOB_MAX);
+	while ((r = neuron_metric_next(blob, len, &off, &id, &val, &vlen)) > 0)
+		;
+	CHECK(r == 0);
+}
+
+static void fw_profile(void *ctx, u8 profile)
+{
+	((struct fw_seen *)ctx)->profiles++;
+	CHECK(profile <= NEURON_FW_MODEL_PROFILE_MAX);
+}
+
+static void firmware(struct src *s)
+{
+	static u8 payload[8 * NEURON_FW_MODEL_READ_MAX + 16];
+	struct fw_seen seen = { 0 };
+	const struct neuron_fw_model_dev dev = {
+		.read_word = fw_read, .posted = fw_posted, .power_profile = fw_profile, .ctx = &seen,
+	};
+	struct neuron_fw_model_answer a;
+	u8 cmd = take8(s) % 6, fault = take8(s) % 7, code = take8(s), seq = take8(s);
+	u32 plen = (take8(s) | (u32)take8(s) << 8) % sizeof(payload);
+	u32 avail = (take8(s) | (u32)take8(s) << 8) % (sizeof(payload) + 1);
+	u32 max_size = NEURON_FWIO_REQ_HDR_SIZE + (take8(s) & 1 ? sizeof(payload) :
+						   NEURON_FWIO_MAX_PAYLOAD);
+	bool good_crc = take8(s) & 1;
+	u32 dw0, dw1, i;
+
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = take8(s);
+	if (avail > sizeof(payload))
+		avail = sizeof(payload);
+	dw0 = neuron_fwio_req_dw0(seq, cmd, (u16)(NEURON_FWIO_REQ_HDR_SIZE + plen));
+	dw1 = good_crc ? neuron_fwio_req_crc_sw(dw0, payload, plen) : take8(s);
+	neuron_fw_model_serve(&dev, dw0, dw1, payload, avail, max_size,
+			      (enum neuron_fw_model_fault)fault, code, &a);
+	CHECK(a.len <= NEURON_FW_MODEL_RESP_MAX);
+	CHECK(a.code == NEURON_FWIO_SUCCESS || a.len == 0);
+	CHECK(neuron_fwio_dw0_size(a.resp_dw0) == NEURON_FWIO_RESP_HDR_SIZE + a.len);
+	CHECK(neuron_fwio_dw0_code(a.resp_dw0) == a.code);
+	if (fault != NEURON_FW_MODEL_WRONG_SEQ)
+		CHECK(neuron_fwio_dw0_seq(a.resp_dw0) == seq);
+	else
+		CHECK(neuron_fwio_dw0_seq(a.resp_dw0) != seq);
+	/* a request that is too large, cut short, corrupt or faulted reaches nothing */
+	if (NEURON_FWIO_REQ_HDR_SIZE + plen > max_size || plen > avail || a.crc_error ||
+	    fault == NEURON_FW_MODEL_BAD_CRC || fault == NEURON_FW_MODEL_ERROR ||
+	    fault == NEURON_FW_MODEL_UNKNOWN_COMMAND)
+		CHECK(seen.reads + seen.posts + seen.profiles == 0);
+	if (a.crc_error)
+		CHECK(a.code == NEURON_FWIO_FAIL);
+	if (cmd == NEURON_FWIO_CMD_READ && a.code == NEURON_FWIO_SUCCESS &&
+	    fault != NEURON_FW_MODEL_ERROR)
+		CHECK(seen.reads == plen / 8 &&
+		      a.len == 4 * plen / 8 + (fault == NEURON_FW_MODEL_OVERSIZE ? 4 : 0));
+	CHECK(seen.posts + seen.profiles <= 1);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct src s = { data, size, 0 };
@@ -329,5 +410,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	classify(&s);
 	s.off = 0;
 	metrics(&s);
+	s.off = 0;
+	firmware(&s);
 	return 0;
 }
