@@ -200,11 +200,9 @@ guest_cmd() {
 	*) opts=(--only "$only"); label="$label ($only)"; tag=$id-${only//,/-} ;;
 	esac
 	if [ "$kind" = pci ]; then
-		# on the debug kernel the FW-IO and surprise-removal suites (each
-		# loads and probes); it has no PCIe native hotplug (pciehp), so
-		# the orderly hot-unplug runs on the default kernel only, and so
-		# does 10_probe's numbering, readiness and no_reset
-		# (docs/pci-testing.md)
+		# every PCI suite on the default and the debug kernel (the
+		# debug kernel has PCIe native hotplug since session 13:
+		# docs/pci-testing.md)
 		case "$id" in
 		*-debug) opts+=(--timeout 1800 --no-slub-debug) ;;
 		*) opts+=(--timeout 900) ;;
@@ -275,9 +273,9 @@ done
 debug_jobs=()
 if [ "$want_debug" = 1 ] && [ "$guest_jobs" -gt 1 ]; then
 	debug_jobs=("vm $debug_id 60_hostile" "vm $debug_id ^60_hostile,25_app,42_monitor"
-		    "pci $debug_id fwio,surprise")
+		    "pci $debug_id -")
 elif [ "$want_debug" = 1 ]; then
-	debug_jobs=("vm $debug_id ^25_app,42_monitor" "pci $debug_id fwio,surprise")
+	debug_jobs=("vm $debug_id ^25_app,42_monitor" "pci $debug_id -")
 fi
 
 # the debug kernel's module, once its build is done (waits for it)

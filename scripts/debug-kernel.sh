@@ -6,7 +6,9 @@
 #   scripts/debug-kernel.sh [build|info|clean|prune] [--verbose] [--help]
 #
 # build (default)  install what the build needs if missing, unpack
-#                  /usr/src/linux-source-6.1.tar.xz, make tinyconfig, merge
+#                  /usr/src/linux-source-6.1.tar.xz, apply
+#                  scripts/debug-kernel-patches/*.patch (in name order;
+#                  each says why it is there), make tinyconfig, merge
 #                  scripts/debug-kernel.config, make olddefconfig, make
 #                  bzImage modules; then print what `info` prints. Does
 #                  nothing but print when the cached kernel is current.
@@ -22,7 +24,7 @@
 #
 # The cache is <cache>/<key>/, <cache> = $DEBUG_KERNEL_CACHE or
 # /var/cache/neuron-oss/debug-kernel; <key> hashes the fragment's contents,
-# the linux-source-6.1 version, the compiler's version and LAYOUT below, so
+# the patches, the linux-source-6.1 version, the compiler's version and LAYOUT below, so
 # changing any of them builds a new kernel and nothing else does. The tree is
 # built in place and must not be moved. Step timings go to stderr.
 # Environment: DEBUG_KERNEL_CACHE, DEBUG_KERNEL_CONFIG (another fragment),
@@ -35,9 +37,10 @@ me=debug-kernel.sh
 # What the build needs on a fresh bookworm machine on top of scripts/deps.sh
 # (build-essential: gcc, make, perl). bc (timeconst), bison + flex
 # (kconfig), libelf-dev (objtool, for the ORC unwinder and noinstr checks),
-# xz-utils (the tarball; linux-source-6.1 depends on it too). No libssl-dev:
+# xz-utils (the tarball; linux-source-6.1 depends on it too), patch
+# (scripts/debug-kernel-patches). No libssl-dev:
 # the fragment signs nothing, so sign-file and extract-cert are not built.
-BUILD_DEPS=(linux-source-6.1 bc bison flex libelf-dev xz-utils)
+BUILD_DEPS=(linux-source-6.1 bc bison flex libelf-dev xz-utils patch)
 SRC_PKG=linux-source-6.1
 SRC_TAR=/usr/src/linux-source-6.1.tar.xz
 # Bump when the way the tree is built or laid out changes.
@@ -45,6 +48,7 @@ LAYOUT=1
 
 cache=${DEBUG_KERNEL_CACHE:-/var/cache/neuron-oss/debug-kernel}
 fragment=${DEBUG_KERNEL_CONFIG:-$top/scripts/debug-kernel.config}
+patches=$top/scripts/debug-kernel-patches
 jobs=${DEBUG_KERNEL_JOBS:-$(nproc)}
 cc=${CC:-gcc}
 verbose=0
@@ -122,6 +126,11 @@ compute_key() {
 	key=$({
 		printf 'layout %s\npackage %s %s\ncompiler %s\n' "$LAYOUT" "$SRC_PKG" "$ver" "$ccver"
 		cat "$fragment"
+		for p in "$patches"/*.patch; do
+			[ -e "$p" ] || continue
+			printf 'patch %s\n' "$(basename "$p")"
+			cat "$p"
+		done
 	} | sha256sum | cut -c1-16)
 }
 
@@ -220,6 +229,11 @@ if [ ! -d "$tree" ]; then
 	rm -rf "$dir/linux.tmp"
 	mkdir -p "$dir/linux.tmp"
 	step unpack tar -xJf "$SRC_TAR" -C "$dir/linux.tmp" --strip-components=1
+	for p in "$patches"/*.patch; do
+		[ -e "$p" ] || continue
+		step "patch $(basename "$p")" patch -d "$dir/linux.tmp" -p1 --batch --forward \
+			--no-backup-if-mismatch -i "$p"
+	done
 	mv "$dir/linux.tmp" "$tree"
 fi
 

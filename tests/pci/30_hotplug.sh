@@ -6,8 +6,8 @@
 # back at the same /dev/neuron<N> while the old file is still open.
 # QEMU's device_del needs the guest's native PCIe hotplug (pciehp;
 # scripts/pci-vm.sh turns q35's ACPI hotplug off). A kernel without it
-# (CONFIG_HOTPLUG_PCI_PCIE; the debug kernel's config) fails this suite:
-# its caller leaves the suite out there (scripts/check.sh: --only).
+# (CONFIG_HOTPLUG_PCI_PCIE) fails this suite; every kernel make check
+# boots here has it (the debug kernel since session 13).
 if [ -d /sys/module/pciehp ]; then PLAN=21; else PLAN=1; fi
 . /tests/lib.sh
 . /tests/pcilib.sh
