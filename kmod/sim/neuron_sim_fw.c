@@ -529,8 +529,10 @@ static u8 neuron_sim_fw_execute(struct neuron_sim_fw *fw, u8 cmd, const u8 *p, u
 	case NEURON_FWIO_CMD_POST_TO_CW:
 		if (!len)
 			return NEURON_FWIO_FAIL;
+		/* each value in its metric's format: versions "a.b.c", counts decimal */
 		while ((r = neuron_metric_next(p, len, &off, &id, &val, &vlen)) > 0)
-			;
+			if (!neuron_metric_value_ok(id, val, vlen))
+				return NEURON_FWIO_FAIL;
 		if (r < 0)
 			return NEURON_FWIO_FAIL;
 		neuron_sim_fw_record_post(fw, p, len);

@@ -427,8 +427,14 @@ u8 Firmware::execute(u8 cmd, const u8 *p, size_t len, std::vector<u8> &resp)
 			st_.bad_posts++;
 			return NEURON_FWIO_FAIL;
 		}
-		while ((r = neuron_metric_next(p, u32(len), &off, &id, &val, &vlen)) > 0)
+		// each value in its metric's format: versions "a.b.c", counts decimal
+		while ((r = neuron_metric_next(p, u32(len), &off, &id, &val, &vlen)) > 0) {
+			if (!neuron_metric_value_ok(id, val, vlen)) {
+				r = -EINVAL;
+				break;
+			}
 			b.records.push_back({ id, std::string(reinterpret_cast<const char *>(val), vlen) });
+		}
 		if (r < 0) {
 			st_.bad_posts++;
 			return NEURON_FWIO_FAIL;
