@@ -210,7 +210,6 @@ void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *s
 {
 	struct neuron_nds *nds = nd->nds;
 	unsigned int s;
-
 	u32 v;
 
 	memset(snap, 0, sizeof(*snap));
