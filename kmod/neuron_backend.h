@@ -300,6 +300,13 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
 int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
 			   u32 time_div, u32 max_ms);
 
+/*
+ * neuron_reset.c: the reset a backend ran before creating @nd (at probe)
+ * ended: 0 in @ms, or failed (@ret). A sample of the driver metrics
+ * (CW 50..55) as a reset through the sysfs reset file is.
+ */
+void neuron_device_probe_reset(struct neuron_device *nd, int ret, u64 ms);
+
 /* neuron_nq.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);
 

@@ -202,6 +202,7 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	init_rwsem(&nd->gone_sem);
 	mutex_init(&nd->procs_lock);
 	INIT_LIST_HEAD(&nd->procs);
+	spin_lock_init(&nd->resets.window_lock);
 	/* before sysfs can read it: the ECC counts now are the baseline */
 	neuron_health_init(nd);
 

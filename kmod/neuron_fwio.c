@@ -80,6 +80,7 @@
  *		read all-ones (surprise removal): the exchange ends with -ENODEV
  * @dying:	set once at device removal: exchanges abort at their next poll
  * @dbg:	debugfs fw/ directory
+ * @power_profile: the profile the last successful SET_POWER_PROFILE set
  * @req_buf:	legacy request buffer (DMA-coherent), allocated on first use
  * @resp_buf:	legacy response buffer
  * @req_dma:	device address of @req_buf
@@ -96,6 +97,7 @@ struct neuron_fwio {
 	bool absent;
 	bool dying;
 	struct dentry *dbg;
+	u32 power_profile;
 	u8 *req_buf;
 	u8 *resp_buf;
 	u64 req_dma;
@@ -624,6 +626,17 @@ u64 neuron_fwio_err_count(struct neuron_device *nd)
 u64 neuron_fwio_timeout_count(struct neuron_device *nd)
 {
 	return nd->fwio ? atomic64_read(&nd->fwio->timeout_count) : 0;
+}
+
+u32 neuron_fwio_power_profile(struct neuron_device *nd)
+{
+	return nd->fwio ? READ_ONCE(nd->fwio->power_profile) : 0;
+}
+
+void neuron_fwio_power_profile_set(struct neuron_device *nd, u8 profile)
+{
+	if (nd->fwio)
+		WRITE_ONCE(nd->fwio->power_profile, profile);
 }
 
 bool neuron_fwio_unanswered(struct neuron_device *nd)

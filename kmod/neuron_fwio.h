@@ -31,6 +31,12 @@ u64 neuron_fwio_timeout_count(struct neuron_device *nd);
  * attempt timed out); false again after any answer or a completed reset.
  */
 bool neuron_fwio_unanswered(struct neuron_device *nd);
+/*
+ * The performance (power) profile a SET_POWER_PROFILE last set on the
+ * device (0 until one succeeded): posted as metric 56.
+ */
+u32 neuron_fwio_power_profile(struct neuron_device *nd);
+void neuron_fwio_power_profile_set(struct neuron_device *nd, u8 profile);
 /* A device reset completed: the firmware restarted, its silence is past. */
 void neuron_fwio_reset_done(struct neuron_device *nd);
 /* Firmware words read directly for sysfs info/: 0, -EIO (unreadable), -ENODEV. */

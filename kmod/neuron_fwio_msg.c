@@ -85,8 +85,13 @@ int neuron_fwio_set_power_profile(struct neuron_device *nd, u8 profile)
 		.req = req,
 		.req_len = sizeof(req),
 	};
+	int ret;
 
-	return neuron_fwio_exchange(nd, &x);
+	ret = neuron_fwio_exchange(nd, &x);
+	/* metric 56 posts the profile the device runs with: only a set one */
+	if (!ret)
+		neuron_fwio_power_profile_set(nd, profile);
+	return ret;
 }
 
 /* ---- ioctls ---------------------------------------------------------------- */

@@ -12,11 +12,17 @@
  *
  * A record's baseline moves only when the blob carrying it was delivered,
  * so a failed post, or a record left out, loses nothing: the next post of
- * that tick carries the sum.
+ * that tick carries the sum. The same holds for what is not a counter: the
+ * versions of processes that exited (ND 0, 1, 2; CW 180..196) are forgotten
+ * only once a blob carried every record of their metric, and the resets
+ * recorded for CW 50..55 (neuron_reset.c) wait in @reset until the record
+ * of each metric was delivered (max and average over the resets since
+ * then, failures counted since then).
  *
  * Locking: m->lock (mutex) serializes posts (worker and post_now) and
  * protects the baselines and the scratch buffers. Order: m->lock -> NDS
- * lock (inside neuron_nds_snapshot, released before posting) and m->lock ->
+ * lock (inside neuron_nds_snapshot and neuron_nds_versions_delivered, never
+ * held while posting), m->lock -> the reset window's spinlock and m->lock ->
  * FW-IO mailbox lock. neuron_metrics_stop() never waits longer than one
  * poll step of an exchange: it sets m->stopping, which aborts an exchange
  * in progress.
@@ -38,6 +44,7 @@
 #include "neuron_metrics.h"
 #include "neuron_metrics_pack.h"
 #include "neuron_nds.h"
+#include "neuron_reset.h"
 
 /* periodic posts whose times fw/post_times keeps */
 #define NEURON_METRICS_TIMES	16
@@ -53,6 +60,8 @@
  *		delivered or not, as the reference's does
  * @full_logged: a record was left out of a full blob once (logged once)
  * @state:	per-slot baselines (value at the last delivered post)
+ * @reset:	per NEURON_METRIC_RESET_DEV/NC, the resets not yet delivered,
+ *		each field cleared when its metric's record is delivered
  * @snap:	scratch: the NDS sample
  * @recs:	scratch: this post's records
  * @packed:	scratch: which of @recs the blob carries
@@ -72,6 +81,7 @@ struct neuron_metrics {
 	u32 tick;
 	bool full_logged;
 	struct neuron_metric_state state;
+	struct neuron_metric_reset_window reset[NEURON_METRIC_RESET_KINDS];
 	struct neuron_nds_snapshot snap;
 	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
 	u8 packed[NEURON_METRIC_MAX_RECS];
@@ -105,6 +115,28 @@ static void neuron_metrics_instance_id(struct neuron_metrics *m)
 }
 
 /*
+ * A blob of @tick carrying m->recs[0..@n) as m->packed says was delivered:
+ * move the counters' baselines, forget the exited processes' versions that
+ * went out and the resets whose metrics went out.
+ */
+static void neuron_metrics_delivered(struct neuron_metrics *m, u32 n, u32 tick)
+{
+	u32 done = neuron_metric_delivered(m->recs, n, m->packed, tick);
+	u32 i, kind, field;
+
+	for (i = 0; i < n; i++)
+		if (m->packed[i])
+			neuron_metric_commit(&m->state, &m->recs[i]);
+	for (i = 0; i < NEURON_METRIC_VERSIONS; i++)
+		if (done & NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_VER(i)))
+			neuron_nds_versions_delivered(m->nd, i, &m->snap.exited_versions[i]);
+	for (kind = 0; kind < NEURON_METRIC_RESET_KINDS; kind++)
+		for (field = 0; field < NEURON_METRIC_RESET_FIELDS; field++)
+			if (done & NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_RESET(kind, field)))
+				neuron_metric_reset_clear(&m->reset[kind], field);
+}
+
+/*
  * One post (one tick), m->lock held: the records due on this tick in one
  * blob. 0 (also when there is nothing to send) or the post's errno.
  */
@@ -118,6 +150,8 @@ static int neuron_metrics_post(struct neuron_metrics *m)
 	int ret;
 
 	neuron_nds_snapshot(nd, &m->snap);
+	/* no NeuronCore-level reset exists here: m->reset[_NC] stays 0 */
+	neuron_reset_take_window(nd, m->reset);
 	in = (struct neuron_metric_input) {
 		.nc_total = m->snap.nc_total,
 		.nc_ids = ARRAY_SIZE(m->snap.nc_total),
@@ -126,7 +160,10 @@ static int neuron_metrics_post(struct neuron_metrics *m)
 		.fw_io_err = neuron_fwio_err_count(nd),
 		.instance_id = m->instance_id,
 		.driver_version = NEURON_DRIVER_VERSION,
+		.perf_profile = neuron_fwio_power_profile(nd),
+		.versions = m->snap.versions,
 	};
+	memcpy(in.reset, m->reset, sizeof(in.reset));
 	m->tick = (tick + 1) % NEURON_METRIC_TICKS;
 	n = neuron_metric_build_tick(&in, &m->state, m->recs, ARRAY_SIZE(m->recs), tick);
 	len = neuron_metric_pack_one(m->recs, n, blob, sizeof(blob), m->packed);
@@ -142,9 +179,7 @@ static int neuron_metrics_post(struct neuron_metrics *m)
 	ret = neuron_fwio_post_metric(nd, blob, len, &m->stopping);
 	if (ret)
 		return ret;
-	for (i = 0; i < n; i++)
-		if (m->packed[i])
-			neuron_metric_commit(&m->state, &m->recs[i]);
+	neuron_metrics_delivered(m, n, tick);
 	return 0;
 }
 

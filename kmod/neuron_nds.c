@@ -78,6 +78,8 @@ struct neuron_nds_cell {
  *		never cleared, for the metrics post
  * @exited_bitmap: ND FEATURE_BITMAP ORed from every released slab
  * @cluster_id:	last non-zero ND DEVICE_CLUSTER_ID seen
+ * @exited_versions: per version metric (ND counters 0, 1, 2), the values of
+ *		the slabs released since the metric was last delivered
  */
 struct neuron_nds {
 	struct mutex lock;
@@ -87,6 +89,7 @@ struct neuron_nds {
 	u64 mono[NEURON_NDS_ID_COUNT];
 	u64 exited_bitmap;
 	u64 cluster_id;
+	struct neuron_metric_hist exited_versions[NEURON_METRIC_VERSIONS];
 };
 
 static inline u64 *nds_slab_u64(void *mem, s64 off)
@@ -150,6 +153,12 @@ static u64 nds_slot_bitmap(struct neuron_nds_slot *slot)
 				       neuron_nds_nd_offset(NDS_ND_COUNTER_FEATURE_BITMAP)));
 }
 
+/* Version metric @ver (ND counter @ver: 0 runtime, 1 framework, 2 FAL) of a slab. */
+static u64 nds_slot_version(struct neuron_nds_slot *slot, u32 ver)
+{
+	return READ_ONCE(*nds_slab_u64(slot->mem, neuron_nds_nd_offset(ver)));
+}
+
 static bool nds_valid_cell(struct neuron_device *nd, u32 nc, u32 id)
 {
 	return nd->nds && nc < nd->nds->nc_count && id < NEURON_NDS_ID_COUNT;
@@ -201,12 +210,15 @@ void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *s
 {
 	struct neuron_nds *nds = nd->nds;
 	unsigned int s;
+	u32 v;
 
 	memset(snap, 0, sizeof(*snap));
 	if (!nds)
 		return;
 	mutex_lock(&nds->lock);
 	snap->feature_bitmap = nds->exited_bitmap;
+	memcpy(snap->exited_versions, nds->exited_versions, sizeof(snap->exited_versions));
+	memcpy(snap->versions, nds->exited_versions, sizeof(snap->versions));
 	for (s = 0; s < NEURON_NDS_PER_DEVICE; s++) {
 		struct neuron_nds_slot *slot = &nds->slots[s];
 
@@ -214,9 +226,23 @@ void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *s
 			continue;
 		nds_fold_slot(nds, slot);
 		snap->feature_bitmap |= nds_slot_bitmap(slot);
+		for (v = 0; v < NEURON_METRIC_VERSIONS; v++)
+			neuron_metric_hist_add(&snap->versions[v], nds_slot_version(slot, v), 1);
 	}
 	memcpy(snap->nc_total, nds->mono, sizeof(snap->nc_total));
 	snap->cluster_id = nds->cluster_id;
+	mutex_unlock(&nds->lock);
+}
+
+void neuron_nds_versions_delivered(struct neuron_device *nd, u32 ver,
+				   const struct neuron_metric_hist *done)
+{
+	struct neuron_nds *nds = nd->nds;
+
+	if (!nds || ver >= NEURON_METRIC_VERSIONS)
+		return;
+	mutex_lock(&nds->lock);
+	neuron_metric_hist_sub(&nds->exited_versions[ver], done);
 	mutex_unlock(&nds->lock);
 }
 
@@ -431,6 +457,7 @@ bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_nds *nds = nd->nds;
 	struct neuron_nds_slot *slot;
+	u32 v;
 	int s;
 
 	if (!nds)
@@ -441,6 +468,9 @@ bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid)
 		slot = &nds->slots[s];
 		nds_fold_slot(nds, slot);
 		nds->exited_bitmap |= nds_slot_bitmap(slot);
+		/* posted with the next delivered post of each version metric */
+		for (v = 0; v < NEURON_METRIC_VERSIONS; v++)
+			neuron_metric_hist_add(&nds->exited_versions[v], nds_slot_version(slot, v), 1);
 		/*
 		 * A monitor's mapping keeps these pages: it shows zeros from
 		 * now on, never the slot's next owner (a new slab).

@@ -15,6 +15,8 @@
 
 #include <neuron/neuron_nds.h>
 
+#include "neuron_metrics_pack.h"
+
 struct neuron_device;
 struct neuron_file;
 struct vm_area_struct;
@@ -66,13 +68,27 @@ void neuron_nds_clear_present(struct neuron_device *nd, u32 nc, u32 id);
  *		exactly the work done in between.
  * @feature_bitmap: OR of ND counter FEATURE_BITMAP over live and exited slabs
  * @cluster_id:	last non-zero ND DEVICE_CLUSTER_ID seen
+ * @versions:	per version metric (ND 0 runtime, 1 framework, 2 FAL), the
+ *		live slabs' values plus @exited_versions
+ * @exited_versions: per version metric, the values of the processes that
+ *		exited since it was last delivered (neuron_nds_versions_delivered())
  */
 struct neuron_nds_snapshot {
 	u64 nc_total[NEURON_NDS_ID_COUNT];
 	u64 feature_bitmap;
 	u64 cluster_id;
+	struct neuron_metric_hist versions[NEURON_METRIC_VERSIONS];
+	struct neuron_metric_hist exited_versions[NEURON_METRIC_VERSIONS];
 };
 
 void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *s);
+
+/*
+ * Version metric @ver went out with the values of @done (the snapshot's
+ * exited_versions[@ver]): forget those exited processes' versions. Versions
+ * of processes that exited since the snapshot stay for the next post.
+ */
+void neuron_nds_versions_delivered(struct neuron_device *nd, u32 ver,
+				   const struct neuron_metric_hist *done);
 
 #endif /* NEURON_NDS_H */

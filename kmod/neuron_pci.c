@@ -36,6 +36,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -224,7 +225,8 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 {
 	struct neuron_pci_dev *pd;
 	struct neuron_device *nd;
-	bool invalid = false;
+	bool invalid = false, reset = false;
+	u64 reset_ms = 0;
 	u32 rid, index;
 	int ret;
 
@@ -259,8 +261,12 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (READ_ONCE(no_reset)) {
 		dev_info(&pdev->dev, "no_reset: not resetting the device\n");
 	} else {
+		ktime_t start = ktime_get();
+
 		ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0,
 					     READ_ONCE(reset_timeout_ms));
+		reset_ms = ktime_ms_delta(ktime_get(), start);
+		reset = true;
 		if (ret == -ETIMEDOUT) {
 			/* the vendor keeps the device, INVALID: say so, and why */
 			invalid = true;
@@ -288,6 +294,9 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	}
 	pd->nd = nd;
 	pci_set_drvdata(pdev, pd);
+	/* the probe's reset is the device's first sample of metrics 50..55 */
+	if (reset)
+		neuron_device_probe_reset(nd, invalid ? -ETIMEDOUT : 0, reset_ms);
 	if (invalid)
 		dev_err(&pdev->dev,
 			"arch %s, routing id %u: neuron%u: its reset did not complete; state INVALID, unusable until a write to its sysfs reset file resets it\n",

@@ -33,10 +33,15 @@
  * (+1 on all NEURON_MAX_NC slots: a whole-device request covers them all,
  * as the vendor's does), a failed one in reset_fail_count (+1 on every
  * NeuronCore of the device). A refused write (EBUSY) is no request.
+ *
+ * Every device reset that ran, here or at probe, is also a sample of the
+ * driver metrics the metrics post sends (CW 50..55, docs/fwio.md): its
+ * duration when it completed, a failure when it did not.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/device.h>
+#include <linux/ktime.h>
 #include <linux/sysfs.h>
 
 #include "neuron_device.h"
@@ -66,6 +71,39 @@ u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, boo
 	return v;
 }
 
+void neuron_reset_record(struct neuron_device *nd, u32 kind, int ret, u64 ms)
+{
+	struct neuron_metric_reset_window *w;
+
+	if (kind >= NEURON_METRIC_RESET_KINDS)
+		return;
+	spin_lock(&nd->resets.window_lock);
+	w = &nd->resets.window[kind];
+	if (ret)
+		neuron_metric_reset_failure(w);
+	else
+		neuron_metric_reset_sample(w, ms);
+	spin_unlock(&nd->resets.window_lock);
+}
+
+void neuron_device_probe_reset(struct neuron_device *nd, int ret, u64 ms)
+{
+	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ms);
+}
+
+void neuron_reset_take_window(struct neuron_device *nd,
+			      struct neuron_metric_reset_window w[NEURON_METRIC_RESET_KINDS])
+{
+	u32 k;
+
+	spin_lock(&nd->resets.window_lock);
+	for (k = 0; k < NEURON_METRIC_RESET_KINDS; k++) {
+		neuron_metric_reset_merge(&w[k], &nd->resets.window[k]);
+		memset(&nd->resets.window[k], 0, sizeof(nd->resets.window[k]));
+	}
+	spin_unlock(&nd->resets.window_lock);
+}
+
 static ssize_t reset_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%u\n", READ_ONCE(to_neuron_device(dev)->reset_state));
@@ -90,12 +128,16 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 	if (!list_empty(&nd->procs)) {
 		ret = -EBUSY;
 	} else {
+		ktime_t start;
 		u32 nc;
 
 		WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
 		for (nc = 0; nc < NEURON_MAX_NC; nc++)
 			reset_count(nd->resets.req[nc]);
+		start = ktime_get();
 		ret = nd->ops->reset(nd->backend);
+		neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret,
+				    ktime_ms_delta(ktime_get(), start));
 		for (nc = 0; ret && nc < nd->nc_count; nc++)
 			reset_count(nd->resets.fail[nc]);
 		/* before READY: the health never reads the old counts as new */

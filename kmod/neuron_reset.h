@@ -9,7 +9,10 @@
 #include <linux/device.h>
 #include <linux/types.h>
 
+#include <linux/spinlock.h>
+
 #include "neuron_backend.h"
+#include "neuron_metrics_pack.h"
 
 struct neuron_device;
 
@@ -35,11 +38,26 @@ bool neuron_device_invalid(const struct neuron_device *nd);
  * protected by the device's procs_lock (a reset runs under it)
  * @req:	+1 on every slot (all NEURON_MAX_NC, present or not) per reset
  * @fail:	+1 on every present NeuronCore per failed reset
+ * @window_lock: protects @window (taken alone, never with another lock held)
+ * @window:	per NEURON_METRIC_RESET_DEV/NC, the resets since the metrics
+ *		post last took them (neuron_reset_take_window())
  */
 struct neuron_reset_counts {
 	u64 req[NEURON_MAX_NC][2];
 	u64 fail[NEURON_MAX_NC][2];
+	spinlock_t window_lock;
+	struct neuron_metric_reset_window window[NEURON_METRIC_RESET_KINDS];
 };
+
+/*
+ * A reset of @kind (NEURON_METRIC_RESET_DEV or _NC) ended: @ret 0, it
+ * completed in @ms (a sample of metrics 50 and 52 or 51 and 53); else it
+ * failed (metric 54 or 55).
+ */
+void neuron_reset_record(struct neuron_device *nd, u32 kind, int ret, u64 ms);
+/* The metrics post: fold the resets recorded so far into @w[kind], forget them. */
+void neuron_reset_take_window(struct neuron_device *nd,
+			      struct neuron_metric_reset_window w[NEURON_METRIC_RESET_KINDS]);
 
 /*
  * The driver counter @name ("reset_req_count" or "reset_fail_count") of

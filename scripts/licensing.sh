@@ -7,6 +7,8 @@
 #      kmod/lib/                        GPL-2.0 OR BSD-2-Clause (built into
 #                                       the module and into libnrt)
 #      kmod/, dkms.conf, packaging/     GPL-2.0
+#      scripts/debug-kernel-patches/    GPL-2.0 (changes to the kernel's
+#                                       own sources)
 #      include/uapi/                    (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause
 #      libnrt/, include/nrt/, include/ndl/, tools/
 #                                       LGPL-2.1 OR BSD-2-Clause (any
@@ -26,7 +28,7 @@ lib=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--lib) lib=$2; shift 2 ;;
-	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "licensing.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -35,7 +37,7 @@ cd "$top" || exit 2
 policy() {
 	case "$1" in
 	kmod/lib/*) echo 'GPL-2.0 OR BSD-2-Clause' ;;
-	kmod/*|dkms.conf|packaging/*) echo 'GPL-2.0' ;;
+	kmod/*|dkms.conf|packaging/*|scripts/debug-kernel-patches/*) echo 'GPL-2.0' ;;
 	include/uapi/*) echo '(GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause' ;;
 	libnrt/*|include/nrt/*|include/ndl/*|tools/*) echo 'LGPL-2.1 OR BSD-2-Clause' ;;
 	*) echo 'GPL-2.0 OR BSD-2-Clause' ;;

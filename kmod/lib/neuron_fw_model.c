@@ -46,8 +46,13 @@ static u8 neuron_fw_model_execute(const struct neuron_fw_model_dev *dev, u8 cmd,
 			a->bad_post = true;
 			return NEURON_FWIO_FAIL;
 		}
-		while ((r = neuron_metric_next(p, len, &off, &id, &val, &vlen)) > 0)
-			;
+		/* each value in its metric's format: versions "a.b.c", counts decimal */
+		while ((r = neuron_metric_next(p, len, &off, &id, &val, &vlen)) > 0) {
+			if (!neuron_metric_value_ok(id, val, vlen)) {
+				r = -EINVAL;
+				break;
+			}
+		}
 		if (r < 0) {
 			a->bad_post = true;
 			return NEURON_FWIO_FAIL;

@@ -98,7 +98,8 @@ struct neuron_fw_model_answer {
  * @avail is answered FAIL, as one whose CRC does not match. Payload rules:
  * READ, a non-empty multiple of 8 bytes (little-endian u64 addresses; the
  * answer is one u32 a word); POST_TO_CW, a non-empty blob of at most
- * NEURON_METRIC_BLOB_MAX bytes that decodes (neuron_metric_next());
+ * NEURON_METRIC_BLOB_MAX bytes that decodes (neuron_metric_next()) with
+ * every value in its metric's format (neuron_metric_value_ok());
  * SET_POWER_PROFILE, NEURON_FWIO_POWER_PAYLOAD bytes, zero but byte 4,
  * the profile, at most NEURON_FW_MODEL_PROFILE_MAX. Anything else FAIL.
  * The answer's payload is at most NEURON_FW_MODEL_RESP_MAX bytes, and at

@@ -30,6 +30,13 @@
 #define NEURON_CW_ID_DRIVER_VERSION	13
 #define NEURON_CW_ID_FEATURE_BITMAP	250
 #define NEURON_CW_ID_DEVICE_CLUSTER_ID	252
+/* driver (reset) metrics 50..55: NEURON_CW_ID_RESET + NEURON_METRIC_RESET_* */
+#define NEURON_CW_ID_RESET		50
+#define NEURON_CW_ID_PERF_PROFILE	56
+/* version metrics: first id of ND 0 (runtime), ND 1 (framework), ND 2 (FAL) */
+#define NEURON_CW_ID_RT_VERSION		180
+#define NEURON_CW_ID_FW_VERSION		190
+#define NEURON_CW_ID_FAL_VERSION	195
 
 /* Ticks: which posts a definition goes out on (a bit per tick). */
 #define NEURON_METRIC_TICKS		2	/* ticks alternate 0, 1, 0, ... */
@@ -57,8 +64,123 @@ u8 neuron_metric_id_ticks(u8 cw_id);
 #define NEURON_METRIC_SLOTS		(NEURON_METRIC_COUNTERS + 1)
 #define NEURON_METRIC_SLOT_NONE		(-1)
 
-/* 2 constants + 28 counters + FW-IO errors + bitmap + cluster id. */
-#define NEURON_METRIC_MAX_RECS		33
+/*
+ * 3 constants + 8 version records (2 + 4 + 2) + 28 counters + FW-IO errors +
+ * bitmap + cluster id + 6 driver metrics.
+ */
+#define NEURON_METRIC_MAX_RECS		48
+
+/* ---- version metrics (ND counters 0, 1, 2) ------------------------------ */
+
+#define NEURON_METRIC_VERSIONS		3	/* ND 0 runtime, 1 framework, 2 FAL */
+#define NEURON_METRIC_HIST_SLOTS	8
+#define NEURON_METRIC_VERSION_TOP	2	/* values posted per version metric */
+/* longest version string: "255.255.4294967295" */
+#define NEURON_METRIC_VERSION_LEN	18
+
+/**
+ * struct neuron_metric_hist - the values one version metric saw, by use
+ * @value:	a version (ND counter value); 0 marks a free slot
+ * @count:	how many times @value was seen
+ */
+struct neuron_metric_hist {
+	u64 value[NEURON_METRIC_HIST_SLOTS];
+	u32 count[NEURON_METRIC_HIST_SLOTS];
+};
+
+/*
+ * Count @v @count times: a value already there adds to its count; a new
+ * one takes a free slot, else replaces the least used (the first of equal
+ * counts). 0 (no version) is ignored, as is @count 0.
+ */
+void neuron_metric_hist_add(struct neuron_metric_hist *h, u64 v, u32 count);
+/* Add every slot of @src to @h. */
+void neuron_metric_hist_merge(struct neuron_metric_hist *h, const struct neuron_metric_hist *src);
+/*
+ * Take @done (an earlier copy of @h, delivered) out of @h: each value's
+ * count drops by its count in @done; a slot reaching 0 is freed. What was
+ * added to @h since the copy stays. A value @h no longer has is skipped.
+ */
+void neuron_metric_hist_sub(struct neuron_metric_hist *h, const struct neuron_metric_hist *done);
+/*
+ * The up to NEURON_METRIC_VERSION_TOP most used values of @h, highest
+ * count first (equal counts: the higher value first) in @top. Returns how
+ * many.
+ */
+u32 neuron_metric_hist_top(const struct neuron_metric_hist *h,
+			   u64 top[NEURON_METRIC_VERSION_TOP]);
+
+/*
+ * The version encoding (nds-sysfs-metrics.md 1.5): bits 40-47 major, 32-39
+ * minor, 0-31 build; bits 48-63 carry the framework type, posted as
+ * (bits 48-63) % 10.
+ */
+static inline u32 neuron_metric_version_type(u64 v)
+{
+	return (u32)((v >> 48) % 10);
+}
+
+/* True when @v has no major, minor or build (only, perhaps, a type). */
+static inline bool neuron_metric_version_bare(u64 v)
+{
+	return !(v & 0xFFFFFFFFFFFFULL);
+}
+
+/*
+ * "major.minor.build" of @v into @buf (at least NEURON_METRIC_VERSION_LEN
+ * bytes, not NUL-terminated). Returns the length.
+ */
+u32 neuron_metric_version_str(u64 v, char *buf);
+
+/* ---- driver (reset) metrics, CW 50..55 ----------------------------------- */
+
+/* What the device (0) and NeuronCore (1) resets are posted as: the CW ids. */
+#define NEURON_METRIC_RESET_KINDS	2	/* device, NeuronCore (TPB) */
+#define NEURON_METRIC_RESET_DEV		0
+#define NEURON_METRIC_RESET_NC		1
+/* offset from NEURON_CW_ID_RESET: field * 2 + kind */
+#define NEURON_METRIC_RESET_MAX		0
+#define NEURON_METRIC_RESET_AVG		1
+#define NEURON_METRIC_RESET_FAIL	2
+#define NEURON_METRIC_RESET_FIELDS	3
+
+/**
+ * struct neuron_metric_reset_window - resets of one kind over a window
+ * @max_ms:	the longest reset that completed
+ * @total_ms:	sum of the completed resets' durations
+ * @count:	resets that completed
+ * @failures:	resets that failed (did not complete)
+ */
+struct neuron_metric_reset_window {
+	u64 max_ms;
+	u64 total_ms;
+	u64 count;
+	u64 failures;
+};
+
+/* A reset completed in @ms. */
+void neuron_metric_reset_sample(struct neuron_metric_reset_window *w, u64 ms);
+/* A reset failed. */
+void neuron_metric_reset_failure(struct neuron_metric_reset_window *w);
+/* Fold @src into @w (max of the maxima, sums of the rest). */
+void neuron_metric_reset_merge(struct neuron_metric_reset_window *w,
+			       const struct neuron_metric_reset_window *src);
+/* Average ms of the completed resets, rounded down; 0 with none. */
+u64 neuron_metric_reset_avg(const struct neuron_metric_reset_window *w);
+/* Zero what field @field (NEURON_METRIC_RESET_*) of @w posts. */
+void neuron_metric_reset_clear(struct neuron_metric_reset_window *w, u32 field);
+
+/*
+ * Record groups: what must be marked delivered besides the counter
+ * baselines. A record's @group is 0 (none), NEURON_METRIC_GRP_VER(i) for
+ * version metric i, NEURON_METRIC_GRP_RESET(kind, field) for a driver
+ * metric. neuron_metric_delivered() answers with bit (group - 1).
+ */
+#define NEURON_METRIC_GRP_NONE		0
+#define NEURON_METRIC_GRP_VER(i)	(1 + (i))
+#define NEURON_METRIC_GRP_RESET(kind, field) \
+	(1 + NEURON_METRIC_VERSIONS + (field) * NEURON_METRIC_RESET_KINDS + (kind))
+#define NEURON_METRIC_GRP_BIT(g)	(1u << ((g) - 1))
 
 /**
  * struct neuron_metric_rec - one record of a post
@@ -66,6 +188,7 @@ u8 neuron_metric_id_ticks(u8 cw_id);
  * @len:	bytes of @text used (1..NEURON_METRIC_TEXT_MAX)
  * @slot:	aggregation slot this record advances when posted, or
  *		NEURON_METRIC_SLOT_NONE
+ * @group:	NEURON_METRIC_GRP_*: what else a delivery of it clears
  * @snap:	the slot's new baseline once this record is posted
  * @text:	the value, ASCII, not NUL-terminated
  */
@@ -73,6 +196,7 @@ struct neuron_metric_rec {
 	u8 id;
 	u8 len;
 	s8 slot;
+	u8 group;
 	u64 snap;
 	char text[NEURON_METRIC_TEXT_MAX];
 };
@@ -87,6 +211,12 @@ struct neuron_metric_rec {
  * @fw_io_err:	the device's cumulative FW-IO error-response count
  * @instance_id: metric 12 (NUL-terminated, truncated to 63 bytes)
  * @driver_version: metric 13 (NUL-terminated, truncated to 63 bytes)
+ * @perf_profile: metric 56, the performance profile last set (0: none)
+ * @versions:	NULL (no version records), or per version metric (ND 0, 1,
+ *		2) the values of the live processes and of those that exited
+ *		since the metric was last delivered
+ * @reset:	per NEURON_METRIC_RESET_DEV/NC, the resets since each driver
+ *		metric was last delivered
  */
 struct neuron_metric_input {
 	const u64 *nc_total;
@@ -96,6 +226,9 @@ struct neuron_metric_input {
 	u64 fw_io_err;
 	const char *instance_id;
 	const char *driver_version;
+	u32 perf_profile;
+	const struct neuron_metric_hist *versions;
+	struct neuron_metric_reset_window reset[NEURON_METRIC_RESET_KINDS];
 };
 
 /* Baselines: the value of each slot at its last successful post. */
@@ -116,9 +249,12 @@ u64 neuron_metric_delta(u64 cur, u64 prev);
 
 /*
  * Build the records due on @tick (0 or 1, or NEURON_METRIC_TICK_ALL) in
- * definition order: 12, 13 (every tick); on tick 0 the first 17 counters,
- * 11, then 220 (NC 30); on tick 1 the EXT counters 221..229 and 253, 250
- * and 252 when non-zero. Counters and 11 only with a positive delta.
+ * definition order (nds-sysfs-metrics.md 3.2): 12, 13 (every tick), 56
+ * (tick 0), 180/181 (every tick), 190..193 and 195/196 (tick 1); on tick 0
+ * the first 17 counters, 11, then 220 (NC 30); on tick 1 the EXT counters
+ * 221..229 and 253, 250 and 252 when non-zero, then 50..55 (always, 0
+ * included). Counters and 11 only with a positive delta. The vendor's
+ * second bitmap (CW 0) and 251 are never built.
  * Returns the number of records written to @recs (at most @max).
  */
 u32 neuron_metric_build_tick(const struct neuron_metric_input *in,
@@ -142,6 +278,24 @@ u32 neuron_metric_pack_one(const struct neuron_metric_rec *recs, u32 n,
 
 /* A record was delivered: move its slot's baseline. */
 void neuron_metric_commit(struct neuron_metric_state *st, const struct neuron_metric_rec *r);
+
+/*
+ * After a delivered blob of @tick built as @recs[0..@n) and packed per
+ * @packed: the NEURON_METRIC_GRP_BIT()s of the groups delivered whole. A
+ * version metric due on @tick counts when none of its records was left
+ * out (also when it had none: its values posted nothing); a driver metric
+ * when its record is in the blob.
+ */
+u32 neuron_metric_delivered(const struct neuron_metric_rec *recs, u32 n, const u8 *packed,
+			    u32 tick);
+
+/*
+ * Firmware side: is @val (@vlen bytes) a well-formed value for @cw_id?
+ * Decimal for counters, 11, 50..56, 250, 252; "major.minor.build" for the
+ * version ids 180, 181, 190, 192, 195, 196; one digit 1..9 for the
+ * framework types 191, 193; printable ASCII for 12, 13 and any other id.
+ */
+bool neuron_metric_value_ok(u8 cw_id, const u8 *val, u8 vlen);
 
 /*
  * (Host tests and fuzzing; the driver posts one blob a tick.) Pack records

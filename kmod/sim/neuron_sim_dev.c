@@ -16,6 +16,7 @@
 
 #include <linux/device.h>
 #include <linux/err.h>
+#include <linux/ktime.h>
 #include <linux/sysfs.h>
 #include <linux/slab.h>
 
@@ -159,7 +160,9 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 {
 	struct neuron_sim_dev *sd;
 	struct neuron_device *nd;
+	u64 reset_ms = 0;
 	u32 rid, index;
+	ktime_t start;
 	int ret;
 
 	sd = kzalloc(sizeof(*sd), GFP_KERNEL);
@@ -199,8 +202,11 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 	} else {
 		/* strict: the PCI probe's path, on simulated MiscRAM */
 		ret = neuron_fw_wait_ready(&neuron_sim_ops, sd, time_div, &rid);
-		if (!ret)
+		if (!ret) {
+			start = ktime_get();
 			ret = neuron_fw_reset_device(&neuron_sim_ops, sd, fw_arch, time_div, 0);
+			reset_ms = ktime_ms_delta(ktime_get(), start);
+		}
 		if (ret)
 			goto err_fw;
 		ret = neuron_fw_route_index(fw_arch == NEURON_FW_ARCH_V2 ? NEURON_FW_ROUTE_TRN1 :
@@ -209,6 +215,9 @@ struct neuron_sim_dev *neuron_sim_dev_create(u32 id, u32 nc_count, u32 fw_arch, 
 			goto err_fw;
 		nd = neuron_device_create_index(&neuron_sim_ops, &sd->arch, sd, nc_count, index,
 						false);
+		/* as the PCI probe's: the reset is a sample of metrics 50..55 */
+		if (!IS_ERR(nd))
+			neuron_device_probe_reset(nd, 0, reset_ms);
 	}
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);

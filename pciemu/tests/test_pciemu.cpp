@@ -329,6 +329,33 @@ void fw_legacy_post_metrics(void **)
 	assert_int_equal(r.resp()[1], NEURON_FWIO_FAIL);
 	assert_int_equal(r.fw.posted().size(), 1);
 	assert_int_equal(r.fw.stats().bad_posts, 1);
+
+	// the version metrics ("major.minor.build", a type digit), 56, 50..55
+	const u8 vers[] = { 56, 1, '2', 180, 9, '2', '.', '2', '5', '.', '1', '0', '0', '0',
+			    190, 6, '1', '.', '1', '3', '.', '7', 191, 1, '3',
+			    195, 5, '1', '.', '0', '.', '2', 50, 3, '5', '0', '1', 54, 1, '0' };
+	seq = r.legacy(NEURON_FWIO_CMD_POST_TO_CW, vers, sizeof(vers));
+	assert_int_equal(r.resp()[0], seq);
+	assert_int_equal(r.resp()[1], 0);
+	assert_int_equal(r.fw.posted().size(), 2);
+	const PostedBlob &v = r.fw.posted().back();
+	assert_int_equal(v.records.size(), 7);
+	assert_int_equal(v.records[1].id, 180);
+	assert_string_equal(v.records[1].value.c_str(), "2.25.1000");
+	assert_string_equal(v.records[3].value.c_str(), "3");
+	assert_string_equal(v.records[5].value.c_str(), "501");
+	// a value out of its metric's format: FAIL, not recorded
+	const u8 badver[][6] = {
+		{ 180, 4, '2', '.', '2', '5' },	// two parts
+		{ 191, 2, '1', '3', 0, 0 },		// type: one digit
+		{ 50, 4, '1', '.', '5', 0 },		// driver metric: decimal
+	};
+	for (size_t i = 0; i < 3; i++) {
+		seq = r.legacy(NEURON_FWIO_CMD_POST_TO_CW, badver[i], u16(2 + badver[i][1]));
+		assert_int_equal(r.resp()[1], NEURON_FWIO_FAIL);
+	}
+	assert_int_equal(r.fw.posted().size(), 2);
+	assert_int_equal(r.fw.stats().bad_posts, 4);
 }
 
 void fw_regs_power_profile(void **)

@@ -9,8 +9,10 @@
  *     and the request CRC over the header bytes;
  *   - response classification against the documented rules, and the
  *     step/outcome/collapse/errno maps for any enum value;
- *   - a metrics post built from fuzzed totals and baselines, packed into
- *     blobs of a fuzzed capacity and parsed back record by record;
+ *   - a metrics post built from fuzzed totals, baselines, version
+ *     histograms and reset windows, packed into blobs of a fuzzed capacity
+ *     and parsed back record by record; every value the firmware's format
+ *     check accepts (neuron_metric_value_ok, also run on the raw input);
  *   - the shared firmware model (neuron_fw_model.h) serving a fuzzed
  *     request with a fuzzed fault: the answer stays in bounds and its
  *     header agrees with it, and only a good request reaches the device.
@@ -95,6 +97,7 @@ static void blob_walk(const uint8_t *blob, size_t size)
 			break;
 		}
 		CHECK(id == blob[roff] && vlen == blob[roff + 1] && val == blob + roff + 2);
+		(void)neuron_metric_value_ok(id, val, vlen);	/* any bytes: no fault */
 		roff += 2u + vlen;
 		CHECK(off == roff && off <= len);
 		records++;
@@ -218,8 +221,32 @@ static void metrics(struct src *s)
 	char inst_id[80], drv[80];
 	uint8_t blob[NEURON_METRIC_BLOB_MAX + 16];
 	uint8_t packed[NEURON_METRIC_MAX_RECS];
-	uint32_t n, pos, i, k, cap, seen, tick, nt, plen, eff, used, poff;
+	struct neuron_metric_hist ver[NEURON_METRIC_VERSIONS];
+	uint32_t n, pos, i, k, cap, seen, tick, nt, plen, eff, used, poff, always, vrecs, done;
 	size_t j;
+
+	memset(&in, 0, sizeof(in));
+	memset(ver, 0, sizeof(ver));
+	for (j = 0; j < NEURON_METRIC_VERSIONS; j++) {
+		uint32_t adds = take8(s) % 12;
+
+		while (adds--)
+			neuron_metric_hist_add(&ver[j], take8(s) & 1 ? take64(s) : take8(s) % 4,
+					       take8(s) % 3);
+	}
+	in.versions = take8(s) & 1 ? ver : NULL;
+	in.perf_profile = take8(s);
+	for (j = 0; j < NEURON_METRIC_RESET_KINDS; j++) {
+		uint32_t ev = take8(s) % 6;
+
+		while (ev--) {
+			if (take8(s) & 1)
+				neuron_metric_reset_failure(&in.reset[j]);
+			else
+				neuron_metric_reset_sample(&in.reset[j], take64(s) >> (take8(s) % 64));
+		}
+		CHECK(neuron_metric_reset_avg(&in.reset[j]) <= in.reset[j].max_ms);
+	}
 
 	for (j = 0; j < 64; j++)
 		totals[j] = take8(s) & 1 ? take64(s) : take8(s);
@@ -243,10 +270,22 @@ static void metrics(struct src *s)
 
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
 	CHECK(n >= 2 && n <= NEURON_METRIC_MAX_RECS);
+	always = 2;
+	vrecs = 0;
 	for (i = 0; i < n; i++) {
-		CHECK(recs[i].id != 0);
+		CHECK(recs[i].id != 0 && recs[i].id != 251);
 		CHECK(recs[i].len >= 1 && recs[i].len <= NEURON_METRIC_TEXT_MAX);
+		CHECK(neuron_metric_id_ticks(recs[i].id) != 0);
+		/* 12, 13 are the fuzzed strings; everything else in its format */
+		if (recs[i].id != 12 && recs[i].id != 13)
+			CHECK(neuron_metric_value_ok(recs[i].id, (const uint8_t *)recs[i].text,
+						     recs[i].len));
+		if (recs[i].id == 180 || recs[i].id == 181)
+			always++;
+		if (recs[i].group && recs[i].group <= NEURON_METRIC_VERSIONS)
+			vrecs++;
 	}
+	CHECK(vrecs <= 8 && (in.versions || !vrecs));
 	/* a smaller @max truncates, never overruns */
 	k = take8(s) % (n + 1);
 	CHECK(neuron_metric_build(&in, &st, recs, k) == k);
@@ -282,14 +321,15 @@ static void metrics(struct src *s)
 	CHECK(seen <= n);
 
 	/*
-	 * One tick: only that tick's ids; the two ticks share only 12 and 13
-	 * and together make every definition. Its blob: records in order,
-	 * each left out only when it did not fit in what was left.
+	 * One tick: only that tick's ids; the two ticks share only 12, 13 and
+	 * 180/181 and together make every definition. Its blob: records in
+	 * order, each left out only when it did not fit in what was left.
 	 */
 	tick = take8(s) % 2;
 	nt = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1 - tick);
-	CHECK(neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, tick) + nt == n + 2);
-	nt = n + 2 - nt;
+	CHECK(neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, tick) + nt ==
+	      n + always);
+	nt = n + always - nt;
 	for (i = 0; i < nt; i++)
 		CHECK(neuron_metric_id_ticks(recs[i].id) & (1u << tick));
 	memset(blob, 0xee, sizeof(blob));
@@ -315,13 +355,21 @@ static void metrics(struct src *s)
 		used += 2u + recs[i].len;
 	}
 	CHECK(used == plen && poff == plen);
+	/* a group is delivered only with none of its records left out */
+	done = neuron_metric_delivered(recs, nt, packed, tick);
+	for (i = 0; i < nt; i++)
+		if (recs[i].group && !packed[i])
+			CHECK(!(done & NEURON_METRIC_GRP_BIT(recs[i].group)));
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
 
-	/* after committing every record, only the unconditional ones remain */
+	/*
+	 * after committing every record, only the unconditional ones remain:
+	 * 12, 13, 56, the versions, the bitmap and cluster id, 50..55
+	 */
 	for (i = 0; i < n; i++)
 		neuron_metric_commit(&st, &recs[i]);
 	CHECK(neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS) ==
-	      2u + (in.feature_bitmap != 0) + (in.cluster_id != 0));
+	      2u + 1u + vrecs + (in.feature_bitmap != 0) + (in.cluster_id != 0) + 6u);
 }
 
 /* The firmware model's device: counts what reached it, checks what it got. */
@@ -345,7 +393,7 @@ static void fw_posted(void *ctx, const u8 *blob, u32 len)
 	((struct fw_seen *)ctx)->posts++;
 	CHECK(len >= 1 && len <= NEURON_METRIC_BLOB_MAX);
 	while ((r = neuron_metric_next(blob, len, &off, &id, &val, &vlen)) > 0)
-		;
+		CHECK(neuron_metric_value_ok(id, val, vlen));
 	CHECK(r == 0);
 }
 

@@ -4,7 +4,7 @@
 # access record of one exchange is the vendor's sequence, and each fault
 # mode gives the errno and the err_count / timeout_count docs/fwio.md
 # documents (a Trn1 READ: 30 attempts of 1 s).
-PLAN=43
+PLAN=52
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -88,10 +88,11 @@ check_eq wrong-seq-timeout-count $((t0 + 1)) "$(fw_stat $A timeout_count)"
 # the metrics post, the vendor's cadence (debugfs fw/post_now: one post, one
 # tick, no timer involved: the suite loads with a one-day period): each post
 # is one blob of at most 128 bytes; ticks alternate 0, 1, 0, 1; 12 and 13
-# go out on every tick, CW 11 (the FW-IO error count, the reference's
-# intent) on tick 0 only, as a delta. No post was delivered before, so the
-# first 11 is the whole err_count; an error made before a tick-1 post waits
-# for the next tick 0.
+# go out on every tick, 56 (the power profile, none set: 0) and CW 11 (the
+# FW-IO error count, the reference's intent) on tick 0 only, 11 as a delta;
+# 50..55 (the reset metrics) on every tick 1, even at 0. No post was
+# delivered before, so the first 11 is the whole err_count; an error made
+# before a tick-1 post waits for the next tick 0.
 DBG=/sys/kernel/debug/neuron/neuron$A/fw
 relay npe0 clear metrics >/dev/null
 check_eq metrics-first-tick 0 "$(cat $DBG/post_tick)"
@@ -103,14 +104,48 @@ check_eq metrics-one-more-error "0x12345678 $((e1 + 1))" "$v $(fw_stat $A err_co
 check metrics-post-2 sh -c "echo 1 > $DBG/post_now"
 check metrics-post-3 sh -c "echo 1 > $DBG/post_now"
 check metrics-post-4 sh -c "echo 1 > $DBG/post_now"
-check_eq metrics-tick-sequence "12,13,11 12,13 12,13,11 12,13 " \
+check_eq metrics-tick-sequence \
+	"12,13,56,11 12,13,50,51,52,53,54,55 12,13,56,11 12,13,50,51,52,53,54,55 " \
 	"$(relay npe0 get blobs | awk '{ print $4 }' | tr '\n' ' ')"
 m=$(relay npe0 get metrics)
+ids() { echo "$m" | awk -v id="$1" '$1 == id { print $2 }' | tr '\n' ' '; }
+check_eq metrics-cw56-no-profile "0 0 " "$(ids 56)"
+# the reset at probe (the emulated firmware takes 300 + 200 ms) is the one
+# reset of the first window: max = average, no failure, no NeuronCore-level
+# reset (51, 53, 55: 0); the second tick 1 has a new, empty window
+nth() { echo "$m" | awk -v id="$1" '$1 == id { print $2 }' | sed -n "$2p"; }
+r50=$(nth 50 1) r50b=$(nth 50 2) r52=$(nth 52 1) r52b=$(nth 52 2)
+if [ "$r50" = "$r52" ] && [ "$r50" -ge 300 ] 2>/dev/null && [ "$r50" -le 60000 ]; then
+	pass metrics-reset-probe-ms
+else
+	fail metrics-reset-probe-ms "50 = $r50, 52 = $r52: expected the probe's reset, 300..60000 ms, max = avg"
+fi
+check_eq metrics-reset-zeros "0 0 |0 0 |0 0 |0 0 " "$(ids 51)|$(ids 53)|$(ids 54)|$(ids 55)"
+check_eq metrics-reset-window-restarts "0 0" "$r50b $r52b"
 check_eq metrics-cw11-err-count "$e1 1 " "$(echo "$m" | awk '$1 == 11 { print $2 }' | tr '\n' ' ')"
 check_eq metrics-cw13-version "$(cat /sys/module/neuron/version)" \
 	"$(echo "$m" | awk '$1 == 13 { print $2 }' | sort -u)"
 big=$(relay npe0 get blobs | awk '$2 > 128 || $2 < 1')
 check_eq metrics-blobs-fit "" "$big"
+
+# versions: a process writes ND 0 (runtime 2.25.1000), ND 1 (framework
+# 1.13.7, type 13: digit 3) and ND 2 (FAL 1.0.2) into its mapped slab and
+# posts twice (tick 0, tick 1) while alive, then exits; its versions go
+# out with the next post of each metric after the exit (180 on the next
+# tick 0, 190/191/195 on the next tick 1) and never again
+ver() { echo $(( ($1 << 48) | ($2 << 40) | ($3 << 32) | $4 )); }
+relay npe0 clear metrics >/dev/null
+check_eq metrics-versions-tick0 0 "$(cat $DBG/post_tick)"
+check_eq metrics-versions-live "ndsver: ok" \
+	"$(vm_pci ndsver $A $(ver 0 2 25 1000) $(ver 13 1 13 7) $(ver 0 1 0 2) 2 2>&1)"
+check metrics-post-after-exit sh -c "echo 1 > $DBG/post_now && echo 1 > $DBG/post_now &&
+	echo 1 > $DBG/post_now"
+check_eq metrics-versions-sequence \
+	"12,13,56,180 12,13,180,190,191,195,50,51,52,53,54,55 12,13,56,180 12,13,190,191,195,50,51,52,53,54,55 12,13,56 " \
+	"$(relay npe0 get blobs | awk '{ print $4 }' | tr '\n' ' ')"
+m=$(relay npe0 get metrics)
+check_eq metrics-versions-strings "2.25.1000 2.25.1000 2.25.1000 |1.13.7 1.13.7 |3 3 |1.0.2 1.0.2 " \
+	"$(ids 180)|$(ids 190)|$(ids 191)|$(ids 195)"
 
 # power utilization from the firmware's POWER words ([15:0] basis points,
 # [31:16] a sample counter): v2 (Trn1) reads one die's word, as the

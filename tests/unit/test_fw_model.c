@@ -199,6 +199,8 @@ static void post_blob(void **state)
 	static const u8 good[] = { 12, 3, '1', '2', '3', 13, 1, '9' };
 	static const u8 id_zero[] = { 0, 1, '1' };
 	static const u8 overrun[] = { 12, 5, '1' };
+	/* well-formed records, a value not in its metric's format (a version) */
+	static const u8 bad_value[] = { 13, 1, '9', 180, 3, '1', '.', '2' };
 	struct neuron_fw_model_answer a;
 	u8 big[NEURON_METRIC_BLOB_MAX + 1];	/* 43 records of 3 bytes */
 	struct fake f;
@@ -223,6 +225,12 @@ static void post_blob(void **state)
 	      0, &a);
 	assert_answer(&a, 13, NEURON_FWIO_FAIL, 0);
 	assert_true(a.bad_post);
+
+	serve(&f, 16, NEURON_FWIO_CMD_POST_TO_CW, bad_value, sizeof(bad_value),
+	      NEURON_FW_MODEL_NONE, 0, &a);
+	assert_answer(&a, 16, NEURON_FWIO_FAIL, 0);
+	assert_true(a.bad_post);
+	assert_int_equal(f.posts, 0);
 
 	serve(&f, 14, NEURON_FWIO_CMD_POST_TO_CW, good, 0, NEURON_FW_MODEL_NONE, 0, &a);
 	assert_answer(&a, 14, NEURON_FWIO_FAIL, 0);

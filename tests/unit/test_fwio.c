@@ -533,15 +533,28 @@ static void pack_all_ids_split(void **state)
 		.fw_io_err = UINT64_MAX,
 		.instance_id = "i-0123456789abcdef0-with-a-long-asset-tag-to-fill-the-63-bytes",
 		.driver_version = "2.99.1234567",
+		.perf_profile = 3,
+		.reset = { { UINT64_MAX, UINT64_MAX, 1, UINT64_MAX },
+			   { UINT64_MAX, UINT64_MAX, 1, UINT64_MAX } },
 	};
+	struct neuron_metric_hist ver[NEURON_METRIC_VERSIONS];
 	uint32_t n, blobs, i, total = 0;
 
 	(void)state;
 	memset(&st, 0, sizeof(st));
 	for (i = 0; i < 95; i++)
 		totals[i] = UINT64_MAX;
+	memset(ver, 0, sizeof(ver));
+	for (i = 0; i < NEURON_METRIC_VERSIONS; i++) {
+		neuron_metric_hist_add(&ver[i], UINT64_MAX, 2);
+		neuron_metric_hist_add(&ver[i], UINT64_MAX - 1, 1);
+	}
+	in.versions = ver;
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	/* 12, 13, 28 counters, 11, 250, 252: every id non-zero and present */
+	/*
+	 * 12, 13, 56, 8 version records, 28 counters, 11, 250, 252, 50..55:
+	 * every id non-zero and present
+	 */
 	assert_int_equal(n, NEURON_METRIC_MAX_RECS);
 	for (i = 0; i < n; i++) {
 		assert_int_not_equal(recs[i].id, 0);
@@ -659,6 +672,12 @@ static void commit_all(struct neuron_metric_state *st, const struct neuron_metri
 		neuron_metric_commit(st, &recs[i]);
 }
 
+/*
+ * Records of neuron_metric_build() that go out even at 0: 56 (tick 0) after
+ * 12 and 13, and the driver metrics 50..55 (tick 1) last.
+ */
+#define ZERO_RECS	7
+
 static void aggregation_deltas(void **state)
 {
 	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
@@ -674,13 +693,21 @@ static void aggregation_deltas(void **state)
 	(void)state;
 	memset(&st, 0, sizeof(st));
 
-	/* nothing happened: only the constants */
+	/* nothing happened: only the constants, 56 and the driver metrics, all 0 */
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 2 + ZERO_RECS);
 	assert_int_equal(recs[0].id, 12);
 	assert_memory_equal(recs[0].text, "sim", 3);
 	assert_int_equal(recs[1].id, 13);
 	assert_memory_equal(recs[1].text, "1.2.3", 5);
+	assert_int_equal(recs[2].id, 56);
+	assert_int_equal(recs[2].len, 1);
+	assert_memory_equal(recs[2].text, "0", 1);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(recs[3 + i].id, 50 + i);
+		assert_int_equal(recs[3 + i].len, 1);
+		assert_memory_equal(recs[3 + i].text, "0", 1);
+	}
 
 	/* counter k gets k + 1 events; each posts exactly its delta */
 	for (i = 0; i < NEURON_METRIC_COUNTERS; i++)
@@ -689,28 +716,28 @@ static void aggregation_deltas(void **state)
 	totals[13] = 999;	/* LATENCY_DEVICE: idem */
 	in.fw_io_err = 4;
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	assert_int_equal(n, 2 + NEURON_METRIC_COUNTERS + 1);
+	assert_int_equal(n, 2 + ZERO_RECS + NEURON_METRIC_COUNTERS + 1);
 	for (i = 0; i < NEURON_METRIC_COUNTERS; i++) {
 		assert_true(find_rec(recs, n, expected_counter_cw[i], &v) >= 0);
 		assert_int_equal(v, i + 1);
 	}
 	/* 11 after the first 17 counters, before OOB (220) */
-	assert_int_equal(find_rec(recs, n, 11, &v), 2 + 17);
+	assert_int_equal(find_rec(recs, n, 11, &v), 3 + 17);
 	assert_int_equal(v, 4);
-	assert_int_equal(recs[2].id, 200);
-	assert_int_equal(recs[2 + 18].id, 220);
+	assert_int_equal(recs[3].id, 200);
+	assert_int_equal(recs[3 + 18].id, 220);
 	commit_all(&st, recs, n);
 
 	/* a second post with no new events: constants only */
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 2 + ZERO_RECS);
 
 	/* new events on two counters and the FW-IO errors */
 	totals[2] += 10;	/* -> 214 */
 	totals[36] += 3;	/* -> 225 */
 	in.fw_io_err = 6;
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 5 + ZERO_RECS);
 	assert_true(find_rec(recs, n, 214, &v) >= 0);
 	assert_int_equal(v, 10);
 	assert_true(find_rec(recs, n, 225, &v) >= 0);
@@ -723,7 +750,7 @@ static void aggregation_deltas(void **state)
 	totals[36] += 1;
 	in.fw_io_err = 7;
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 4 + ZERO_RECS);
 	assert_int_equal(find_rec(recs, n, 214, &v), -1);
 	assert_true(find_rec(recs, n, 225, &v) >= 0);
 	assert_int_equal(v, 4);
@@ -734,7 +761,7 @@ static void aggregation_deltas(void **state)
 	/* a total that goes backwards is not reported (no wrap to 2^64 - x) */
 	totals[1] -= 1;
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 2 + ZERO_RECS);
 	assert_int_equal(neuron_metric_delta(5, 7), 0);
 	assert_int_equal(neuron_metric_delta(7, 5), 2);
 	assert_true(neuron_metric_delta(UINT64_MAX, 0) == UINT64_MAX);
@@ -743,31 +770,63 @@ static void aggregation_deltas(void **state)
 	in.feature_bitmap = 0x15;
 	in.cluster_id = 77;
 	n = neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS);
-	assert_int_equal(n, 4);
-	assert_int_equal(recs[2].id, 250);
-	assert_memory_equal(recs[2].text, "21", 2);
-	assert_int_equal(recs[3].id, 252);
-	assert_memory_equal(recs[3].text, "77", 2);
+	assert_int_equal(n, 4 + ZERO_RECS);
+	assert_int_equal(recs[3].id, 250);
+	assert_memory_equal(recs[3].text, "21", 2);
+	assert_int_equal(recs[4].id, 252);
+	assert_memory_equal(recs[4].text, "77", 2);
+	/* never the vendor's duplicate of the bitmap under id 0, nor 251 */
+	assert_int_equal(find_rec(recs, n, 0, &v), -1);
+	assert_int_equal(find_rec(recs, n, 251, &v), -1);
 }
 
 /*
  * The reference's tick sets (nds-sysfs-metrics.md 3.2, written out again):
- * 12 and 13 on every tick; on tick 0 the first 17 counters, 11, then 220;
- * on tick 1 the EXT counters, 250 and 252.
+ * 12 and 13 on every tick (and 180/181 when a runtime version is known);
+ * on tick 0 56, the first 17 counters, 11, then 220; on tick 1 the EXT
+ * counters, 250, 252 and the driver metrics 50..55.
  */
 static const uint8_t tick0_ids[] = {
-	12, 13,
+	12, 13, 56,
 	200, 201, 205, 212, 215, 216, 217, 206, 218, 214, 213, 219, 204, 208, 207, 202, 209,
 	11, 220,
 };
 static const uint8_t tick1_ids[] = {
 	12, 13, 221, 222, 223, 224, 253, 225, 226, 227, 228, 229, 250, 252,
+	50, 51, 52, 53, 54, 55,
 };
+/* the same with every version metric holding two typed values */
+static const uint8_t tick0_ver_ids[] = {
+	12, 13, 56, 180, 181,
+	200, 201, 205, 212, 215, 216, 217, 206, 218, 214, 213, 219, 204, 208, 207, 202, 209,
+	11, 220,
+};
+static const uint8_t tick1_ver_ids[] = {
+	12, 13, 180, 181, 190, 191, 192, 193, 195, 196,
+	221, 222, 223, 224, 253, 225, 226, 227, 228, 229, 250, 252,
+	50, 51, 52, 53, 54, 55,
+};
+
+#define VER(type, maj, min, build) \
+	((uint64_t)(type) << 48 | (uint64_t)(maj) << 40 | (uint64_t)(min) << 32 | (build))
+
+/* Every version metric with two values, the framework's typed. */
+static void fill_versions(struct neuron_metric_hist *ver)
+{
+	memset(ver, 0, NEURON_METRIC_VERSIONS * sizeof(*ver));
+	neuron_metric_hist_add(&ver[0], VER(0, 2, 25, 1000), 2);
+	neuron_metric_hist_add(&ver[0], VER(0, 2, 24, 9), 1);
+	neuron_metric_hist_add(&ver[1], VER(13, 1, 13, 7), 1);
+	neuron_metric_hist_add(&ver[1], VER(2, 2, 1, 0), 3);
+	neuron_metric_hist_add(&ver[2], VER(0, 1, 0, 1), 1);
+	neuron_metric_hist_add(&ver[2], VER(0, 1, 0, 2), 1);
+}
 
 static void fill_everything(struct neuron_metric_input *in, uint64_t *totals, uint64_t v)
 {
 	uint32_t i;
 
+	memset(in, 0, sizeof(*in));
 	for (i = 0; i < 95; i++)
 		totals[i] = v;
 	in->nc_total = totals;
@@ -785,8 +844,8 @@ static void tick_sets(void **state)
 	struct neuron_metric_state st;
 	struct neuron_metric_input in;
 	uint64_t totals[95];
-	static const uint8_t never[] = { 0, 1, 50, 51, 52, 53, 54, 55, 56, 180, 181, 190, 195,
-					 203, 251, 255 };
+	static const uint8_t never[] = { 0, 1, 49, 57, 179, 182, 189, 194, 197, 203, 251, 255 };
+	struct neuron_metric_hist ver[NEURON_METRIC_VERSIONS];
 	uint32_t n, i;
 
 	(void)state;
@@ -799,6 +858,10 @@ static void tick_sets(void **state)
 		assert_int_equal(neuron_metric_id_ticks(tick1_ids[i]), NEURON_METRIC_TICK_1);
 	for (i = 0; i < sizeof(never); i++)
 		assert_int_equal(neuron_metric_id_ticks(never[i]), 0);
+	assert_int_equal(neuron_metric_id_ticks(180), NEURON_METRIC_TICK_ALWAYS);
+	assert_int_equal(neuron_metric_id_ticks(181), NEURON_METRIC_TICK_ALWAYS);
+	for (i = 190; i <= 196; i++)
+		assert_int_equal(neuron_metric_id_ticks((uint8_t)i), i == 194 ? 0 : NEURON_METRIC_TICK_1);
 
 	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
 	assert_int_equal(n, sizeof(tick0_ids));
@@ -813,6 +876,20 @@ static void tick_sets(void **state)
 			 sizeof(tick0_ids) + sizeof(tick1_ids) - 2);
 	/* an out-of-range tick selects nothing */
 	assert_int_equal(neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 2), 0);
+
+	/* with versions: 180/181 on both ticks, 190..196 on tick 1, in table order */
+	fill_versions(ver);
+	in.versions = ver;
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
+	assert_int_equal(n, sizeof(tick0_ver_ids));
+	for (i = 0; i < n; i++)
+		assert_int_equal(recs[i].id, tick0_ver_ids[i]);
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	assert_int_equal(n, sizeof(tick1_ver_ids));
+	for (i = 0; i < n; i++)
+		assert_int_equal(recs[i].id, tick1_ver_ids[i]);
+	assert_int_equal(neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS),
+			 sizeof(tick0_ver_ids) + sizeof(tick1_ver_ids) - 4);
 }
 
 static void pack_one_leaves_out(void **state)
@@ -883,7 +960,7 @@ static void ticks_carry_over(void **state)
 	in.cluster_id = 0;
 	in.feature_bitmap = 0;
 	for (post = 0; post < 16; post++) {
-		uint32_t tick = post % 2, counters = 0;
+		uint32_t tick = post % 2, counters = 0, resets = 0;
 
 		n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, tick);
 		len = neuron_metric_pack_one(recs, n, blob, sizeof(blob), packed);
@@ -894,25 +971,33 @@ static void ticks_carry_over(void **state)
 				continue;
 			neuron_metric_commit(&st, &recs[i]);
 			seen[recs[i].id]++;
-			if (recs[i].id != 12 && recs[i].id != 13 && recs[i].id != 11)
+			if (recs[i].slot >= 0 && recs[i].slot < NEURON_METRIC_COUNTERS)
 				counters++;
+			if (recs[i].id >= 50 && recs[i].id <= 55)
+				resets++;
 		}
-		/* 12, 13 (3 + 7 bytes), then 5 x 21 bytes: 115, and 11 (3) fits too */
+		/*
+		 * tick 0: 12, 13, 56 (5 + 7 + 3 bytes), then 5 x 21 bytes: 120,
+		 * and 11 (3) fits too; tick 1: 12, 13, 5 x 21: 117, and 3 of
+		 * the 3-byte driver metrics
+		 */
 		if (post < 5)
 			assert_int_equal(counters, 5);
+		if (post < 5 && tick)
+			assert_int_equal(resets, 3);
 	}
 	for (i = 0; i < sizeof(tick0_ids); i++)
-		assert_int_equal(seen[tick0_ids[i]], i < 2 ? 16 : 1);
-	for (i = 2; i < sizeof(tick1_ids) - 2; i++)
+		assert_int_equal(seen[tick0_ids[i]], i < 3 ? 16 - 8 * (i == 2) : 1);
+	for (i = 2; i < sizeof(tick1_ids) - 8; i++)
 		assert_int_equal(seen[tick1_ids[i]], 1);
 	/* a new FW-IO error: not on tick 1, then once on tick 0 */
 	in.fw_io_err = 8;
 	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
-	assert_int_equal(n, 2);
+	assert_int_equal(n, 2 + 6);
 	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
-	assert_int_equal(n, 3);
-	assert_int_equal(recs[2].id, 11);
-	assert_memory_equal(recs[2].text, "1", 1);
+	assert_int_equal(n, 4);
+	assert_int_equal(recs[3].id, 11);
+	assert_memory_equal(recs[3].text, "1", 1);
 }
 
 static void build_respects_max(void **state)
@@ -925,18 +1010,286 @@ static void build_respects_max(void **state)
 		.feature_bitmap = 1, .cluster_id = 1,
 		.instance_id = "sim", .driver_version = "1",
 	};
+	struct neuron_metric_hist ver[NEURON_METRIC_VERSIONS];
 	uint32_t m;
 
 	(void)state;
 	memset(&st, 0, sizeof(st));
 	for (m = 0; m < 95; m++)
 		totals[m] = 5;
+	fill_versions(ver);
+	in.versions = ver;
 	for (m = 0; m <= NEURON_METRIC_MAX_RECS; m++)
 		assert_int_equal(neuron_metric_build(&in, &st, recs, m), m);
 	/* short totals array: ids past it read as 0 */
 	in.nc_ids = 31;
 	assert_int_equal(neuron_metric_build(&in, &st, recs, NEURON_METRIC_MAX_RECS),
-			 2 + 18 + 1 + 2);
+			 2 + 1 + 8 + 18 + 1 + 2 + 6);
+}
+
+/* ---- version metrics, driver metrics ---------------------------------------- */
+
+static void version_histogram(void **state)
+{
+	struct neuron_metric_hist h, copy;
+	uint64_t top[NEURON_METRIC_VERSION_TOP];
+	uint32_t i;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(neuron_metric_hist_top(&h, top), 0);
+	/* zero is no version */
+	neuron_metric_hist_add(&h, 0, 5);
+	assert_int_equal(neuron_metric_hist_top(&h, top), 0);
+	/* a repeat counts up; the most used first */
+	neuron_metric_hist_add(&h, 7, 1);
+	neuron_metric_hist_add(&h, 9, 1);
+	neuron_metric_hist_add(&h, 9, 1);
+	assert_int_equal(neuron_metric_hist_top(&h, top), 2);
+	assert_true(top[0] == 9 && top[1] == 7);
+	neuron_metric_hist_add(&h, 7, 2);
+	assert_int_equal(neuron_metric_hist_top(&h, top), 2);
+	assert_true(top[0] == 7 && top[1] == 9);
+	/* equal counts: the higher value first, whatever the slot */
+	neuron_metric_hist_add(&h, 8, 2);
+	neuron_metric_hist_add(&h, 9, 1);
+	assert_int_equal(neuron_metric_hist_top(&h, top), 2);
+	assert_true(top[0] == 9 && top[1] == 7);
+
+	/* 8 slots: a ninth value replaces the least used (the first of equals) */
+	memset(&h, 0, sizeof(h));
+	for (i = 0; i < NEURON_METRIC_HIST_SLOTS; i++)
+		neuron_metric_hist_add(&h, 100 + i, 2 + (i != 3));
+	neuron_metric_hist_add(&h, 500, 1);
+	for (i = 0; i < NEURON_METRIC_HIST_SLOTS; i++)
+		assert_true(h.value[i] != 103);
+	assert_true(h.value[3] == 500 && h.count[3] == 1);
+	neuron_metric_hist_add(&h, 501, 1);	/* replaces 500, now the least used */
+	assert_true(h.value[3] == 501);
+
+	/* sub: what was delivered goes, what came since stays */
+	memset(&h, 0, sizeof(h));
+	neuron_metric_hist_add(&h, 7, 2);
+	neuron_metric_hist_add(&h, 8, 1);
+	copy = h;
+	neuron_metric_hist_add(&h, 7, 1);
+	neuron_metric_hist_add(&h, 6, 1);
+	neuron_metric_hist_sub(&h, &copy);
+	assert_int_equal(neuron_metric_hist_top(&h, top), 2);
+	assert_true(top[0] == 7 && top[1] == 6);
+	neuron_metric_hist_sub(&h, &h);
+	assert_int_equal(neuron_metric_hist_top(&h, top), 0);
+	/* merge adds counts */
+	neuron_metric_hist_add(&h, 4, 1);
+	neuron_metric_hist_add(&copy, 4, 3);
+	neuron_metric_hist_merge(&h, &copy);
+	assert_int_equal(neuron_metric_hist_top(&h, top), 2);
+	assert_true(top[0] == 4 && top[1] == 7);
+}
+
+static int rec_is(const struct neuron_metric_rec *r, uint8_t id, const char *text)
+{
+	return r->id == id && r->len == strlen(text) && !memcmp(r->text, text, r->len);
+}
+
+static void version_records(void **state)
+{
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_hist ver[NEURON_METRIC_VERSIONS];
+	struct neuron_metric_state st;
+	uint64_t totals[95] = { 0 };
+	struct neuron_metric_input in = {
+		.nc_total = totals, .nc_ids = 95,
+		.instance_id = "sim", .driver_version = "1",
+		.versions = ver,
+	};
+	char buf[NEURON_METRIC_VERSION_LEN];
+	uint32_t n;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(neuron_metric_version_str(VER(7, 2, 25, 1000), buf), 9);
+	assert_memory_equal(buf, "2.25.1000", 9);
+	assert_int_equal(neuron_metric_version_str(VER(0xFFFF, 255, 255, 4294967295u), buf),
+			 NEURON_METRIC_VERSION_LEN);
+	assert_memory_equal(buf, "255.255.4294967295", NEURON_METRIC_VERSION_LEN);
+	assert_int_equal(neuron_metric_version_str(0, buf), 5);
+	assert_memory_equal(buf, "0.0.0", 5);
+	assert_int_equal(neuron_metric_version_type(VER(13, 1, 0, 0)), 3);
+	assert_int_equal(neuron_metric_version_type(VER(20, 1, 0, 0)), 0);
+	assert_true(neuron_metric_version_bare(VER(4, 0, 0, 0)));
+	assert_false(neuron_metric_version_bare(VER(4, 0, 0, 1)));
+
+	fill_versions(ver);
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	/* 12, 13, then 180/181, 190..193, 195/196, then 50..55 */
+	assert_int_equal(n, 2 + 8 + 6);
+	assert_true(rec_is(&recs[2], 180, "2.25.1000"));	/* seen twice */
+	assert_true(rec_is(&recs[3], 181, "2.24.9"));
+	assert_true(rec_is(&recs[4], 190, "2.1.0"));		/* seen 3 times, type 2 */
+	assert_true(rec_is(&recs[5], 191, "2"));
+	assert_true(rec_is(&recs[6], 192, "1.13.7"));		/* type 13 % 10 */
+	assert_true(rec_is(&recs[7], 193, "3"));
+	assert_true(rec_is(&recs[8], 195, "1.0.2"));		/* equal counts: higher first */
+	assert_true(rec_is(&recs[9], 196, "1.0.1"));
+	assert_int_equal(recs[2].group, NEURON_METRIC_GRP_VER(0));
+	assert_int_equal(recs[5].group, NEURON_METRIC_GRP_VER(1));
+	assert_int_equal(recs[9].group, NEURON_METRIC_GRP_VER(2));
+	assert_int_equal(recs[9].slot, NEURON_METRIC_SLOT_NONE);
+
+	/*
+	 * framework: type 0 posts no type; a version zero apart from its type
+	 * posts the type alone (at its value's id + 1); the runtime and FAL
+	 * never post a type, and nothing for a value with no version part
+	 */
+	memset(ver, 0, sizeof(ver));
+	neuron_metric_hist_add(&ver[1], VER(10, 3, 0, 5), 2);
+	neuron_metric_hist_add(&ver[1], VER(4, 0, 0, 0), 1);
+	neuron_metric_hist_add(&ver[0], VER(5, 1, 2, 3), 1);
+	neuron_metric_hist_add(&ver[2], VER(5, 0, 0, 0), 1);
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	assert_int_equal(n, 2 + 3 + 6);
+	assert_true(rec_is(&recs[2], 180, "1.2.3"));
+	assert_true(rec_is(&recs[3], 190, "3.0.5"));
+	assert_true(rec_is(&recs[4], 193, "4"));
+	assert_int_equal(recs[5].id, 50);
+	/* tick 0: the runtime's only */
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
+	assert_int_equal(n, 4);
+	assert_true(rec_is(&recs[2], 56, "0"));
+	assert_true(rec_is(&recs[3], 180, "1.2.3"));
+	in.perf_profile = 2;
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
+	assert_true(rec_is(&recs[2], 56, "2"));
+}
+
+static void reset_window(void **state)
+{
+	struct neuron_metric_reset_window w, w2;
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_state st;
+	uint64_t totals[95] = { 0 };
+	struct neuron_metric_input in = {
+		.nc_total = totals, .nc_ids = 95,
+		.instance_id = "sim", .driver_version = "1",
+	};
+	uint32_t n;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(neuron_metric_reset_avg(&w), 0);
+	neuron_metric_reset_sample(&w, 300);
+	neuron_metric_reset_sample(&w, 500);
+	neuron_metric_reset_sample(&w, 401);
+	neuron_metric_reset_failure(&w);
+	assert_true(w.max_ms == 500 && w.count == 3 && w.failures == 1);
+	assert_int_equal(neuron_metric_reset_avg(&w), 400);
+	memset(&w2, 0, sizeof(w2));
+	neuron_metric_reset_sample(&w2, 900);
+	neuron_metric_reset_failure(&w2);
+	neuron_metric_reset_merge(&w2, &w);
+	assert_true(w2.max_ms == 900 && w2.count == 4 && w2.total_ms == 2101 && w2.failures == 2);
+
+	in.reset[NEURON_METRIC_RESET_DEV] = w2;
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	assert_int_equal(n, 8);
+	assert_true(rec_is(&recs[2], 50, "900"));
+	assert_true(rec_is(&recs[3], 51, "0"));
+	assert_true(rec_is(&recs[4], 52, "525"));
+	assert_true(rec_is(&recs[5], 53, "0"));
+	assert_true(rec_is(&recs[6], 54, "2"));
+	assert_true(rec_is(&recs[7], 55, "0"));
+	assert_int_equal(recs[6].group,
+			 NEURON_METRIC_GRP_RESET(NEURON_METRIC_RESET_DEV, NEURON_METRIC_RESET_FAIL));
+
+	neuron_metric_reset_clear(&w2, NEURON_METRIC_RESET_MAX);
+	assert_true(w2.max_ms == 0 && w2.count == 4);
+	neuron_metric_reset_clear(&w2, NEURON_METRIC_RESET_AVG);
+	assert_true(w2.total_ms == 0 && w2.count == 0 && w2.failures == 2);
+	neuron_metric_reset_clear(&w2, NEURON_METRIC_RESET_FAIL);
+	assert_true(w2.failures == 0);
+}
+
+static void delivered_groups(void **state)
+{
+	struct neuron_metric_rec recs[NEURON_METRIC_MAX_RECS];
+	struct neuron_metric_hist ver[NEURON_METRIC_VERSIONS];
+	struct neuron_metric_state st;
+	uint64_t totals[95] = { 0 };
+	struct neuron_metric_input in = {
+		.nc_total = totals, .nc_ids = 95,
+		.instance_id = "sim", .driver_version = "1",
+		.versions = ver,
+	};
+	uint8_t packed[NEURON_METRIC_MAX_RECS];
+	uint32_t n, all_ver = 0, all_reset = 0, k, f, d;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	for (k = 0; k < NEURON_METRIC_VERSIONS; k++)
+		all_ver |= NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_VER(k));
+	for (k = 0; k < NEURON_METRIC_RESET_KINDS; k++)
+		for (f = 0; f < NEURON_METRIC_RESET_FIELDS; f++)
+			all_reset |= NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_RESET(k, f));
+	assert_int_equal(all_ver & all_reset, 0);
+
+	fill_versions(ver);
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	memset(packed, 1, sizeof(packed));
+	assert_int_equal(neuron_metric_delivered(recs, n, packed, 1), all_ver | all_reset);
+	/* 192 left out: the framework's values are not delivered, 51 not either */
+	packed[6] = 0;
+	packed[11] = 0;
+	d = neuron_metric_delivered(recs, n, packed, 1);
+	assert_int_equal(d & NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_VER(1)), 0);
+	assert_int_not_equal(d & NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_VER(0)), 0);
+	assert_int_not_equal(d & NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_VER(2)), 0);
+	assert_int_equal(recs[11].id, 51);
+	assert_int_equal(d & NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_RESET(1, 0)), 0);
+	assert_int_not_equal(d & NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_RESET(0, 0)), 0);
+
+	/* tick 0: only the runtime's versions are due; no driver metric */
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 0);
+	memset(packed, 1, sizeof(packed));
+	assert_int_equal(neuron_metric_delivered(recs, n, packed, 0),
+			 NEURON_METRIC_GRP_BIT(NEURON_METRIC_GRP_VER(0)));
+	/* a due metric with no record (nothing to post) is delivered with the blob */
+	memset(ver, 0, sizeof(ver));
+	n = neuron_metric_build_tick(&in, &st, recs, NEURON_METRIC_MAX_RECS, 1);
+	memset(packed, 1, sizeof(packed));
+	assert_int_equal(neuron_metric_delivered(recs, n, packed, 1), all_ver | all_reset);
+}
+
+static void value_formats(void **state)
+{
+	static const struct {
+		uint8_t id;
+		const char *v;
+		bool ok;
+	} cases[] = {
+		{ 180, "2.25.1000", true }, { 181, "255.255.4294967295", true },
+		{ 190, "0.0.0", true }, { 192, "1.2.3", true }, { 195, "1.0.2", true },
+		{ 196, "1.0.2", true },
+		{ 180, "256.0.1", false }, { 180, "1.2", false }, { 180, "1.2.3.4", false },
+		{ 180, "1..3", false }, { 180, "1.2.4294967296", false }, { 180, "12", false },
+		{ 195, "a.b.c", false }, { 190, ".1.2", false }, { 190, "1.2.", false },
+		{ 191, "3", true }, { 193, "9", true }, { 191, "0", false }, { 191, "12", false },
+		{ 193, "x", false },
+		{ 50, "0", true }, { 52, "18446744073709551615", true }, { 55, "-1", false },
+		{ 56, "2", true }, { 56, "2.0", false }, { 200, "17", true }, { 200, "1.2.3", false },
+		{ 11, "4", true }, { 250, "21", true }, { 252, "x", false },
+		{ 12, "i-0123 abc", true }, { 13, "2.1.0", true }, { 12, "a\tb", false },
+		{ 99, "anything", true },
+	};
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(neuron_metric_value_ok(cases[i].id, (const uint8_t *)cases[i].v,
+							(uint8_t)strlen(cases[i].v)),
+				 cases[i].ok);
+	assert_false(neuron_metric_value_ok(50, (const uint8_t *)"", 0));
 }
 
 int main(void)
@@ -963,6 +1316,11 @@ int main(void)
 		cmocka_unit_test(tick_sets),
 		cmocka_unit_test(pack_one_leaves_out),
 		cmocka_unit_test(ticks_carry_over),
+		cmocka_unit_test(version_histogram),
+		cmocka_unit_test(version_records),
+		cmocka_unit_test(reset_window),
+		cmocka_unit_test(delivered_groups),
+		cmocka_unit_test(value_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: FW-IO mailbox (module parameters, debugfs knobs, every fault
 # mode at each call site, bounded waits, sequence numbers) and the metrics
-# post (deltas, metric 11, 12/13, blob bound, cadence, unload while hung).
+# post (deltas, metric 11, 12/13, 56, the versions 180..196 from mapped
+# slabs of live and exited processes, the reset metrics 50..55, blob bound,
+# cadence, unload while hung).
 SUITE=fwio
-PLAN=80
+PLAN=84
 . /tests/lib.sh
 
 # Out-of-range parameters are refused at load, naming the range.
@@ -111,7 +113,11 @@ elif [ "$min_gap" -lt $((period - 11)) ] || [ "$median" -gt $((period * 3 / 2)) 
 else
 	pass periodic-cadence
 fi
-check_eq periodic-only-constants "" "$(grep -v '^1[23] ' $D/posted)"
+# nothing happened: 12, 13, and what goes out even at 0: 56 (no profile
+# set) on tick 0, 50..55 (no reset) on tick 1
+check_eq periodic-only-constants "" "$(grep -v -E '^(1[23] |56 0$|5[0-5] 0$)' $D/posted)"
+check_eq periodic-zero-metrics "50 51 52 53 54 55 56" \
+	"$(awk '$1 >= 50 && $1 <= 56 { print $1 }' $D/posted | sort -un | tr '\n' ' ' | sed 's/ $//')"
 check_eq periodic-blob-sizes "" "$(awk '$1 > 128 || $1 < 1' $D/posted_blobs)"
 
 # A hung firmware does not hold up unload: the worker's exchange aborts at

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -605,8 +606,20 @@ static int find_id(const struct posted *p, unsigned int id)
 	return found;
 }
 
+/* The tick the next post uses (fw/post_tick), -1 if unreadable. */
+static int next_tick(int dev)
+{
+	char buf[16];
+
+	if (vt_dbg_read(dev, "fw/post_tick", buf, sizeof(buf)))
+		return -1;
+	if (buf[0] != '0' && buf[0] != '1')
+		return -1;
+	return buf[0] - '0';
+}
+
 /* Post, return the decoded records of exactly that post. */
-static int post_and_read(int dev, struct posted *p)
+static int post_and_read_all(int dev, struct posted *p)
 {
 	int ret;
 
@@ -618,24 +631,58 @@ static int post_and_read(int dev, struct posted *p)
 	return read_posted(dev, p);
 }
 
+/* Posted on every tick 0 (56) or tick 1 (50..55), even at 0. */
+static int always_posted(unsigned int id)
+{
+	return id == 56 || (id >= 50 && id <= 55);
+}
+
+/*
+ * post_and_read_all() less the records a post of its tick always carries:
+ * 56 (the profile, tick 0) and 50..55 (the driver metrics, tick 1), each
+ * checked to be there, in place, as a decimal number. A post without
+ * events then reads as 12 and 13 only.
+ */
+static int post_and_read(int dev, struct posted *p)
+{
+	int tick = next_tick(dev), ret;
+	unsigned int i, k = 0, fixed = 0;
+
+	ret = post_and_read_all(dev, p);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->n; i++) {
+		if (always_posted(p->id[i])) {
+			char *end;
+
+			strtoull(p->val[i], &end, 10);
+			if (!p->val[i][0] || *end)
+				return -EBADMSG;
+			if ((tick == 0) != (p->id[i] == 56))
+				return -EPROTO;
+			/* in definition order: 56 after 13, 50..55 last */
+			if (p->id[i] == 56 ? i != 2 : i + 6 - fixed != p->n ||
+			    p->id[i] != 50 + fixed)
+				return -EPROTO;
+			fixed++;
+			continue;
+		}
+		p->id[k] = p->id[i];
+		memcpy(p->val[k], p->val[i], sizeof(p->val[0]));
+		k++;
+	}
+	if (fixed != (tick ? 6u : 1u))
+		return -ENOMSG;
+	p->n = k;
+	return 0;
+}
+
 static int driver_version(char *buf, size_t len)
 {
 	if (vt_read_file("/sys/module/neuron/version", buf, len))
 		return -1;
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
-}
-
-/* The tick the next post uses (fw/post_tick), -1 if unreadable. */
-static int next_tick(int dev)
-{
-	char buf[16];
-
-	if (vt_dbg_read(dev, "fw/post_tick", buf, sizeof(buf)))
-		return -1;
-	if (buf[0] != '0' && buf[0] != '1')
-		return -1;
-	return buf[0] - '0';
 }
 
 /*
@@ -830,8 +877,10 @@ static int id_tick(unsigned int id)
 		return 2;
 	if (id == 11)
 		return 0;
-	if (id == 250 || id == 252)
+	if (id == 250 || id == 252 || (id >= 50 && id <= 55))
 		return 1;
+	if (id == 56)
+		return 0;
 	for (i = 0; i < 28; i++)
 		if (cw_ids[i] == id)
 			return i < TICK0_COUNTERS ? 0 : 1;
@@ -869,7 +918,8 @@ static int metrics_one_blob_per_tick(void)
 		unsigned int left_t0 = 0;
 
 		VT_ASSERT(next_tick(0) == tick, "post %u: post_tick %d", post, next_tick(0));
-		ret = post_and_read(0, &p);
+		/* the full blob may leave 50..55 out: every record as posted */
+		ret = post_and_read_all(0, &p);
 		VT_ASSERT(ret == 0, "post %u: %s", post, vt_err_name(ret));
 		VT_ASSERT(vt_dbg_read(0, "fw/posted_blobs", blobs, sizeof(blobs)) == 0, "blobs");
 		VT_ASSERT(sscanf(blobs, "%u %u", &len, &recs) == 2, "blobs '%s'", blobs);
@@ -883,6 +933,8 @@ static int metrics_one_blob_per_tick(void)
 			VT_ASSERT(k == tick, "post %u (tick %d) carries %u (tick %d)", post, tick,
 				  p.id[i], k);
 			seen[p.id[i]]++;
+			if (always_posted(p.id[i]))
+				continue;
 			if (p.id[i] == 250) {
 				bits++;
 				VT_ASSERT(!strcmp(p.val[i], "5"), "250 = %s", p.val[i]);
@@ -954,6 +1006,212 @@ static int metrics_failed_post_carries_over(void)
 	return 0;
 }
 
+/* ---- 56, the version metrics, the driver metrics ---------------------------- */
+
+/* The value of the only record @id of @p, "" when there is none (or several). */
+static const char *val_of(const struct posted *p, unsigned int id)
+{
+	int i = find_id(p, id);
+
+	return i >= 0 ? p->val[i] : (i == -2 ? "(twice)" : "");
+}
+
+/* 56 is the profile the last successful SET_POWER_PROFILE set, on tick 0 only. */
+static int metrics_profile(void)
+{
+	struct posted p;
+	int fd = vt_open_dev(0), ret;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(flush_to_tick(0, 0) == 0, "flush");
+	VT_ASSERT(vt_fw_power(fd, 2) == 0, "profile 2");
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && p.id[2] == 56 && !strcmp(p.val[2], "2"), "tick 0: 56 = '%s'",
+		  val_of(&p, 56));
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && find_id(&p, 56) == -1, "56 on tick 1");
+	/* refused by firmware: the device still runs profile 2 */
+	VT_ASSERT(vt_fw_power(fd, 9) == -EIO, "profile 9");
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && !strcmp(val_of(&p, 56), "2"), "after a refused set: 56 = '%s'",
+		  val_of(&p, 56));
+	VT_ASSERT(flush_to_tick(0, 0) == 0, "flush");
+	VT_ASSERT(vt_fw_power(fd, 0) == 0, "profile 0");
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && !strcmp(val_of(&p, 56), "0"), "56 = '%s'", val_of(&p, 56));
+	close(fd);
+	return 0;
+}
+
+#define VER(type, maj, min, build) \
+	((uint64_t)(type) << 48 | (uint64_t)(maj) << 40 | (uint64_t)(min) << 32 | (uint64_t)(build))
+
+/* Claim a slab through @fd and write ND 0, 1, 2 (the versions) through its mapping. */
+static int write_versions(int fd, uint64_t rt, uint64_t fw, uint64_t fal)
+{
+	struct neuron_nds_acquire q;
+	volatile uint64_t *slab;
+
+	memset(&q, 0, sizeof(q));
+	q.size = sizeof(q);
+	if (ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q))
+		return -errno;
+	slab = mmap(NULL, q.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    (off_t)q.mmap_offset);
+	if (slab == MAP_FAILED)
+		return -errno;
+	slab[neuron_nds_nd_offset(NDS_ND_COUNTER_RUNTIME_VERSION) / 8] = rt;
+	slab[neuron_nds_nd_offset(NDS_ND_COUNTER_FRAMEWORK_VERSION) / 8] = fw;
+	slab[neuron_nds_nd_offset(NDS_ND_COUNTER_FAL_VERSION) / 8] = fal;
+	/* the mapping goes; the slab stays the process's until its last close */
+	munmap((void *)slab, q.mmap_size);
+	return 0;
+}
+
+/*
+ * Versions written by two live processes into their mapped slabs go out as
+ * "major.minor.build" (the framework's type digit in the next id), the most
+ * used first (equal counts: the higher version); those of a process that
+ * exited go out with the next delivered post of their metric, also after
+ * a failed post, and then no more.
+ */
+static int metrics_versions(void)
+{
+	const uint64_t rt_child = VER(0, 2, 25, 1000), fw_child = VER(13, 1, 13, 7);
+	const uint64_t fal_child = VER(0, 1, 0, 2);
+	const uint64_t rt_self = VER(0, 2, 24, 9), fw_self = VER(4, 0, 0, 0);
+	int go[2], ready[2], fd, ret, st;
+	struct posted p;
+	char c = 0;
+	pid_t pid;
+
+	VT_ASSERT(pipe(go) == 0 && pipe(ready) == 0, "pipes");
+	pid = fork();
+	VT_ASSERT(pid >= 0, "fork");
+	if (!pid) {
+		int cfd = vt_open_dev(0);
+
+		close(go[1]);
+		close(ready[0]);
+		c = cfd >= 0 && !write_versions(cfd, rt_child, fw_child, fal_child);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);	/* the last close: the slab is released */
+	}
+	close(go[0]);
+	close(ready[1]);
+	VT_ASSERT(read(ready[0], &c, 1) == 1 && c == 1, "the child did not write its versions");
+	fd = vt_open_dev(0);
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT((ret = write_versions(fd, rt_self, fw_self, 0)) == 0, "own versions: %s",
+		  vt_err_name(ret));
+	VT_ASSERT(flush_to_tick(0, 0) == 0, "flush");
+
+	/* tick 0: the runtime's two, after 56 */
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
+	VT_ASSERT(p.n >= 5 && p.id[3] == 180 && !strcmp(p.val[3], "2.25.1000") &&
+		  p.id[4] == 181 && !strcmp(p.val[4], "2.24.9"),
+		  "tick 0: 180 '%s' 181 '%s'", val_of(&p, 180), val_of(&p, 181));
+	VT_ASSERT(find_id(&p, 190) == -1 && find_id(&p, 195) == -1, "framework/FAL on tick 0");
+	/* tick 1: 180, 181, the child's framework 1.13.7 type 3, ours type 4 alone, FAL */
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
+	VT_ASSERT(p.n >= 8 && p.id[2] == 180 && p.id[3] == 181 && p.id[4] == 190 &&
+		  p.id[5] == 191 && p.id[6] == 193 && p.id[7] == 195,
+		  "tick 1 ids %u %u %u %u %u %u", p.id[2], p.id[3], p.id[4], p.id[5], p.id[6],
+		  p.id[7]);
+	VT_ASSERT(!strcmp(p.val[4], "1.13.7") && !strcmp(p.val[5], "3") && !strcmp(p.val[6], "4") &&
+		  !strcmp(p.val[7], "1.0.2") && find_id(&p, 192) == -1 && find_id(&p, 196) == -1,
+		  "190 '%s' 191 '%s' 193 '%s' 195 '%s'", p.val[4], p.val[5], p.val[6], p.val[7]);
+
+	/* the child exits; the next post (tick 0) fails: nothing of it is lost */
+	VT_ASSERT(write(go[1], &c, 1) == 1, "go");
+	VT_ASSERT(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st), "child %#x",
+		  st);
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "fail 0") == 0, "arm");
+	VT_ASSERT(post_now(0) == -EIO, "failed post");
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "none") == 0, "disarm");
+	/* tick 1: the exited child's versions still go out, with ours */
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
+	VT_ASSERT(!strcmp(val_of(&p, 180), "2.25.1000") && !strcmp(val_of(&p, 181), "2.24.9") &&
+		  !strcmp(val_of(&p, 190), "1.13.7") && !strcmp(val_of(&p, 191), "3") &&
+		  !strcmp(val_of(&p, 193), "4") && !strcmp(val_of(&p, 195), "1.0.2"),
+		  "after the exit: 180 '%s' 181 '%s' 190 '%s' 195 '%s'", val_of(&p, 180),
+		  val_of(&p, 181), val_of(&p, 190), val_of(&p, 195));
+	/* delivered: from now on only ours */
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && !strcmp(val_of(&p, 180), "2.24.9") && find_id(&p, 181) == -1,
+		  "tick 0 after delivery: 180 '%s' 181 '%s'", val_of(&p, 180), val_of(&p, 181));
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && !strcmp(val_of(&p, 191), "4") && find_id(&p, 190) == -1 &&
+		  find_id(&p, 192) == -1 && find_id(&p, 195) == -1,
+		  "tick 1 after delivery: 190 '%s' 191 '%s' 195 '%s'", val_of(&p, 190),
+		  val_of(&p, 191), val_of(&p, 195));
+	/* we exit too (our last close): ours go out once more, then none */
+	close(fd);
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && !strcmp(val_of(&p, 180), "2.24.9"), "after our close: 180 '%s'",
+		  val_of(&p, 180));
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && find_id(&p, 180) == -1, "180 '%s' twice", val_of(&p, 180));
+	close(go[1]);
+	close(ready[0]);
+	return 0;
+}
+
+/*
+ * 50..55 on every tick 1: the device resets since the last delivered tick 1
+ * (max and average ms, failures); no NeuronCore-level reset: 51, 53, 55 are
+ * 0. A failed post loses none of it; once delivered the window restarts.
+ */
+static int metrics_reset_window(void)
+{
+	const char *reset = "/sys/devices/virtual/neuron_device/neuron0/reset";
+	uint64_t t0, wall_ms = 0;
+	struct posted p;
+	int k, ret;
+
+	VT_ASSERT(flush_to_tick(0, 1) == 0, "flush");
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && !strcmp(val_of(&p, 50), "0") && !strcmp(val_of(&p, 54), "0"),
+		  "tick 1 without resets: 50 '%s' 54 '%s'", val_of(&p, 50), val_of(&p, 54));
+	/* two resets, one that fails (the device is INVALID until the next one) */
+	for (k = 0; k < 3; k++) {
+		if (k == 1)
+			VT_ASSERT(vt_dbg_write(0, "inject/reset_fail", "1") == 0, "arm reset_fail");
+		t0 = vt_now_ns();
+		ret = vt_write_file(reset, "1");
+		VT_ASSERT(ret == (k == 1 ? -EIO : 0), "reset %d: %s", k, vt_err_name(ret));
+		if ((vt_now_ns() - t0) / 1000000 + 1 > wall_ms)
+			wall_ms = (vt_now_ns() - t0) / 1000000 + 1;
+	}
+	VT_ASSERT(post_now(0) == 0, "tick 0");
+	/* the tick-1 post fails: the window waits */
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "fail 0") == 0, "arm");
+	VT_ASSERT(post_now(0) == -EIO, "failed post");
+	VT_ASSERT(vt_dbg_write(0, "fw/fault", "none") == 0, "disarm");
+	VT_ASSERT(post_now(0) == 0, "tick 0");
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0, "post: %s", vt_err_name(ret));
+	VT_ASSERT(find_id(&p, 50) >= 0 && strtoull(val_of(&p, 50), NULL, 10) <= wall_ms &&
+		  strtoull(val_of(&p, 52), NULL, 10) <= strtoull(val_of(&p, 50), NULL, 10),
+		  "50 '%s' 52 '%s' (resets took at most %" PRIu64 " ms)", val_of(&p, 50),
+		  val_of(&p, 52), wall_ms);
+	VT_ASSERT(!strcmp(val_of(&p, 54), "1"), "54 '%s', expected 1 failure", val_of(&p, 54));
+	VT_ASSERT(!strcmp(val_of(&p, 51), "0") && !strcmp(val_of(&p, 53), "0") &&
+		  !strcmp(val_of(&p, 55), "0"), "NeuronCore resets: 51 '%s' 53 '%s' 55 '%s'",
+		  val_of(&p, 51), val_of(&p, 53), val_of(&p, 55));
+	/* delivered: the next window is empty */
+	VT_ASSERT(post_now(0) == 0, "tick 0");
+	ret = post_and_read_all(0, &p);
+	VT_ASSERT(ret == 0 && !strcmp(val_of(&p, 50), "0") && !strcmp(val_of(&p, 52), "0") &&
+		  !strcmp(val_of(&p, 54), "0"), "next window: 50 '%s' 52 '%s' 54 '%s'",
+		  val_of(&p, 50), val_of(&p, 52), val_of(&p, 54));
+	return 0;
+}
+
 int main(void)
 {
 	static const struct vt_case cases[] = {
@@ -973,6 +1231,9 @@ int main(void)
 		VT_CASE(metrics_counter_deltas),
 		VT_CASE(metrics_one_blob_per_tick),
 		VT_CASE(metrics_failed_post_carries_over),
+		VT_CASE(metrics_profile),
+		VT_CASE(metrics_versions),
+		VT_CASE(metrics_reset_window),
 	};
 
 	T_MS = param("fwio_timeout_ms");

@@ -18,6 +18,13 @@
  *                             DIR/checked; wait for DIR/release, close, exit.
  *                             Status 0 when every check held; the failing
  *                             check on stdout otherwise.
+ *   vm_pci ndsver N RT FW FAL POSTS
+ *                             open, acquire and map the NDS slab, write the
+ *                             ND versions RT (0), FW (1), FAL (2) (u64s,
+ *                             strtoull base 0) into it, then post the
+ *                             metrics POSTS times (debugfs fw/post_now) while
+ *                             alive, and exit (the last close releases the
+ *                             slab). "ndsver: ok", or the failing step.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -257,6 +264,47 @@ static int cmd_hold(char **argv)
 	return 0;
 }
 
+static int cmd_ndsver(char **argv)
+{
+	struct neuron_nds_acquire a;
+	volatile uint64_t *slab;
+	char post[96];
+	int fd, n, i;
+
+	fd = open_dev(argv[0]);
+	if (fd < 0)
+		return 1;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	if (ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &a)) {
+		printf("ndsver: NDS_ACQUIRE: %s\n", errname(errno));
+		return 1;
+	}
+	slab = mmap(NULL, a.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, a.mmap_offset);
+	if (slab == MAP_FAILED) {
+		printf("ndsver: mmap: %s\n", errname(errno));
+		return 1;
+	}
+	for (i = 0; i < 3; i++)
+		slab[neuron_nds_nd_offset(NDS_ND_COUNTER_RUNTIME_VERSION + i) / 8] =
+			strtoull(argv[1 + i], NULL, 0);
+	n = atoi(argv[4]);
+	snprintf(post, sizeof(post), "/sys/kernel/debug/neuron/neuron%s/fw/post_now", argv[0]);
+	for (i = 0; i < n; i++) {
+		int pfd = open(post, O_WRONLY | O_CLOEXEC);
+
+		if (pfd < 0 || write(pfd, "1", 1) != 1) {
+			printf("ndsver: post %d: %s\n", i, errname(errno));
+			return 1;
+		}
+		close(pfd);
+	}
+	munmap((void *)slab, a.mmap_size);
+	close(fd);
+	printf("ndsver: ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -268,6 +316,8 @@ int main(int argc, char **argv)
 		return cmd_power(argv + 2);
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return cmd_hold(argv + 2);
-	fprintf(stderr, "usage: vm_pci info|fwread|power|hold ... (see the source)\n");
+	if (argc == 7 && !strcmp(argv[1], "ndsver"))
+		return cmd_ndsver(argv + 2);
+	fprintf(stderr, "usage: vm_pci info|fwread|power|hold|ndsver ... (see the source)\n");
 	return 2;
 }
