@@ -43,6 +43,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
@@ -165,20 +166,28 @@ static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
  * it at the reschedule point), then sleep from a few microseconds
  * doubling up to 1 ms (the vendor's poll step), so a hung firmware costs
  * about 1000 wake-ups per second and nothing else.
+ * The spin is timed with local_clock() (the scheduler's clock: a TSC read)
+ * and the timekeeping clock is read only once the spin is over: where the
+ * clocksource is an emulated HPET each ktime_get() costs microseconds,
+ * more than a fast firmware takes to answer (issue 25, docs/performance.md).
  */
 static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfer *x,
 			    bool hostmem, u8 seq, unsigned int timeout_ms)
 {
-	ktime_t deadline = ktime_add_ms(ktime_get(), timeout_ms);
-	ktime_t spin_end = ktime_add_us(ktime_get(), 100);
+	u64 t0 = local_clock(), spun;
+	ktime_t deadline;
 	unsigned int us = 4;
 
-	while (ktime_before(ktime_get(), spin_end)) {
+	do {
 		if (neuron_fwio_done(fw, hostmem, seq))
 			return 1;
 		cond_resched();
 		cpu_relax();
-	}
+		spun = local_clock() - t0;
+	} while (spun < 100 * NSEC_PER_USEC);
+	/* the attempt's budget counts from its start, the spin included */
+	deadline = ktime_add_ns(ktime_get(), (u64)timeout_ms * NSEC_PER_MSEC -
+				min_t(u64, spun, (u64)timeout_ms * NSEC_PER_MSEC));
 	for (;;) {
 		bool late = ktime_after(ktime_get(), deadline);
 

@@ -122,6 +122,10 @@ struct neuron_sim_dma {
  * @arch:	enum neuron_fw_arch of the device
  * @div:	time divisor (>= 1)
  * @req_work:	processes the latched request
+ * @work_req:	@req_work's copy of the request (a work item never runs
+ *		concurrently with itself, so one copy serves)
+ * @work_ans:	@req_work's answer from the shared model
+ * @work_payload: @req_work's request payload
  * @slow_work:	delivers @pending after its delay
  * @ready_work:	strict: makes DEVICE_ID readable
  * @reset_work:	strict: completes a device reset
@@ -159,6 +163,9 @@ struct neuron_sim_fw {
 	u32 arch;
 	u32 div;
 	struct work_struct req_work;
+	struct neuron_sim_request work_req;
+	struct neuron_fw_model_answer work_ans;
+	u8 work_payload[NEURON_FWIO_DATA_SIZE];
 	struct delayed_work slow_work;
 	struct delayed_work ready_work;
 	struct delayed_work reset_work;
@@ -540,36 +547,36 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 		.power_profile = neuron_sim_fw_power_profile,
 		.ctx = fw,
 	};
-	struct neuron_sim_request *req;
-	struct neuron_fw_model_answer *ans;
-	u8 *payload;
+	struct neuron_sim_request *req = &fw->work_req;
+	struct neuron_fw_model_answer *ans = &fw->work_ans;
+	u8 *payload = fw->work_payload;
 	struct neuron_sim_answer a = { 0 };
 	enum neuron_sim_fw_fault fault;
 	u32 slow_ms, delay_ms = 0;
 	unsigned long flags;
 	bool valid;
 
-	/* off the work's stack: request, answer and payload are 1.5 KiB together */
-	req = kmalloc(sizeof(*req), GFP_KERNEL);
-	ans = kmalloc(sizeof(*ans), GFP_KERNEL);
-	payload = kmalloc(NEURON_FWIO_DATA_SIZE, GFP_KERNEL);
-	if (!req || !ans || !payload)
-		goto out;
+	/*
+	 * Request, answer and payload (1.5 KiB together) live in @fw, not on
+	 * the stack and not allocated per request: under emulation an
+	 * allocation (zeroed, init_on_alloc) costs a good part of a round
+	 * trip (issue 25).
+	 */
 	spin_lock_irqsave(&fw->lock, flags);
 	valid = fw->latched_valid;
 	fw->latched_valid = false;
 	*req = fw->latched;
 	spin_unlock_irqrestore(&fw->lock, flags);
 	if (!valid)
-		goto out;
+		return;
 	if (neuron_sim_fw_refuses(fw, req)) {
 		neuron_sim_fw_count(fw, &fw->refused);
-		goto out;
+		return;
 	}
 	neuron_sim_fw_account(fw, neuron_fwio_dw0_seq(req->dw0), req->legacy);
 	fault = neuron_sim_inject_take_fw(fw->sd, &slow_ms);
 	if (fault == NEURON_SIM_FW_TIMEOUT)
-		goto out;
+		return;
 
 	if (req->legacy)
 		memcpy(payload, req->host + NEURON_FWIO_REQ_HDR_SIZE, NEURON_FWIO_MAX_PAYLOAD);
@@ -600,13 +607,9 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 		spin_unlock_irqrestore(&fw->lock, flags);
 		if (!READ_ONCE(fw->stopping))
 			mod_delayed_work(system_wq, &fw->slow_work, msecs_to_jiffies(delay_ms));
-		goto out;
+		return;
 	}
 	neuron_sim_fw_answer(fw, &a);
-out:
-	kfree(payload);
-	kfree(ans);
-	kfree(req);
 }
 
 static void neuron_sim_fw_slow_work(struct work_struct *work)
