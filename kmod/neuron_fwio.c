@@ -174,20 +174,22 @@ static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
 static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfer *x,
 			    bool hostmem, u8 seq, unsigned int timeout_ms)
 {
-	u64 t0 = local_clock(), spun;
+	u64 t0 = local_clock();
 	ktime_t deadline;
 	unsigned int us = 4;
 
+	/*
+	 * Signed: after cond_resched() this may be another CPU, whose
+	 * local_clock() can be a little behind the first one's.
+	 */
 	do {
 		if (neuron_fwio_done(fw, hostmem, seq))
 			return 1;
 		cond_resched();
 		cpu_relax();
-		spun = local_clock() - t0;
-	} while (spun < 100 * NSEC_PER_USEC);
-	/* the attempt's budget counts from its start, the spin included */
-	deadline = ktime_add_ns(ktime_get(), (u64)timeout_ms * NSEC_PER_MSEC -
-				min_t(u64, spun, (u64)timeout_ms * NSEC_PER_MSEC));
+	} while ((s64)(local_clock() - t0) < 100 * NSEC_PER_USEC);
+	/* the attempt's budget runs from here: the spin (about 100 us) comes on top */
+	deadline = ktime_add_ms(ktime_get(), timeout_ms);
 	for (;;) {
 		bool late = ktime_after(ktime_get(), deadline);
 
