@@ -75,22 +75,34 @@ u8 neuron_metric_counter_cw_id(u32 slot)
 	return cw > 0 && cw <= 255 ? (u8)cw : 0;
 }
 
-void neuron_metric_rec_u64(struct neuron_metric_rec *r, u8 id, u64 v)
+/* @v in decimal at @buf, no terminator; returns the length (1..20). */
+static u32 neuron_metric_dec(u64 v, char *buf)
 {
 	char tmp[20];
-	u32 n = 0;
+	u32 n = 0, i;
 
 	do {
 		tmp[n++] = '0' + (char)(v % 10);
 		v /= 10;
 	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* A record @id whose @len text bytes are in place: no slot, no group. */
+static void neuron_metric_rec_init(struct neuron_metric_rec *r, u8 id, u32 len)
+{
 	r->id = id;
-	r->len = (u8)n;
+	r->len = (u8)len;
 	r->slot = NEURON_METRIC_SLOT_NONE;
 	r->group = NEURON_METRIC_GRP_NONE;
 	r->snap = 0;
-	while (n--)
-		r->text[r->len - 1 - n] = tmp[n];
+}
+
+void neuron_metric_rec_u64(struct neuron_metric_rec *r, u8 id, u64 v)
+{
+	neuron_metric_rec_init(r, id, neuron_metric_dec(v, r->text));
 }
 
 void neuron_metric_rec_str(struct neuron_metric_rec *r, u8 id, const char *s)
@@ -103,11 +115,7 @@ void neuron_metric_rec_str(struct neuron_metric_rec *r, u8 id, const char *s)
 	}
 	if (!n)
 		r->text[n++] = '0';	/* never an empty record */
-	r->id = id;
-	r->len = (u8)n;
-	r->slot = NEURON_METRIC_SLOT_NONE;
-	r->group = NEURON_METRIC_GRP_NONE;
-	r->snap = 0;
+	neuron_metric_rec_init(r, id, n);
 }
 
 /* ---- version histograms and strings --------------------------------------- */
@@ -188,30 +196,15 @@ u32 neuron_metric_hist_top(const struct neuron_metric_hist *h,
 	return n;
 }
 
-/* @v in decimal at @buf; returns the length (1..10). */
-static u32 neuron_metric_u32_str(u32 v, char *buf)
-{
-	char tmp[10];
-	u32 n = 0, i;
-
-	do {
-		tmp[n++] = '0' + (char)(v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
-}
-
 u32 neuron_metric_version_str(u64 v, char *buf)
 {
 	u32 len;
 
-	len = neuron_metric_u32_str((u32)((v >> 40) & 0xFF), buf);
+	len = neuron_metric_dec((v >> 40) & 0xFF, buf);
 	buf[len++] = '.';
-	len += neuron_metric_u32_str((u32)((v >> 32) & 0xFF), buf + len);
+	len += neuron_metric_dec((v >> 32) & 0xFF, buf + len);
 	buf[len++] = '.';
-	len += neuron_metric_u32_str((u32)v, buf + len);
+	len += neuron_metric_dec((u32)v, buf + len);
 	return len;
 }
 
@@ -330,13 +323,9 @@ static u32 neuron_metric_add_version(const struct neuron_metric_hist *h, u32 ver
 		u32 type = neuron_metric_version_type(top[k]);
 
 		if (!neuron_metric_version_bare(top[k]) && n < max) {
-			struct neuron_metric_rec *r = &recs[n++];
-
-			r->id = id;
-			r->len = (u8)neuron_metric_version_str(top[k], r->text);
-			r->slot = NEURON_METRIC_SLOT_NONE;
-			r->group = NEURON_METRIC_GRP_VER(ver);
-			r->snap = 0;
+			neuron_metric_rec_init(&recs[n], id,
+					       neuron_metric_version_str(top[k], recs[n].text));
+			recs[n++].group = NEURON_METRIC_GRP_VER(ver);
 		}
 		if (typed && type && n < max) {
 			neuron_metric_rec_u64(&recs[n], id + 1, type);
