@@ -32,7 +32,9 @@ deps:
 kmod: deps
 	$(MAKE) -C kmod $(KVER_ARG)
 
-$(BUILD)/CMakeCache.txt:
+# after deps: under make -j the configure step must not race the packages'
+# installation (pkg-config would not find libarchive yet)
+$(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
 
 lib: deps $(BUILD)/CMakeCache.txt
