@@ -10,6 +10,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "status.hpp"
 #include "status_text.hpp"
@@ -220,13 +222,43 @@ constexpr NRT_STATUS collapse(const nrt_infer_errors_t &e, bool numerical_armed)
 	return status::fold(cand.data(), n);
 }
 
+// Whether @e has any flag set (a subtype, the overflow, a hardware
+// fault): its first 16 bytes, read as two words at run time.
+static_assert(offsetof(nrt_infer_errors_t, entries) == 16 &&
+		      NRT_INFER_ERROR_SUBTYPE_MAX + 1 + NRT_HW_FAULT_SLOTS == 16,
+	      "the flags, and only they, are the first 16 bytes");
+constexpr bool any_flag(const nrt_infer_errors_t &e)
+{
+	if (std::is_constant_evaluated()) {
+		bool any = e.nq_overflow;
+		for (uint8_t f : e.infer_error_flags)
+			any |= f != 0;
+		for (uint8_t f : e.hw_error_flags)
+			any |= f != 0;
+		return any;
+	}
+	uint64_t w[2];
+	std::memcpy(w, &e, sizeof(w));
+	return (w[0] | w[1]) != 0;
+}
+
 // An execution's status: its job ioctl's and what its ring decoded, folded
 // (nrt_status_fold of { exec, nrt_infer_errors_status }), inline for the
-// execution paths.
-constexpr NRT_STATUS job_status(NRT_STATUS exec, const nrt_infer_errors_t &e, bool numerical_armed)
+// execution paths. A successful job without a flag is the common case,
+// and the fold of it is NRT_SUCCESS: no loop over the flags, and no call,
+// for it (fold_job_status() is the rest).
+constexpr NRT_STATUS fold_job_status(NRT_STATUS exec, const nrt_infer_errors_t &e, bool numerical_armed)
 {
 	const NRT_STATUS s[2] = { exec, collapse(e, numerical_armed) };
 	return status::fold(s, 2);
+}
+
+[[gnu::always_inline]] constexpr NRT_STATUS job_status(NRT_STATUS exec, const nrt_infer_errors_t &e,
+							bool numerical_armed)
+{
+	if (exec == NRT_SUCCESS && !any_flag(e))
+		return NRT_SUCCESS;
+	return fold_job_status(exec, e, numerical_armed);
 }
 
 // A decimal integer other than zero: optional sign, then digits only.
@@ -262,6 +294,9 @@ constexpr NRT_STATUS collapse_of_tpb(uint32_t tpb, bool armed)
 }
 
 static_assert(collapse_of_tpb(NEURON_TPB_ERROR_FP_NAN, true) == NRT_EXEC_COMPLETED_WITH_NUM_ERR);
+// the straight path of job_status() is the fold's answer
+static_assert(collapse(nrt_infer_errors_t{}, true) == NRT_SUCCESS &&
+	      status::fold(std::array<NRT_STATUS, 2>{}.data(), 2) == NRT_SUCCESS);
 static_assert(collapse_of_tpb(NEURON_TPB_ERROR_FP_NAN, false) == NRT_SUCCESS);
 static_assert(collapse_of_tpb(NEURON_TPB_ERROR_SEQUENCER_NONFATAL, true) == NRT_SUCCESS);
 static_assert(collapse_of_tpb(NEURON_TPB_ERROR_PSUM_COLLISION, false) == NRT_EXEC_COMPLETED_WITH_ERR);

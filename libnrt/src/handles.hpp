@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lock.hpp"
+
 namespace nrt::handles {
 
 enum class kind : uintptr_t { model = 1, tensor = 2, tensor_set = 3 };
@@ -21,7 +23,7 @@ public:
 	// A new handle for @obj; 0 when the handle space or memory ran out.
 	uintptr_t issue(std::shared_ptr<T> obj) noexcept
 	{
-		std::lock_guard<std::mutex> g(lock_);
+		std::lock_guard g(lock_);
 		if (next_ >= (UINTPTR_MAX >> 4))
 			return 0;
 		uintptr_t h = (next_ << 4) | static_cast<uintptr_t>(K);
@@ -34,24 +36,35 @@ public:
 		return h;
 	}
 
+	// The object behind @p, or nullptr. The handle found last is kept
+	// apart, so that a loop over one handle (nrt_execute of one model)
+	// takes no hash look-up (issue 25).
 	std::shared_ptr<T> find(const void *p) const noexcept
 	{
 		uintptr_t h = reinterpret_cast<uintptr_t>(p);
 		if ((h & 0xf) != static_cast<uintptr_t>(K))
 			return nullptr;
-		std::lock_guard<std::mutex> g(lock_);
+		std::lock_guard g(lock_);
+		if (h == last_h_)
+			return last_obj_;
 		auto it = objs_.find(h);
-		return it == objs_.end() ? nullptr : it->second;
+		if (it == objs_.end())
+			return nullptr;
+		last_h_ = h;
+		last_obj_ = it->second;
+		return it->second;
 	}
 
 	// Remove the handle; the object lives on while someone holds it.
 	std::shared_ptr<T> take(const void *p) noexcept
 	{
 		uintptr_t h = reinterpret_cast<uintptr_t>(p);
-		std::lock_guard<std::mutex> g(lock_);
+		std::lock_guard g(lock_);
 		auto it = objs_.find(h);
 		if (it == objs_.end())
 			return nullptr;
+		if (h == last_h_)
+			forget_last();
 		auto obj = std::move(it->second);
 		objs_.erase(it);
 		return obj;
@@ -61,25 +74,36 @@ public:
 	std::vector<std::shared_ptr<T>> take_all()
 	{
 		std::vector<std::shared_ptr<T>> v;
-		std::lock_guard<std::mutex> g(lock_);
+		std::lock_guard g(lock_);
 		v.reserve(objs_.size());
 		for (auto &[h, o] : objs_)
 			v.push_back(std::move(o));
 		objs_.clear();
+		forget_last();
 		return v;
 	}
 
 	template <typename F> void for_each(F f) const
 	{
-		std::lock_guard<std::mutex> g(lock_);
+		std::lock_guard g(lock_);
 		for (const auto &[h, o] : objs_)
 			f(h, o);
 	}
 
 private:
-	mutable std::mutex lock_;	// protects objs_ and next_
+	void forget_last() const noexcept
+	{
+		last_h_ = 0;
+		last_obj_.reset();
+	}
+
+	mutable nrt::mutex lock_;	// protects everything below
 	std::unordered_map<uintptr_t, std::shared_ptr<T>> objs_;
 	uintptr_t next_ = 1;
+	// the handle find() found last (0: none) and its object, while it is
+	// in objs_: a copy, so that no one holds an object longer for it
+	mutable uintptr_t last_h_ = 0;
+	mutable std::shared_ptr<T> last_obj_;
 };
 
 } // namespace nrt::handles

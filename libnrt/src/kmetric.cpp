@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "bridge.hpp"
+#include "decode.hpp"
 #include "export.hpp"
 #include "kmetric.hpp"
 #include "nds_internal.hpp"
@@ -62,21 +63,6 @@ NRT_EXPORT int kmetric_update_nds_error_stats(nds_instance_t *inst, int nc,
 	return 0;
 }
 
-namespace {
-
-// Whether @e saw anything at all: its flags are its first bytes, up to
-// the entry counts (which alone move no counter).
-static_assert(offsetof(nrt_infer_errors_t, entries) ==
-	      NRT_INFER_ERROR_SUBTYPE_MAX + 1 + NRT_HW_FAULT_SLOTS, "the flags, and only they, come first");
-
-bool any_error_flag(const nrt_infer_errors_t *e)
-{
-	static constexpr unsigned char zero[offsetof(nrt_infer_errors_t, entries)] = {};
-	return e && std::memcmp(e, zero, sizeof(zero)) != 0;
-}
-
-} // namespace
-
 NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS final_status,
 					const nrt_infer_errors_t *errs,
 					const nrt_exec_times_t *times)
@@ -89,7 +75,7 @@ NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS
 	// not looked at flag by flag, and a time that adds 0 is not added.
 	// The ids are nrt_bridge_counters_for_execution()'s, in its order.
 	bridge::id_mask m = bridge::status_counters(static_cast<uint32_t>(final_status));
-	if (any_error_flag(errs))
+	if (errs && decode::any_flag(*errs))
 		m |= bridge::error_counters(errs);
 	for (; m; m &= m - 1)
 		nds::nc_add_checked(inst, nc, static_cast<uint32_t>(__builtin_ctzll(m)), 1);
@@ -101,16 +87,3 @@ NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS
 	}
 	return 0;
 }
-
-namespace nrt::kmetric {
-
-void record_latencies(nds_instance_t *inst, uint64_t total_ns, uint64_t device_ns, bool ran)
-{
-	if (!inst || !inst->writable)
-		return;
-	nds::record_latency_checked(inst, NDS_LATENCY_TOTAL, total_ns);
-	if (ran)
-		nds::record_latency_checked(inst, NDS_LATENCY_DEVICE, device_ns);
-}
-
-} // namespace nrt::kmetric

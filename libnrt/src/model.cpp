@@ -3,6 +3,7 @@
 #include "model.hpp"
 #include "decode.hpp"
 #include "kmetric.hpp"
+#include "nq.hpp"
 
 #include <nrt/kmetric.h>
 #include <nrt/nrt_error_model.h>
@@ -114,7 +115,10 @@ NRT_STATUS resolve(const model &m, const tensor::tensor_set *set,
 void record(const model &m, NRT_STATUS st, const nrt_infer_errors_t *errs,
 	    const nrt_exec_times_t *times)
 {
-	kmetric_record_execution(m.dev->nds, static_cast<int>(m.nc_first), st, errs, times);
+	if (times)
+		kmetric::record_execution(m.dev->nds, static_cast<int>(m.nc_first), st, *errs, *times);
+	else
+		kmetric_record_execution(m.dev->nds, static_cast<int>(m.nc_first), st, errs, times);
 }
 
 // Reach the network proxy a collectives model names (a unix socket): the
@@ -234,19 +238,20 @@ try {
 	// staged (system calls of their own), and after the job
 	// (docs/performance.md: a clock read can cost as much as the job's
 	// system call).
-	bool clocked = !(ndl_device_get_info(m.dev->dev)->capabilities & NEURON_CAP_JOB_TIME);
+	bool clocked = !m.dev->job_time;
 	std::chrono::steady_clock::time_point t_entry;
 	if (clocked)
 		t_entry = std::chrono::steady_clock::now();
 	const neff::model_desc &d = m.desc;
 	std::vector<bound> in, out;
-	NRT_STATUS st = resolve(m, in_set, d.inputs, &in);
-	if (st == NRT_SUCCESS)
+	NRT_STATUS st = NRT_SUCCESS;	// a model without tensors has nothing to resolve
+	if (!d.inputs.empty())
+		st = resolve(m, in_set, d.inputs, &in);
+	if (st == NRT_SUCCESS && !d.outputs.empty())
 		st = resolve(m, out_set, d.outputs, &out);
 	if (st == NRT_INVALID_HANDLE || st == NRT_CLOSED)
 		return st;	// the caller's handle, not an execution
-	nrt_infer_errors_t errs;
-	nrt_infer_errors_clear(&errs);
+	nrt_infer_errors_t errs{};
 	if (st != NRT_SUCCESS) {
 		record(m, st, &errs, nullptr);
 		return st;
@@ -316,10 +321,12 @@ try {
 	const nrt_decode_config_t cfg = r.cfg.load(std::memory_order_relaxed);
 	arg.timeout_us = r.timeout_us.load(std::memory_order_relaxed);
 	rt::core_ctx &c = m.dev->cores[m.nc_first];
-	std::lock_guard<std::mutex> cg(c.lock);
-	st = rt::error_ring_locked(*m.dev, m.nc_first);
-	if (st != NRT_SUCCESS)
-		return st;
+	std::lock_guard cg(c.lock);
+	if (!c.error_ring) {
+		st = rt::error_ring_locked(*m.dev, m.nc_first);
+		if (st != NRT_SUCCESS)
+			return st;
+	}
 	int exec_errno = 0;
 	uint64_t job_ns = 0;	// 0 for a job refused at once (no answer)
 	if (d.program == neff::op::none) {
@@ -329,11 +336,11 @@ try {
 		job.nc = arg.nc;
 		job.duration_us = arg.duration_us;
 		job.timeout_us = arg.timeout_us;
-		if (::ioctl(ndl_device_fd(m.dev->dev), NEURON_IOCTL_SIM_EXEC, &job) != 0)
+		if (::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC, &job) != 0)
 			exec_errno = errno;
 		job_ns = job.job_ns;
 	} else {
-		if (::ioctl(ndl_device_fd(m.dev->dev), NEURON_IOCTL_SIM_EXEC_MODEL, &arg) != 0)
+		if (::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC_MODEL, &arg) != 0)
 			exec_errno = errno;
 		job_ns = arg.job_ns;
 	}
@@ -341,7 +348,7 @@ try {
 	NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
 					: NRT_SUCCESS;
 	uint64_t dropped = 0;
-	nrt_nq_drain(c.error_ring, &errs, &dropped);
+	nq::drain_owned(c.error_ring, &errs, &dropped);
 	if (rep) {
 		rep->errs = errs;
 		rep->ring_dropped = dropped;

@@ -17,6 +17,7 @@
 
 #include "decode.hpp"
 #include "export.hpp"
+#include "nq.hpp"
 
 struct nrt_nq {
 	std::mutex lock;	// one drainer at a time
@@ -287,13 +288,12 @@ NRT_EXPORT int nrt_nq_drain_entries(nrt_nq_t *q, struct neuron_nq_entry *out, ui
 	return static_cast<int>(n);
 }
 
-NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped)
+int nrt::nq::drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept
 {
-	if (!q || !errs)
-		return -EINVAL;
-	std::lock_guard<std::mutex> g(q->lock);
 	uint32_t n = 0;
-	bool more = true;
+	// the common case of a clean job, first: nothing at the head
+	const uint8_t want = (q->head & q->entries) ? 0 : NEURON_NQ_HDR_PHASE;
+	bool more = (header_acquire(q->ring + (q->head & (q->entries - 1))) & NEURON_NQ_HDR_PHASE) == want;
 	while (more) {
 		// The control area's drop counter is authoritative: the SW-overflow
 		// bit on the first entry after drops reports drops that counter
@@ -308,7 +308,8 @@ NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dro
 		if (more)
 			publish_head(q);
 	}
-	publish_head(q);
+	if (n)
+		publish_head(q);	// unchanged otherwise, as nrt_nq_drain_entries
 	uint64_t d = __atomic_load_n(&q->ctrl->dropped, __ATOMIC_ACQUIRE);
 	uint64_t fresh = d - q->dropped_seen;
 	q->dropped_seen = d;
@@ -317,6 +318,14 @@ NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dro
 	if (dropped)
 		*dropped = fresh;
 	return static_cast<int>(n);
+}
+
+NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped)
+{
+	if (!q || !errs)
+		return -EINVAL;
+	std::lock_guard<std::mutex> g(q->lock);
+	return nrt::nq::drain_owned(q, errs, dropped);
 }
 
 NRT_EXPORT int nrt_nq_capacity(const nrt_nq_t *q)

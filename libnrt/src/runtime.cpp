@@ -25,6 +25,7 @@
 #include "decode.hpp"
 #include "export.hpp"
 #include "kmetric.hpp"
+#include "nq.hpp"
 #include "model.hpp"
 #include "runtime.hpp"
 #include "tensor.hpp"
@@ -38,18 +39,6 @@ NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc)
 		return NRT_SUCCESS;
 	int ret = nrt_nq_open(d.dev, nc, NEURON_NQ_TYPE_ERROR, 0, kErrorRingBytes, &c.error_ring);
 	return ret ? nrt_status_from_errno(NRT_SITE_NQ_INIT, ret) : NRT_SUCCESS;
-}
-
-NRT_STATUS guard(const runtime &r)
-{
-	switch (r.st.load(std::memory_order_acquire)) {
-	case state::uninitialized:
-		return NRT_UNINITIALIZED;
-	case state::closed:
-		return NRT_CLOSED;
-	default:
-		return NRT_SUCCESS;
-	}
 }
 
 // "major.minor.build" -> the NDS version encoding (build 0-31, minor 32-39,
@@ -215,6 +204,8 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 		int ret = ndl_open_device(idx[i], nullptr, &d->dev);
 		if (ret)
 			return nrt_status_from_errno(NRT_SITE_OPEN, ret);
+		d->fd = ndl_device_fd(d->dev);
+		d->job_time = ndl_device_get_info(d->dev)->capabilities & NEURON_CAP_JOB_TIME;
 		ret = nds_open(d->dev, 0, &d->nds);
 		if (ret)
 			return nrt_status_from_errno(NRT_SITE_NDS_ACQUIRE, ret);
@@ -449,7 +440,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 
 	// nrt_close() concurrent with an execute is a caller bug, as in the SDK.
 	core_ctx &c = d->cores[nc_index];
-	std::lock_guard<std::mutex> cg(c.lock);
+	std::lock_guard cg(c.lock);
 	if (!c.error_ring) {
 		int ret = nrt_nq_open(d->dev, nc_index, NEURON_NQ_TYPE_ERROR, 0, kErrorRingBytes,
 				      &c.error_ring);
@@ -470,7 +461,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 	res.exec_status = res.exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, res.exec_errno)
 					 : NRT_SUCCESS;
 
-	int drained = nrt_nq_drain(c.error_ring, &res.errors, &res.dropped);
+	int drained = nrt::nq::drain_owned(c.error_ring, &res.errors, &res.dropped);
 	res.entries = drained > 0 ? static_cast<uint32_t>(drained) : 0;
 
 	res.status = nrt::decode::job_status(res.exec_status, res.errors, cfg.numerical_armed);
@@ -487,8 +478,8 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 			times.device_ns = o.duration_us * 1000;
 			times.nc_ns = o.duration_us * 1000;
 		}
-		kmetric_record_execution(d->nds, static_cast<int>(nc_index), res.status,
-					 &res.errors, &times);
+		nrt::kmetric::record_execution(d->nds, static_cast<int>(nc_index), res.status,
+					       res.errors, times);
 		// the latency histograms: the job's time (as above), the device's time
 		nrt::kmetric::record_latencies(d->nds, call_ns, times.device_ns, !res.exec_errno);
 	}

@@ -20,6 +20,8 @@
 #include <sys/ioctl.h>
 #include <vector>
 
+#include "lock.hpp"
+
 namespace nrt::rt {
 
 constexpr uint32_t kErrorRingBytes = 1024 * NEURON_NQ_ENTRY_SIZE;	// 1024 entries
@@ -28,7 +30,7 @@ constexpr uint64_t kDefaultTimeoutUs = 2000000;
 enum class state { uninitialized, initialized, closed };
 
 struct core_ctx {
-	std::mutex lock;	// one execute at a time on this core, in this process
+	nrt::mutex lock;	// one execute at a time on this core, in this process
 	nrt_nq_t *error_ring = nullptr;
 	bool owned = false;		// reserved by nrt_init() (every visible NeuronCore) until close
 };
@@ -36,6 +38,8 @@ struct core_ctx {
 struct device_ctx {
 	ndl_device_t *dev = nullptr;
 	nds_instance_t *nds = nullptr;
+	int fd = -1;		// ndl_device_fd(dev), for the execution path
+	bool job_time = false;	// the driver answers a job with its time (NEURON_CAP_JOB_TIME)
 	std::array<core_ctx, MAX_NC_PER_DEVICE> cores;
 
 	~device_ctx()
@@ -108,7 +112,19 @@ inline runtime &rt()
 	static runtime r;
 	return r;
 }
-NRT_STATUS guard(const runtime &r);
+// NRT_UNINITIALIZED, NRT_CLOSED or NRT_SUCCESS (one load, inline: every
+// API call makes it).
+inline NRT_STATUS guard(const runtime &r)
+{
+	switch (r.st.load(std::memory_order_acquire)) {
+	case state::uninitialized:
+		return NRT_UNINITIALIZED;
+	case state::closed:
+		return NRT_CLOSED;
+	default:
+		return NRT_SUCCESS;
+	}
+}
 
 // The error ring of @nc, opened on first use (the caller holds c.lock).
 NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc);

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+// Notification queues inside the library (nq.cpp; the C ABI is <nrt/nrt_nq.h>).
+#pragma once
+
+#include <nrt/nrt_nq.h>
+
+namespace nrt::nq {
+
+// nrt_nq_drain() without the queue's own lock, for a queue that only its
+// owner drains, under a lock of the owner's: the runtime's error rings,
+// each under its NeuronCore's lock (runtime.hpp, core_ctx). @q and @errs
+// are not NULL. The drain of every job then takes one lock, not two.
+int drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept;
+
+} // namespace nrt::nq
