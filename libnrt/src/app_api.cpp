@@ -41,14 +41,15 @@ profile::exec_errors profile_errors(const model::exec_report &rep)
 	return pe;
 }
 
-NRT_STATUS runtime_guard()
+[[gnu::always_inline]] inline NRT_STATUS runtime_guard()
 {
 	return rt::guard(rt::rt());	// one atomic load (runtime::st)
 }
 
 // The runtime guard, then the model behind @handle into *@m (@take: out of
 // the table): NRT_INVALID_HANDLE when there is none.
-NRT_STATUS guarded_model(const void *handle, std::shared_ptr<model::model> *m, bool take = false)
+[[gnu::always_inline]] inline NRT_STATUS guarded_model(const void *handle, std::shared_ptr<model::model> *m,
+							bool take = false)
 {
 	NRT_STATUS st = runtime_guard();
 	if (st != NRT_SUCCESS)

@@ -141,12 +141,6 @@ NRT_STATUS proxy_connect(const std::string &path)
 
 } // namespace
 
-model_table &models()
-{
-	static model_table t;
-	return t;
-}
-
 bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_index, uint32_t *nc)
 {
 	if (vnc < 0)

@@ -28,7 +28,13 @@ struct model {
 };
 
 using model_table = handles::table<model, handles::kind::model>;
-model_table &models();
+
+// The model handles (inline: every call on a model looks its handle up).
+inline model_table &models()
+{
+	static model_table t;
+	return t;
+}
 
 // nrt_load() behind the guard: @vnc -1 or a visible NeuronCore index,
 // @vnc_count -1 or a multiple of the NeuronCores the model needs.

@@ -88,6 +88,7 @@ NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
 	n->mapped = true;
 	n->writable = rw;
 	n->nc_count = ndl_device_get_info(device)->nc_count;
+	n->set_fast_limit();
 	n->slot = static_cast<int>(arg.slot);
 	if (rw) {
 		nds::write_header(map);
@@ -112,6 +113,7 @@ NRT_EXPORT int nds_open_memory(void *mem, uint32_t nc_count, bool writable, nds_
 	n->size = NEURON_NDS_SIZE;
 	n->writable = writable;
 	n->nc_count = nc_count;
+	n->set_fast_limit();
 	n->slot = -1;
 	*inst = n;
 	return 0;

@@ -17,6 +17,17 @@ struct nds_instance {
 	bool writable = false;	// the caller's own slab
 	uint32_t nc_count = 0;	// NeuronCores addressable through this instance
 	int slot = -1;		// slab index on the device, -1 for memory instances
+	// The execution path's one test: NeuronCores below this have their
+	// counters in the slab's first region and may be written (0 when
+	// read-only). Set with writable and nc_count (set_fast_limit()).
+	uint32_t fast_nc_limit = 0;
+
+	void set_fast_limit()
+	{
+		fast_nc_limit = !writable ? 0
+			      : nc_count < NEURON_NDS_NC_BASE_COUNT ? nc_count
+								     : NEURON_NDS_NC_BASE_COUNT;
+	}
 };
 
 namespace nrt::nds {
