@@ -4,18 +4,19 @@
  *   - nrt_execute() of an empty model (no tensors, run time 0) on
  *     NeuronCore 0 (NEURON_RT_VISIBLE_CORES=0) vs the raw job ioctl
  *     (NEURON_IOCTL_SIM_EXEC, duration 0, the ioctl nrt_execute() makes
- *     for a model without data) on NeuronCore 1, in short alternating
- *     blocks, the best block of each; beside them the raw
- *     SIM_EXEC_MODEL ioctl (a model with data) and the cost of one clock
- *     read (what timing a job in the library would cost: a system call
- *     and an HPET read where the TSC is not the clocksource, as in a TCG
- *     guest; libnrt takes the job's time from the driver instead);
+ *     for a model without data) on NeuronCore 1, in pairs, each job
+ *     timed on its own, the median of each (vmbench.h); beside them, in
+ *     short blocks (the best of each), the raw SIM_EXEC_MODEL ioctl (a
+ *     model with data) and the cost of one clock read (what timing a job
+ *     in the library would cost: a system call and an HPET read where the
+ *     TSC is not the clocksource, as in a TCG guest; libnrt takes the
+ *     job's time from the driver instead);
  *   - device tensor write + read (nrt_tensor_write/read: through the
  *     allocation's mapping since issue 25), and the MEM_WRITE/READ ioctls
  *     of the same size (the path before it), both against memcpy of
  *     the same bytes there and back.
  *
- *   vm_bench_app [NEFF] [jobs] [rounds]
+ *   vm_bench_app [NEFF] [pairs] [rounds]
  *
  * Without NEFF it packs an empty model with the neff-pack beside it.
  * Expects the module loaded with a simulated device.
@@ -33,23 +34,45 @@
 #include <neuron/neuron_ioctl.h>
 #include <nrt/nrt.h>
 
+#include "vmbench.h"
+
 #define TENSOR_BYTES (1u << 20)
 #define ROUNDS 64
+#define JOB_PAIRS 20000
 /*
- * Jobs: blocks of JOB_BLOCK jobs, JOB_ROUNDS of each kind in turn, the
- * best block of each kind. Short blocks in turn see the same host; the
- * best of many is the cost without the host's interruptions (a TCG
- * guest's figures moved by up to 2x between 2000-job blocks of one run).
+ * The two informational figures: blocks of JOB_BLOCK, JOB_ROUNDS of each
+ * in turn, the best block of each.
  */
 #define JOB_BLOCK 250
 #define JOB_ROUNDS 24
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
+/* the two sides of the pairs */
+struct jobs {
+	nrt_model_t *m;
+	int fd;
+	struct neuron_sim_exec raw;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+static int job_api(void *ctx)
+{
+	struct jobs *j = ctx;
+	NRT_STATUS st = nrt_execute(j->m, NULL, NULL);
+
+	if (st != NRT_SUCCESS)
+		fprintf(stderr, "vm_bench_app: nrt_execute: %s\n", nrt_get_status_as_str(st));
+	return st != NRT_SUCCESS;
+}
+
+static int job_raw(void *ctx)
+{
+	struct jobs *j = ctx;
+
+	j->raw.entries = j->raw.dropped = 0;
+	if (ioctl(j->fd, NEURON_IOCTL_SIM_EXEC, &j->raw)) {
+		perror("vm_bench_app: SIM_EXEC");
+		return 1;
+	}
+	return 0;
 }
 
 static void *slurp(const char *path, size_t *size)
@@ -80,7 +103,7 @@ static int die(const char *what, NRT_STATUS st)
 int main(int argc, char **argv)
 {
 	const char *neff = argc > 1 ? argv[1] : NULL;
-	int jobs = argc > 2 ? atoi(argv[2]) : JOB_BLOCK;
+	int pairs = argc > 2 ? atoi(argv[2]) : JOB_PAIRS, jobs = JOB_BLOCK;
 	int rounds = argc > 3 ? atoi(argv[3]) : ROUNDS;
 	char packed[] = "/tmp/vm_bench_app.neff", cmd[512];
 	struct neuron_sim_exec raw = { .size = sizeof(raw), .nc = 1 };
@@ -99,8 +122,8 @@ int main(int argc, char **argv)
 	void *bytes;
 	int fd, i, k;
 
-	if (jobs < 1 || rounds < 1) {
-		fprintf(stderr, "vm_bench_app: jobs and rounds must be at least 1\n");
+	if (pairs < 2 || rounds < 1) {
+		fprintf(stderr, "vm_bench_app: at least 2 pairs and 1 round\n");
 		return 2;
 	}
 	if (!neff) {
@@ -146,22 +169,20 @@ int main(int argc, char **argv)
 	for (i = 0; i < 50; i++)
 		if (nrt_execute(m, NULL, NULL) != NRT_SUCCESS || ioctl(fd, NEURON_IOCTL_SIM_EXEC, &raw))
 			return die("warm-up", NRT_FAILURE);
+	/* nrt_execute against the raw ioctl, in pairs */
+	{
+		struct jobs j = { .m = m, .fd = fd, .raw = raw };
+		struct vb_pairs p;
+
+		vb_pairs_init(&p, pairs);
+		if (vb_pairs_run(&p, job_api, job_raw, &j))
+			return 1;
+		api_ns = vb_median_ns(&p, p.a);
+		raw_ns = vb_median_ns(&p, p.b);
+		vb_pairs_free(&p);
+	}
 	/* alternating blocks, the best of JOB_ROUNDS of each */
 	for (k = 0; k < JOB_ROUNDS; k++) {
-		uint64_t t0 = now_ns();
-
-		for (i = 0; i < jobs; i++)
-			if ((st = nrt_execute(m, NULL, NULL)) != NRT_SUCCESS)
-				return die("nrt_execute", st);
-		uint64_t t1 = now_ns();
-
-		for (i = 0; i < jobs; i++) {
-			raw.entries = raw.dropped = 0;
-			if (ioctl(fd, NEURON_IOCTL_SIM_EXEC, &raw)) {
-				perror("vm_bench_app: SIM_EXEC");
-				return 1;
-			}
-		}
 		uint64_t t2 = now_ns();
 
 		/* the job ioctl of a model with data, and one clock read */
@@ -178,10 +199,6 @@ int main(int argc, char **argv)
 			now_ns();
 		uint64_t t4 = now_ns();
 
-		if ((double)(t1 - t0) / jobs < api_ns)
-			api_ns = (double)(t1 - t0) / jobs;
-		if ((double)(t2 - t1) / jobs < raw_ns)
-			raw_ns = (double)(t2 - t1) / jobs;
 		if ((double)(t3 - t2) / jobs < rawm_ns)
 			rawm_ns = (double)(t3 - t2) / jobs;
 		if ((double)(t4 - t3) / jobs < clk_ns)
@@ -262,13 +279,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	printf("nrt_execute, empty model:   %10.1f us/job\n", api_ns / 1e3);
-	printf("raw SIM_EXEC ioctl:         %10.1f us/job\n", raw_ns / 1e3);
+	printf("nrt_execute, empty model:   %10.2f us/job (median of %d)\n", api_ns / 1e3, pairs);
+	printf("raw SIM_EXEC ioctl:         %10.2f us/job (median of %d, in pairs with the above)\n",
+	       raw_ns / 1e3, pairs);
 	printf("raw SIM_EXEC_MODEL ioctl:   %10.1f us/job (a model with data; empty ones use SIM_EXEC)\n",
 	       rawm_ns / 1e3);
 	printf("clock_gettime(MONOTONIC):   %10.1f us (clocksource %s; libnrt takes the driver's job time)\n",
 	       clk_ns / 1e3, clocksource);
-	printf("ratio nrt_execute/raw ioctl (time per job): %.2f\n", api_ns / raw_ns);
+	printf("ratio nrt_execute/raw ioctl (time per job): %.3f\n", api_ns / raw_ns);
 	printf("ratio clock read/raw ioctl (the price of timing a job): %.2f\n", clk_ns / raw_ns);
 	printf("tensor write+read, 1 MiB:   %10.0f MB/s\n", api_mbs);
 	printf("memcpy there and back:      %10.0f MB/s\n", cpy_mbs);
