@@ -39,15 +39,11 @@ static_assert(success_id < NEURON_NDS_NC_COUNT && NDS_NC_COUNTER_INFERENCE_COUNT
 		      NDS_NC_COUNTER_CC_TIME < NEURON_NDS_NC_COUNT,
 	      "the straight path's counters share the NeuronCore's first region");
 
-// A time counter's add, none for a time that rounds to 0 us (most of
-// them are 0: no rounding for those).
+// A time counter's add (one of 0 us moves nothing, as the bridge's own
+// skip of it)
 inline void add_us(uint8_t *block, uint32_t id, uint64_t ns)
 {
-	if (!ns)
-		return;
-	uint64_t us = bridge::ns_to_us(ns);
-	if (us)
-		nds::cell(block, 8 * int64_t{ id }).fetch_add(us, std::memory_order_relaxed);
+	nds::cell(block, 8 * int64_t{ id }).fetch_add(bridge::ns_to_us(ns), std::memory_order_relaxed);
 }
 
 } // namespace detail

@@ -5,7 +5,8 @@
 // regions, and past the instance), read-only and writable instances, a
 // sample of statuses (success, the 1200 band, others), error flags one at
 // a time, and times of 0, under 500 ns, rounding up and large, both leave
-// the same slab, byte for byte. Also job_status()'s straight path against
+// the same slab, byte for byte. Also the branch-free latency bucket
+// against nds_latency_bucket(), and job_status()'s straight path against
 // the fold.
 #include <array>
 #include <csetjmp>
@@ -50,7 +51,10 @@ const std::array<NRT_STATUS, 8> kStatuses = {
 	NRT_EXEC_COMPLETED_WITH_NUM_ERR, NRT_EXEC_HW_ERR_HBM_UE, NRT_EXEC_SW_NQ_OVERFLOW,
 	NRT_EXEC_BAD_INPUT,
 };
-const std::array<uint64_t, 5> kTimes = { 0, 499, 500, 1499999, uint64_t{ 1 } << 40 };
+const std::array<uint64_t, 10> kTimes = {
+	0, 499, 500, 1023, 1024, 1499999, uint64_t{ 1 } << 40, (uint64_t{ 1 } << 42) - 1,
+	uint64_t{ 1 } << 42, UINT64_MAX,
+};
 
 // Both paths on two fresh slabs of @nc_count NeuronCores, then compared.
 void same(uint32_t nc_count, bool writable, int nc, NRT_STATUS st, const nrt_infer_errors_t &e,
@@ -112,6 +116,31 @@ void inline_accounting_flags(void **)
 	same(4, true, 2, NRT_SUCCESS, e, t, true);
 }
 
+// The execution path's bucket against nds_latency_bucket(): every power
+// of two and its neighbours, and a pseudo-random sample.
+void latency_bucket_matches(void **)
+{
+	auto check = [](uint64_t ns) {
+		if (nrt::nds::latency_bucket(ns) != nds_latency_bucket(ns)) {
+			print_error("ns %llu: %u vs %u\n", (unsigned long long)ns,
+				    nrt::nds::latency_bucket(ns), nds_latency_bucket(ns));
+			fail();
+		}
+	};
+	check(0);
+	check(UINT64_MAX);
+	for (unsigned s = 0; s < 64; s++)
+		for (int64_t d = -2; d <= 2; d++)
+			check((uint64_t{ 1 } << s) + static_cast<uint64_t>(d));
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		check(x >> (x & 63));
+	}
+}
+
 void job_status_straight_path(void **)
 {
 	for (NRT_STATUS st : kStatuses)
@@ -137,6 +166,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(inline_accounting_matches),
 		cmocka_unit_test(inline_accounting_flags),
+		cmocka_unit_test(latency_bucket_matches),
 		cmocka_unit_test(job_status_straight_path),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
