@@ -210,14 +210,13 @@ NRT_EXPORT NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_se
 	return NRT_SUCCESS;
 }
 
-NRT_EXPORT NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
-				  nrt_tensor_set_t *output_set)
-{
-	return nrt_execute_repeat(model, input_set, output_set, 1);
-}
+namespace {
 
-NRT_EXPORT NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
-					 nrt_tensor_set_t *output_set, int repeat_count)
+// nrt_execute_repeat(), inline in both entry points: nrt_execute() is one
+// call, with the loop of one folded away (issue 25).
+[[gnu::always_inline]] inline NRT_STATUS execute_repeat(nrt_model_t *model,
+							 const nrt_tensor_set_t *input_set,
+							 nrt_tensor_set_t *output_set, int repeat_count)
 {
 	std::shared_ptr<model::model> m;
 	NRT_STATUS st = guarded_model(model, &m);
@@ -253,6 +252,20 @@ NRT_EXPORT NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_se
 			return st;
 	}
 	return NRT_SUCCESS;
+}
+
+} // namespace
+
+NRT_EXPORT NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
+				  nrt_tensor_set_t *output_set)
+{
+	return execute_repeat(model, input_set, output_set, 1);
+}
+
+NRT_EXPORT NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
+					 nrt_tensor_set_t *output_set, int repeat_count)
+{
+	return execute_repeat(model, input_set, output_set, repeat_count);
 }
 
 NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placement, int vnc, size_t size,

@@ -260,16 +260,18 @@ try {
 		}
 	}
 
-	neuron_sim_exec_model arg{};
-	arg.size = sizeof(arg);
-	arg.nc = m.nc_first;
-	arg.op = static_cast<uint32_t>(d.program);
-	arg.duration_us = d.run_time_us;
-	arg.arg0 = d.arg0;
-	arg.arg1 = d.arg1;
+	// the job of a model with data (one without takes SIM_EXEC below)
+	neuron_sim_exec_model arg;
 	std::unique_ptr<tensor::device_mem> stage_in, stage_out;
 	tensor::tensor *host_out = nullptr;
 	if (d.program != neff::op::none) {
+		arg = neuron_sim_exec_model{};
+		arg.size = sizeof(arg);
+		arg.nc = m.nc_first;
+		arg.op = static_cast<uint32_t>(d.program);
+		arg.duration_us = d.run_time_us;
+		arg.arg0 = d.arg0;
+		arg.arg1 = d.arg1;
 		tensor::tensor &ti = *in[0].t, &to = *out[0].t;
 		uint64_t bytes = to.size;
 		// the program's (indirect) read must stay inside its input, as the
@@ -313,7 +315,7 @@ try {
 	// the caller passed the runtime guard (initialized: these are set)
 	rt::runtime &r = rt::rt();
 	const nrt_decode_config_t cfg = r.cfg.load(std::memory_order_relaxed);
-	arg.timeout_us = r.timeout_us.load(std::memory_order_relaxed);
+	const uint64_t timeout_us = r.timeout_us.load(std::memory_order_relaxed);
 	rt::core_ctx &c = m.dev->cores[m.nc_first];
 	std::lock_guard cg(c.lock);
 	if (!c.error_ring) {
@@ -327,13 +329,14 @@ try {
 		// no data: the same job through the smaller ioctl
 		neuron_sim_exec job{};
 		job.size = sizeof(job);
-		job.nc = arg.nc;
-		job.duration_us = arg.duration_us;
-		job.timeout_us = arg.timeout_us;
+		job.nc = m.nc_first;
+		job.duration_us = d.run_time_us;
+		job.timeout_us = timeout_us;
 		if (::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC, &job) != 0)
 			exec_errno = errno;
 		job_ns = job.job_ns;
 	} else {
+		arg.timeout_us = timeout_us;
 		if (::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC_MODEL, &arg) != 0)
 			exec_errno = errno;
 		job_ns = arg.job_ns;
