@@ -39,7 +39,7 @@ public:
 	// The object behind @p, or nullptr. The handle found last is kept
 	// apart, so that a loop over one handle (nrt_execute of one model)
 	// takes no hash look-up (issue 25).
-	std::shared_ptr<T> find(const void *p) const noexcept
+	[[gnu::always_inline]] std::shared_ptr<T> find(const void *p) const noexcept
 	{
 		uintptr_t h = reinterpret_cast<uintptr_t>(p);
 		if ((h & 0xf) != static_cast<uintptr_t>(K))
@@ -47,12 +47,7 @@ public:
 		std::lock_guard g(lock_);
 		if (h == last_h_)
 			return last_obj_;
-		auto it = objs_.find(h);
-		if (it == objs_.end())
-			return nullptr;
-		last_h_ = h;
-		last_obj_ = it->second;
-		return it->second;
+		return find_locked(h);
 	}
 
 	// Remove the handle; the object lives on while someone holds it.
@@ -91,6 +86,17 @@ public:
 	}
 
 private:
+	// find()'s hash look-up, under lock_
+	[[gnu::noinline]] std::shared_ptr<T> find_locked(uintptr_t h) const noexcept
+	{
+		auto it = objs_.find(h);
+		if (it == objs_.end())
+			return nullptr;
+		last_h_ = h;
+		last_obj_ = it->second;
+		return it->second;
+	}
+
 	void forget_last() const noexcept
 	{
 		last_h_ = 0;
