@@ -58,7 +58,7 @@ static inline double read_total_ns(int reads)
  * and the median leaves out the jobs a host interruption hit. On the
  * shared 2-CPU machine the best of 24 blocks of 250 jobs each gave an
  * on/off ratio of 0.93 and then 0.78 in one boot; the medians of pairs
- * 0.973 both times (docs/performance.md, session 14).
+ * 0.974 both times (docs/performance.md, session 14).
  */
 static inline uint64_t vb_ticks(void)
 {
