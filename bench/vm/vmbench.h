@@ -60,6 +60,11 @@ static inline double read_total_ns(int reads)
  * on/off ratio of 0.93 and then 0.78 in one boot; the medians of pairs
  * 0.974 both times (docs/performance.md, session 14).
  */
+/*
+ * Not serialising, and a process that moves between CPUs may see their
+ * counters differ a little: such a job's time is wrong, and lands at
+ * either end of the sorted list, away from the median.
+ */
 static inline uint64_t vb_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -78,6 +83,10 @@ struct vb_pairs {
 
 static inline void vb_pairs_init(struct vb_pairs *p, int n)
 {
+	if (n < 1) {
+		fprintf(stderr, "vmbench: at least one pair\n");
+		exit(2);
+	}
 	p->n = n;
 	p->a = calloc((size_t)n, sizeof(*p->a));
 	p->b = calloc((size_t)n, sizeof(*p->b));

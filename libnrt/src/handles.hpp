@@ -36,16 +36,18 @@ public:
 		return h;
 	}
 
-	// The object behind @p, or nullptr. The handle found last is kept
-	// apart, so that a loop over one handle (nrt_execute of one model)
-	// takes no hash look-up (issue 25).
+	// The object behind @p, or nullptr. In the model table the handle
+	// found last is kept apart, so that a loop over one model (nrt_execute)
+	// takes no hash look-up (issue 25); the other tables alternate between
+	// handles on every execution (input set, output set, each tensor), so
+	// they keep none.
 	[[gnu::always_inline]] std::shared_ptr<T> find(const void *p) const noexcept
 	{
 		uintptr_t h = reinterpret_cast<uintptr_t>(p);
 		if ((h & 0xf) != static_cast<uintptr_t>(K))
 			return nullptr;
 		std::lock_guard g(lock_);
-		if (h == last_h_)
+		if (keeps_last && h == last_h_)
 			return last_obj_;
 		return find_locked(h);
 	}
@@ -92,8 +94,10 @@ private:
 		auto it = objs_.find(h);
 		if (it == objs_.end())
 			return nullptr;
-		last_h_ = h;
-		last_obj_ = it->second;
+		if (keeps_last) {
+			last_h_ = h;
+			last_obj_ = it->second;
+		}
 		return it->second;
 	}
 
@@ -102,6 +106,8 @@ private:
 		last_h_ = 0;
 		last_obj_.reset();
 	}
+
+	static constexpr bool keeps_last = K == kind::model;
 
 	mutable nrt::mutex lock_;	// protects everything below
 	std::unordered_map<uintptr_t, std::shared_ptr<T>> objs_;

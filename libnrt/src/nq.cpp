@@ -325,7 +325,10 @@ NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dro
 	if (!q || !errs)
 		return -EINVAL;
 	std::lock_guard<std::mutex> g(q->lock);
-	return nrt::nq::drain_owned(q, errs, dropped);
+	int n = nrt::nq::drain_owned(q, errs, dropped);
+	if (n == 0)
+		publish_head(q);	// as this call always has, drained or not
+	return n;
 }
 
 NRT_EXPORT int nrt_nq_capacity(const nrt_nq_t *q)

@@ -9,7 +9,9 @@ namespace nrt::nq {
 // nrt_nq_drain() without the queue's own lock, for a queue that only its
 // owner drains, under a lock of the owner's: the runtime's error rings,
 // each under its NeuronCore's lock (runtime.hpp, core_ctx). @q and @errs
-// are not NULL. The drain of every job then takes one lock, not two.
+// are not NULL. The drain of every job then takes one lock, not two. The
+// head is published only when something was consumed (nrt_nq_drain()
+// also publishes it when nothing was).
 int drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept;
 
 } // namespace nrt::nq
