@@ -5,7 +5,6 @@
 #include <nrt/nds/nds_latency.h>
 #include <neuron/neuron_nds.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -91,29 +90,12 @@ inline int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delt
 // The latency block's header, once (nds.cpp).
 void latency_setup(void *base);
 
-// nds_latency_bucket(@ns), computed with selects instead of branches (the
-// execution path's: under emulation a branch costs about as much as an
-// add). The value is clamped into the bucketed range first, so the
-// logarithm is always defined.
-inline unsigned latency_bucket(uint64_t ns)
-{
-	constexpr uint64_t lo = uint64_t{ 1 } << NDS_LATENCY_MIN_SHIFT;
-	constexpr uint64_t hi = (uint64_t{ 1 } << NDS_LATENCY_MAX_SHIFT) - 1;
-	uint64_t c = std::min(std::max(ns, lo), hi);
-	unsigned e = 63u - static_cast<unsigned>(__builtin_clzll(c));
-	unsigned b = 1u + (e - NDS_LATENCY_MIN_SHIFT) * NDS_LATENCY_SUB +
-		     static_cast<unsigned>((c >> (e - NDS_LATENCY_SUB_SHIFT)) & (NDS_LATENCY_SUB - 1));
-	// below the range: 0; above it: one past hi's bucket, the last
-	unsigned below = ns < lo, above = ns > hi;
-	return (1u - below) * b + above;
-}
-
 // One value into latency histogram @kind (< NDS_LATENCY_KINDS) of a
 // writable @inst whose latency block has its header (record_latency_checked
 // made sure of it before).
 inline void record_latency_set_up(nds_instance *inst, unsigned kind, uint64_t ns)
 {
-	cell(inst->base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ latency_bucket(ns) })
+	cell(inst->base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ nds_latency_bucket(ns) })
 		.fetch_add(1, std::memory_order_relaxed);
 }
 

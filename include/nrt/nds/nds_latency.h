@@ -71,18 +71,26 @@ _Static_assert(NDS_LATENCY_END <= NDS_LATENCY_PRIVATE_END, "latency block outsid
 _Static_assert(NDS_LATENCY_OFF % 8 == 0, "latency block alignment");
 #endif
 
-/* The bucket that counts @ns. */
+/*
+ * The bucket that counts @ns: 0 below 2^MIN_SHIFT, the last from
+ * 2^MAX_SHIFT, else SUB per power of two. Computed on @ns clamped into the
+ * bucketed range, then corrected at both ends, with selects rather than
+ * branches (libnrt's execution path takes it on every job; under an
+ * emulated CPU a branch costs about as much as an atomic add).
+ */
 static inline unsigned nds_latency_bucket(uint64_t ns)
 {
-	unsigned e;
+	const uint64_t lo = UINT64_C(1) << NDS_LATENCY_MIN_SHIFT;
+	const uint64_t hi = (UINT64_C(1) << NDS_LATENCY_MAX_SHIFT) - 1;
+	uint64_t c = ns < lo ? lo : ns;
+	unsigned e, b, below = ns < lo, above = ns > hi;
 
-	if (ns < (UINT64_C(1) << NDS_LATENCY_MIN_SHIFT))
-		return 0;
-	if (ns >= (UINT64_C(1) << NDS_LATENCY_MAX_SHIFT))
-		return NDS_LATENCY_BUCKETS - 1;
-	e = 63u - (unsigned)__builtin_clzll(ns);
-	return 1u + (e - NDS_LATENCY_MIN_SHIFT) * NDS_LATENCY_SUB +
-	       (unsigned)((ns >> (e - NDS_LATENCY_SUB_SHIFT)) & (NDS_LATENCY_SUB - 1));
+	c = c > hi ? hi : c;
+	e = 63u - (unsigned)__builtin_clzll(c);
+	b = 1u + (e - NDS_LATENCY_MIN_SHIFT) * NDS_LATENCY_SUB +
+	    (unsigned)((c >> (e - NDS_LATENCY_SUB_SHIFT)) & (NDS_LATENCY_SUB - 1));
+	/* below the range: 0; above it: one past hi's bucket, the last */
+	return (1u - below) * b + above;
 }
 
 /* Smallest value bucket @b counts (@b < NDS_LATENCY_BUCKETS). */
