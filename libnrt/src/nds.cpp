@@ -88,7 +88,7 @@ NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
 	n->mapped = true;
 	n->writable = rw;
 	n->nc_count = ndl_device_get_info(device)->nc_count;
-	n->set_fast_limit();
+	n->set_limits();
 	n->slot = static_cast<int>(arg.slot);
 	if (rw) {
 		nds::write_header(map);
@@ -113,7 +113,7 @@ NRT_EXPORT int nds_open_memory(void *mem, uint32_t nc_count, bool writable, nds_
 	n->size = NEURON_NDS_SIZE;
 	n->writable = writable;
 	n->nc_count = nc_count;
-	n->set_fast_limit();
+	n->set_limits();
 	n->slot = -1;
 	*inst = n;
 	return 0;
@@ -128,6 +128,13 @@ NRT_EXPORT int nds_close(nds_instance_t *inst)
 		ret = -errno;
 	delete inst;
 	return ret;
+}
+
+int nds::nc_add_refused(const nds_instance *inst, int nc, uint32_t id)
+{
+	if (!inst || nc_offset(inst, nc, id) < 0)
+		return -EINVAL;
+	return -EPERM;
 }
 
 NRT_EXPORT int nds_increment_nc_counter(nds_instance_t *inst, int pnc_index, uint32_t counter_index,

@@ -17,16 +17,22 @@ struct nds_instance {
 	bool writable = false;	// the caller's own slab
 	uint32_t nc_count = 0;	// NeuronCores addressable through this instance
 	int slot = -1;		// slab index on the device, -1 for memory instances
-	// The execution path's one test: NeuronCores below this have their
-	// counters in the slab's first region and may be written (0 when
-	// read-only). Set with writable and nc_count (set_fast_limit()).
+	// Derived from writable and nc_count (set_limits(), called wherever
+	// those two are set), so that the hot paths test one number:
+	// NeuronCores below nc_limit have counters here (nc_count, at most
+	// the slab's NEURON_NDS_MAX_NC); below write_nc_limit they may also
+	// be written (0 when read-only); below fast_nc_limit, the execution
+	// path's, they are writable and in the slab's first region.
+	uint32_t nc_limit = 0;
+	uint32_t write_nc_limit = 0;
 	uint32_t fast_nc_limit = 0;
 
-	void set_fast_limit()
+	void set_limits()
 	{
-		fast_nc_limit = !writable ? 0
-			      : nc_count < NEURON_NDS_NC_BASE_COUNT ? nc_count
-								     : NEURON_NDS_NC_BASE_COUNT;
+		nc_limit = nc_count < NEURON_NDS_MAX_NC ? nc_count : NEURON_NDS_MAX_NC;
+		write_nc_limit = writable ? nc_limit : 0;
+		fast_nc_limit = write_nc_limit < NEURON_NDS_NC_BASE_COUNT ? write_nc_limit
+									    : NEURON_NDS_NC_BASE_COUNT;
 	}
 };
 
@@ -39,28 +45,54 @@ inline std::atomic_ref<uint64_t> cell(void *base, int64_t off)
 		static_cast<uint8_t *>(base) + off));
 }
 
+// Every NC/EXT counter's byte offset, [nc][id], -1 for the pad slot
+// (id NEURON_NDS_ID_COUNT): neuron_nds_nc_offset() evaluated at compile
+// time. A look-up instead of the three-region arithmetic, whose
+// branches on (nc, id) cost an update half again as much as a bare
+// atomic add whenever the CPU was shared (bench_nds, issue 25).
+struct nc_offset_table {
+	int32_t off[NEURON_NDS_MAX_NC][NEURON_NDS_ID_COUNT + 1];
+};
+
+constexpr nc_offset_table make_nc_offset_table()
+{
+	nc_offset_table t{};
+	for (uint32_t nc = 0; nc < NEURON_NDS_MAX_NC; nc++)
+		for (uint32_t id = 0; id <= NEURON_NDS_ID_COUNT; id++)
+			t.off[nc][id] = static_cast<int32_t>(neuron_nds_nc_offset(nc, id));
+	return t;
+}
+
+inline constexpr nc_offset_table k_nc_offsets = make_nc_offset_table();
+
+static_assert(k_nc_offsets.off[0][0] == NEURON_NDS_NC_OFF);
+static_assert(k_nc_offsets.off[NEURON_NDS_MAX_NC - 1][NEURON_NDS_ID_COUNT] == -1);
+
 // The NC/EXT counter's offset, or -1 when out of range for this instance.
 // Inline, as the counter updates below: a call per update was half of an
 // update's cost (bench_nds, issue 25).
 inline int64_t nc_offset(const nds_instance *inst, int nc, uint32_t id)
 {
-	if (nc < 0 || static_cast<uint32_t>(nc) >= inst->nc_count)
+	if (static_cast<uint32_t>(nc) >= inst->nc_limit || id >= NEURON_NDS_ID_COUNT)
 		return -1;
-	return neuron_nds_nc_offset(static_cast<uint32_t>(nc), id);
+	return k_nc_offsets.off[nc][id];
 }
 
+// nc_add()'s answer when it did not add: -EINVAL without @inst or
+// without counter (@nc, @id) in it, else -EPERM (read-only).
+[[gnu::cold]] int nc_add_refused(const nds_instance *inst, int nc, uint32_t id);
+
 // Add @delta to NC/EXT counter @id of NeuronCore @nc (atomic). 0, -EINVAL, -EPERM.
+// One test for instance, NeuronCore and write access, one for the id.
 inline int nc_add(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
 {
-	if (!inst)
-		return -EINVAL;
-	int64_t off = nc_offset(inst, nc, id);
-	if (off < 0)
-		return -EINVAL;
-	if (!inst->writable)
-		return -EPERM;
-	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
-	return 0;
+	if (inst && static_cast<uint32_t>(nc) < inst->write_nc_limit && id < NEURON_NDS_ID_COUNT)
+		[[likely]] {
+		cell(inst->base, k_nc_offsets.off[nc][id]).fetch_add(delta,
+								     std::memory_order_relaxed);
+		return 0;
+	}
+	return nc_add_refused(inst, nc, id);
 }
 
 // What every kmetric_* call checks first: -EINVAL without @inst or with
@@ -76,14 +108,13 @@ inline int nc_target(const nds_instance *inst, int nc)
 // counter (issue 25; calls and returns are what an emulated CPU pays most
 // for, after system calls).
 
-// nc_add() for a caller that has checked @inst (writable) and @nc already:
-// the counter's own range check only. 0 or -EINVAL.
+// nc_add() for a caller that has checked @inst (writable) and @nc
+// (nc_target()) already: the counter's own range check only. 0 or -EINVAL.
 inline int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delta)
 {
-	int64_t off = neuron_nds_nc_offset(static_cast<uint32_t>(nc), id);
-	if (off < 0)
+	if (id >= NEURON_NDS_ID_COUNT)
 		return -EINVAL;
-	cell(inst->base, off).fetch_add(delta, std::memory_order_relaxed);
+	cell(inst->base, k_nc_offsets.off[nc][id]).fetch_add(delta, std::memory_order_relaxed);
 	return 0;
 }
 

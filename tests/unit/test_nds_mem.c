@@ -368,6 +368,9 @@ static void read_only(void **state)
 	assert_int_equal(nds_set_nd_counter(ro, 2, &v), -EPERM);
 	/* out-of-range arguments are still -EINVAL on a read-only view */
 	assert_int_equal(nds_increment_nc_counter(ro, 16, 0, 1), -EINVAL);
+	assert_int_equal(nds_increment_nc_counter(ro, 0, 95, 1), -EINVAL);
+	assert_int_equal(nds_decrement_nc_counter(ro, -1, 0, 1), -EINVAL);
+	assert_int_equal(nds_increment_nc_counter(NULL, 0, 0, 1), -EINVAL);
 	assert_int_equal(nds_increment_nd_counter(ro, 31, 1), -EINVAL);
 	assert_int_equal(nds_or_nd_counter(ro, 0, 64), -EINVAL);
 	assert_slab(slab, snap, "read-only writes");

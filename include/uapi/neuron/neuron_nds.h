@@ -116,10 +116,20 @@ enum neuron_nds_ext_nc_counter {
 };
 
 /*
+ * The offset helpers below are constant expressions in C++, so a C++
+ * user can build a table from them at compile time (libnrt does).
+ */
+#ifdef __cplusplus
+#define NEURON_NDS_CONST_FN constexpr
+#else
+#define NEURON_NDS_CONST_FN
+#endif
+
+/*
  * Byte offset of NC counter @id of NeuronCore @nc in a slab, or -1 when
  * (@nc, @id) names no counter. The three regions of the 2.19+ layout.
  */
-static inline __s64 neuron_nds_nc_offset(__u32 nc, __u32 id)
+static inline NEURON_NDS_CONST_FN __s64 neuron_nds_nc_offset(__u32 nc, __u32 id)
 {
 	if (nc >= NEURON_NDS_MAX_NC || id >= NEURON_NDS_ID_COUNT)
 		return -1;
@@ -135,7 +145,7 @@ static inline __s64 neuron_nds_nc_offset(__u32 nc, __u32 id)
 }
 
 /* Byte offset of ND counter @id, or -1. */
-static inline __s64 neuron_nds_nd_offset(__u32 id)
+static inline NEURON_NDS_CONST_FN __s64 neuron_nds_nd_offset(__u32 id)
 {
 	if (id >= NEURON_NDS_ND_COUNT)
 		return -1;
