@@ -9,7 +9,7 @@
  * hands it to neuron_sim_fw_trigger()). A write of 1 while TRIGGER is clear
  * latches the request: the registers, and for the legacy path (non-zero
  * response address) the request in the host buffer at the request address
- * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). A work item
+ * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). An irq_work
  * validates size, CRC (the software CRC-32C of lib/neuron_fwio_frame.c,
  * against the kernel's on the driver side) and command, executes and
  * builds the answer as the shared firmware model does it
@@ -44,16 +44,29 @@
  * answer, answer with another sequence number, see a corrupted CRC, answer
  * late (slow), or answer 4 bytes too many.
  *
+ * The request is served from an irq_work, not a work item: it answers
+ * from the doorbell's interrupt on the same CPU, as a device's firmware
+ * answers while the driver polls, where a work item cost two context
+ * switches and a wake-up, most of an FW-IO round trip under emulation
+ * (issue 25, docs/performance.md). On PREEMPT_RT kernels the irq_work
+ * runs in the per-CPU irq_work thread instead. Slow answers, resets and
+ * readiness stay delayed work items.
+ *
  * Locking: MiscRAM has its own lock (neuron_sim_miscram.c), the armed
  * faults theirs (neuron_sim_inject.c); fw->lock (spinlock) protects the
  * statistics, the latched request, the posted-blob ring and the pending
  * slow answer; fw->dma_lock the DMA buffer table and the buffers' contents
- * as the firmware sees them. None of them is taken while holding another.
+ * as the firmware sees them. None of them is taken while holding another,
+ * except under fw->serve_lock, which the request's irq_work holds
+ * throughout (it may run on two CPUs at once where a work item would
+ * not) and takes before any of them. Every one of these locks is taken
+ * with interrupts off: the irq_work takes them in interrupt context.
  * fw->gen changes only under the MiscRAM lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim-fw: " fmt
 
 #include <linux/debugfs.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -121,11 +134,11 @@ struct neuron_sim_dma {
  * @strict:	strict mode (the device's fw_arch is not SIM)
  * @arch:	enum neuron_fw_arch of the device
  * @div:	time divisor (>= 1)
- * @req_work:	processes the latched request
- * @work_req:	@req_work's copy of the request (a work item never runs
- *		concurrently with itself, so one copy serves)
- * @work_ans:	@req_work's answer from the shared model
- * @work_payload: @req_work's request payload
+ * @req_irq:	processes the latched request (neuron_sim_fw_serve())
+ * @serve_lock:	held by @req_irq throughout: one request served at a time
+ * @work_req:	@req_irq's copy of the request (under @serve_lock)
+ * @work_ans:	@req_irq's answer from the shared model
+ * @work_payload: @req_irq's request payload
  * @slow_work:	delivers @pending after its delay
  * @ready_work:	strict: makes DEVICE_ID readable
  * @reset_work:	strict: completes a device reset
@@ -136,7 +149,7 @@ struct neuron_sim_dma {
  * @dma:	host buffers handed out by neuron_sim_fw_dma_alloc()
  * @lock:	protects everything below
  * @latched:	the request to process, valid when @latched_valid
- * @latched_valid: @req_work has a request to process
+ * @latched_valid: @req_irq has a request to process
  * @pending:	the delayed answer, valid when @pending_valid
  * @pending_valid: @pending waits for @slow_work
  * @power_profile: last profile SET_POWER_PROFILE accepted
@@ -162,7 +175,8 @@ struct neuron_sim_fw {
 	bool strict;
 	u32 arch;
 	u32 div;
-	struct work_struct req_work;
+	struct irq_work req_irq;
+	spinlock_t serve_lock;
 	struct neuron_sim_request work_req;
 	struct neuron_fw_model_answer work_ans;
 	u8 work_payload[NEURON_FWIO_DATA_SIZE];
@@ -410,7 +424,7 @@ void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 		dev_warn_ratelimited(&fw->sd->dev,
 				     "doorbell rung while a request is in flight: refused\n");
 	if (latched && !READ_ONCE(fw->stopping))
-		queue_work(system_wq, &fw->req_work);
+		irq_work_queue(&fw->req_irq);
 	if (c.action == NEURON_SIM_TRIG_RESET && !READ_ONCE(fw->stopping))
 		mod_delayed_work(system_wq, &fw->reset_work,
 				 msecs_to_jiffies(NEURON_SIM_FW_STRICT_RESET_MS / fw->div));
@@ -538,9 +552,9 @@ static bool neuron_sim_fw_refuses(struct neuron_sim_fw *fw, const struct neuron_
 	return r->no_ack || fw->arch == NEURON_FW_ARCH_V2;
 }
 
-static void neuron_sim_fw_req_work(struct work_struct *work)
+/* Serve the latched request, if any. fw->serve_lock held. */
+static void neuron_sim_fw_serve(struct neuron_sim_fw *fw)
 {
-	struct neuron_sim_fw *fw = container_of(work, struct neuron_sim_fw, req_work);
 	const struct neuron_fw_model_dev dev = {
 		.read_word = neuron_sim_fw_read_word,
 		.posted = neuron_sim_fw_posted,
@@ -610,6 +624,16 @@ static void neuron_sim_fw_req_work(struct work_struct *work)
 		return;
 	}
 	neuron_sim_fw_answer(fw, &a);
+}
+
+static void neuron_sim_fw_req_irq(struct irq_work *work)
+{
+	struct neuron_sim_fw *fw = container_of(work, struct neuron_sim_fw, req_irq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&fw->serve_lock, flags);
+	neuron_sim_fw_serve(fw);
+	spin_unlock_irqrestore(&fw->serve_lock, flags);
 }
 
 static void neuron_sim_fw_slow_work(struct work_struct *work)
@@ -805,7 +829,8 @@ struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd)
 	fw->div = max(sd->arch.fw_time_div, 1u);
 	spin_lock_init(&fw->lock);
 	spin_lock_init(&fw->dma_lock);
-	INIT_WORK(&fw->req_work, neuron_sim_fw_req_work);
+	spin_lock_init(&fw->serve_lock);
+	init_irq_work(&fw->req_irq, neuron_sim_fw_req_irq);
 	INIT_DELAYED_WORK(&fw->slow_work, neuron_sim_fw_slow_work);
 	INIT_DELAYED_WORK(&fw->ready_work, neuron_sim_fw_ready_work);
 	INIT_DELAYED_WORK(&fw->reset_work, neuron_sim_fw_reset_work);
@@ -840,7 +865,7 @@ void neuron_sim_fw_destroy(struct neuron_sim_fw *fw)
 	WRITE_ONCE(fw->stopping, true);
 	cancel_delayed_work_sync(&fw->ready_work);
 	cancel_delayed_work_sync(&fw->reset_work);
-	cancel_work_sync(&fw->req_work);
+	irq_work_sync(&fw->req_irq);
 	cancel_delayed_work_sync(&fw->slow_work);
 	kfree(fw);
 }
