@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // NDS counter update cost on the host: nds_increment_nc_counter on a slab
-// opened with nds_open_memory (argument checks, offset computation, one
+// opened with nds_open_memory (argument checks, offset look-up, one
 // relaxed 64-bit atomic add on the slab) against a bare
 // std::atomic<uint64_t>::fetch_add on an array, same (NeuronCore, counter)
 // sequence, same run.
@@ -40,8 +40,9 @@ constexpr pair_t kPairs[8] = {
 // shared machine: for stretches of a second or more it made the library's
 // branches and calls slower than the bare add. 25 blocks of 4 Mi, always
 // library first, read 1.0 in one run and 1.1 - 1.8 in the next; 1000
-// blocks of 128 Ki alternating read 0.96 - 1.04 in the same processes
-// (issue 25, docs/testing.md).
+// blocks of 128 Ki alternating (0.7 s) read 0.96 - 1.04 in the same
+// processes, but 1.15 - 1.28 in 5 runs of 30; 4000 (3 s) read 0.94 - 1.04
+// in 22 (issue 25, docs/performance.md).
 constexpr uint64_t kOps = 128u << 10;	// per block, a multiple of 8
 constexpr int kReps = 4000;
 constexpr int kWarm = 20;	// blocks of each side before the timed ones

@@ -162,10 +162,11 @@ static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
 /*
  * Wait for completion: 1 done, 0 deadline passed, -EINTR.
  * For the first 100 us poll with cond_resched() (a firmware answers in
- * tens of microseconds; one that answers from a thread on this CPU, such
- * as the simulator's on a PREEMPT_RT kernel, gets it at the reschedule
- * point), then sleep from a few microseconds
- * doubling up to 1 ms (the vendor's poll step), so a hung firmware costs
+ * tens of microseconds; one that answers from a work item on this CPU,
+ * as the simulator's does on PREEMPT_RT kernels, gets the CPU at the
+ * reschedule point, or sooner where the kernel preempts), then sleep
+ * from a few microseconds doubling up to 1 ms (the vendor's poll step),
+ * so a hung firmware costs
  * about 1000 wake-ups per second and nothing else.
  * The spin is timed with local_clock() (the scheduler's clock: a TSC read)
  * and the timekeeping clock is read only once the spin is over: where the

@@ -48,19 +48,22 @@
  * from the doorbell's interrupt on the same CPU, as a device's firmware
  * answers while the driver polls, where a work item cost two context
  * switches and a wake-up, most of an FW-IO round trip under emulation
- * (issue 25, docs/performance.md). On PREEMPT_RT kernels the irq_work
- * runs in the per-CPU irq_work thread instead. Slow answers, resets and
- * readiness stay delayed work items.
+ * (issue 25, docs/performance.md). Not on PREEMPT_RT: there an irq_work
+ * runs in a thread as well, so it would gain nothing, and irq_work_sync()
+ * may return while that thread still touches the irq_work (it clears BUSY
+ * before its last wake-up), which a device's teardown cannot allow; a
+ * work item serves there, as before. Slow answers, resets and readiness
+ * stay delayed work items.
  *
  * Locking: MiscRAM has its own lock (neuron_sim_miscram.c), the armed
  * faults theirs (neuron_sim_inject.c); fw->lock (spinlock) protects the
  * statistics, the latched request, the posted-blob ring and the pending
  * slow answer; fw->dma_lock the DMA buffer table and the buffers' contents
  * as the firmware sees them. None of them is taken while holding another,
- * except under fw->serve_lock, which the request's irq_work holds
- * throughout (it may run on two CPUs at once where a work item would
- * not) and takes before any of them. Every one of these locks is taken
- * with interrupts off: the irq_work takes them in interrupt context.
+ * except under fw->serve_lock, which the serving holds throughout (an
+ * irq_work may run on two CPUs at once where a work item would not) and
+ * takes before any of them. Every one of these locks is taken with
+ * spin_lock_irqsave(): the irq_work takes them in interrupt context.
  * fw->gen changes only under the MiscRAM lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim-fw: " fmt
@@ -134,11 +137,12 @@ struct neuron_sim_dma {
  * @strict:	strict mode (the device's fw_arch is not SIM)
  * @arch:	enum neuron_fw_arch of the device
  * @div:	time divisor (>= 1)
- * @req_irq:	processes the latched request (neuron_sim_fw_serve())
- * @serve_lock:	held by @req_irq throughout: one request served at a time
- * @work_req:	@req_irq's copy of the request (under @serve_lock)
- * @work_ans:	@req_irq's answer from the shared model
- * @work_payload: @req_irq's request payload
+ * @req_irq:	serves the latched request (neuron_sim_fw_serve()), but on RT
+ * @req_work:	the same on PREEMPT_RT kernels
+ * @serve_lock:	held while serving: one request served at a time
+ * @work_req:	the serving's copy of the request (under @serve_lock)
+ * @work_ans:	the serving's answer from the shared model
+ * @work_payload: the serving's request payload
  * @slow_work:	delivers @pending after its delay
  * @ready_work:	strict: makes DEVICE_ID readable
  * @reset_work:	strict: completes a device reset
@@ -149,7 +153,7 @@ struct neuron_sim_dma {
  * @dma:	host buffers handed out by neuron_sim_fw_dma_alloc()
  * @lock:	protects everything below
  * @latched:	the request to process, valid when @latched_valid
- * @latched_valid: @req_irq has a request to process
+ * @latched_valid: a request waits to be served
  * @pending:	the delayed answer, valid when @pending_valid
  * @pending_valid: @pending waits for @slow_work
  * @power_profile: last profile SET_POWER_PROFILE accepted
@@ -176,6 +180,7 @@ struct neuron_sim_fw {
 	u32 arch;
 	u32 div;
 	struct irq_work req_irq;
+	struct work_struct req_work;
 	spinlock_t serve_lock;
 	struct neuron_sim_request work_req;
 	struct neuron_fw_model_answer work_ans;
@@ -379,6 +384,15 @@ static bool neuron_sim_fw_trigger_words(u32 *w, void *ctx)
 	return true;
 }
 
+/* Have the latched request served: an irq_work, a work item on PREEMPT_RT. */
+static void neuron_sim_fw_kick(struct neuron_sim_fw *fw)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		queue_work(system_wq, &fw->req_work);
+	else
+		irq_work_queue(&fw->req_irq);
+}
+
 void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 {
 	/* on the stack: misc_write must not fail or sleep for memory */
@@ -424,7 +438,7 @@ void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 		dev_warn_ratelimited(&fw->sd->dev,
 				     "doorbell rung while a request is in flight: refused\n");
 	if (latched && !READ_ONCE(fw->stopping))
-		irq_work_queue(&fw->req_irq);
+		neuron_sim_fw_kick(fw);
 	if (c.action == NEURON_SIM_TRIG_RESET && !READ_ONCE(fw->stopping))
 		mod_delayed_work(system_wq, &fw->reset_work,
 				 msecs_to_jiffies(NEURON_SIM_FW_STRICT_RESET_MS / fw->div));
@@ -626,14 +640,23 @@ static void neuron_sim_fw_serve(struct neuron_sim_fw *fw)
 	neuron_sim_fw_answer(fw, &a);
 }
 
-static void neuron_sim_fw_req_irq(struct irq_work *work)
+static void neuron_sim_fw_serve_locked(struct neuron_sim_fw *fw)
 {
-	struct neuron_sim_fw *fw = container_of(work, struct neuron_sim_fw, req_irq);
 	unsigned long flags;
 
 	spin_lock_irqsave(&fw->serve_lock, flags);
 	neuron_sim_fw_serve(fw);
 	spin_unlock_irqrestore(&fw->serve_lock, flags);
+}
+
+static void neuron_sim_fw_req_irq(struct irq_work *work)
+{
+	neuron_sim_fw_serve_locked(container_of(work, struct neuron_sim_fw, req_irq));
+}
+
+static void neuron_sim_fw_req_work(struct work_struct *work)
+{
+	neuron_sim_fw_serve_locked(container_of(work, struct neuron_sim_fw, req_work));
 }
 
 static void neuron_sim_fw_slow_work(struct work_struct *work)
@@ -831,6 +854,7 @@ struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd)
 	spin_lock_init(&fw->dma_lock);
 	spin_lock_init(&fw->serve_lock);
 	init_irq_work(&fw->req_irq, neuron_sim_fw_req_irq);
+	INIT_WORK(&fw->req_work, neuron_sim_fw_req_work);
 	INIT_DELAYED_WORK(&fw->slow_work, neuron_sim_fw_slow_work);
 	INIT_DELAYED_WORK(&fw->ready_work, neuron_sim_fw_ready_work);
 	INIT_DELAYED_WORK(&fw->reset_work, neuron_sim_fw_reset_work);
@@ -866,6 +890,7 @@ void neuron_sim_fw_destroy(struct neuron_sim_fw *fw)
 	cancel_delayed_work_sync(&fw->ready_work);
 	cancel_delayed_work_sync(&fw->reset_work);
 	irq_work_sync(&fw->req_irq);
+	cancel_work_sync(&fw->req_work);
 	cancel_delayed_work_sync(&fw->slow_work);
 	kfree(fw);
 }

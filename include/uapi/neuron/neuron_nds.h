@@ -116,10 +116,11 @@ enum neuron_nds_ext_nc_counter {
 };
 
 /*
- * The offset helpers below are constant expressions in C++, so a C++
- * user can build a table from them at compile time (libnrt does).
+ * The offset helpers below are constant expressions in C++14 and later,
+ * so a C++ user can build a table from them at compile time (libnrt
+ * does). C++11's constexpr functions cannot hold their if statements.
  */
-#ifdef __cplusplus
+#if defined(__cplusplus) && __cplusplus >= 201402L
 #define NEURON_NDS_CONST_FN constexpr
 #else
 #define NEURON_NDS_CONST_FN
