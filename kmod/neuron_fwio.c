@@ -166,8 +166,8 @@ static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
  * as the simulator's does on PREEMPT_RT kernels, gets the CPU at the
  * reschedule point, or sooner where the kernel preempts), then sleep
  * from a few microseconds doubling up to 1 ms (the vendor's poll step),
- * so a hung firmware costs
- * about 1000 wake-ups per second and nothing else.
+ * so a hung firmware costs about 1000 wake-ups per second and nothing
+ * else.
  * The spin is timed with local_clock() (the scheduler's clock: a TSC read)
  * and the timekeeping clock is read only once the spin is over: where the
  * clocksource is an emulated HPET each ktime_get() costs microseconds,

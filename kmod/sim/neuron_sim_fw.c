@@ -9,12 +9,12 @@
  * hands it to neuron_sim_fw_trigger()). A write of 1 while TRIGGER is clear
  * latches the request: the registers, and for the legacy path (non-zero
  * response address) the request in the host buffer at the request address
- * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). An irq_work
- * validates size, CRC (the software CRC-32C of lib/neuron_fwio_frame.c,
- * against the kernel's on the driver side) and command, executes and
- * builds the answer as the shared firmware model does it
- * (lib/neuron_fw_model.c, also the emulated PCI device's), then delivers
- * it: register-only, the response header into 0x1F0, its payload
+ * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). The serving
+ * (an irq_work; a work item on PREEMPT_RT, below) validates size, CRC
+ * (the software CRC-32C of lib/neuron_fwio_frame.c, against the kernel's
+ * on the driver side) and command, executes and builds the answer as the
+ * shared firmware model does it (lib/neuron_fw_model.c, also the emulated
+ * PCI device's), then delivers it: register-only, the response header into 0x1F0, its payload
  * into DATA, then TRIGGER cleared; legacy, TRIGGER cleared, then the
  * response payload and header in the response buffer, its sequence byte
  * last.
