@@ -14,10 +14,10 @@
  * (the software CRC-32C of lib/neuron_fwio_frame.c, against the kernel's
  * on the driver side) and command, executes and builds the answer as the
  * shared firmware model does it (lib/neuron_fw_model.c, also the emulated
- * PCI device's), then delivers it: register-only, the response header into 0x1F0, its payload
- * into DATA, then TRIGGER cleared; legacy, TRIGGER cleared, then the
- * response payload and header in the response buffer, its sequence byte
- * last.
+ * PCI device's), then delivers it: register-only, the response header
+ * into 0x1F0, its payload into DATA, then TRIGGER cleared; legacy,
+ * TRIGGER cleared, then the response payload and header in the response
+ * buffer, its sequence byte last.
  *
  * Two modes (per device, new_device's firmware word):
  *  - lenient (the default; the fault-injection suites): a write of 1 while
