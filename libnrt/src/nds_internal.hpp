@@ -45,20 +45,20 @@ inline std::atomic_ref<uint64_t> cell(void *base, int64_t off)
 		static_cast<uint8_t *>(base) + off));
 }
 
-// Every NC/EXT counter's byte offset, [nc][id], -1 for the pad slot
-// (id NEURON_NDS_ID_COUNT): neuron_nds_nc_offset() evaluated at compile
-// time. A look-up instead of the three-region arithmetic, whose
-// branches on (nc, id) cost an update half again as much as a bare
+// Every NC/EXT counter's byte offset, [nc][id]: neuron_nds_nc_offset()
+// evaluated at compile time (every entry names a counter; callers check
+// nc and id first). A look-up instead of the three-region arithmetic,
+// whose branches on (nc, id) cost an update half again as much as a bare
 // atomic add whenever the CPU was shared (bench_nds, issue 25).
 struct nc_offset_table {
-	int32_t off[NEURON_NDS_MAX_NC][NEURON_NDS_ID_COUNT + 1];
+	int32_t off[NEURON_NDS_MAX_NC][NEURON_NDS_ID_COUNT];
 };
 
 constexpr nc_offset_table make_nc_offset_table()
 {
 	nc_offset_table t{};
 	for (uint32_t nc = 0; nc < NEURON_NDS_MAX_NC; nc++)
-		for (uint32_t id = 0; id <= NEURON_NDS_ID_COUNT; id++)
+		for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++)
 			t.off[nc][id] = static_cast<int32_t>(neuron_nds_nc_offset(nc, id));
 	return t;
 }
@@ -66,7 +66,7 @@ constexpr nc_offset_table make_nc_offset_table()
 inline constexpr nc_offset_table k_nc_offsets = make_nc_offset_table();
 
 static_assert(k_nc_offsets.off[0][0] == NEURON_NDS_NC_OFF);
-static_assert(k_nc_offsets.off[NEURON_NDS_MAX_NC - 1][NEURON_NDS_ID_COUNT] == -1);
+static_assert(k_nc_offsets.off[NEURON_NDS_MAX_NC - 1][NEURON_NDS_ID_COUNT - 1] > 0);
 
 // The NC/EXT counter's offset, or -1 when out of range for this instance.
 // Inline, as the counter updates below: a call per update was half of an
