@@ -20,9 +20,10 @@ inline void record_latencies(nds_instance_t *inst, uint64_t total_ns, uint64_t d
 {
 	if (!inst || !inst->writable)
 		return;
-	nds::record_latency_checked(inst, NDS_LATENCY_TOTAL, total_ns);
+	auto *slab = static_cast<uint8_t *>(inst->base);
+	nds::record_latency_checked(slab, NDS_LATENCY_TOTAL, total_ns);
 	if (ran)	// the block's header was checked just above
-		nds::record_latency_set_up(inst, NDS_LATENCY_DEVICE, device_ns);
+		nds::record_latency_set_up(slab, NDS_LATENCY_DEVICE, device_ns);
 }
 
 namespace detail {
@@ -48,23 +49,44 @@ inline void add_us(uint8_t *block, uint32_t id, uint64_t ns)
 
 } // namespace detail
 
+// Where one NeuronCore's accounting goes on the straight path: the
+// slab and the NeuronCore's counter block in its first region, kept
+// beside the core's lock (rt::core_ctx) so that a job's accounting reads
+// nothing but what the job already touched and the slab itself (issue
+// 25: under an emulated CPU each further page a job touches after its
+// system call costs about as much as an atomic add). Empty (slab null)
+// where the straight path never applies: no slab, a read-only one, or a
+// NeuronCore past the first region.
+struct core_account {
+	uint8_t *slab = nullptr;
+	uint8_t *block = nullptr;
+};
+
+// @nc's straight-path accounting in @inst (empty when there is none)
+inline core_account core_account_for(nds_instance_t *inst, uint32_t nc)
+{
+	if (!inst || nc >= inst->fast_nc_limit)
+		return {};
+	auto *slab = static_cast<uint8_t *>(inst->base);
+	// neuron_nds_nc_offset(nc, 0) of the first region (nc < NEURON_NDS_NC_BASE_COUNT)
+	return { slab, slab + NEURON_NDS_NC_OFF + 8 * NEURON_NDS_NC_COUNT * nc };
+}
+
 // kmetric_record_execution(@inst, @nc, @st, &@errs, &@times), the same
-// counters moved by the same amounts. A successful job without error
-// flags on a writable instance takes a straight path here: no call, no
-// look-up, one relaxed add per counter (issue 25: under an emulated CPU
-// each call, return and table jump costs about as much as an add).
-inline void record_execution(nds_instance_t *inst, int nc, NRT_STATUS st,
+// counters moved by the same amounts, @a being core_account_for(@inst,
+// @nc). A successful job without error flags whose NeuronCore has a
+// straight path takes it: no call, no look-up, one relaxed add per
+// counter (issue 25: under an emulated CPU each call, return and table
+// jump costs about as much as an add).
+inline void record_execution(const core_account &a, nds_instance_t *inst, int nc, NRT_STATUS st,
 			     const nrt_infer_errors_t &errs, const nrt_exec_times_t &times)
 {
 	// few branches: each costs about as much as an add under emulation
-	if (!inst || (static_cast<uint32_t>(st) != NRT_SUCCESS) | decode::any_flag(errs) |
-			     (static_cast<uint32_t>(nc) >= inst->fast_nc_limit)) {
+	if (!a.block || (static_cast<uint32_t>(st) != NRT_SUCCESS) | decode::any_flag(errs)) {
 		kmetric_record_execution(inst, nc, st, &errs, &times);
 		return;
 	}
-	// neuron_nds_nc_offset(nc, 0) of the first region (nc < NEURON_NDS_NC_BASE_COUNT)
-	auto *block = static_cast<uint8_t *>(inst->base) + NEURON_NDS_NC_OFF +
-		      8 * NEURON_NDS_NC_COUNT * static_cast<uint32_t>(nc);
+	uint8_t *block = a.block;
 	nds::cell(block, 8 * int64_t{ detail::success_id }).fetch_add(1, std::memory_order_relaxed);
 	nds::cell(block, 8 * int64_t{ NDS_NC_COUNTER_INFERENCE_COUNT })
 		.fetch_add(1, std::memory_order_relaxed);
@@ -76,6 +98,19 @@ inline void record_execution(nds_instance_t *inst, int nc, NRT_STATUS st,
 		detail::add_us(block, NDS_NC_COUNTER_NC_TIME, times.nc_ns);
 		detail::add_us(block, NDS_NC_COUNTER_CC_TIME, times.cc_ns);
 	}
+}
+
+// record_latencies(@inst, ...) through @a when it has a slab
+inline void record_latencies(const core_account &a, nds_instance_t *inst, uint64_t total_ns,
+			     uint64_t device_ns, bool ran)
+{
+	if (!a.slab) {
+		record_latencies(inst, total_ns, device_ns, ran);
+		return;
+	}
+	nds::record_latency_checked(a.slab, NDS_LATENCY_TOTAL, total_ns);
+	if (ran)	// the block's header was checked just above
+		nds::record_latency_set_up(a.slab, NDS_LATENCY_DEVICE, device_ns);
 }
 
 } // namespace nrt::kmetric

@@ -116,7 +116,8 @@ void record(const model &m, NRT_STATUS st, const nrt_infer_errors_t *errs,
 	    const nrt_exec_times_t *times)
 {
 	if (times)
-		kmetric::record_execution(m.dev->nds, static_cast<int>(m.nc_first), st, *errs, *times);
+		kmetric::record_execution(m.dev->cores[m.nc_first].acct, m.dev->nds,
+					  static_cast<int>(m.nc_first), st, *errs, *times);
 	else
 		kmetric_record_execution(m.dev->nds, static_cast<int>(m.nc_first), st, errs, times);
 }
@@ -370,7 +371,7 @@ try {
 	// the latency histograms: the job's time in the driver, or the wall
 	// time measured above (output read back included), and the device's
 	// time when it ran the job
-	kmetric::record_latencies(m.dev->nds, call_ns, times.device_ns, !exec_errno);
+	kmetric::record_latencies(c.acct, m.dev->nds, call_ns, times.device_ns, !exec_errno);
 	return st;
 } catch (...) {
 	return NRT_FAIL_HOST_MEM_ALLOC;

@@ -304,7 +304,7 @@ NRT_EXPORT int nds_record_latency(nds_instance_t *inst, unsigned kind, uint64_t 
 		return -EINVAL;
 	if (!inst->writable)
 		return -EPERM;
-	nds::record_latency_checked(inst, kind, ns);
+	nds::record_latency_checked(inst->base, kind, ns);
 	return 0;
 }
 

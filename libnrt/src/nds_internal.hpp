@@ -121,23 +121,23 @@ inline int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delt
 // The latency block's header, once (nds.cpp).
 void latency_setup(void *base);
 
-// One value into latency histogram @kind (< NDS_LATENCY_KINDS) of a
-// writable @inst whose latency block has its header (record_latency_checked
-// made sure of it before).
-inline void record_latency_set_up(nds_instance *inst, unsigned kind, uint64_t ns)
+// One value into latency histogram @kind (< NDS_LATENCY_KINDS) of the
+// writable slab at @base, whose latency block has its header
+// (record_latency_checked made sure of it before).
+inline void record_latency_set_up(void *base, unsigned kind, uint64_t ns)
 {
-	cell(inst->base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ nds_latency_bucket(ns) })
+	cell(base, NDS_LATENCY_HIST_OFF(kind) + 8 * int64_t{ nds_latency_bucket(ns) })
 		.fetch_add(1, std::memory_order_relaxed);
 }
 
 // The same, first giving the block its header if it has none yet.
-inline void record_latency_checked(nds_instance *inst, unsigned kind, uint64_t ns)
+inline void record_latency_checked(void *base, unsigned kind, uint64_t ns)
 {
 	const auto *magic = reinterpret_cast<const uint32_t *>(
-		static_cast<const uint8_t *>(inst->base) + NDS_LATENCY_OFF);
+		static_cast<const uint8_t *>(base) + NDS_LATENCY_OFF);
 	if (__atomic_load_n(magic, __ATOMIC_ACQUIRE) != NDS_LATENCY_MAGIC)
-		latency_setup(inst->base);
-	record_latency_set_up(inst, kind, ns);
+		latency_setup(base);
+	record_latency_set_up(base, kind, ns);
 }
 
 } // namespace nrt::nds

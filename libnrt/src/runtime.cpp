@@ -209,6 +209,8 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 		ret = nds_open(d->dev, 0, &d->nds);
 		if (ret)
 			return nrt_status_from_errno(NRT_SITE_NDS_ACQUIRE, ret);
+		for (uint32_t nc = 0; nc < d->cores.size(); nc++)
+			d->cores[nc].acct = nrt::kmetric::core_account_for(d->nds, nc);
 		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_RUNTIME_VERSION, &rt_ver);
 		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_FRAMEWORK_VERSION, &fw_ver);
 		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_FAL_VERSION, &fal_ver);
@@ -478,10 +480,11 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 			times.device_ns = o.duration_us * 1000;
 			times.nc_ns = o.duration_us * 1000;
 		}
-		nrt::kmetric::record_execution(d->nds, static_cast<int>(nc_index), res.status,
-					       res.errors, times);
+		nrt::kmetric::record_execution(c.acct, d->nds, static_cast<int>(nc_index),
+					       res.status, res.errors, times);
 		// the latency histograms: the job's time (as above), the device's time
-		nrt::kmetric::record_latencies(d->nds, call_ns, times.device_ns, !res.exec_errno);
+		nrt::kmetric::record_latencies(c.acct, d->nds, call_ns, times.device_ns,
+					       !res.exec_errno);
 	}
 	if (result)
 		*result = res;

@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <vector>
 
+#include "kmetric.hpp"
 #include "lock.hpp"
 
 namespace nrt::rt {
@@ -33,6 +34,9 @@ struct core_ctx {
 	nrt::mutex lock;	// one execute at a time on this core, in this process
 	nrt_nq_t *error_ring = nullptr;
 	bool owned = false;		// reserved by nrt_init() (every visible NeuronCore) until close
+	// the execution path's accounting of this NeuronCore in the device's
+	// slab (set with it, never changed: the slab lives until the device goes)
+	kmetric::core_account acct;
 };
 
 struct device_ctx {

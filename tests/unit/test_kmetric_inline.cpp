@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The execution paths' inline accounting (libnrt/src/kmetric.hpp, issue
-// 25) against the exported kmetric_record_execution() and
+// 25; through the per-NeuronCore core_account nrt_init() keeps) against the exported kmetric_record_execution() and
 // nds_record_latency(): for every NeuronCore index (the slab's three
 // regions, and past the instance), read-only and writable instances, a
 // sample of statuses (success, the 1200 band, others), error flags one at
@@ -61,8 +61,10 @@ void same(uint32_t nc_count, bool writable, int nc, NRT_STATUS st, const nrt_inf
 	  const nrt_exec_times_t &t, bool ran)
 {
 	slab a(mem_a, nc_count, writable), b(mem_b, nc_count, writable);
-	nrt::kmetric::record_execution(a.inst, nc, st, e, t);
-	nrt::kmetric::record_latencies(a.inst, t.total_ns, t.device_ns, ran);
+	// what nrt_init() keeps per NeuronCore (empty past the straight path's)
+	const auto acct = nrt::kmetric::core_account_for(a.inst, static_cast<uint32_t>(nc));
+	nrt::kmetric::record_execution(acct, a.inst, nc, st, e, t);
+	nrt::kmetric::record_latencies(acct, a.inst, t.total_ns, t.device_ns, ran);
 	kmetric_record_execution(b.inst, nc, st, &e, &t);
 	if (writable) {
 		nds_record_latency(b.inst, NDS_LATENCY_TOTAL, t.total_ns);
