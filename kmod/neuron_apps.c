@@ -35,7 +35,7 @@ static u32 neuron_apps_nc_map(struct neuron_device *nd, struct pid *tgid)
 
 	mutex_lock(&nd->nq->lock);
 	for (nc = 0; nc < nd->nc_count; nc++)
-		if (nd->nq->core_owner[nc] == tgid)
+		if (nd->nq->cores[nc].owner == tgid)
 			map |= BIT(nc);
 	mutex_unlock(&nd->nq->lock);
 	return map;

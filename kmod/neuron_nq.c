@@ -59,6 +59,20 @@ static struct neuron_core_taken *core_taken_of(struct neuron_nq_dev *nqd, struct
 }
 
 /*
+ * @nc's holder becomes @tgid (NULL: nobody) as of @since. Caller holds
+ * nqd->lock and the slot's lock.
+ */
+static void core_set_owner(struct neuron_nq_dev *nqd, u32 nc, struct pid *tgid, u64 since)
+{
+	struct neuron_core_slot *s = &nqd->cores[nc];
+
+	lockdep_assert_held(&nqd->lock);
+	lockdep_assert_held(&s->lock);
+	s->owner = tgid;
+	s->since = since;
+}
+
+/*
  * Reserve @nc for @tgid: 0, -EBUSY when another process holds it, or
  * -ECANCELED when root took it back from @tgid. Caller holds nqd->lock.
  */
@@ -67,15 +81,16 @@ static int core_reserve_locked(struct neuron_nq_dev *nqd, u32 nc, struct pid *tg
 	struct neuron_core_taken *t;
 
 	lockdep_assert_held(&nqd->lock);
-	if (nqd->core_owner[nc] == tgid)
+	if (nqd->cores[nc].owner == tgid)
 		return 0;
 	t = core_taken_of(nqd, tgid);
 	if (t && (t->nc_map & BIT(nc)))
 		return -ECANCELED;
-	if (nqd->core_owner[nc])
+	if (nqd->cores[nc].owner)
 		return -EBUSY;
-	nqd->core_owner[nc] = tgid;
-	nqd->core_since[nc] = ktime_get_boottime_ns();
+	spin_lock(&nqd->cores[nc].lock);
+	core_set_owner(nqd, nc, tgid, ktime_get_boottime_ns());
+	spin_unlock(&nqd->cores[nc].lock);
 	return 0;
 }
 
@@ -268,7 +283,7 @@ void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
 	mutex_lock(&nqd->lock);
 	q = nqd->rings[nc][nq_index(type, engine)];
 	/* only the ring of the process that holds the core gets its entries */
-	if (!q || q->owner != nqd->core_owner[nc]) {
+	if (!q || q->owner != nqd->cores[nc].owner) {
 		*dropped += n;
 		goto out;
 	}
@@ -329,21 +344,41 @@ out:
 int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid)
 {
 	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_core_slot *s = &nqd->cores[nc];
 	int ret;
+
+	/*
+	 * The holder's job (every job but a process's first on the core):
+	 * the slot alone. A release or take-back checks @jobs and clears
+	 * @owner under the same lock, so the job either counts before it
+	 * (which refuses it) or finds the core gone and goes below.
+	 */
+	spin_lock(&s->lock);
+	if (s->owner == tgid) {
+		s->jobs++;
+		spin_unlock(&s->lock);
+		return 0;
+	}
+	spin_unlock(&s->lock);
 
 	mutex_lock(&nqd->lock);
 	ret = core_reserve_locked(nqd, nc, tgid);
-	if (!ret)
-		nqd->core_jobs[nc]++;
+	if (!ret) {
+		spin_lock(&s->lock);
+		s->jobs++;
+		spin_unlock(&s->lock);
+	}
 	mutex_unlock(&nqd->lock);
 	return ret;
 }
 
 void neuron_core_job_end(struct neuron_device *nd, u32 nc)
 {
-	mutex_lock(&nd->nq->lock);
-	nd->nq->core_jobs[nc]--;
-	mutex_unlock(&nd->nq->lock);
+	struct neuron_core_slot *s = &nd->nq->cores[nc];
+
+	spin_lock(&s->lock);
+	s->jobs--;
+	spin_unlock(&s->lock);
 }
 
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc)
@@ -353,7 +388,7 @@ pid_t neuron_core_holder(struct neuron_device *nd, u32 nc)
 	if (nc >= nd->nc_count)
 		return 0;
 	mutex_lock(&nd->nq->lock);
-	nr = pid_nr(nd->nq->core_owner[nc]);
+	nr = pid_nr(nd->nq->cores[nc].owner);
 	mutex_unlock(&nd->nq->lock);
 	return nr;
 }
@@ -363,8 +398,8 @@ struct pid *neuron_core_owner_get(struct neuron_device *nd, u32 nc, u64 *since_n
 	struct pid *owner;
 
 	mutex_lock(&nd->nq->lock);
-	owner = get_pid(nd->nq->core_owner[nc]);
-	*since_ns = owner ? nd->nq->core_since[nc] : 0;
+	owner = get_pid(nd->nq->cores[nc].owner);
+	*since_ns = owner ? nd->nq->cores[nc].since : 0;
 	mutex_unlock(&nd->nq->lock);
 	return owner;
 }
@@ -398,15 +433,25 @@ static int core_arg(struct neuron_file *nf, const void *karg, struct neuron_core
 }
 
 /*
- * NeuronCore @nc stops being anyone's: its rings leave the table into
- * @doomed (for nq_put() after the lock) and it is free. Returns how many
- * rings. Caller holds nqd->lock.
+ * NeuronCore @nc stops being anyone's, unless a job runs on it (-EBUSY:
+ * its entries are the holder's): its rings leave the table into @doomed
+ * (for nq_put() after the lock) and it is free. Returns how many rings,
+ * or -EBUSY. Caller holds nqd->lock.
  */
-static u32 core_free_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq **doomed)
+static int core_free_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq **doomed)
 {
-	u32 i, n = 0;
+	struct neuron_core_slot *s = &nqd->cores[nc];
+	int i, n = 0;
 
 	lockdep_assert_held(&nqd->lock);
+	/* checked and cleared at once: a job of the holder starts before, or not at all */
+	spin_lock(&s->lock);
+	if (s->jobs) {
+		spin_unlock(&s->lock);
+		return -EBUSY;
+	}
+	core_set_owner(nqd, nc, NULL, 0);
+	spin_unlock(&s->lock);
 	for (i = 0; i < NEURON_NQ_PER_NC; i++) {
 		doomed[n] = nqd->rings[nc][i];
 		if (doomed[n]) {
@@ -414,8 +459,6 @@ static u32 core_free_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq 
 			n++;
 		}
 	}
-	nqd->core_owner[nc] = NULL;
-	nqd->core_since[nc] = 0;
 	return n;
 }
 
@@ -439,27 +482,30 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
 	struct neuron_core_reserve arg;
 	int ret = core_arg(nf, karg, &arg);
-	u32 i, n = 0;
+	int i, n = 0;
 
 	if (ret)
 		return ret;
 	mutex_lock(&nqd->lock);
-	if (nqd->core_owner[arg.nc] != nf->tgid) {
+	if (nqd->cores[arg.nc].owner != nf->tgid) {
 		ret = -ENOENT;
-	} else if (nqd->core_jobs[arg.nc]) {
-		/* a job runs under the reservation: its entries are ours */
-		ret = -EBUSY;
 	} else {
 		/*
 		 * The core's rings go with it, so the next holder can create
 		 * its own and gets its job's entries; a mapped ring keeps the
-		 * reservation (unmap first).
+		 * reservation (unmap first), and so does a running job (its
+		 * entries are ours).
 		 */
 		for (i = 0; i < NEURON_NQ_PER_NC && !ret; i++)
 			if (nqd->rings[arg.nc][i] && atomic_read(&nqd->rings[arg.nc][i]->maps))
 				ret = -EBUSY;
-		if (!ret)
+		if (!ret) {
 			n = core_free_locked(nqd, arg.nc, doomed);
+			if (n < 0) {
+				ret = n;
+				n = 0;
+			}
+		}
 	}
 	mutex_unlock(&nqd->lock);
 	for (i = 0; i < n; i++)
@@ -493,7 +539,7 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 	char from[TASK_COMM_LEN + 24], by[TASK_COMM_LEN + 24];
 	struct neuron_core_reserve arg;
 	struct pid *owner = NULL;
-	u32 i, n = 0;
+	int i, n;
 	int ret;
 
 	/* any file of the device: root need not be its opener */
@@ -506,13 +552,15 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 		return -ENOMEM;
 
 	mutex_lock(&nqd->lock);
-	owner = nqd->core_owner[arg.nc];
+	owner = nqd->cores[arg.nc].owner;
 	if (!owner) {
 		ret = -ENOENT;
 		goto out;
 	}
-	if (nqd->core_jobs[arg.nc]) {
-		ret = -EBUSY;
+	/* a mapped ring lives on until its last unmap, with no new entry */
+	n = core_free_locked(nqd, arg.nc, doomed);
+	if (n < 0) {
+		ret = n;	/* a job runs */
 		goto out;
 	}
 	t = core_taken_of(nqd, owner);
@@ -523,8 +571,6 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 		list_add_tail(&t->node, &nqd->taken);
 	}
 	t->nc_map |= BIT(arg.nc);
-	/* a mapped ring lives on until its last unmap, with no new entry */
-	n = core_free_locked(nqd, arg.nc, doomed);
 	/* the proc entry's reference may go once the lock is dropped */
 	get_pid(owner);
 	mutex_unlock(&nqd->lock);
@@ -559,9 +605,10 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 	for (nc = 0; nc < nd->nc_count; nc++) {
 		n = 0;
 		mutex_lock(&nqd->lock);
-		if (nqd->core_owner[nc] == tgid) {
-			nqd->core_owner[nc] = NULL;
-			nqd->core_since[nc] = 0;
+		if (nqd->cores[nc].owner == tgid) {
+			spin_lock(&nqd->cores[nc].lock);
+			core_set_owner(nqd, nc, NULL, 0);
+			spin_unlock(&nqd->cores[nc].lock);
 		}
 		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
 			struct neuron_nq *q = nqd->rings[nc][i];
@@ -586,11 +633,14 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 int neuron_nq_init(struct neuron_device *nd)
 {
 	struct neuron_nq_dev *nqd;
+	u32 nc;
 
 	nqd = kzalloc(sizeof(*nqd), GFP_KERNEL);
 	if (!nqd)
 		return -ENOMEM;
 	mutex_init(&nqd->lock);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		spin_lock_init(&nqd->cores[nc].lock);
 	INIT_LIST_HEAD(&nqd->taken);
 	nd->nq = nqd;
 	return 0;

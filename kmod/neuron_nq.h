@@ -64,24 +64,38 @@ struct neuron_nq {
 #define NEURON_NQ_PROC_BYTES_MAX	(16UL << 20)
 
 /**
- * struct neuron_nq_dev - the rings and NeuronCore reservations of a device
- * @lock:	protects everything here and every ring's producer state and
- *		contents
- * @rings:	per NeuronCore, per (type, engine)
- * @core_owner:	per NeuronCore, the process holding the reservation (the
- *		proc entry holds the reference), NULL when free
- * @core_jobs:	per NeuronCore, jobs running on it (CORE_RELEASE is refused
+ * struct neuron_core_slot - one NeuronCore's reservation, on a cache line
+ * of its own: a job of its holder checks and counts itself here alone
+ * (neuron_core_job_begin), so jobs on different NeuronCores of a device
+ * share no lock and no line
+ * @lock:	protects @jobs; @owner and @since are written under it and
+ *		neuron_nq_dev.lock both, and read under either
+ * @jobs:	jobs running on it (CORE_RELEASE and CORE_TAKE_BACK are refused
  *		with -EBUSY meanwhile: their entries belong to the holder)
- * @core_since:	per NeuronCore, CLOCK_BOOTTIME ns of its reservation
+ * @owner:	the process holding the reservation (the proc entry holds the
+ *		reference), NULL when free
+ * @since:	CLOCK_BOOTTIME ns of the reservation
+ */
+struct neuron_core_slot {
+	spinlock_t lock;	/* @jobs; @owner and @since with neuron_nq_dev.lock */
+	u32 jobs;
+	struct pid *owner;
+	u64 since;
+} ____cacheline_aligned_in_smp;
+
+/**
+ * struct neuron_nq_dev - the rings and NeuronCore reservations of a device
+ * @lock:	protects everything here but what a core slot's own lock
+ *		does, and every ring's producer state and contents
+ * @rings:	per NeuronCore, per (type, engine)
+ * @cores:	per NeuronCore, its reservation
  * @taken:	processes root took NeuronCores back from (struct
  *		neuron_core_taken), each until its last close
  */
 struct neuron_nq_dev {
 	struct mutex lock;
 	struct neuron_nq *rings[NEURON_MAX_NC][NEURON_NQ_PER_NC];
-	struct pid *core_owner[NEURON_MAX_NC];
-	u32 core_jobs[NEURON_MAX_NC];
-	u64 core_since[NEURON_MAX_NC];
+	struct neuron_core_slot cores[NEURON_MAX_NC];
 	struct list_head taken;
 };
 

@@ -39,7 +39,10 @@
  *
  * Locking: inject->lock (spinlock) protects the armed faults; it is never
  * held while taking another lock. A job or a firmware request takes what
- * is armed as a copy of plain data (neuron_sim_inject_take_nc/_fw).
+ * is armed as a copy of plain data (neuron_sim_inject_take_nc/_fw). A
+ * job on a NeuronCore with nothing armed (its armed_nc bit clear: the
+ * common case) does not take the device's lock, which the jobs of every
+ * NeuronCore would otherwise share.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
@@ -102,9 +105,15 @@ void neuron_sim_inject_take_nc(struct neuron_sim_dev *sd, u32 nc,
 	struct neuron_sim_inject *inj = &sd->inject;
 	unsigned long flags;
 
+	/* armed before this job started (the knob's write returned): set */
+	if (!test_bit(nc, &inj->armed_nc)) {
+		memset(out, 0, sizeof(*out));
+		return;
+	}
 	spin_lock_irqsave(&inj->lock, flags);
 	*out = inj->armed.nc[nc];
 	memset(&inj->armed.nc[nc], 0, sizeof(inj->armed.nc[nc]));
+	clear_bit(nc, &inj->armed_nc);
 	spin_unlock_irqrestore(&inj->lock, flags);
 }
 
@@ -212,6 +221,7 @@ static int knob_tpb(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 	spin_lock_irqsave(&inj->lock, flags);
 	inj->armed.nc[nc].emit.tpb[type] =
 		sat_add(inj->armed.nc[nc].emit.tpb[type], count, SIM_MAX_COUNT);
+	set_bit(nc, &inj->armed_nc);
 	spin_unlock_irqrestore(&inj->lock, flags);
 	return 0;
 }
@@ -231,6 +241,7 @@ static int knob_hw(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 	spin_lock_irqsave(&inj->lock, flags);
 	inj->armed.nc[nc].emit.hw[kind] =
 		sat_add(inj->armed.nc[nc].emit.hw[kind], count, SIM_MAX_COUNT);
+	set_bit(nc, &inj->armed_nc);
 	spin_unlock_irqrestore(&inj->lock, flags);
 	return 0;
 }
@@ -247,6 +258,7 @@ static int knob_flood(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 	spin_lock_irqsave(&inj->lock, flags);
 	inj->armed.nc[nc].emit.flood = sat_add(inj->armed.nc[nc].emit.flood, count,
 					       SIM_MAX_FLOOD);
+	set_bit(nc, &inj->armed_nc);
 	spin_unlock_irqrestore(&inj->lock, flags);
 	return 0;
 }
@@ -261,6 +273,7 @@ static int knob_hang(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 		return -EINVAL;
 	spin_lock_irqsave(&inj->lock, flags);
 	inj->armed.nc[nc].hang = true;
+	set_bit(nc, &inj->armed_nc);
 	spin_unlock_irqrestore(&inj->lock, flags);
 	return 0;
 }
@@ -586,6 +599,7 @@ void neuron_sim_inject_init(struct neuron_sim_dev *sd)
 
 	spin_lock_init(&inj->lock);
 	memset(&inj->armed, 0, sizeof(inj->armed));
+	inj->armed_nc = 0;
 	inj->armed.fw = NEURON_SIM_FW_NONE;
 	inj->armed.fw_slow_ms = SIM_FW_SLOW_DEFAULT_MS;
 	for (i = 0; i < KNOB_COUNT; i++) {

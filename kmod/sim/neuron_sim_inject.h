@@ -63,6 +63,9 @@ struct neuron_sim_faults {
  * struct neuron_sim_inject - fault injection of one device
  * @lock:	protects @armed
  * @armed:	what is armed; copied out whole, never referenced
+ * @armed_nc:	bit per NeuronCore: something may be armed on it (set with
+ *		it under @lock, cleared by the job that takes it); a job on a
+ *		NeuronCore whose bit is clear takes nothing without the lock
  * @files:	the knobs' debugfs files (removed by neuron_sim_inject_exit())
  * @dir:	inject/
  * @sd:		the device (the knob files point at their slot of @knob)
@@ -71,6 +74,7 @@ struct neuron_sim_faults {
 struct neuron_sim_inject {
 	spinlock_t lock;
 	struct neuron_sim_faults armed;
+	unsigned long armed_nc;
 	struct dentry *files[NEURON_SIM_KNOBS];
 	struct dentry *dir;
 	struct neuron_sim_knob_file {

@@ -204,7 +204,7 @@ int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
 	if (neuron_sim_nc_broken(e, job->nc))
 		return -ENOTRECOVERABLE;
 	/* one job per core: a second concurrent job of the holder is busy too */
-	if (!mutex_trylock(&e->job_lock[job->nc]))
+	if (!mutex_trylock(&e->core[job->nc].job_lock))
 		return -EBUSY;
 
 	if (!READ_ONCE(e->job_started)) {
@@ -232,7 +232,7 @@ int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
 			ret = -ETIMEDOUT;
 	}
 out:
-	mutex_unlock(&e->job_lock[job->nc]);
+	mutex_unlock(&e->core[job->nc].job_lock);
 	return ret;
 }
 
@@ -241,7 +241,7 @@ void neuron_sim_nc_init(struct neuron_sim_nc *e)
 	u32 nc;
 
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
-		mutex_init(&e->job_lock[nc]);
+		mutex_init(&e->core[nc].job_lock);
 	init_waitqueue_head(&e->stop_wq);
 	e->stopping = false;
 	e->job_started = false;
@@ -265,5 +265,5 @@ void neuron_sim_nc_destroy(struct neuron_sim_nc *e)
 	u32 nc;
 
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
-		mutex_destroy(&e->job_lock[nc]);
+		mutex_destroy(&e->core[nc].job_lock);
 }

@@ -16,7 +16,9 @@ struct neuron_sim_dev;
 
 /**
  * struct neuron_sim_nc - the NeuronCores of one simulated device
- * @job_lock:	per NeuronCore, held while a job runs on it (one at a time)
+ * @core:	per NeuronCore, on a cache line of its own (jobs on two
+ *		NeuronCores share none): @core[K].job_lock is held while a job
+ *		runs on K (one at a time)
  * @stop_wq:	jobs wait here for their time to pass, or for @stopping
  * @stopping:	set once at removal: jobs in progress end with -ENODEV and
  *		new ones are refused
@@ -25,7 +27,9 @@ struct neuron_sim_dev;
  *		(atomic bit operations)
  */
 struct neuron_sim_nc {
-	struct mutex job_lock[NEURON_MAX_NC];
+	struct {
+		struct mutex job_lock;	/* held while a job runs on the core */
+	} ____cacheline_aligned_in_smp core[NEURON_MAX_NC];
 	wait_queue_head_t stop_wq;	/* stopping, and a job's start */
 	bool stopping;
 	bool job_started;	/* a job has started since init */
