@@ -9,7 +9,8 @@
  *   exits; C keeps R's file, so the core stays held with R gone;
  * - a stuck holder S on NeuronCore 0: it reserved the core, counted on it,
  *   has a ring mapped, and waits for a word from this process.
- * Every wait is on a pipe or a child's exit, never on time.
+ * The last case takes NeuronCore 1, free by then, from a process while its
+ * job runs. Every wait is on a pipe or a child's exit, never on time.
  *
  * vm_holders fork-hold <device> <nc>: the first setup alone, for the tools.
  */
@@ -435,6 +436,65 @@ static int take_back_from_dead_reserver(void)
 }
 
 /*
+ * J: its first job (200 ms) takes NeuronCore 1; the next one must find the
+ * core taken back. Exits 0, or the failed step.
+ */
+static int job_then_cancelled(void)
+{
+	struct neuron_sim_exec e = { .size = sizeof(e), .nc = 1, .duration_us = 200000 };
+	int fd = vt_open_dev(DEV);
+
+	if (fd < 0)
+		return 40;
+	if (ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e))
+		return 41;
+	if (sim_exec(fd, 1) != -1 || errno != ECANCELED)
+		return 42;
+	return 0;
+}
+
+/*
+ * TAKE_BACK waits for the job: while J's job runs on NeuronCore 1 it is
+ * refused (EBUSY), before the job holds the core there is nothing to take
+ * (ENOENT), and once the job has ended it takes the core, which J's next
+ * job then finds gone (ECANCELED). A job of the holder takes only its
+ * core's own lock, which TAKE_BACK holds while it checks for jobs and
+ * frees the core.
+ */
+static int take_back_waits_for_job(void)
+{
+	struct neuron_core_holders h;
+	unsigned int busy = 0;
+	long n = 0;
+	pid_t j;
+	int fd = vt_open_dev(DEV);
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "before: state %u",
+		  h.state);
+	j = fork();
+	VT_ASSERT(j >= 0, "fork");
+	if (j == 0)
+		_exit(job_then_cancelled());
+	for (;;) {
+		int r = core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1), e = errno;
+
+		if (r == 0)
+			break;
+		VT_ASSERT(e == ENOENT || e == EBUSY, "TAKE_BACK during the job: %s", strerror(e));
+		busy += e == EBUSY;
+		VT_ASSERT(++n < 50000000, "never taken back");
+	}
+	VT_ASSERT(busy > 0, "the core was taken back while its job ran (no EBUSY seen)");
+	VT_ASSERT(vt_wait_ok(j),
+		  "J: a step failed (40 open, 41 its job, 42 the next job not ECANCELED)");
+	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
+		  h.state);
+	close(fd);
+	return 0;
+}
+
+/*
  * vm_holders fork-hold <device> <nc>: reserve the NeuronCore, fork a child
  * that keeps the file until its stdin reaches EOF, print "child <pid>" and
  * exit: a core held by the forked child of a dead process, for the tools.
@@ -473,6 +533,7 @@ int main(int argc, char **argv)
 		VT_CASE(stuck_holder_ready),
 		VT_CASE(take_back_from_stuck_holder),
 		VT_CASE(take_back_from_dead_reserver),
+		VT_CASE(take_back_waits_for_job),
 	};
 
 	if (argc == 4 && !strcmp(argv[1], "fork-hold"))
