@@ -436,18 +436,22 @@ static int take_back_from_dead_reserver(void)
 }
 
 /*
- * J: its first job (200 ms) takes NeuronCore 1; the next one must find the
+ * J: its first job (200 ms) takes NeuronCore 1; it says so on @done once
+ * the job has ended, and after a word on @go its next job must find the
  * core taken back. Exits 0, or the failed step.
  */
-static int job_then_cancelled(void)
+static int job_then_cancelled(int done, int go)
 {
 	struct neuron_sim_exec e = { .size = sizeof(e), .nc = 1, .duration_us = 200000 };
 	int fd = vt_open_dev(DEV);
+	char ch = 'd';
 
 	if (fd < 0)
 		return 40;
 	if (ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e))
 		return 41;
+	if (write(done, &ch, 1) != 1 || read(go, &ch, 1) != 1)
+		return 43;
 	if (sim_exec(fd, 1) != -1 || errno != ECANCELED)
 		return 42;
 	return 0;
@@ -465,29 +469,54 @@ static int take_back_waits_for_job(void)
 {
 	struct neuron_core_holders h;
 	unsigned int busy = 0;
-	long n = 0;
+	int done[2], go[2];
+	char ch = 'g';
 	pid_t j;
 	int fd = vt_open_dev(DEV);
 
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "before: state %u",
 		  h.state);
+	VT_ASSERT(pipe2(done, O_CLOEXEC) == 0 && pipe2(go, O_CLOEXEC) == 0, "pipe");
 	j = fork();
 	VT_ASSERT(j >= 0, "fork");
-	if (j == 0)
-		_exit(job_then_cancelled());
+	if (j == 0) {
+		close(done[0]);
+		close(go[1]);
+		_exit(job_then_cancelled(done[1], go[0]));
+	}
+	close(done[1]);
+	close(go[0]);
+	VT_ASSERT(fcntl(done[0], F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
 	for (;;) {
 		int r = core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1), e = errno;
+		ssize_t said;
 
 		if (r == 0)
 			break;
 		VT_ASSERT(e == ENOENT || e == EBUSY, "TAKE_BACK during the job: %s", strerror(e));
 		busy += e == EBUSY;
-		VT_ASSERT(++n < 50000000, "never taken back");
+		/* J's job has ended (J now waits on go): the core must come back now */
+		said = read(done[0], &ch, 1);
+		if (said == 0) {
+			int st = 0;
+
+			waitpid(j, &st, 0);
+			VT_ASSERT(0, "J ended before its job did: exit %d (40 open, 41 its job, 43 pipe)",
+				  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		}
+		if (said == 1) {
+			VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0,
+				  "TAKE_BACK after the job: %s", strerror(errno));
+			break;
+		}
 	}
 	VT_ASSERT(busy > 0, "the core was taken back while its job ran (no EBUSY seen)");
+	VT_ASSERT(write(go[1], &ch, 1) == 1, "J gone");
+	close(go[1]);
+	close(done[0]);
 	VT_ASSERT(vt_wait_ok(j),
-		  "J: a step failed (40 open, 41 its job, 42 the next job not ECANCELED)");
+		  "J: a step failed (40 open, 41 its job, 42 the next job not ECANCELED, 43 pipe)");
 	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
 		  h.state);
 	close(fd);
