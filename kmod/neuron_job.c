@@ -74,7 +74,7 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 	/* the reservation ends with the opener's last close: opener only */
 	if (task_tgid(current) != nf->tgid)
 		return -EACCES;
-	/* the core stays ours (CORE_RELEASE refused) until the job is done */
+	/* the core stays ours (CORE_RELEASE, CORE_TAKE_BACK refused) until the job is done */
 	ret = neuron_core_job_begin(nd, nc, nf->tgid);
 	if (ret)
 		return ret;

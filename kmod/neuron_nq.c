@@ -605,6 +605,10 @@ void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid)
 	for (nc = 0; nc < nd->nc_count; nc++) {
 		n = 0;
 		mutex_lock(&nqd->lock);
+		/*
+		 * No job of @tgid runs (each holds a file, and this is the
+		 * last one's release): no job count to check.
+		 */
 		if (nqd->cores[nc].owner == tgid) {
 			spin_lock(&nqd->cores[nc].lock);
 			core_set_owner(nqd, nc, NULL, 0);

@@ -3,8 +3,11 @@
  * Notification queues and NeuronCore reservations of one device.
  *
  * Locking: nq_dev->lock (mutex) protects the ring table, every ring's
- * producer state and contents and the core reservations. Nothing else is
- * taken under it but the memory accounting's leaf spinlock.
+ * producer state and contents and the core reservations, whose owners
+ * change under it and the core slot's spinlock both (struct
+ * neuron_core_slot: a holder's job takes only the slot's). Nothing else
+ * is taken under it but those slot locks and the memory accounting's
+ * leaf spinlock.
  */
 #ifndef NEURON_NQ_INTERNAL_H
 #define NEURON_NQ_INTERNAL_H
@@ -145,8 +148,10 @@ void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
 		    const struct neuron_nq_entry *e, u32 n, u32 *written, u32 *dropped);
 /*
  * A job on @nc: reserve it for @tgid (-EBUSY while another process holds
- * it) and count the job; CORE_RELEASE is refused until every job's
- * neuron_core_job_end().
+ * it, -ECANCELED when root took it back from @tgid) and count the job;
+ * CORE_RELEASE and CORE_TAKE_BACK are refused until every job's
+ * neuron_core_job_end(). A job of the core's holder takes only the
+ * core's slot lock.
  */
 int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid);
 void neuron_core_job_end(struct neuron_device *nd, u32 nc);

@@ -99,13 +99,16 @@ static struct device *sim_dev(struct neuron_sim_dev *sd)
 
 /* ---- the armed faults ------------------------------------------------------ */
 
+/* a bit per NeuronCore in armed_nc (and in the engine's broken map) */
+static_assert(NEURON_MAX_NC <= BITS_PER_LONG);
+
 void neuron_sim_inject_take_nc(struct neuron_sim_dev *sd, u32 nc,
 			       struct neuron_sim_nc_faults *out)
 {
 	struct neuron_sim_inject *inj = &sd->inject;
 	unsigned long flags;
 
-	/* armed before this job started (the knob's write returned): set */
+	/* armed before this job takes its faults (the knob's write returned): set */
 	if (!test_bit(nc, &inj->armed_nc)) {
 		memset(out, 0, sizeof(*out));
 		return;

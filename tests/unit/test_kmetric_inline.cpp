@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The execution paths' inline accounting (libnrt/src/kmetric.hpp, issue
-// 25; through the per-NeuronCore core_account nrt_init() keeps) against the exported kmetric_record_execution() and
-// nds_record_latency(): for every NeuronCore index (the slab's three
-// regions, and past the instance), read-only and writable instances, a
-// sample of statuses (success, the 1200 band, others), error flags one at
-// a time, and times of 0, under 500 ns, rounding up and large, both leave
-// the same slab, byte for byte. Also the branch-free nds_latency_bucket()
+// 25; through the per-NeuronCore core_account nrt_init() keeps) against
+// the exported kmetric_record_execution() and nds_record_latency(): for
+// every NeuronCore index (the slab's three regions, and past the
+// instance), read-only and writable instances, a sample of statuses
+// (success, the 1200 band, others), error flags one at a time, and times
+// of 0, under 500 ns, rounding up and large, both leave the same slab,
+// byte for byte. Also the branch-free nds_latency_bucket()
 // against the bucket written out with branches, and job_status()'s
 // straight path against the fold.
 #include <array>
