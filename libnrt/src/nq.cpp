@@ -62,7 +62,7 @@ int setup_view(nrt_nq *q, void *map, size_t map_size)
 constexpr uint32_t copy_run_max = 256;	// 4 KiB: checked, then copied while in L1
 // Entries decoded per head publication; at most 255, so that the per-lane
 // counts fit a byte.
-constexpr uint32_t decode_batch = 128;
+constexpr uint32_t decode_batch = 240;
 static_assert(decode_batch <= 255);
 
 inline uint8_t header_acquire(const neuron_nq_entry *e)

@@ -474,7 +474,7 @@ static void random_rings(void **state)
 /*
  * A drain that stops inside a run: the producer's next slot holds an
  * entry of the previous lap, at each offset within an 8-entry block and
- * around the 128-entry publication batch and the end of the slot array.
+ * around the publication batch (240 entries) and the end of the slot array.
  */
 static void stops_at_every_offset(void **state)
 {
