@@ -88,6 +88,41 @@ static int nds_acquire(int fd)
 	return ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &q);
 }
 
+/*
+ * Fork a child that runs @fn(@out, @in) and exits with its result: @out is
+ * the write end of a pipe whose read end goes to *@from_child, @in the read
+ * end of one whose write end goes to *@to_child. The child's pid, or -1.
+ */
+static pid_t spawn(int (*fn)(int out, int in), int *from_child, int *to_child)
+{
+	int up[2], down[2];
+	pid_t pid;
+
+	if (pipe2(up, O_CLOEXEC))
+		return -1;
+	if (pipe2(down, O_CLOEXEC)) {
+		close(up[0]);
+		close(up[1]);
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(up[0]);
+		close(down[1]);
+		_exit(fn(up[1], down[0]));
+	}
+	close(up[1]);
+	close(down[0]);
+	if (pid < 0) {
+		close(up[0]);
+		close(down[1]);
+		return -1;
+	}
+	*from_child = up[0];
+	*to_child = down[1];
+	return pid;
+}
+
 /* R: reserve NeuronCore 1, fork C (which keeps the file), report C, exit */
 static int reserver(int report, int hold)
 {
@@ -113,22 +148,13 @@ static int reserver(int report, int hold)
 static int forked_child_keeps_core(void)
 {
 	struct neuron_core_holders h;
-	int report[2], hold[2], st, fd;
+	int report, st, fd;
 
-	VT_ASSERT(!pipe(report) && !pipe(hold), "pipe");
 	r_before_ns = boot_ns();
-	r_pid = fork();
+	r_pid = spawn(reserver, &report, &c_hold);
 	VT_ASSERT(r_pid >= 0, "fork");
-	if (r_pid == 0) {
-		close(report[0]);
-		close(hold[1]);
-		_exit(reserver(report[1], hold[0]));
-	}
-	close(report[1]);
-	close(hold[0]);
-	c_hold = hold[1];
-	VT_ASSERT(read(report[0], &c_pid, sizeof(c_pid)) == sizeof(c_pid), "R reported no child");
-	close(report[0]);
+	VT_ASSERT(read(report, &c_pid, sizeof(c_pid)) == sizeof(c_pid), "R reported no child");
+	close(report);
 	VT_ASSERT(waitpid(r_pid, &st, 0) == r_pid && WIFEXITED(st) && !WEXITSTATUS(st),
 		  "R failed: %#x", st);
 	r_after_ns = boot_ns();
@@ -289,7 +315,7 @@ static int take_back_needs_admin(void)
  * -ECANCELED), count 7 more, read the old ring mapping, and exit with the
  * number of the first check that failed.
  */
-static int stuck_holder(int cmd, int done)
+static int stuck_holder(int done, int cmd)
 {
 	struct neuron_nq_init n = { .size = sizeof(n), .nc = 0, .nq_type = NEURON_NQ_TYPE_ERROR,
 				    .ring_size = 4096 };
@@ -325,23 +351,12 @@ static int stuck_holder(int cmd, int done)
 
 static int stuck_holder_ready(void)
 {
-	int cmd[2], done[2];
 	char ch;
 
-	VT_ASSERT(!pipe(cmd) && !pipe(done), "pipe");
 	fail_base = vt_status_total(DEV, 0, "failure");
 	VT_ASSERT(fail_base != UINT64_MAX, "no failure total");
-	s_pid = fork();
+	s_pid = spawn(stuck_holder, &s_done, &s_cmd);
 	VT_ASSERT(s_pid >= 0, "fork");
-	if (s_pid == 0) {
-		close(cmd[1]);
-		close(done[0]);
-		_exit(stuck_holder(cmd[0], done[1]));
-	}
-	close(cmd[0]);
-	close(done[1]);
-	s_cmd = cmd[1];
-	s_done = done[0];
 	VT_ASSERT(read(s_done, &ch, 1) == 1, "S failed before it was ready");
 	return 0;
 }
@@ -469,7 +484,7 @@ static int take_back_waits_for_job(void)
 {
 	struct neuron_core_holders h;
 	unsigned int busy = 0;
-	int done[2], go[2];
+	int done, go;
 	char ch = 'g';
 	pid_t j;
 	int fd = vt_open_dev(DEV);
@@ -477,17 +492,9 @@ static int take_back_waits_for_job(void)
 	VT_ASSERT(fd >= 0, "open");
 	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "before: state %u",
 		  h.state);
-	VT_ASSERT(pipe2(done, O_CLOEXEC) == 0 && pipe2(go, O_CLOEXEC) == 0, "pipe");
-	j = fork();
+	j = spawn(job_then_cancelled, &done, &go);
 	VT_ASSERT(j >= 0, "fork");
-	if (j == 0) {
-		close(done[0]);
-		close(go[1]);
-		_exit(job_then_cancelled(done[1], go[0]));
-	}
-	close(done[1]);
-	close(go[0]);
-	VT_ASSERT(fcntl(done[0], F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
+	VT_ASSERT(fcntl(done, F_SETFL, O_NONBLOCK) == 0, "O_NONBLOCK");
 	for (;;) {
 		int r = core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1), e = errno;
 		ssize_t said;
@@ -497,7 +504,7 @@ static int take_back_waits_for_job(void)
 		VT_ASSERT(e == ENOENT || e == EBUSY, "TAKE_BACK during the job: %s", strerror(e));
 		busy += e == EBUSY;
 		/* J's job has ended (J now waits on go): the core must come back now */
-		said = read(done[0], &ch, 1);
+		said = read(done, &ch, 1);
 		if (said == 0) {
 			int st = 0;
 
@@ -512,9 +519,9 @@ static int take_back_waits_for_job(void)
 		}
 	}
 	VT_ASSERT(busy > 0, "the core was taken back while its job ran (no EBUSY seen)");
-	VT_ASSERT(write(go[1], &ch, 1) == 1, "J gone");
-	close(go[1]);
-	close(done[0]);
+	VT_ASSERT(write(go, &ch, 1) == 1, "J gone");
+	close(go);
+	close(done);
 	VT_ASSERT(vt_wait_ok(j),
 		  "J: a step failed (40 open, 41 its job, 42 the next job not ECANCELED, 43 pipe)");
 	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
