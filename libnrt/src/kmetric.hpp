@@ -65,7 +65,8 @@ struct core_account {
 // @nc's straight-path accounting in @inst (empty when there is none)
 inline core_account core_account_for(nds_instance_t *inst, uint32_t nc)
 {
-	if (!inst || nc >= inst->fast_nc_limit)
+	// writable, and in the slab's first region
+	if (!inst || nc >= inst->write_nc_limit || nc >= NEURON_NDS_NC_BASE_COUNT)
 		return {};
 	auto *slab = static_cast<uint8_t *>(inst->base);
 	// neuron_nds_nc_offset(nc, 0) of the first region (nc < NEURON_NDS_NC_BASE_COUNT)

@@ -21,18 +21,14 @@ struct nds_instance {
 	// those two are set), so that the hot paths test one number:
 	// NeuronCores below nc_limit have counters here (nc_count, at most
 	// the slab's NEURON_NDS_MAX_NC); below write_nc_limit they may also
-	// be written (0 when read-only); below fast_nc_limit, the execution
-	// path's, they are writable and in the slab's first region.
+	// be written (0 when read-only).
 	uint32_t nc_limit = 0;
 	uint32_t write_nc_limit = 0;
-	uint32_t fast_nc_limit = 0;
 
 	void set_limits()
 	{
 		nc_limit = nc_count < NEURON_NDS_MAX_NC ? nc_count : NEURON_NDS_MAX_NC;
 		write_nc_limit = writable ? nc_limit : 0;
-		fast_nc_limit = write_nc_limit < NEURON_NDS_NC_BASE_COUNT ? write_nc_limit
-									    : NEURON_NDS_NC_BASE_COUNT;
 	}
 };
 
