@@ -36,6 +36,7 @@ const char kHelp[] =
 	"get log|metrics|blobs|words|stats|faults\n"
 	"clear log|metrics\n"
 	"set word OFFSET VALUE\n"
+	"set power DIE BIPS\n"
 	"help\n";
 
 Control::Result err(const std::string &why)
@@ -196,6 +197,14 @@ Control::Result Control::execute(std::string_view line)
 		if (!parse_u64(t[3], 0xFFFFFFFFull, &w))
 			return err("VALUE: a 32-bit number");
 		fw_.misc_poke(u32(v), u32(w));
+		return ok();
+	}
+	if (t[0] == "set" && t.size() == 4 && t[1] == "power") {
+		if (!parse_u64(t[2], Firmware::kPowerDice - 1, &v))
+			return err("DIE: 0 or 1");
+		if (!parse_u64(t[3], Firmware::kPowerMaxBips, &w))
+			return err("BIPS: basis points of max power, 0..10000");
+		fw_.set_power_util(u32(v), u32(w));
 		return ok();
 	}
 	return err("unknown command (try help)");

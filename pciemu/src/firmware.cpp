@@ -117,9 +117,37 @@ void Firmware::power_on()
 	word(NEURON_MISCRAM_DEVICE_ID) = cfg_.routing_id;
 	word(NEURON_MISCRAM_SERIAL_LO) = u32(cfg_.serial);
 	word(NEURON_MISCRAM_SERIAL_HI) = u32(cfg_.serial >> 32);
-	// two dice, utilization 0, sample counter 1
-	word(NEURON_MISCRAM_POWER(0)) = 1u << 16;
-	word(NEURON_MISCRAM_POWER(1)) = 1u << 16;
+	// the power sampler starts over: sample counter 1
+	power_t0_ = now;
+	write_power(0);
+}
+
+bool Firmware::set_power_util(u32 die, u32 bips)
+{
+	if (die >= kPowerDice || bips > kPowerMaxBips)
+		return false;
+	power_util_[die] = bips;
+	return true;
+}
+
+// The firmware samples every kPowerSampleMs from power-on, and a sample
+// reports the utilization of its instant. Brought up to date whenever the
+// words may be read: a driver polling slower than the firmware samples
+// sees the counter skip, as on the device.
+void Firmware::sample_power(u64 now)
+{
+	u64 n = (now - power_t0_) / kPowerSampleMs;
+
+	if (n != power_sample_)
+		write_power(n);
+}
+
+// Sample @n since power-on (counter 1 + @n, wrapping at 16 bits).
+void Firmware::write_power(u64 n)
+{
+	power_sample_ = n;
+	for (u32 die = 0; die < kPowerDice; die++)
+		word(NEURON_MISCRAM_POWER(die)) = u32(u16(1 + n)) << 16 | power_util_[die];
 }
 
 // Words only the firmware writes: the driver's writes are ignored (counted).
@@ -159,6 +187,7 @@ void Firmware::advance()
 	}
 	if (ex_.active && !ex_.legacy && ex_.answered && !ex_.hung && now >= ex_.due_ms)
 		deliver_regs();
+	sample_power(now);
 }
 
 bool Firmware::deadbeef_now() const

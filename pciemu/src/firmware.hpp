@@ -12,6 +12,7 @@
 // describes the behaviour.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -141,6 +142,12 @@ public:
 	static constexpr u32 kMiscSize = 0x1000;	// MiscRAM window bytes
 	static constexpr u32 kDeadbeef = 0xDEADBEEFu;
 	static constexpr size_t kPostedMax = 4096;	// blobs kept
+	// Power telemetry: every kPowerSampleMs the firmware takes a sample
+	// and writes each die's POWER word: [15:0] the die's utilization in
+	// basis points of max power, [31:16] a sample counter (1 at power-on).
+	static constexpr u32 kPowerDice = 2;
+	static constexpr u32 kPowerSampleMs = 20;
+	static constexpr u32 kPowerMaxBips = 10000;
 
 	struct Config {
 		u32 routing_id = 0;
@@ -169,6 +176,10 @@ public:
 	void misc_write(u32 off, u32 v) { bar0_write32(u64(arch_.miscram_off) + off, v); }
 	u32 misc_peek(u32 off) const;
 	void misc_poke(u32 off, u32 v);	// control channel: set any word as firmware
+	// What die @die's power samples report from the next sample on (basis
+	// points, <= kPowerMaxBips): the workload's draw, kept over resets.
+	// Returns false (and changes nothing) for a bad die or value.
+	bool set_power_util(u32 die, u32 bips);
 
 	// Work the register path cannot do: guest memory (legacy requests and
 	// answers) and answers that have come due. Call after every message
@@ -219,6 +230,8 @@ private:
 	};
 
 	void advance();
+	void sample_power(u64 now);
+	void write_power(u64 n);
 	bool deadbeef_now() const;
 	u32 &word(u32 off) { return misc_[off / 4]; }
 	bool fw_owned(u32 off) const;
@@ -241,6 +254,9 @@ private:
 	std::vector<u32> misc_;		// MiscRAM words
 	std::map<u64, u32> other_;	// BAR0 words outside MiscRAM that were written
 	u64 ready_at_ = 0;		// DEVICE_ID readable from then on
+	u64 power_t0_ = 0;		// power-on: sample 1 of the power counter
+	u64 power_sample_ = 0;		// samples since power-on the words show
+	std::array<u32, kPowerDice> power_util_{};	// basis points per die
 	u64 dead_from_ = 0, dead_until_ = 0;	// reset's 0xDEADBEEF window
 	u64 storm_from_ = 0, storm_until_ = 0;	// deadbeef_storm window
 	ResetState reset_;

@@ -37,7 +37,8 @@ namespace {
 // MiscRAM offsets, written out from the fact sheet (not from the headers).
 constexpr u32 M_API = 0x000, M_DEVID = 0x024, M_SERLO = 0x038, M_ACK = 0x0F0, M_DATA = 0x100,
 	      M_RESET = 0x1EC, M_REQ_HI = 0x1F0, M_REQ_LO = 0x1F4, M_RESP_HI = 0x1F8,
-	      M_RESP_LO = 0x1FC, M_TRIGGER = 0x800, M_FW_STATUS = 0x808, M_SRAM_ECC = 0x040;
+	      M_RESP_LO = 0x1FC, M_TRIGGER = 0x800, M_FW_STATUS = 0x808, M_SRAM_ECC = 0x040,
+	      M_POWER0 = 0x054, M_POWER1 = 0x058;
 constexpr u32 DEADBEEF = 0xDEADBEEFu;
 
 // Guest RAM: a memfd, mapped here, at guest physical kRamBase.
@@ -518,6 +519,40 @@ void fw_fault_deadbeef_storm(void **)
 	assert_int_equal(r.fw.misc_read(M_API), 7);
 	assert_int_equal(r.fw.misc_read(M_ACK), 1);
 	assert_int_equal(r.fw.misc_read(M_DEVID), 5);
+}
+
+// The power words: a new sample every 20 ms from power-on, each with the
+// utilization of its instant; a read between samples shows the last one.
+void fw_power_sampler(void **)
+{
+	ManualClock clk;
+	Firmware fw(*arch_by_name("trn2"), clk, fw_config());
+
+	assert_int_equal(fw.misc_read(M_POWER0), 0x00010000);
+	assert_int_equal(fw.misc_read(M_POWER1), 0x00010000);
+	assert_true(fw.set_power_util(0, 1000));
+	assert_true(fw.set_power_util(1, 10000));
+	assert_false(fw.set_power_util(2, 1));
+	assert_false(fw.set_power_util(0, 10001));
+	clk.advance(19);	// still sample 1: taken before the change
+	assert_int_equal(fw.misc_read(M_POWER0), 0x00010000);
+	clk.advance(1);
+	assert_int_equal(fw.misc_read(M_POWER0), 0x000203e8);
+	assert_int_equal(fw.misc_read(M_POWER1), 0x00022710);
+	assert_true(fw.set_power_util(0, 0));
+	clk.advance(70);	// samples 3 and 4 went by unread
+	assert_int_equal(fw.misc_read(M_POWER0), 0x00050000);
+	assert_int_equal(fw.misc_read(M_POWER1), 0x00052710);
+	// the driver cannot write them
+	fw.misc_write(M_POWER1, 0);
+	assert_int_equal(fw.misc_read(M_POWER1), 0x00052710);
+	// the counter wraps at 16 bits
+	clk.advance(u64(Firmware::kPowerSampleMs) * 0xfffb);
+	assert_int_equal(fw.misc_read(M_POWER1), 0x00002710);
+	// power-on: sample 1 again; the draw is the workload's, it stays
+	clk.advance(5);
+	fw.power_on();
+	assert_int_equal(fw.misc_read(M_POWER1), 0x00012710);
 }
 
 void fw_trigger_rules(void **)
@@ -1216,9 +1251,15 @@ void ctl_parser(void **)
 	bad("set word 0x1002 1");
 	bad("set word 0x1000 1");
 	bad("set word 0x40 0x100000000");
+	bad("set power 2 1");
+	bad("set power 0 10001");
+	bad("set power 0");
 	bad("frobnicate");
 	bad(std::string(2000, 'x').c_str());
 
+	ok("set power 1 2500");
+	clk.advance(Firmware::kPowerSampleMs);
+	assert_int_equal(fw.misc_read(M_POWER1) & 0xffff, 2500);
 	ok("set word 0x40 0x00030001");
 	assert_int_equal(fw.misc_read(M_SRAM_ECC), 0x00030001);
 	assert_true(ok("get words").find("0x040 0x00030001 SRAM_ECC\n") != std::string::npos);
@@ -1286,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(fw_fault_late_answer),
 		cmocka_unit_test(fw_fault_codes),
 		cmocka_unit_test(fw_fault_deadbeef_storm),
+		cmocka_unit_test(fw_power_sampler),
 		cmocka_unit_test(fw_trigger_rules),
 		cmocka_unit_test(vu_version),
 		cmocka_unit_test(vu_device_info),

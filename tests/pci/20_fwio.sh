@@ -4,7 +4,7 @@
 # access record of one exchange is the vendor's sequence, and each fault
 # mode gives the errno and the err_count / timeout_count docs/fwio.md
 # documents (a Trn1 READ: 30 attempts of 1 s).
-PLAN=52
+PLAN=53
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -148,30 +148,35 @@ check_eq metrics-versions-strings "2.25.1000 2.25.1000 2.25.1000 |1.13.7 1.13.7 
 	"$(ids 180)|$(ids 190)|$(ids 191)|$(ids 195)"
 
 # power utilization from the firmware's POWER words ([15:0] basis points,
-# [31:16] a sample counter): v2 (Trn1) reads one die's word, as the
-# vendor's sampler does; v3 (Trn2) the larger of two. Die 1 says 90 %,
-# die 0 10 %, both with a new sample counter: npe0's file can only show
-# 10.00, and only npe3's sampler ever reads POWER_D1.
+# [31:16] a sample counter the emulated firmware bumps every 20 ms): v2
+# (Trn1) reads one die's word, as the vendor's sampler does; v3 (Trn2)
+# the larger of two. On npe0 and npe3 die 1 draws 90 %, die 0 10 %: every
+# 1 s window that rolls up from then on shows 10.00 on npe0 and 90.00 on
+# npe3 (a state that holds, not one window's line), and only npe3's
+# sampler ever reads POWER_D1.
 PAR=/sys/module/neuron/parameters
-echo 1 > $PAR/power_min_samples
-echo 1 > $PAR/power_window_s
-# a window with no sample rolled up: the next starts empty
-wait_for power-window-empty 15000 grep -q '^POWER_STATUS_NO_DATA,' "$(sysdev $A)/stats/power/utilization"
+D=$(dev_index npe3)
+U0=$(sysdev $A)/stats/power/utilization U3=$(sysdev $D)/stats/power/utilization
 relay npe0 clear log >/dev/null
 relay npe3 clear log >/dev/null
-relay npe0 set word 0x58 0x00072328 >/dev/null
-relay npe0 set word 0x54 0x000703e8 >/dev/null
-wait_for power-v2-die0 15000 grep -q '^POWER_STATUS_VALID,[0-9]*,10\.00,10\.00,10\.00$' \
-	"$(sysdev $A)/stats/power/utilization"
-check_eq power-v2-never-reads-die1 "" "$(relay npe0 grep ' R bar0 .* POWER_D1$ @' get log)"
-t0=$(now_ms) d1=
-while [ $(( $(now_ms) - t0 )) -lt 15000 ]; do
-	d1=$(relay npe3 grep ' R bar0 .* POWER_D1$ @' get log | head -n 1)
-	[ -z "$d1" ] || break
-	sleep 0.2
+for n in npe0 npe3; do
+	relay $n set power 1 9000 >/dev/null && relay $n set power 0 1000 >/dev/null ||
+		fail power-set-$n "relay could not set the draw"
 done
-if [ -n "$d1" ]; then pass power-v3-reads-die1
-else fail power-v3-reads-die1 "npe3's sampler read no POWER_D1 in 15 s"; fi
+echo 1 > $PAR/power_min_samples
+echo 1 > $PAR/power_window_s
+wait_for power-v2-die0 15000 grep -q '^POWER_STATUS_VALID,[0-9]*,10\.00,10\.00,10\.00$' "$U0" ||
+	echo "# $U0: $(cat "$U0")"
+wait_for power-v3-max-of-dice 15000 grep -q '^POWER_STATUS_VALID,[0-9]*,90\.00,90\.00,90\.00$' "$U3" ||
+	echo "# $U3: $(cat "$U3")"
+check_eq power-v2-never-reads-die1 "" "$(relay npe0 grep ' R bar0 .* POWER_D1$ @' get log)"
+check power-v3-reads-die1 test -n "$(relay npe3 grep ' R bar0 .* POWER_D1$ @' get log | head -n 1)"
+# a 1 s window holds at most 20 of the driver's 50 ms samples: with 1000
+# required, every window from the next roll-up on is INVALID (with the
+# values it had)
+echo 1000 > $PAR/power_min_samples
+wait_for power-invalid 15000 grep -q '^POWER_STATUS_INVALID,[0-9]*,10\.00,10\.00,10\.00$' "$U0" ||
+	echo "# $U0: $(cat "$U0")"
 echo 60 > $PAR/power_window_s
 echo 60 > $PAR/power_min_samples
 
