@@ -791,17 +791,26 @@ static int rings_charged_to_cgroup(void)
 struct job_thread {
 	int fd;
 	uint32_t nc;
-	int ret;
+	int ret, err;
+	int done;	/* set (release) once the job has returned */
 };
 
+static void on_usr1(int sig)
+{
+	(void)sig;	/* only to end a job early: no SA_RESTART */
+}
+
+/* The longest job there is: it runs until the thread is signalled. */
 static void *run_job(void *p)
 {
 	struct job_thread *j = p;
 	struct neuron_sim_exec e;
 
 	exec_init(&e, j->nc);
-	e.duration_us = 400000;
+	e.duration_us = NEURON_EXEC_MAX_DURATION_US;
 	j->ret = ioctl(j->fd, NEURON_IOCTL_SIM_EXEC, &e);
+	j->err = errno;
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -827,9 +836,9 @@ static int core_release_takes_rings(void)
 {
 	struct neuron_nq_init a;
 	struct job_thread j = { .nc = 2 };
-	unsigned int busy = 0;
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	pthread_t th;
-	long n = 0;
+	int r, e;
 	pid_t pid;
 	void *p;
 	int fd = vt_open_dev(1);
@@ -850,21 +859,24 @@ static int core_release_takes_rings(void)
 	j.fd = fd;
 	/* start from a free core 2: nothing of an earlier case holds it */
 	VT_ASSERT(core_release(fd, 2) == 0 || errno == ENOENT, "release 2: %s", strerror(errno));
+	VT_ASSERT(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
 	VT_ASSERT(pthread_create(&th, NULL, run_job, &j) == 0, "thread");
-	/* ENOENT until the job holds the core, EBUSY while it runs, then 0 */
-	for (;;) {
-		int r = core_release(fd, 2), e = errno;
-
-		if (r == 0)
-			break;
+	/* ENOENT until the job holds the core, EBUSY while it runs */
+	do {
+		r = core_release(fd, 2);
+		e = errno;
+		VT_ASSERT(r != 0, "released before the job was seen running");
 		VT_ASSERT(e == ENOENT || e == EBUSY, "release during the job: %s", strerror(e));
-		busy += e == EBUSY;
-		VT_ASSERT(++n < 50000000, "never released");
-	}
+		VT_ASSERT(!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE) || e == EBUSY,
+			  "the job returned before it was seen running: %d %s", j.ret,
+			  strerror(j.err));
+	} while (e != EBUSY);
+	/* end the job; once it has returned the core is released */
+	VT_ASSERT(pthread_kill(th, SIGUSR1) == 0, "pthread_kill");
 	pthread_join(th, NULL);
-	VT_ASSERT(j.ret == 0, "job: %s", strerror(errno));
-	/* before the fix the first release after the job took the core succeeded */
-	VT_ASSERT(busy > 0, "the core was released while its job ran (no EBUSY seen)");
+	VT_ASSERT(j.ret == -1 && j.err == EINTR, "job: %d %s, expected EINTR", j.ret,
+		  strerror(j.err));
+	VT_ASSERT(core_release(fd, 2) == 0, "release after the job: %s", strerror(errno));
 	close(fd);
 	return 0;
 }
