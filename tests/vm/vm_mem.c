@@ -818,6 +818,7 @@ struct job_arg {
 	int fd;
 	struct neuron_sim_exec_model m;
 	int ret;
+	int done;	/* set (release) once the job has returned */
 };
 
 static void *job_thread(void *p)
@@ -825,7 +826,13 @@ static void *job_thread(void *p)
 	struct job_arg *j = p;
 
 	j->ret = ioctl(j->fd, NEURON_IOCTL_SIM_EXEC_MODEL, &j->m) ? -errno : 0;
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;	/* only to end a job early: no SA_RESTART */
 }
 
 /* The core's line in inject/armed names this process as its holder. */
@@ -847,14 +854,19 @@ static int core_held_by_me(int nc)
 /*
  * MEM_FREE while a model job uses the memory: the free succeeds at once,
  * the memory stays (and stays accounted) until the job is done, then goes.
+ * The job (10 s, the longest) runs until the test signals its thread
+ * (EINTR): it is known to run once releasing its core is refused (EBUSY),
+ * and it took both allocations before it took the core.
  */
 static int free_during_job(void)
 {
+	struct sigaction sa = { .sa_handler = on_usr1 };
 	uint64_t a, b, v, before;
-	struct job_arg j;
+	struct neuron_core_reserve rel = { .size = sizeof(rel), .nc = 1 };
+	struct job_arg j = { 0 };
 	pthread_t t;
 	char p[256];
-	int fd = vt_open_dev(0), spins = 0;
+	int fd = vt_open_dev(0), r, e;
 
 	VT_ASSERT(fd >= 0, "open");
 	snprintf(p, sizeof(p), DEV_SYSFS "/neuron_core1/stats/memory_usage/device_mem/total", 0);
@@ -865,18 +877,25 @@ static int free_during_job(void)
 	VT_ASSERT(!core_held_by_me(1), "core 1 held before the job");
 	j.fd = fd;
 	model_init(&j.m, 1, NEURON_SIM_OP_COPY, a, b, 8192);
-	j.m.duration_us = 3000000;	/* the frees and reads below fit in it */
+	j.m.duration_us = NEURON_EXEC_MAX_DURATION_US;	/* until the signal below */
+	VT_ASSERT(sigaction(SIGUSR1, &sa, NULL) == 0, "sigaction");
 	VT_ASSERT(pthread_create(&t, NULL, job_thread, &j) == 0, "thread");
-	/* the job holds both allocations once it holds the core */
-	while (!core_held_by_me(1) && spins++ < 100000)
-		sched_yield();
-	VT_ASSERT(core_held_by_me(1), "the job never started");
+	/* ENOENT until the job holds the core, EBUSY while it runs */
+	do {
+		r = ioctl(fd, NEURON_IOCTL_CORE_RELEASE, &rel);
+		e = errno;
+		VT_ASSERT(r != 0, "core released before the job was seen running");
+		VT_ASSERT(e == ENOENT || e == EBUSY, "release during the job: %s", strerror(e));
+		VT_ASSERT(!__atomic_load_n(&j.done, __ATOMIC_ACQUIRE) || e == EBUSY,
+			  "the job returned before it was seen running: %s", strerror(-j.ret));
+	} while (e != EBUSY);
 	VT_ASSERT(mem_free(fd, a) == 0 && mem_free(fd, b) == 0, "free during the job");
 	VT_ASSERT(mem_free(fd, a) == -ENOENT, "the handle is gone at once");
 	VT_ASSERT(vt_read_u64(p, &v) == 0 && v == before + 8192, "memory went while in use: %llu",
 		  (unsigned long long)v);
+	VT_ASSERT(pthread_kill(t, SIGUSR1) == 0, "pthread_kill");
 	pthread_join(t, NULL);
-	VT_ASSERT(j.ret == 0, "job: %s", strerror(-j.ret));
+	VT_ASSERT(j.ret == -EINTR, "job: %s, expected EINTR", strerror(-j.ret));
 	VT_ASSERT(vt_read_u64(p, &v) == 0 && v == before, "not freed after the job: %llu",
 		  (unsigned long long)v);
 	close(fd);
