@@ -21,6 +21,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "neuron_abi.h"
 #include "neuron_apps.h"
@@ -90,6 +91,15 @@ out:
  * processes are told apart by their tgid; past HOLDERS_SEEN_MAX of them
  * the total stops growing (a lower bound, which the UAPI allows: each call
  * is a snapshot anyway).
+ *
+ * The walk visits every task by pid number (find_ge_pid(), as /proc's
+ * readdir does), one task at a time with a reference and no RCU held in
+ * between, so it schedules between tasks (cond_resched()) and stops on a
+ * fatal signal. Each file table is scanned once, however many threads or
+ * processes share it: the tables scanned are kept by address in @tables.
+ * A table freed during the walk and reallocated at the same address for
+ * another task is not scanned again, which a snapshot allows. One scan
+ * holds the table's lock for its length only (at most nr_open slots).
  */
 #define HOLDERS_SEEN_MAX	64
 
@@ -97,6 +107,7 @@ struct holders_walk {
 	struct neuron_device *nd;
 	struct pid *owner;
 	struct pid_namespace *ns;
+	struct xarray tables;
 	struct pid *seen[HOLDERS_SEEN_MAX];
 	pid_t nr[HOLDERS_SEEN_MAX];
 	u32 n_seen;
@@ -124,39 +135,87 @@ static bool holders_seen(struct holders_walk *w, struct pid *tgid)
 	return false;
 }
 
-static void holders_walk(struct holders_walk *w)
+/* The key of a file table in @tables: its address, less the bits every object shares. */
+static unsigned long holders_table_key(const struct files_struct *files)
 {
-	struct task_struct *g, *t;
-	struct files_struct *lead;
-	int match;
+	return (unsigned long)files / L1_CACHE_BYTES;
+}
 
-	/*
-	 * Under RCU the task list may change; what is seen is a snapshot.
-	 * A thread sharing its leader's file table adds nothing: skipped.
-	 * Each process's number in the caller's namespace is taken here;
-	 * after the walk the pointers in @seen are not used.
-	 */
+/* The next task from pid number *@nr on (initial namespace), referenced; NULL past the last. */
+static struct task_struct *holders_next_task(int *nr)
+{
+	struct task_struct *t = NULL;
+	struct pid *pid;
+
 	rcu_read_lock();
-	for_each_process(g) {
-		if (w->n_seen == HOLDERS_SEEN_MAX)
+	while ((pid = find_ge_pid(*nr, &init_pid_ns))) {
+		*nr = pid_nr(pid) + 1;
+		t = pid_task(pid, PIDTYPE_PID);
+		if (t) {
+			get_task_struct(t);
 			break;
-		lead = READ_ONCE(g->files);
-		for_each_thread(g, t) {
-			if (t != g && READ_ONCE(t->files) == lead)
-				continue;
-			task_lock(t);
-			match = t->files ? iterate_fd(t->files, 0, holders_match, w) : 0;
-			task_unlock(t);
-			if (match) {
-				if (!holders_seen(w, task_tgid(t))) {
-					w->seen[w->n_seen] = task_tgid(t);
-					w->nr[w->n_seen++] = pid_nr_ns(task_tgid(t), w->ns);
-				}
-				break;
-			}
 		}
 	}
 	rcu_read_unlock();
+	return t;
+}
+
+/*
+ * Scan @t's file table unless it was scanned already; record @t's process
+ * when it holds a file of the owner. -ENOMEM when the table cannot be
+ * recorded (the walk ends with what it has).
+ */
+static int holders_visit(struct holders_walk *w, struct task_struct *t)
+{
+	unsigned long key = 0;
+	struct pid *tgid;
+	int match = 0;
+
+	task_lock(t);
+	if (t->files) {
+		key = holders_table_key(t->files);
+		if (!xa_load(&w->tables, key))
+			match = iterate_fd(t->files, 0, holders_match, w);
+		else
+			key = 0;
+	}
+	task_unlock(t);
+	if (!key)
+		return 0;
+	if (match) {
+		rcu_read_lock();
+		tgid = task_tgid(t);
+		if (tgid && !holders_seen(w, tgid)) {
+			/* referenced: a pid freed during the walk is never taken for another */
+			w->seen[w->n_seen] = get_pid(tgid);
+			w->nr[w->n_seen++] = pid_nr_ns(tgid, w->ns);
+		}
+		rcu_read_unlock();
+	}
+	return xa_err(xa_store(&w->tables, key, xa_mk_value(1), GFP_KERNEL | __GFP_NOWARN));
+}
+
+/* 0, or -EINTR on a fatal signal. */
+static int holders_walk(struct holders_walk *w)
+{
+	struct task_struct *t;
+	int nr = 1, ret = 0;
+
+	while (w->n_seen < HOLDERS_SEEN_MAX && (t = holders_next_task(&nr))) {
+		ret = holders_visit(w, t);
+		put_task_struct(t);
+		if (ret == -ENOMEM) {
+			ret = 0;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	xa_destroy(&w->tables);
+	return ret;
 }
 
 long neuron_apps_ioctl_core_holders(struct neuron_file *nf, void *karg)
@@ -202,7 +261,15 @@ long neuron_apps_ioctl_core_holders(struct neuron_file *nf, void *karg)
 		arg.owner_flags |= NEURON_CORE_OWNER_HIDDEN;
 
 	w->ns = ns;
-	holders_walk(w);
+	xa_init(&w->tables);
+	ret = holders_walk(w);
+	for (i = 0; i < w->n_seen; i++)
+		put_pid(w->seen[i]);
+	if (ret) {
+		put_pid(w->owner);
+		kfree(w);
+		return ret;
+	}
 	for (i = 0; i < w->n_seen; i++) {
 		/* 0: in a namespace the caller cannot see, counted, not named */
 		if (!w->nr[i])

@@ -78,14 +78,23 @@ struct page;
  *		NEURON_MEM_GRANULE bytes of device memory at @addr (granule
  *		aligned, within @mem_size), created zeroed when absent, with a
  *		reference the caller drops (put_page), or NULL without memory.
- *		The core maps it into a process (mmap of an allocation) and
- *		calls this only when PAGE_SIZE is NEURON_MEM_GRANULE. The page
- *		stays the one @mem_read/@mem_write/@mem_set reach at @addr
- *		while anyone else holds a reference on it (the backend zeroes
- *		it in place rather than dropping it). Sleeps; process context;
- *		the core calls it under its mapping lock, never once the device
- *		is gone. Without it GET_INFO does not report NEURON_CAP_MEM_MMAP
- *		and mmap of an allocation is -EINVAL.
+ *		The core maps it into a process (mmap of an allocation) with a
+ *		special PTE (VM_PFNMAP: the PTE holds no page reference and GUP
+ *		refuses it), and calls this only when PAGE_SIZE is
+ *		NEURON_MEM_GRANULE. From this call until @mem_unmap covers
+ *		@addr, the page stays the one @mem_read/@mem_write/@mem_set
+ *		reach at @addr and is never freed (the backend zeroes it in
+ *		place rather than dropping it). A page the backend gives back
+ *		is never handed out again while anyone else still references
+ *		it. Sleeps; process context; the core calls it under its
+ *		mapping lock, never once the device is gone. Without it GET_INFO
+ *		does not report NEURON_CAP_MEM_MMAP and mmap of an allocation
+ *		is -EINVAL.
+ * @mem_unmap:	required with @mem_page; [@addr, @addr + @len) (an
+ *		allocation, granule aligned) is mapped in no process any more:
+ *		its pages may be given back when zeroed. Called under the
+ *		mapping lock, never once the device is gone (a gone device's
+ *		memory goes with it). Must not fail.
  * @reset:	optional; a full device reset (sysfs reset, no file open):
  *		every NeuronCore usable again, device memory contents
  *		discarded. 0 or a negative errno (the device reads INVALID).
@@ -123,6 +132,7 @@ struct neuron_backend_ops {
 	int (*mem_write)(void *backend, u64 addr, const void *buf, size_t len);
 	int (*mem_set)(void *backend, u64 addr, u8 value, u64 len);
 	struct page *(*mem_page)(void *backend, u64 addr);
+	void (*mem_unmap)(void *backend, u64 addr, u64 len);
 	int (*reset)(void *backend);
 	void (*stop)(void *backend);
 	bool (*nc_unrecoverable)(void *backend, u32 nc);

@@ -155,9 +155,9 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 /* neuron_ioctl_desc.flags */
 #define NEURON_IOCTL_ADMIN	BIT(0)	/* needs CAP_SYS_ADMIN, else -EPERM */
 /*
- * The handler moves user buffers: it runs without gone_sem and takes it
- * itself around each device access (the dispatcher still refuses a removed
- * device).
+ * The handler moves user buffers or walks every task: it runs without
+ * gone_sem and takes it itself around each device access, if any (the
+ * dispatcher still refuses a removed device).
  */
 #define NEURON_IOCTL_UNLOCKED	BIT(1)
 /*
@@ -190,7 +190,7 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_FW_READ,		neuron_fwio_ioctl_read,			NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_FW_POWER_PROFILE, neuron_fwio_ioctl_power_profile,	NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_APPS_INFO,	neuron_apps_ioctl_info,			0 },
-	{ NEURON_IOCTL_CORE_HOLDERS,	neuron_apps_ioctl_core_holders,		0 },
+	{ NEURON_IOCTL_CORE_HOLDERS,	neuron_apps_ioctl_core_holders,		NEURON_IOCTL_UNLOCKED },
 	{ NEURON_IOCTL_CORE_TAKE_BACK,	neuron_core_ioctl_take_back,		NEURON_IOCTL_ADMIN },
 	{ NEURON_IOCTL_MEM_ALLOC,	neuron_mem_ioctl_alloc,			0 },
 	{ NEURON_IOCTL_MEM_FREE,	neuron_mem_ioctl_free,			0 },

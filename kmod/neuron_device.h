@@ -118,6 +118,24 @@ static inline u32 neuron_misc_read(struct neuron_device *nd, u32 off)
 	return nd->ops->misc_read(nd->backend, off);
 }
 
+/*
+ * The MiscRAM word at @off when it holds a value: false for
+ * NEURON_MISCRAM_BAD_READ (firmware not ready, an offset nobody serves)
+ * and NEURON_MISCRAM_GONE (all-ones: no function answers, as after a
+ * surprise removal or a link down). Neither is ever a count, a version, a
+ * serial or a sample: every reader of a device word but the FW-IO
+ * exchange (which tells the two apart itself) reads through this.
+ */
+static inline bool neuron_misc_value(struct neuron_device *nd, u32 off, u32 *val)
+{
+	u32 w = neuron_misc_read(nd, off);
+
+	if (w == NEURON_MISCRAM_BAD_READ || w == NEURON_MISCRAM_GONE)
+		return false;
+	*val = w;
+	return true;
+}
+
 static inline void neuron_misc_write(struct neuron_device *nd, u32 off, u32 val)
 {
 	nd->ops->misc_write(nd->backend, off, val);

@@ -670,9 +670,8 @@ int neuron_fwio_serial_number(struct neuron_device *nd, u64 *serial)
 
 	if (!nd->fwio)
 		return -ENODEV;
-	lo = neuron_misc_read(nd, NEURON_MISCRAM_SERIAL_LO);
-	hi = neuron_misc_read(nd, NEURON_MISCRAM_SERIAL_HI);
-	if (lo == NEURON_MISCRAM_BAD_READ || hi == NEURON_MISCRAM_BAD_READ)
+	if (!neuron_misc_value(nd, NEURON_MISCRAM_SERIAL_LO, &lo) ||
+	    !neuron_misc_value(nd, NEURON_MISCRAM_SERIAL_HI, &hi))
 		return -EIO;
 	*serial = (u64)hi << 32 | lo;
 	return 0;
@@ -684,8 +683,7 @@ int neuron_fwio_api_version(struct neuron_device *nd, u32 *version)
 
 	if (!nd->fwio)
 		return -ENODEV;
-	v = neuron_misc_read(nd, NEURON_MISCRAM_API_VERSION);
-	if (v == NEURON_MISCRAM_BAD_READ)
+	if (!neuron_misc_value(nd, NEURON_MISCRAM_API_VERSION, &v))
 		return -EIO;
 	*version = v;
 	return 0;

@@ -40,9 +40,9 @@
 /* An unreadable word (firmware not ready, function gone): nothing counted. */
 static bool health_ecc(struct neuron_device *nd, u32 off, u32 *count)
 {
-	u32 w = neuron_misc_read(nd, off);
+	u32 w;
 
-	if (w == NEURON_MISCRAM_BAD_READ || w == NEURON_MISCRAM_GONE)
+	if (!neuron_misc_value(nd, off, &w))
 		return false;
 	*count = neuron_miscram_ecc_uncorrected(w);
 	return true;

@@ -56,6 +56,7 @@
 #include "neuron_device.h"
 #include "neuron_fwio.h"
 #include "neuron_hwerr.h"
+#include "neuron_log.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_reset.h"
 
@@ -115,7 +116,8 @@ struct neuron_hwerr_rl {
  * @rl:		rate-limit state per TYPE
  * @sram_unc:	the poller's baseline: uncorrected SRAM count
  * @hbm_unc:	the poller's baseline per HBM channel
- * @instance_id: the backend's instance id, else the DMI board asset tag
+ * @instance_id: the backend's instance id, else the DMI board asset tag,
+ *		escaped (neuron_log_escape())
  */
 struct neuron_hwerr {
 	struct neuron_device *nd;
@@ -125,7 +127,7 @@ struct neuron_hwerr {
 	struct neuron_hwerr_rl rl[NEURON_HWERR_TYPE_COUNT];
 	u32 sram_unc;
 	u32 hbm_unc[NEURON_MISCRAM_HBM_CHANNELS];
-	char instance_id[NEURON_HWERR_INSTANCE_MAX];
+	char instance_id[NEURON_LOG_ESCAPED_MAX(NEURON_HWERR_INSTANCE_MAX)];
 };
 
 static void neuron_hwerr_serial(struct neuron_device *nd, char *serial, size_t size)
@@ -246,9 +248,9 @@ static void neuron_hwerr_flush(struct neuron_hwerr *h)
  */
 static s64 neuron_hwerr_ecc(struct neuron_device *nd, u32 off)
 {
-	u32 w = neuron_misc_read(nd, off);
+	u32 w;
 
-	if (w == NEURON_MISCRAM_BAD_READ || w == NEURON_MISCRAM_GONE)
+	if (!neuron_misc_value(nd, off, &w))
 		return -1;
 	return neuron_miscram_ecc_uncorrected(w);
 }
@@ -317,6 +319,7 @@ void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_
 
 int neuron_hwerr_init(struct neuron_device *nd)
 {
+	char raw[NEURON_HWERR_INSTANCE_MAX];
 	struct neuron_hwerr *h;
 	const char *tag;
 	size_t n;
@@ -332,10 +335,12 @@ int neuron_hwerr_init(struct neuron_device *nd)
 	for (t = 0; t < NEURON_HWERR_TYPE_COUNT; t++)
 		h->rl[t].begin = jiffies;
 	tag = nd->ops->instance_id ? nd->ops->instance_id : dmi_get_system_info(DMI_BOARD_ASSET_TAG);
-	strscpy(h->instance_id, tag && *tag ? tag : "0", sizeof(h->instance_id));
-	n = strlen(h->instance_id);
-	while (n > 1 && isspace(h->instance_id[n - 1]))
-		h->instance_id[--n] = '\0';
+	strscpy(raw, tag && *tag ? tag : "0", sizeof(raw));
+	n = strlen(raw);
+	while (n > 1 && isspace(raw[n - 1]))
+		raw[--n] = '\0';
+	/* the platform's string: escaped once, logged as it is from here on */
+	neuron_log_escape(h->instance_id, sizeof(h->instance_id), raw);
 	neuron_hwerr_poll_ecc(h, true);
 	/* the device is visible already: publish @h initialised */
 	smp_store_release(&nd->hwerr, h);

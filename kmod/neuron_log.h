@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Logging of rejected writes: root-only knobs (debugfs fault knobs, the
+ * Logging of strings the driver does not choose (escaped, below), and of
+ * rejected writes: root-only knobs (debugfs fault knobs, the
  * neuron_sim bus files, info/notify_delay) and the module parameters
  * written at run time. Each call site has its own rate limit: a burst of
  * NEURON_KNOB_LOG_BURST lines per NEURON_KNOB_LOG_INTERVAL, so a script's
@@ -37,5 +38,42 @@
 	neuron_knob_ratelimited(dev_err, dev, "rejected: " fmt, ##__VA_ARGS__)
 #define neuron_knob_pr_err(fmt, ...)						\
 	neuron_knob_ratelimited(pr_err, "rejected: " fmt, ##__VA_ARGS__)
+
+/*
+ * Strings the driver does not choose (a process's name, an instance id
+ * from the platform) are logged escaped: every byte outside '!'..'~', and
+ * the backslash, becomes "\xHH". An escaped string has no newline, no
+ * control character and no space, so it can neither end the line, nor
+ * start one of its own, nor pass for another key=value field of it.
+ * NEURON_LOG_ESCAPED_MAX(n): the buffer that holds any @n-byte string
+ * escaped, with its NUL.
+ */
+#define NEURON_LOG_ESCAPED_MAX(n)	(4 * (n) + 1)
+
+static inline void neuron_log_escape(char *dst, size_t size, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!size)
+		return;
+	for (; *src; src++) {
+		unsigned char c = *src;
+
+		if (c > ' ' && c < 0x7f && c != '\\') {
+			if (o + 1 >= size)
+				break;
+			dst[o++] = c;
+			continue;
+		}
+		if (o + 4 >= size)
+			break;
+		dst[o++] = '\\';
+		dst[o++] = 'x';
+		dst[o++] = hex[c >> 4];
+		dst[o++] = hex[c & 15];
+	}
+	dst[o] = '\0';
+}
 
 #endif /* NEURON_LOG_H */

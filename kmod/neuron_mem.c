@@ -29,10 +29,16 @@
  * gone_sem and take it per chunk, around the backend call only, so a user
  * page that never arrives never holds up device removal.
  *
- * Mappings (issue 25): a device allocation can be mmap()ed by its owner
- * at NEURON_MEM_MMAP_OFFSET(device address), the way a process reaches
- * HBM through a memory BAR. The pages come from the backend (ops
- * mem_page) on first touch, inserted by the fault handler under map_lock.
+ * Mappings: a device allocation can be mmap()ed by its owner at
+ * NEURON_MEM_MMAP_OFFSET(device address), the way a process reaches HBM
+ * through a memory BAR. The pages come from the backend (ops mem_page) on
+ * first touch, inserted by the fault handler under map_lock as special
+ * PTEs of a VM_PFNMAP vma, as a BAR's would be: no page reference is
+ * taken for a PTE, and get_user_pages() (vmsplice, O_DIRECT,
+ * process_vm_readv, any pin) refuses them with -EFAULT, so nothing can
+ * keep a reference to device memory past its unmapping. The backend keeps
+ * a mapped page at its address until the core reports the allocation
+ * unmapped (ops mem_unmap, after the unmap below).
  * The vmas of an allocation share one struct neuron_mem_map, which they
  * reference, never the allocation: FREE frees the memory at once. Revoking
  * (FREE, the file's release, the device's removal) marks the map revoked
@@ -459,9 +465,14 @@ static void mem_map_put(struct neuron_mem_map *map)
 /* Unmap every page of @map from its processes. Caller holds map_lock. */
 static void mem_map_zap_locked(struct neuron_mem_map *map)
 {
-	lockdep_assert_held(&map->nd->mem->map_lock);
+	struct neuron_device *nd = map->nd;
+
+	lockdep_assert_held(&nd->mem->map_lock);
 	map->revoked = true;
 	unmap_mapping_range(map->mapping, NEURON_MEM_MMAP_OFFSET(map->addr), map->span, 1);
+	/* no PTE is left: the backend may give the pages back (not once the device is gone) */
+	if (!nd->mem->maps_dead)
+		nd->ops->mem_unmap(nd->backend, map->addr, map->span);
 }
 
 /*
@@ -503,7 +514,8 @@ void neuron_mem_revoke_all(struct neuron_device *nd)
 
 bool neuron_mem_can_map(struct neuron_device *nd)
 {
-	return nd->mem->hbm_size && nd->ops->mem_page && PAGE_SIZE == NEURON_MEM_GRANULE;
+	return nd->mem->hbm_size && nd->ops->mem_page && nd->ops->mem_unmap &&
+	       PAGE_SIZE == NEURON_MEM_GRANULE;
 }
 
 static void mem_vm_open(struct vm_area_struct *vma)
@@ -536,8 +548,13 @@ static vm_fault_t mem_vm_fault(struct vm_fault *vmf)
 		if (!page) {
 			ret = VM_FAULT_OOM;
 		} else {
-			/* inserted under map_lock: a revocation after this unmaps it */
-			ret = vmf_insert_page(vma, vmf->address, page);
+			/*
+			 * Inserted under map_lock: a revocation after this
+			 * unmaps it. A special PTE: no reference for it, and
+			 * no GUP through it (the backend keeps the page until
+			 * mem_unmap).
+			 */
+			ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(page));
 			put_page(page);
 		}
 	}
@@ -617,10 +634,11 @@ int neuron_mem_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 	/*
 	 * Never in another process (VM_DONTCOPY; VM_IO keeps MADV_DOFORK
 	 * out), never executable, never grown; pages are inserted by the
-	 * fault handler (VM_MIXEDMAP: vm_insert_page at fault time).
+	 * fault handler as special PTEs (VM_PFNMAP: vmf_insert_pfn at fault
+	 * time), which no get_user_pages() user can pin.
 	 */
 	neuron_vm_flags_clear(vma, VM_MAYEXEC);
-	neuron_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY | VM_MIXEDMAP);
+	neuron_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY | VM_PFNMAP);
 	vma->vm_ops = &mem_vm_ops;
 	vma->vm_private_data = map;
 	return 0;

@@ -22,6 +22,7 @@
 #include "neuron_abi.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
+#include "neuron_log.h"
 #include "neuron_mem.h"
 #include "neuron_nds.h"
 #include "neuron_nq.h"
@@ -355,9 +356,12 @@ int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid)
 	 */
 	spin_lock(&s->lock);
 	if (s->owner == tgid) {
-		s->jobs++;
+		/* root is taking the core back: it waits for the running jobs only */
+		ret = s->takers ? -EBUSY : 0;
+		if (!ret)
+			s->jobs++;
 		spin_unlock(&s->lock);
-		return 0;
+		return ret;
 	}
 	spin_unlock(&s->lock);
 
@@ -365,7 +369,10 @@ int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid)
 	ret = core_reserve_locked(nqd, nc, tgid);
 	if (!ret) {
 		spin_lock(&s->lock);
-		s->jobs++;
+		if (s->takers)
+			ret = -EBUSY;
+		else
+			s->jobs++;
 		spin_unlock(&s->lock);
 	}
 	mutex_unlock(&nqd->lock);
@@ -374,11 +381,16 @@ int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid)
 
 void neuron_core_job_end(struct neuron_device *nd, u32 nc)
 {
-	struct neuron_core_slot *s = &nd->nq->cores[nc];
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_core_slot *s = &nqd->cores[nc];
+	bool wake;
 
 	spin_lock(&s->lock);
 	s->jobs--;
+	wake = !s->jobs && s->takers;
 	spin_unlock(&s->lock);
+	if (wake)
+		wake_up_all(&nqd->idle_wq);
 }
 
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc)
@@ -513,10 +525,14 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 	return ret;
 }
 
-/* "<pid> (<comm>)" of @tgid in the initial pid namespace, for the log */
+/*
+ * "<pid> (<comm>)" of @tgid in the initial pid namespace, for the log. The
+ * name is the process's to choose: escaped (neuron_log_escape()), so it
+ * can never end the line or look like one of the driver's fields.
+ */
 static void core_describe(struct pid *tgid, char *buf, size_t size)
 {
-	char comm[TASK_COMM_LEN];
+	char comm[TASK_COMM_LEN], esc[NEURON_LOG_ESCAPED_MAX(TASK_COMM_LEN)];
 	struct task_struct *task;
 
 	rcu_read_lock();
@@ -524,10 +540,31 @@ static void core_describe(struct pid *tgid, char *buf, size_t size)
 	if (task)
 		get_task_comm(comm, task);
 	rcu_read_unlock();
-	if (task)
-		snprintf(buf, size, "%d (%s)", pid_nr(tgid), comm);
-	else
+	if (task) {
+		neuron_log_escape(esc, sizeof(esc), comm);
+		snprintf(buf, size, "%d (%s)", pid_nr(tgid), esc);
+	} else {
 		snprintf(buf, size, "%d (exited)", pid_nr(tgid));
+	}
+}
+
+/*
+ * How long CORE_TAKE_BACK waits for the holder's running job: the longest
+ * a job may run and wait, with a second to spare. Past it the answer is
+ * -EBUSY, as when the wait is ended by a fatal signal (-EINTR).
+ */
+#define CORE_TAKE_BACK_WAIT_MS							\
+	((NEURON_EXEC_MAX_DURATION_US + NEURON_EXEC_MAX_TIMEOUT_US) / 1000 + 1000)
+
+/* No job of @owner runs on @s any more, or @owner does not hold it. */
+static bool core_idle_for(struct neuron_core_slot *s, struct pid *owner)
+{
+	bool idle;
+
+	spin_lock(&s->lock);
+	idle = !s->jobs || s->owner != owner;
+	spin_unlock(&s->lock);
+	return idle;
 }
 
 long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
@@ -535,10 +572,13 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 	struct neuron_device *nd = nf->nd;
 	struct neuron_nq_dev *nqd = nd->nq;
 	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
+	char from[NEURON_LOG_ESCAPED_MAX(TASK_COMM_LEN) + 24];
+	char by[NEURON_LOG_ESCAPED_MAX(TASK_COMM_LEN) + 24];
 	struct neuron_core_taken *t, *fresh;
-	char from[TASK_COMM_LEN + 24], by[TASK_COMM_LEN + 24];
 	struct neuron_core_reserve arg;
+	struct neuron_core_slot *s;
 	struct pid *owner = NULL;
+	long left;
 	int i, n;
 	int ret;
 
@@ -546,21 +586,46 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 	ret = core_arg_parse(nd, karg, &arg);
 	if (ret)
 		return ret;
+	s = &nqd->cores[arg.nc];
 	/* before the lock: the record of the first core taken from a process */
 	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
 	if (!fresh)
 		return -ENOMEM;
 
+	/*
+	 * Stop the holder's new jobs on the core, then wait for the running
+	 * ones without any lock: a holder looping jobs on several threads
+	 * cannot keep root out.
+	 */
 	mutex_lock(&nqd->lock);
-	owner = nqd->cores[arg.nc].owner;
+	owner = get_pid(s->owner);
+	if (owner) {
+		spin_lock(&s->lock);
+		s->takers++;
+		spin_unlock(&s->lock);
+	}
+	mutex_unlock(&nqd->lock);
 	if (!owner) {
+		kfree(fresh);
+		return -ENOENT;
+	}
+	left = wait_event_killable_timeout(nqd->idle_wq, core_idle_for(s, owner),
+					   msecs_to_jiffies(CORE_TAKE_BACK_WAIT_MS));
+
+	mutex_lock(&nqd->lock);
+	spin_lock(&s->lock);
+	s->takers--;
+	spin_unlock(&s->lock);
+	if (s->owner != owner) {
+		/* released, or taken back by another caller, meanwhile */
 		ret = -ENOENT;
 		goto out;
 	}
 	/* a mapped ring lives on until its last unmap, with no new entry */
 	n = core_free_locked(nqd, arg.nc, doomed);
 	if (n < 0) {
-		ret = n;	/* a job runs */
+		/* a job still runs: the wait ended on a fatal signal or its bound */
+		ret = left < 0 ? -EINTR : -EBUSY;
 		goto out;
 	}
 	t = core_taken_of(nqd, owner);
@@ -571,8 +636,6 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 		list_add_tail(&t->node, &nqd->taken);
 	}
 	t->nc_map |= BIT(arg.nc);
-	/* the proc entry's reference may go once the lock is dropped */
-	get_pid(owner);
 	mutex_unlock(&nqd->lock);
 
 	for (i = 0; i < n; i++)
@@ -587,6 +650,7 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 	return 0;
 out:
 	mutex_unlock(&nqd->lock);
+	put_pid(owner);
 	kfree(fresh);
 	return ret;
 }
@@ -643,6 +707,7 @@ int neuron_nq_init(struct neuron_device *nd)
 	if (!nqd)
 		return -ENOMEM;
 	mutex_init(&nqd->lock);
+	init_waitqueue_head(&nqd->idle_wq);
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
 		spin_lock_init(&nqd->cores[nc].lock);
 	INIT_LIST_HEAD(&nqd->taken);

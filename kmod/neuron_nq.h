@@ -16,6 +16,7 @@
 #include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include <neuron/neuron_nq.h>
 
@@ -71,17 +72,21 @@ struct neuron_nq {
  * of its own: a job of its holder checks and counts itself here alone
  * (neuron_core_job_begin), so jobs on different NeuronCores of a device
  * share no lock and no line
- * @lock:	protects @jobs; @owner and @since are written under it and
- *		neuron_nq_dev.lock both, and read under either
- * @jobs:	jobs running on it (CORE_RELEASE and CORE_TAKE_BACK are refused
- *		with -EBUSY meanwhile: their entries belong to the holder)
+ * @lock:	protects @jobs and @takers; @owner and @since are written
+ *		under it and neuron_nq_dev.lock both, and read under either
+ * @jobs:	jobs running on it (CORE_RELEASE is refused with -EBUSY
+ *		meanwhile, and CORE_TAKE_BACK waits: their entries belong to
+ *		the holder)
+ * @takers:	CORE_TAKE_BACKs waiting for @jobs to reach 0: no new job of
+ *		the holder starts meanwhile (-EBUSY)
  * @owner:	the process holding the reservation (the proc entry holds the
  *		reference), NULL when free
  * @since:	CLOCK_BOOTTIME ns of the reservation
  */
 struct neuron_core_slot {
-	spinlock_t lock;	/* @jobs; @owner and @since with neuron_nq_dev.lock */
+	spinlock_t lock;	/* @jobs, @takers; @owner and @since with neuron_nq_dev.lock */
 	u32 jobs;
+	u32 takers;
 	struct pid *owner;
 	u64 since;
 } ____cacheline_aligned_in_smp;
@@ -94,12 +99,14 @@ struct neuron_core_slot {
  * @cores:	per NeuronCore, its reservation
  * @taken:	processes root took NeuronCores back from (struct
  *		neuron_core_taken), each until its last close
+ * @idle_wq:	CORE_TAKE_BACK waits here for a core's last job to end
  */
 struct neuron_nq_dev {
 	struct mutex lock;
 	struct neuron_nq *rings[NEURON_MAX_NC][NEURON_NQ_PER_NC];
 	struct neuron_core_slot cores[NEURON_MAX_NC];
 	struct list_head taken;
+	wait_queue_head_t idle_wq;
 };
 
 /**

@@ -104,20 +104,20 @@ struct neuron_power {
 static void neuron_power_sample(struct neuron_power *p)
 {
 	struct neuron_device *nd = p->nd;
-	u32 api = neuron_misc_read(nd, NEURON_MISCRAM_API_VERSION);
 	/* v2 (Trn1, Inf2): one die's word, as the vendor reads it */
 	u32 dice = nd->arch->fw_arch == NEURON_FW_ARCH_V2 ? 1 : NEURON_POWER_DICE;
 	bool got = false;
-	u32 die, util = 0;
+	u32 api, die, util = 0;
 
-	if (api == NEURON_MISCRAM_BAD_READ || api < NEURON_POWER_MIN_API)
+	if (!neuron_misc_value(nd, NEURON_MISCRAM_API_VERSION, &api) || api < NEURON_POWER_MIN_API)
 		return;
 	for (die = 0; die < dice; die++) {
-		u32 w = neuron_misc_read(nd, NEURON_MISCRAM_POWER(die));
-		u16 seq = w >> 16;
+		u32 w;
+		u16 seq;
 
-		if (w == NEURON_MISCRAM_BAD_READ)
+		if (!neuron_misc_value(nd, NEURON_MISCRAM_POWER(die), &w))
 			continue;
+		seq = w >> 16;
 		if (p->have_seq[die] && p->last_seq[die] == seq)
 			continue;	/* the firmware has not sampled since */
 		p->have_seq[die] = true;

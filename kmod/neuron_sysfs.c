@@ -268,12 +268,15 @@ static struct attribute *nc_health_attrs[] = {
 };
 static const struct attribute_group nc_health_group = { .attrs = nc_health_attrs };
 
-/* 0xDEADBEEF (firmware not ready) reads as "nothing counted". */
+/*
+ * An unreadable word (0xDEADBEEF: firmware not ready; all-ones: the
+ * function is gone) reads as "nothing counted", never as a count.
+ */
 static u32 misc_word(struct neuron_device *nd, u32 off)
 {
-	u32 v = neuron_misc_read(nd, off);
+	u32 v;
 
-	return v == NEURON_MISCRAM_BAD_READ ? 0 : v;
+	return neuron_misc_value(nd, off, &v) ? v : 0;
 }
 
 static u64 hbm_ecc_sum(struct neuron_device *nd, bool corrected)

@@ -110,6 +110,7 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.mem_write = neuron_sim_mem_write,
 	.mem_set = neuron_sim_mem_set,
 	.mem_page = neuron_sim_mem_page,
+	.mem_unmap = neuron_sim_mem_unmap,
 	.reset = neuron_sim_reset,
 	.nc_unrecoverable = neuron_sim_nc_unrecoverable,
 	.connected_devices = neuron_sim_topo_links,

@@ -13,11 +13,16 @@
  * the write fails with -ENOMEM.
  *
  * Each block is a page of its own, so the core can map it into the process
- * that owns the allocation (backend op mem_page). A block a mapping still
- * references (a page reference besides the table's) is zeroed in place
- * rather than given back, so the mapping and the read/write ops never see
- * two different pages for one address; the core unmaps an allocation
- * before it zeroes it on free, so freed memory still goes back.
+ * that owns the allocation (backend op mem_page). A block handed out that
+ * way is marked mapped until the core says the range is unmapped from
+ * every process (op mem_unmap): while marked, zeroing it keeps the page in
+ * place, so the mapping and the read/write ops never see two different
+ * pages for one address. The core maps blocks with special PTEs (no page
+ * reference, no GUP), so once unmapped nobody but the table should hold
+ * the page; a block whose page someone still references all the same is
+ * zeroed and dropped from the table rather than kept (that holder keeps
+ * the zeroed page to itself), so a page another party may still reach is
+ * never handed to the next owner of its address.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim: " fmt
 
@@ -31,6 +36,8 @@
 #include "neuron_sim_hbm.h"
 
 #define SIM_HBM_BLOCK	4096UL
+/* xarray mark: the block is (or may be) mapped into a process (mem_page) */
+#define SIM_HBM_MAPPED	XA_MARK_1
 
 static struct neuron_uint_param sim_hbm_mb = { .value = 256, .min = 16, .max = 65536 };
 module_param_cb(sim_hbm_mb, &neuron_uint_range_ops, &sim_hbm_mb, 0644);
@@ -69,14 +76,14 @@ void neuron_sim_hbm_debugfs_exit(struct neuron_sim_hbm *h)
 	h->debugfs = NULL;
 }
 
-/* Drop the table's reference on a block; a mapping may hold the page a while longer. */
+/* Drop the table's reference on a block. */
 static void hbm_block_put(u8 *b)
 {
 	put_page(virt_to_page(b));
 }
 
-/* Someone besides the table references the block's page (a mapping). */
-static bool hbm_block_shared(u8 *b)
+/* Someone besides the table references the block's page. */
+static bool hbm_block_referenced(u8 *b)
 {
 	return page_count(virt_to_page(b)) > 1;
 }
@@ -202,10 +209,17 @@ int neuron_sim_hbm_set(struct neuron_sim_hbm *h, u64 addr, u8 value, u64 len)
 			unsigned long last = idx + len / SIM_HBM_BLOCK - 1, i = idx;
 
 			while ((b = xa_find(&h->blocks, &i, last, XA_PRESENT))) {
-				if (hbm_block_shared(b)) {
+				if (xa_get_mark(&h->blocks, i, SIM_HBM_MAPPED)) {
 					/* mapped: the same page must stay at the address */
 					memset(b, 0, SIM_HBM_BLOCK);
 				} else {
+					/*
+					 * Given back. A page referenced elsewhere
+					 * all the same is zeroed first and never
+					 * reused: the next write takes a new one.
+					 */
+					if (hbm_block_referenced(b))
+						memset(b, 0, SIM_HBM_BLOCK);
 					xa_erase(&h->blocks, i);
 					hbm_block_put(b);
 					h->present--;
@@ -264,9 +278,31 @@ struct page *neuron_sim_mem_page(void *backend, u64 addr)
 	mutex_lock(&h->lock);
 	b = hbm_block(h, addr / SIM_HBM_BLOCK, true);
 	if (b) {
+		/* kept at its address until mem_unmap says it is unmapped */
+		xa_set_mark(&h->blocks, addr / SIM_HBM_BLOCK, SIM_HBM_MAPPED);
 		page = virt_to_page(b);
 		get_page(page);
 	}
 	mutex_unlock(&h->lock);
 	return page;
+}
+
+void neuron_sim_mem_unmap(void *backend, u64 addr, u64 len)
+{
+	struct neuron_sim_hbm *h = &((struct neuron_sim_dev *)backend)->hbm;
+	unsigned long i, last;
+	void *b;
+
+	if (!len || !hbm_range_ok(h, addr, len))
+		return;
+	i = addr / SIM_HBM_BLOCK;
+	last = (addr + len - 1) / SIM_HBM_BLOCK;
+	mutex_lock(&h->lock);
+	while ((b = xa_find(&h->blocks, &i, last, SIM_HBM_MAPPED))) {
+		xa_clear_mark(&h->blocks, i, SIM_HBM_MAPPED);
+		cond_resched();
+		if (i++ == last)
+			break;
+	}
+	mutex_unlock(&h->lock);
 }

@@ -15,7 +15,8 @@ struct page;
 /**
  * struct neuron_sim_hbm - simulated HBM
  * @lock:	protects @blocks and their contents
- * @blocks:	block index -> SIM_HBM_BLOCK bytes; an absent block reads as zeros
+ * @blocks:	block index -> SIM_HBM_BLOCK bytes; an absent block reads as zeros;
+ *		mark SIM_HBM_MAPPED: handed out by mem_page, not yet unmapped
  * @size:	bytes of HBM (the sim_hbm_mb parameter at creation)
  * @present:	blocks allocated (debugfs neuron<N>/hbm_blocks, read-only)
  * @debugfs:	that file
@@ -50,7 +51,9 @@ u64 neuron_sim_mem_size(void *backend);
 int neuron_sim_mem_read(void *backend, u64 addr, void *buf, size_t len);
 int neuron_sim_mem_write(void *backend, u64 addr, const void *buf, size_t len);
 int neuron_sim_mem_set(void *backend, u64 addr, u8 value, u64 len);
-/* backend op mem_page: the block's page, referenced, created when absent */
+/* backend op mem_page: the block's page, referenced, created when absent, marked mapped */
 struct page *neuron_sim_mem_page(void *backend, u64 addr);
+/* backend op mem_unmap: the blocks of [@addr, @addr + @len) are mapped nowhere */
+void neuron_sim_mem_unmap(void *backend, u64 addr, u64 len);
 
 #endif /* NEURON_SIM_HBM_H */

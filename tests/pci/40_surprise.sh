@@ -2,10 +2,12 @@
 # Surprise removal: the emulator behind the Trn2 function exits ("fault
 # vanish"); every later read is all-ones. The driver must treat the device
 # as gone: no NEURON_HW_ERR line (an ECC word reading 0xFFFFFFFF is no
-# error count), FW-IO callers get an error within their bound, unload
+# error count), no sysfs ECC file reads an all-ones word as a count, no
+# power sample is taken from an all-ones word, FW-IO callers get an error
+# within their bound, unload
 # works, and a later load does not hang on the dead function. Runs last:
 # the function stays dead for the rest of the boot.
-PLAN=18
+PLAN=20
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -23,15 +25,29 @@ stat() { relay npe3 get stats | awk -v k="$1" '$1 == k { print $2 }'; }
 regs0=$(stat regs) legacy0=$(stat legacy)
 check power-profile vm_pci power "$N" 2
 check_eq power-profile-register-only "$((regs0 + 1)) $legacy0" "$(stat regs) $(stat legacy)"
+# power windows of 1 s that any one sample makes VALID
+PAR=/sys/module/neuron/parameters
+echo 1 > $PAR/power_min_samples
+echo 1 > $PAR/power_window_s
+U=$(sysdev "$N")/stats/power/utilization
+H=$(sysdev "$N")/stats/hardware
 mark
 check vanish relay npe3 fault vanish
 cfg=$(dd if="/sys/bus/pci/devices/$bdf/config" bs=4 count=1 2>/dev/null | od -An -tx4 | tr -d ' ')
 check_eq config-all-ones ffffffff "$cfg"
-# a window of 40 ECC polls (a bound for a negative check, not a wait for
-# an event): no NEURON_HW_ERR line may appear
-t0=$(now_ms)
-while [ $(( $(now_ms) - t0 )) -lt 2000 ]; do sleep 0.1; done
+# a window of 40 ECC polls and two power windows (a bound for a negative
+# check, not a wait for an event): no NEURON_HW_ERR line may appear, and no
+# power window may show the all-ones word's 100 %
+t0=$(now_ms) seen=""
+while [ $(( $(now_ms) - t0 )) -lt 2000 ]; do
+	grep -q ',100\.00' "$U" 2>/dev/null && seen=$(cat "$U")
+	sleep 0.1
+done
 check_eq no-hw-err "" "$(since_mark | grep NEURON_HW_ERR | head -n 2)"
+check_eq no-power-sample-from-all-ones "" "$seen"
+check_eq ecc-files-count-nothing "0 0 0 0 0" \
+	"$(cat $H/sram_ecc_uncorrected $H/sram_ecc_corrected $H/mem_ecc_uncorrected \
+		$H/mem_ecc_repairable_uncorrected $H/mem_ecc_corrected | tr '\n' ' ' | sed 's/ $//')"
 # FW-IO on the dead device: ENODEV once one attempt went unanswered and
 # the function reads all-ones (1 s), not after 30 attempts of 1 s
 r=$(vm_pci fwread "$N" "$(printf '0x%x' $((base + 0x400)))" 2>&1)

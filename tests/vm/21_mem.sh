@@ -2,7 +2,7 @@
 # Guest suite: device memory (MEM_* ioctls), memory accounting in sysfs,
 # SIM_EXEC_MODEL, an uncorrectable NeuronCore error and the device reset.
 SUITE=mem
-PLAN=53
+PLAN=55
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=2 sim_hbm_mb=16

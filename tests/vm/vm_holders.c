@@ -9,20 +9,26 @@
  *   exits; C keeps R's file, so the core stays held with R gone;
  * - a stuck holder S on NeuronCore 0: it reserved the core, counted on it,
  *   has a ring mapped, and waits for a word from this process.
- * The last case takes NeuronCore 1, free by then, from a process while its
- * job runs. Every wait is on a pipe or a child's exit, never on time.
+ * The last cases take NeuronCore 1, free by then, from a process while its
+ * job runs, from one looping jobs on three threads and from one whose
+ * name carries a newline, and walk a file table of 2^20 slots shared by
+ * 1000 threads. Every wait is on a pipe or a child's exit, never on time.
  *
  * vm_holders fork-hold <device> <nc>: the first setup alone, for the tools.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -455,74 +461,388 @@ static void on_usr1(int sig)
 	(void)sig;	/* only to end J's job early: no SA_RESTART */
 }
 
-/*
- * J: its first job (10 s, the longest there is) takes NeuronCore 1 and
- * runs until the parent, having seen it run, signals J (the job ends
- * with EINTR); J says so on @done, and after a word on @go its next job
- * must find the core taken back. Exits 0, or the failed step.
- */
-static int job_then_cancelled(int done, int go)
+/* J's state, shared by its two threads */
+struct j_state {
+	int fd;
+	int job_ret, job_errno;
+};
+
+/* J's job thread: the longest job there is, until SIGUSR1 ends it (EINTR). */
+static void *j_job(void *arg)
 {
+	struct j_state *js = arg;
 	struct neuron_sim_exec e = { .size = sizeof(e), .nc = 1,
 				     .duration_us = NEURON_EXEC_MAX_DURATION_US };
-	struct sigaction sa = { .sa_handler = on_usr1 };
-	int fd = vt_open_dev(DEV);
-	char ch = 'd';
 
-	if (fd < 0 || sigaction(SIGUSR1, &sa, NULL))
-		return 40;
-	if (ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) && errno != EINTR)
-		return 41;
-	if (write(done, &ch, 1) != 1 || read(go, &ch, 1) != 1)
-		return 43;
-	if (sim_exec(fd, 1) != -1 || errno != ECANCELED)
-		return 42;
-	return 0;
+	js->job_ret = ioctl(js->fd, NEURON_IOCTL_SIM_EXEC, &e);
+	js->job_errno = errno;
+	return NULL;
 }
 
 /*
- * TAKE_BACK waits for the job: before J's job holds NeuronCore 1 there
- * is nothing to take (ENOENT), while it runs TAKE_BACK is refused
- * (EBUSY), and once it has ended (J's signal, J's word) TAKE_BACK takes
- * the core, which J's next job then finds gone (ECANCELED). A job of the
- * holder takes only its core's own lock, which TAKE_BACK holds while it
- * checks for jobs and frees the core. Every step waits on the state that
- * proves the one before: J's job runs until it is told to stop.
+ * J: reserves NeuronCore 1 and runs its longest job on a thread; on its
+ * main thread (SIGUSR1 blocked, so the signal reaches the job) it says
+ * 'r' once CORE_RELEASE answers EBUSY (the job runs), then runs short
+ * jobs until one is refused with EBUSY (a TAKE_BACK waits) and says 'w';
+ * after a word on @go its next job must find the core taken back.
+ * Exits 0, or the failed step.
+ */
+static int job_then_cancelled(int done, int go)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	struct j_state js = { .fd = vt_open_dev(DEV) };
+	sigset_t usr1;
+	pthread_t t;
+	char ch;
+	int r;
+
+	if (js.fd < 0 || sigaction(SIGUSR1, &sa, NULL))
+		return 40;
+	if (core_ioctl(js.fd, NEURON_IOCTL_CORE_RESERVE, 1))
+		return 41;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	if (pthread_create(&t, NULL, j_job, &js))
+		return 42;
+	if (pthread_sigmask(SIG_BLOCK, &usr1, NULL))
+		return 42;
+	while ((r = core_ioctl(js.fd, NEURON_IOCTL_CORE_RELEASE, 1)) != 0 || errno != EBUSY)
+		if (!r)
+			return 44;	/* released: the job never ran */
+	ch = 'r';
+	if (write(done, &ch, 1) != 1)
+		return 45;
+	while (sim_exec(js.fd, 1) == 0)
+		;
+	if (errno != EBUSY)
+		return 46;
+	ch = 'w';
+	if (write(done, &ch, 1) != 1)
+		return 45;
+	pthread_join(t, NULL);
+	if (js.job_ret != -1 || js.job_errno != EINTR)
+		return 47;
+	if (read(go, &ch, 1) != 1)
+		return 45;
+	if (sim_exec(js.fd, 1) != -1 || errno != ECANCELED)
+		return 48;
+	return 0;
+}
+
+struct taker {
+	int fd;
+	unsigned int nc;
+	_Atomic int done;
+	int ret, err;
+};
+
+static void *take_back_thread(void *arg)
+{
+	struct taker *tk = arg;
+
+	tk->ret = core_ioctl(tk->fd, NEURON_IOCTL_CORE_TAKE_BACK, tk->nc);
+	tk->err = errno;
+	atomic_store(&tk->done, 1);
+	return NULL;
+}
+
+/*
+ * TAKE_BACK waits for the running job and refuses the holder's new ones
+ * meanwhile: J's long job runs ('r'), a TAKE_BACK starts on a thread, J's
+ * next short job is refused with EBUSY ('w', so the TAKE_BACK is waiting,
+ * not done), and only once J's job has ended (our signal) does TAKE_BACK
+ * return, with the core taken, which J's next job then finds gone
+ * (ECANCELED). Every step waits on the state that proves the one before.
  */
 static int take_back_waits_for_job(void)
 {
 	struct neuron_core_holders h;
-	int done, go, r, e, st = 0;
+	struct taker tk = { .nc = 1 };
+	int done, go, st = 0;
 	char ch = 'g';
+	pthread_t t;
 	pid_t j;
-	int fd = vt_open_dev(DEV);
 
-	VT_ASSERT(fd >= 0, "open");
-	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "before: state %u",
+	tk.fd = vt_open_dev(DEV);
+	VT_ASSERT(tk.fd >= 0, "open");
+	VT_ASSERT(holders(tk.fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "before: state %u",
 		  h.state);
 	j = spawn(job_then_cancelled, &done, &go);
 	VT_ASSERT(j >= 0, "fork");
-	do {
-		r = core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1);
-		e = errno;
-		VT_ASSERT(r != 0, "TAKE_BACK took the core before J's job was seen running");
-		VT_ASSERT(e == ENOENT || e == EBUSY, "TAKE_BACK before and during the job: %s",
-			  strerror(e));
-		VT_ASSERT(waitpid(j, &st, WNOHANG) == 0,
-			  "J ended before its job was seen: status %#x (exit 40 open, 41 its job)", st);
-	} while (e != EBUSY);
-	/* J is in its job: end it, and wait for J to say it returned */
+	VT_ASSERT(read(done, &ch, 1) == 1 && ch == 'r', "J's job never ran: see J's status");
+	VT_ASSERT(pthread_create(&t, NULL, take_back_thread, &tk) == 0, "thread");
+	VT_ASSERT(read(done, &ch, 1) == 1 && ch == 'w', "J's jobs were never refused");
+	VT_ASSERT(!atomic_load(&tk.done), "TAKE_BACK returned (%d, %s) while J's job ran", tk.ret,
+		  strerror(tk.err));
 	VT_ASSERT(kill(j, SIGUSR1) == 0, "kill: %s", strerror(errno));
-	VT_ASSERT(read(done, &ch, 1) == 1, "J ended without its word");
-	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0, "TAKE_BACK after the job: %s",
-		  strerror(errno));
+	pthread_join(t, NULL);
+	VT_ASSERT(tk.ret == 0, "TAKE_BACK after the job: %s", strerror(tk.err));
 	VT_ASSERT(write(go, &ch, 1) == 1, "J gone");
 	close(go);
 	close(done);
 	VT_ASSERT(waitpid(j, &st, 0) == j && WIFEXITED(st) && !WEXITSTATUS(st),
-		  "J: status %#x (exit 42: the next job not ECANCELED, 43: pipe)", st);
+		  "J: status %#x (exit 40 open, 41 reserve, 42 thread, 44 no job, 45 pipe, 46 short job not EBUSY, 47 long job not EINTR, 48 next job not ECANCELED)",
+		  st);
+	VT_ASSERT(holders(tk.fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
+		  h.state);
+	close(tk.fd);
+	return 0;
+}
+
+/* L's threads: 20 ms jobs on NeuronCore 1 until one is refused */
+static void *loop_jobs(void *arg)
+{
+	int fd = *(int *)arg;
+	struct neuron_sim_exec e = { .size = sizeof(e), .nc = 1, .duration_us = 20000 };
+
+	while (ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0 || errno == EBUSY)
+		;
+	return (void *)(intptr_t)errno;
+}
+
+#define LOOPERS	3
+
+/*
+ * L: three threads loop 20 ms jobs on NeuronCore 1 (one of them always
+ * running, most of the time); says 'l' once the core is its own, and
+ * exits 0 once every thread's job was refused with ECANCELED.
+ */
+static int job_looper(int done, int go)
+{
+	pthread_t t[LOOPERS];
+	int fd = vt_open_dev(DEV), i, bad = 0;
+	void *e;
+	char ch = 'l';
+
+	(void)go;
+	if (fd < 0 || core_ioctl(fd, NEURON_IOCTL_CORE_RESERVE, 1))
+		return 50;
+	for (i = 0; i < LOOPERS; i++)
+		if (pthread_create(&t[i], NULL, loop_jobs, &fd))
+			return 51;
+	if (write(done, &ch, 1) != 1)
+		return 52;
+	for (i = 0; i < LOOPERS; i++) {
+		pthread_join(t[i], &e);
+		bad |= (intptr_t)e != ECANCELED;
+	}
+	return bad ? 53 : 0;
+}
+
+/*
+ * Root always wins: against three threads looping jobs, the first
+ * TAKE_BACK takes the core (it stops new jobs and waits for the running
+ * one), and every thread's next job is ECANCELED.
+ */
+static int take_back_beats_job_loop(void)
+{
+	struct neuron_core_holders h;
+	int done, go, st = 0, fd = vt_open_dev(DEV);
+	char ch;
+	pid_t l;
+
+	VT_ASSERT(fd >= 0, "open");
+	l = spawn(job_looper, &done, &go);
+	VT_ASSERT(l >= 0, "fork");
+	VT_ASSERT(read(done, &ch, 1) == 1, "L did not start: see its status");
+	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0,
+		  "TAKE_BACK against looping jobs: %s", strerror(errno));
+	VT_ASSERT(waitpid(l, &st, 0) == l && WIFEXITED(st) && !WEXITSTATUS(st),
+		  "L: status %#x (exit 50 open/reserve, 51 threads, 52 pipe, 53 a job not ECANCELED)",
+		  st);
+	close(done);
+	close(go);
 	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
 		  h.state);
+	close(fd);
+	return 0;
+}
+
+/* the holder's name: a newline and the token Node Problem Detector acts on */
+#define FORGED_NAME	"\nNEURON_HW_ERR="
+
+/* N: named FORGED_NAME, reserves NeuronCore 1, says so, waits for EOF on @in */
+static int forged_holder(int done, int in)
+{
+	int fd = vt_open_dev(DEV);
+	char ch = 'n';
+
+	if (fd < 0 || prctl(PR_SET_NAME, FORGED_NAME) ||
+	    core_ioctl(fd, NEURON_IOCTL_CORE_RESERVE, 1))
+		return 60;
+	if (write(done, &ch, 1) != 1)
+		return 61;
+	while (read(in, &ch, 1) > 0)
+		;
+	return 0;
+}
+
+/*
+ * The name of the process a core is taken back from is logged escaped:
+ * the record shows "\x0a" as the four characters (which /dev/kmsg shows
+ * as "\x5cx0a"), never a newline (which it shows as "\x0a").
+ */
+static int take_back_logs_name_escaped(void)
+{
+	char want[96], raw[96];
+	int done, in, fd, kmsg, found, forged, st = 0;
+	char ch;
+	pid_t n;
+
+	fd = vt_open_dev(DEV);
+	VT_ASSERT(fd >= 0, "open");
+	n = spawn(forged_holder, &done, &in);
+	VT_ASSERT(n >= 0, "fork");
+	VT_ASSERT(read(done, &ch, 1) == 1, "N did not start: see its status");
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	VT_ASSERT(kmsg >= 0 && lseek(kmsg, 0, SEEK_END) >= 0, "/dev/kmsg: %s", strerror(errno));
+	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0, "TAKE_BACK: %s",
+		  strerror(errno));
+	snprintf(want, sizeof(want), "taken back from pid %d (\\x5cx0aNEURON_HW_ERR=) by pid",
+		 (int)n);
+	snprintf(raw, sizeof(raw), "taken back from pid %d (\\x0aNEURON_HW_ERR=", (int)n);
+	found = kmsg_has(kmsg, want);
+	close(kmsg);
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	forged = kmsg >= 0 && kmsg_has(kmsg, raw);
+	if (kmsg >= 0)
+		close(kmsg);
+	close(in);
+	close(done);
+	VT_ASSERT(waitpid(n, &st, 0) == n && WIFEXITED(st) && !WEXITSTATUS(st),
+		  "N: status %#x (exit 60 setup, 61 pipe)", st);
+	close(fd);
+	VT_ASSERT(!forged, "the holder's name reached the log unescaped: '%s'", raw);
+	VT_ASSERT(found, "no kernel log line with '%s'", want);
+	return 0;
+}
+
+/* ---- the holders' walk schedules ---------------------------------------- */
+
+#define WALK_THREADS	1000
+#define WALK_FD		((1 << 20) - 1)	/* the default nr_open's last slot */
+
+static int walk_release = -1;	/* W's threads wait for EOF on it */
+
+static void *walk_sleeper(void *arg)
+{
+	char ch;
+
+	(void)arg;
+	while (read(walk_release, &ch, 1) > 0)
+		;
+	return NULL;
+}
+
+/*
+ * W: a file table of 2^20 slots (a device file dup2()ed to the last
+ * one), NeuronCore 1 reserved, WALK_THREADS threads sharing the table;
+ * says 'w' when all run, exits at EOF on @in.
+ */
+static int walker_target(int done, int in)
+{
+	struct rlimit rl = { WALK_FD + 1, WALK_FD + 1 };
+	pthread_attr_t a;
+	pthread_t t;
+	int fd = vt_open_dev(DEV), i;
+	char ch = 'w';
+
+	if (fd < 0 || setrlimit(RLIMIT_NOFILE, &rl) || dup2(fd, WALK_FD) != WALK_FD)
+		return 70;
+	if (core_ioctl(fd, NEURON_IOCTL_CORE_RESERVE, 1))
+		return 71;
+	walk_release = in;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 << 10);
+	for (i = 0; i < WALK_THREADS; i++)
+		if (pthread_create(&t, &a, walk_sleeper, NULL) || pthread_detach(t))
+			return 72;
+	if (write(done, &ch, 1) != 1)
+		return 73;
+	while (read(in, &ch, 1) > 0)
+		;
+	return 0;
+}
+
+struct ticker {
+	_Atomic int stop;
+	uint64_t last, max_gap;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Spins on the caller's CPU, keeping the longest time it was not run. */
+static void *ticker_main(void *arg)
+{
+	struct ticker *tk = arg;
+
+	tk->last = mono_ns();
+	while (!atomic_load(&tk->stop)) {
+		uint64_t now = mono_ns();
+
+		if (now - tk->last > tk->max_gap)
+			tk->max_gap = now - tk->last;
+		tk->last = now;
+	}
+	return NULL;
+}
+
+static int pin_cpu0(pthread_t t)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	return pthread_setaffinity_np(t, sizeof(set), &set);
+}
+
+/*
+ * CORE_HOLDERS over a holder whose file table of 2^20 slots is shared by
+ * 1000 threads: the answer is right (one holder), and the walk lets the
+ * caller's CPU run others: a thread spinning on the same CPU is never
+ * kept off it for 2 s, where scanning the table once per thread would
+ * take it for many seconds without a reschedule (and an RCU stall).
+ */
+static int holders_walk_schedules(void)
+{
+	struct neuron_core_holders h;
+	struct ticker tk = { 0 };
+	int done, in, st = 0, r, fd = vt_open_dev(DEV);
+	uint64_t t0, t1;
+	pthread_t t;
+	char ch;
+	pid_t w;
+
+	VT_ASSERT(fd >= 0, "open");
+	w = spawn(walker_target, &done, &in);
+	VT_ASSERT(w >= 0, "fork");
+	VT_ASSERT(read(done, &ch, 1) == 1, "W did not start: see its status");
+	VT_ASSERT(pin_cpu0(pthread_self()) == 0, "pin to CPU 0");
+	VT_ASSERT(pthread_create(&t, NULL, ticker_main, &tk) == 0 && pin_cpu0(t) == 0, "ticker");
+	t0 = mono_ns();
+	r = holders(fd, 1, &h);
+	t1 = mono_ns();
+	atomic_store(&tk.stop, 1);
+	pthread_join(t, NULL);
+	close(in);
+	close(done);
+	VT_ASSERT(waitpid(w, &st, 0) == w && WIFEXITED(st) && !WEXITSTATUS(st),
+		  "W: status %#x (exit 70 table, 71 reserve, 72 threads, 73 pipe)", st);
+	printf("# CORE_HOLDERS over %d threads on a 2^20-slot table: %llu ms, the longest the CPU's other thread waited %llu ms\n",
+	       WALK_THREADS, (unsigned long long)((t1 - t0) / 1000000),
+	       (unsigned long long)(tk.max_gap / 1000000));
+	VT_ASSERT(r == 0, "CORE_HOLDERS: %s", strerror(errno));
+	VT_ASSERT(h.state == NEURON_CORE_HELD && h.owner_pid == w && h.count == 1 && h.pid[0] == w,
+		  "state %u owner %d count %u", h.state, h.owner_pid, h.count);
+	VT_ASSERT(tk.max_gap < 2000000000ull,
+		  "the walk kept its CPU for %llu ms without a reschedule",
+		  (unsigned long long)(tk.max_gap / 1000000));
 	close(fd);
 	return 0;
 }
@@ -567,6 +887,9 @@ int main(int argc, char **argv)
 		VT_CASE(take_back_from_stuck_holder),
 		VT_CASE(take_back_from_dead_reserver),
 		VT_CASE(take_back_waits_for_job),
+		VT_CASE(take_back_beats_job_loop),
+		VT_CASE(take_back_logs_name_escaped),
+		VT_CASE(holders_walk_schedules),
 	};
 
 	if (argc == 4 && !strcmp(argv[1], "fork-hold"))

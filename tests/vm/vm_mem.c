@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Guest: device memory and its accounting (issue 14, kernel half).
+ * Guest: device memory and its accounting.
  * MEM_ALLOC/FREE/READ/WRITE/SET on device (HBM) and host memory, every
  * validation failure with otherwise-valid input, handles of another file
  * and of another process, exhaustion (-ENOMEM), release on exit, the
@@ -8,7 +8,9 @@
  * SIM_EXEC_MODEL operations, and a NeuronCore made unusable by an
  * uncorrectable error until the device's reset; mappings of device
  * allocations: coherent with the ioctls, bounded, the owner's only, and
- * revoked (SIGBUS) on free and removal (issue 25).
+ * revoked (SIGBUS) on free and removal, never reachable through
+ * get_user_pages() (vmsplice, process_vm_readv, /proc/<pid>/mem), and
+ * never showing a freed page's next owner to its previous one.
  *
  * Expects the module loaded with sim_devices=2 sim_nc_per_device=2
  * sim_hbm_mb=16 and nothing else using the devices.
@@ -21,6 +23,7 @@
 #include <setjmp.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <signal.h>
 #include <stdint.h>
@@ -1407,6 +1410,279 @@ static int map_blocks_reset(void)
 	return 0;
 }
 
+/*
+ * No get_user_pages() route reaches device memory: its PTEs are special
+ * (VM_PFNMAP), so vmsplice, process_vm_readv/writev (as the remote side,
+ * from the process itself and from a sibling) and /proc/<pid>/mem are
+ * refused with EFAULT (/proc/<pid>/mem: EIO), on every kernel, while
+ * loads, stores and read()/write() with the mapping as the buffer work.
+ * O_DIRECT, where the guest's /tmp takes it, either copies the owner's
+ * bytes or is refused; nothing else.
+ */
+static int map_gup_routes_refused(void)
+{
+	struct iovec local, remote;
+	uint64_t h, addr;
+	uint8_t *m, buf[PG];
+	char path[64];
+	int fd = vt_open_dev(0), p[2], mfd, st = 0, dfd;
+	pid_t self = getpid(), pid;
+	ssize_t r;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(dev_alloc(fd, PG, &h, &addr) == 0, "alloc");
+	m = mem_map(fd, addr, 0, PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	VT_ASSERT(m, "mmap: %s", strerror(errno));
+	memset(m, 0x5a, PG);
+	VT_ASSERT(pipe(p) == 0, "pipe");
+
+	local.iov_base = m;
+	local.iov_len = PG;
+	errno = 0;
+	r = vmsplice(p[1], &local, 1, 0);
+	VT_ASSERT(r < 0 && errno == EFAULT, "vmsplice of device memory: %zd (%s)", r,
+		  strerror(errno));
+	errno = 0;
+	r = vmsplice(p[1], &local, 1, SPLICE_F_GIFT);
+	VT_ASSERT(r < 0 && errno == EFAULT, "vmsplice (gift) of device memory: %zd (%s)", r,
+		  strerror(errno));
+
+	/* ordinary copies through the mapping work both ways */
+	VT_ASSERT(write(p[1], m, 64) == 64, "write() from the mapping: %s", strerror(errno));
+	VT_ASSERT(read(p[0], buf, 64) == 64 && all_bytes(buf, 64, 0x5a), "pipe read back");
+	memset(buf, 0x6b, 64);
+	VT_ASSERT(write(p[1], buf, 64) == 64, "pipe write");
+	VT_ASSERT(read(p[0], m, 64) == 64 && all_bytes(m, 64, 0x6b),
+		  "read() into the mapping: %s", strerror(errno));
+
+	local.iov_base = buf;
+	local.iov_len = 64;
+	remote.iov_base = m;
+	remote.iov_len = 64;
+	errno = 0;
+	r = process_vm_readv(self, &local, 1, &remote, 1, 0);
+	VT_ASSERT(r < 0 && errno == EFAULT, "process_vm_readv of own device memory: %zd (%s)", r,
+		  strerror(errno));
+	errno = 0;
+	r = process_vm_writev(self, &local, 1, &remote, 1, 0);
+	VT_ASSERT(r < 0 && errno == EFAULT, "process_vm_writev to own device memory: %zd (%s)", r,
+		  strerror(errno));
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)self);
+	mfd = open(path, O_RDWR);
+	VT_ASSERT(mfd >= 0, "open %s", path);
+	errno = 0;
+	r = pread(mfd, buf, 64, (off_t)(uintptr_t)m);
+	VT_ASSERT(r < 0 && (errno == EIO || errno == EFAULT), "/proc/self/mem read: %zd (%s)", r,
+		  strerror(errno));
+	errno = 0;
+	r = pwrite(mfd, buf, 64, (off_t)(uintptr_t)m);
+	VT_ASSERT(r < 0 && (errno == EIO || errno == EFAULT), "/proc/self/mem write: %zd (%s)", r,
+		  strerror(errno));
+	close(mfd);
+
+	/* a sibling (same user) reading the mapping from outside */
+	pid = fork();
+	if (pid == 0) {
+		struct iovec l = { buf, 64 }, rm = { m, 64 };
+
+		errno = 0;
+		if (process_vm_readv(self, &l, 1, &rm, 1, 0) >= 0)
+			_exit(10);
+		_exit(errno == EFAULT ? 0 : 11);
+	}
+	VT_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
+	VT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "sibling's process_vm_readv: status %d (10: it read device memory, 11: not EFAULT)",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+
+	/* O_DIRECT where /tmp takes it: the owner's bytes, or refused */
+	dfd = open("/tmp/vm_mem_odirect", O_CREAT | O_TRUNC | O_RDWR | O_DIRECT, 0600);
+	if (dfd >= 0) {
+		memset(m, 0x7c, PG);
+		r = pwrite(dfd, m, PG, 0);
+		VT_ASSERT(r == (ssize_t)PG || (r < 0 && errno == EFAULT),
+			  "O_DIRECT write from device memory: %zd (%s)", r, strerror(errno));
+		if (r == (ssize_t)PG) {
+			memset(m, 0, PG);
+			r = pread(dfd, m, PG, 0);
+			VT_ASSERT(r == (ssize_t)PG || (r < 0 && errno == EFAULT),
+				  "O_DIRECT read into device memory: %zd (%s)", r, strerror(errno));
+		}
+		close(dfd);
+		unlink("/tmp/vm_mem_odirect");
+	} else {
+		VT_ASSERT(errno == EINVAL, "open O_DIRECT: %s", strerror(errno));
+		printf("# O_DIRECT: /tmp does not take it on this kernel\n");
+	}
+
+	close(p[0]);
+	close(p[1]);
+	munmap(m, PG);
+	VT_ASSERT(mem_free(fd, h) == 0, "free");
+	close(fd);
+	return 0;
+}
+
+#define VICTIM_SECRET	"VICTIM secret: hunter2"
+#define NO_ADDR		UINT64_MAX	/* the first owner stopped before its free */
+
+/* Drop to @uid (the device is opened first: the node is root's). */
+static int become(uid_t uid)
+{
+	return setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ? -1 : 0;
+}
+
+/*
+ * The next owner: a process of another user allocates the granule that
+ * was freed, writes its secret through the ioctl and its own mapping, and
+ * waits to be released.
+ */
+static int next_owner(struct vt_child *c, void *arg)
+{
+	uint64_t want = *(uint64_t *)arg, h, addr;
+	int fd = vt_open_dev(0);
+	uint8_t *m;
+
+	if (fd < 0 || become(65533))
+		return 20;
+	if (dev_alloc(fd, PG, &h, &addr))
+		return 21;
+	if (addr != want) {
+		printf("# next owner: granule %#llx, the freed one %#llx\n",
+		       (unsigned long long)addr, (unsigned long long)want);
+		return 22;	/* first fit gives the freed granule back */
+	}
+	if (mem_rw(fd, NEURON_IOCTL_MEM_WRITE, h, 0, sizeof(VICTIM_SECRET), (void *)VICTIM_SECRET))
+		return 23;
+	m = mem_map(fd, addr, 0, PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	if (!m)
+		return 24;
+	memcpy(m + 2048, VICTIM_SECRET, sizeof(VICTIM_SECRET));
+	if (vt_child_hold(c))
+		return 25;
+	munmap(m, PG);
+	mem_free(fd, h);
+	close(fd);
+	return 0;
+}
+
+/* What the first owner reports to the test. */
+struct first_owner_report {
+	int step;		/* the last step reached (5: all) */
+	int splice_errno;	/* 0: vmsplice took the page */
+	ssize_t spliced;
+	ssize_t got;		/* bytes still in its pipe after the free */
+	int leaked;		/* they hold the next owner's secret */
+};
+
+/*
+ * The first owner (uid 65534): map, touch, vmsplice into a pipe, unmap,
+ * free, close; tell the test the address (@up); once the test says the
+ * next owner wrote (@down), drain the pipe and report.
+ */
+static void first_owner(int up, int down)
+{
+	struct first_owner_report rep = { 0 };
+	static uint8_t buf[4 * PG];
+	uint64_t h, addr = 0;
+	struct iovec iov;
+	int fd, p[2];
+	uint8_t *m;
+	char ch;
+
+	fd = vt_open_dev(0);
+	if (fd < 0 || become(65534))
+		goto out;
+	rep.step = 1;
+	if (dev_alloc(fd, PG, &h, &addr))
+		goto out;
+	m = mem_map(fd, addr, 0, PG, PROT_READ | PROT_WRITE, MAP_SHARED);
+	if (!m || pipe2(p, O_NONBLOCK))
+		goto out;
+	rep.step = 2;
+	memset(m, 'a', PG);
+	iov.iov_base = m;
+	iov.iov_len = PG;
+	errno = 0;
+	rep.spliced = vmsplice(p[1], &iov, 1, 0);
+	rep.splice_errno = rep.spliced < 0 ? errno : 0;
+	if (munmap(m, PG) || mem_free(fd, h))
+		goto out;
+	close(fd);
+	rep.step = 3;
+	if (write(up, &addr, sizeof(addr)) != sizeof(addr) || read(down, &ch, 1) != 1)
+		goto out;
+	rep.step = 4;
+	rep.got = read(p[0], buf, sizeof(buf));
+	if (rep.got > 0)
+		rep.leaked = memmem(buf, (size_t)rep.got, VICTIM_SECRET, strlen(VICTIM_SECRET)) != NULL;
+	rep.step = 5;
+out:
+	if (rep.step < 3)
+		addr = NO_ADDR;
+	if (rep.step < 3 && write(up, &addr, sizeof(addr)) != sizeof(addr))
+		_exit(1);
+	if (rep.step < 4 && read(down, &ch, 1) < 0)
+		_exit(1);
+	_exit(write(up, &rep, sizeof(rep)) == sizeof(rep) ? 0 : 1);
+}
+
+/*
+ * Freed device memory never shows the next owner's data: a process (uid
+ * 65534) maps an allocation, touches it, tries to vmsplice its page into
+ * a pipe, unmaps, frees and closes; another user's process gets the same
+ * granule and writes a secret; whatever the first process still holds
+ * (its pipe) never shows the secret, and the splice itself was refused.
+ */
+static int map_freed_page_never_next_owner(void)
+{
+	struct first_owner_report rep;
+	int up[2], down[2], st = 0, bst = 0, ok, started;
+	struct vt_child b = { 0 };
+	uint64_t addr = NO_ADDR;
+	pid_t a;
+
+	VT_ASSERT(pipe(up) == 0 && pipe(down) == 0, "pipe");
+	a = fork();
+	if (a == 0) {
+		close(up[0]);
+		close(down[1]);
+		first_owner(up[1], down[0]);
+	}
+	VT_ASSERT(a > 0, "fork");
+	close(up[1]);
+	close(down[0]);
+	VT_ASSERT(read(up[0], &addr, sizeof(addr)) == sizeof(addr), "the first owner's word");
+	/* the next owner, once the granule is free; then the first owner drains its pipe */
+	started = addr != NO_ADDR && vt_child_start(&b, next_owner, &addr) == 0;
+	VT_ASSERT(write(down[1], "w", 1) == 1, "word to the first owner");
+	VT_ASSERT(read(up[0], &rep, sizeof(rep)) == sizeof(rep), "the first owner's report");
+	ok = -1;
+	if (addr != NO_ADDR && b.pid > 0) {
+		if (started) {
+			close(b.hold_fd);
+			close(b.ready_fd);
+		}
+		if (waitpid(b.pid, &bst, 0) == b.pid && WIFEXITED(bst))
+			ok = WEXITSTATUS(bst);
+	}
+	VT_ASSERT(waitpid(a, &st, 0) == a && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "first owner: status 0x%x", st);
+	close(up[0]);
+	close(down[1]);
+	VT_ASSERT(rep.step == 5, "the first owner stopped at step %d", rep.step);
+	VT_ASSERT(!ok,
+		  "the next owner failed: %d (20 open, 21 alloc, 22 another granule than the freed one, 23 write, 24 mmap, 25 pipe)",
+		  ok);
+	VT_ASSERT(!rep.leaked, "data crossed processes: the first owner's pipe (%zd bytes, spliced %zd) holds the next owner's secret",
+		  rep.got, rep.spliced);
+	VT_ASSERT(rep.spliced < 0 && rep.splice_errno == EFAULT,
+		  "vmsplice of device memory took the page (%zd, %s)", rep.spliced,
+		  strerror(rep.splice_errno));
+	return 0;
+}
+
 int main(void)
 {
 	static const struct vt_case cases[] = {
@@ -1437,6 +1713,8 @@ int main(void)
 		VT_CASE(map_use_after_free_sigbus),
 		VT_CASE(map_removal_sigbus),
 		VT_CASE(map_blocks_reset),
+		VT_CASE(map_gup_routes_refused),
+		VT_CASE(map_freed_page_never_next_owner),
 	};
 
 	return vt_run("vm_mem", cases, VT_COUNT(cases));
