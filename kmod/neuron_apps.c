@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fdtable.h>
+#include <linux/idr.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -26,6 +27,7 @@
 #include "neuron_abi.h"
 #include "neuron_apps.h"
 #include "neuron_cdev.h"
+#include "neuron_compat.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_nq.h"
@@ -148,7 +150,7 @@ static struct task_struct *holders_next_task(int *nr)
 	struct pid *pid;
 
 	rcu_read_lock();
-	while ((pid = find_ge_pid(*nr, &init_pid_ns))) {
+	while ((pid = neuron_find_ge_pid(*nr, &init_pid_ns))) {
 		*nr = pid_nr(pid) + 1;
 		t = pid_task(pid, PIDTYPE_PID);
 		if (t) {

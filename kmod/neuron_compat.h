@@ -114,4 +114,18 @@
 #define neuron_crc32c_raw(crc, p, len)	__crc32c_le(crc, p, len)
 #endif
 
+/*
+ * The first pid of @ns numbered @nr or more, under rcu_read_lock().
+ * find_ge_pid() is exported to modules on 6.1 (not on 5.10, where it is
+ * idr_get_next() over the namespace's idr, which is exported).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define neuron_find_ge_pid(nr, ns)	find_ge_pid(nr, ns)
+#else
+#define neuron_find_ge_pid(nr, ns) ({						\
+	int __nr = (nr);							\
+	(struct pid *)idr_get_next(&(ns)->idr, &__nr);				\
+})
+#endif
+
 #endif /* NEURON_COMPAT_H */
