@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <linux/vfio.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace pciemu {
@@ -366,9 +368,33 @@ VfioServer::DmaRegion *VfioServer::find_dma(u64 gpa, size_t len)
 
 void VfioServer::unmap(DmaRegion &r)
 {
-	if (r.map)
-		munmap(r.map, r.size);
-	r.map = nullptr;
+	if (r.fd >= 0)
+		close(r.fd);
+	r.fd = -1;
+}
+
+// The errno a DMA_MAP of @size bytes at @offset of @fd with @prot gets, or 0.
+static int check_dma_file(int fd, u64 offset, u64 size, u32 prot)
+{
+	struct stat st;
+	int fl;
+
+	if (fstat(fd, &st))
+		return errno;
+	// memfds and files: something pread/pwrite reach at an offset
+	if (!S_ISREG(st.st_mode))
+		return EBADF;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return errno;
+	if ((fl & O_ACCMODE) == O_WRONLY || fl & O_PATH)
+		return EACCES;
+	if ((prot & VFIO_DMA_MAP_FLAG_WRITE) && (fl & O_ACCMODE) != O_RDWR)
+		return EACCES;
+	// the whole range inside the file as it is now
+	if (st.st_size < 0 || offset > u64(st.st_size) || size > u64(st.st_size) - offset)
+		return EINVAL;
+	return 0;
 }
 
 int VfioServer::do_dma_map(Msg &m)
@@ -382,14 +408,16 @@ int VfioServer::do_dma_map(Msg &m)
 	for (const DmaRegion &r : dma_)
 		if (b.addr < r.addr + r.size && r.addr < b.addr + b.size)
 			return reply_error(m, EEXIST);
-	DmaRegion r = { b.addr, b.size, b.flags, nullptr };
+	DmaRegion r = { b.addr, b.size, b.flags, -1, b.offset };
 	if (!m.fds.empty()) {
-		int prot = PROT_READ | ((b.flags & VFIO_DMA_MAP_FLAG_WRITE) ? PROT_WRITE : 0);
-		void *p = mmap(nullptr, b.size, prot, MAP_SHARED, m.fds[0], off_t(b.offset));
+		int err = check_dma_file(m.fds[0], b.offset, b.size, b.flags);
 
-		if (p == MAP_FAILED)
+		if (err)
+			return reply_error(m, err);
+		// the message's fd is closed after dispatch: the region keeps its own
+		r.fd = fcntl(m.fds[0], F_DUPFD_CLOEXEC, 0);
+		if (r.fd < 0)
 			return reply_error(m, errno);
-		r.map = static_cast<u8 *>(p);
 	}
 	dma_.push_back(r);
 	return reply(m, nullptr, 0);
@@ -608,10 +636,10 @@ bool VfioServer::read(u64 gpa, void *buf, size_t len)
 
 	if (!r || !(r->prot & VFIO_DMA_MAP_FLAG_READ))
 		return false;
-	if (!r->map)
+	if (r->fd < 0)
 		return dma_msg(false, gpa, buf, len);
-	memcpy(buf, r->map + (gpa - r->addr), len);
-	return true;
+	// a short read: the client shrank its file since the map
+	return pread(r->fd, buf, len, off_t(r->offset + (gpa - r->addr))) == ssize_t(len);
 }
 
 bool VfioServer::write(u64 gpa, const void *buf, size_t len)
@@ -620,13 +648,18 @@ bool VfioServer::write(u64 gpa, const void *buf, size_t len)
 
 	if (!r || !(r->prot & VFIO_DMA_MAP_FLAG_WRITE))
 		return false;
-	if (!r->map)
+	if (r->fd < 0)
 		return dma_msg(true, gpa, const_cast<void *>(buf), len);
-	u8 *dst = r->map + (gpa - r->addr);
-	// the device's writes land in order: the caller writes the seq byte last
-	memcpy(dst, buf, len);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	return true;
+	// The device's writes land in order: each pwrite is complete before
+	// the next (the caller writes the seq byte last). A write past the
+	// end of a shrunk file would grow it: refused instead.
+	struct stat st;
+	u64 pos = r->offset + (gpa - r->addr);
+
+	if (fstat(r->fd, &st) || st.st_size < 0 || pos > u64(st.st_size) ||
+	    len > u64(st.st_size) - pos)
+		return false;
+	return pwrite(r->fd, buf, len, off_t(pos)) == ssize_t(len);
 }
 
 } // namespace pciemu

@@ -85,11 +85,17 @@ private:
 		std::vector<u8> body;
 		std::vector<int> fds;
 	};
+	// One DMA_MAP: guest addresses [addr, addr + size). With an fd, the
+	// bytes are the file's from @offset on, reached with pread/pwrite (a
+	// client that shrinks or seals its file later makes an access fail,
+	// never fault the server); without one, DMA_READ/DMA_WRITE messages.
+	// The region owns @fd; unmap() releases it.
 	struct DmaRegion {
 		u64 addr;
 		u64 size;
 		u32 prot;	// VFIO_DMA_MAP_FLAG_READ | _WRITE
-		u8 *map;	// nullptr: no fd, DMA_READ/DMA_WRITE messages
+		int fd;		// -1: no fd
+		u64 offset;
 	};
 
 	int recv_exact(void *buf, size_t len, std::vector<int> *fds);

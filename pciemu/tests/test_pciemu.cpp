@@ -13,7 +13,9 @@
 #include <vector>
 
 #include <linux/vfio.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -1099,6 +1101,102 @@ void vu_dma_map_memfd_legacy(void **)
 	assert_int_equal(r.fw.stats().dma_errors, 1);
 }
 
+// A DMA_MAP body: argsz 32, @flags, file @offset, guest @addr, @size.
+static void dma_map_body(u8 *m, u32 flags, u64 offset, u64 addr, u64 size)
+{
+	u32 argsz = 32;
+
+	memcpy(m, &argsz, 4);
+	memcpy(m + 4, &flags, 4);
+	memcpy(m + 8, &offset, 8);
+	memcpy(m + 16, &addr, 8);
+	memcpy(m + 24, &size, 8);
+}
+
+// The vfio-user error a DMA_MAP with @fd gets (0: accepted).
+static u32 dma_map_error(Rig &r, u32 flags, u64 offset, u64 addr, u64 size, int fd)
+{
+	std::vector<u8> out;
+	u8 m[32];
+
+	dma_map_body(m, flags, offset, addr, size);
+	VfioUserHdr h = r.call(VU_DMA_MAP, m, sizeof(m), out, &fd, 1);
+	return (h.flags & VU_ERROR) ? h.error : 0;
+}
+
+// Every mapping is checked against its file, and no later change of the
+// file makes the server fault: a range past the file's end, a file that
+// is no regular file, a read-only fd for a writable map are refused; a
+// file shrunk after its map makes the firmware's access a DMA error.
+void vu_dma_map_checks_file(void **)
+{
+	const u32 rw = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+	Rig r;
+	std::vector<u8> out;
+	u32 info[4] = { 16, 0, 0, 0 };
+	int small = memfd_create("small", MFD_CLOEXEC), p[2];
+
+	r.negotiate();
+	assert_true(small >= 0);
+	assert_int_equal(ftruncate(small, 4096), 0);
+	// 4 KiB of file declared as 1 MiB, and an offset past the end
+	assert_int_equal(dma_map_error(r, rw, 0, kRamBase, kRamSize, small), EINVAL);
+	assert_int_equal(dma_map_error(r, rw, 8192, kRamBase, 4096, small), EINVAL);
+	assert_int_equal(dma_map_error(r, rw, 4096, kRamBase, 1, small), EINVAL);
+	// no regular file: a pipe
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dma_map_error(r, rw, 0, kRamBase, 4096, p[0]), EBADF);
+	close(p[0]);
+	close(p[1]);
+	// read-only fd: a READ map only
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", small);
+	int ro = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(ro >= 0);
+	assert_int_equal(dma_map_error(r, rw, 0, kRamBase, 4096, ro), EACCES);
+	assert_int_equal(dma_map_error(r, VFIO_DMA_MAP_FLAG_READ, 0, kRamBase, 4096, ro), 0);
+	close(ro);
+	assert_int_equal(r.srv->dma_regions(), 1);
+	// still answering
+	VfioUserHdr h = r.call(VU_DEVICE_GET_INFO, info, sizeof(info), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+
+	// a whole 1 MiB file mapped, then shrunk to 4 KiB under the server
+	Rig r2;
+	Ram ram;
+	r2.negotiate();
+	assert_int_equal(dma_map_error(r2, rw, 0, kRamBase, kRamSize, ram.fd), 0);
+	munmap(ram.p, kRamSize);
+	ram.p = static_cast<u8 *>(mmap(nullptr, kRamSize, PROT_READ | PROT_WRITE, MAP_SHARED,
+				       ram.fd, 0));
+	assert_true(ram.p != MAP_FAILED);
+	r2.clk.advance(1000);
+	std::vector<u8> pl = read_payload(r2.arch);
+	u8 *req = ram.at(kRamBase + 0x2000);
+	u32 dw0 = neuron_fwio_req_dw0(2, NEURON_FWIO_CMD_READ, 8 + 16);
+	put32(req, dw0);
+	put32(req + 4, neuron_fwio_req_crc_sw(dw0, pl.data(), 16));
+	memcpy(req + 8, pl.data(), 16);
+	assert_int_equal(ftruncate(ram.fd, 4096), 0);
+	u64 rq = (kRamBase + 0x2000) | r2.arch.host_window, rs = (kRamBase + 0x3000) | r2.arch.host_window;
+	r2.wr(M_REQ_LO, u32(rq));
+	r2.wr(M_REQ_HI, u32(rq >> 32));
+	r2.wr(M_RESP_LO, u32(rs));
+	r2.wr(M_RESP_HI, u32(rs >> 32));
+	r2.wr(M_TRIGGER, 1);
+	assert_int_equal(r2.fw.stats().dma_errors, 1);
+	// the server lives on and answers
+	h = r2.call(VU_DEVICE_GET_INFO, info, sizeof(info), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	// the file did not grow back: the server wrote nothing past its end
+	struct stat st;
+	assert_int_equal(fstat(ram.fd, &st), 0);
+	assert_int_equal(st.st_size, 4096);
+	// Ram's destructor unmaps kRamSize: map it again at the old size
+	assert_int_equal(ftruncate(ram.fd, kRamSize), 0);
+	close(small);
+}
+
 // Memory without an fd: the server reads and writes it with DMA_READ /
 // DMA_WRITE messages; the client (a thread here) answers them from its RAM.
 void vu_dma_fallback(void **)
@@ -1338,6 +1436,7 @@ int main(void)
 		cmocka_unit_test(vu_malformed),
 		cmocka_unit_test(vu_dma_map_memfd_legacy),
 		cmocka_unit_test(vu_dma_fallback),
+		cmocka_unit_test(vu_dma_map_checks_file),
 		cmocka_unit_test(ctl_parser),
 		cmocka_unit_test(ctl_metrics_through_fw),
 	};

@@ -480,9 +480,10 @@ static void *j_job(void *arg)
 }
 
 /*
- * J: reserves NeuronCore 1 and runs its longest job on a thread; on its
- * main thread (SIGUSR1 blocked, so the signal reaches the job) it says
- * 'r' once CORE_RELEASE answers EBUSY (the job runs), then runs short
+ * J: runs its longest job on NeuronCore 1 on a thread (the job reserves
+ * the core); on its main thread (SIGUSR1 blocked, so the signal reaches
+ * the job) it says 'r' once CORE_RELEASE answers EBUSY rather than ENOENT
+ * (the job runs), then runs short
  * jobs until one is refused with EBUSY (a TAKE_BACK waits) and says 'w';
  * after a word on @go its next job must find the core taken back.
  * Exits 0, or the failed step.
@@ -498,17 +499,17 @@ static int job_then_cancelled(int done, int go)
 
 	if (js.fd < 0 || sigaction(SIGUSR1, &sa, NULL))
 		return 40;
-	if (core_ioctl(js.fd, NEURON_IOCTL_CORE_RESERVE, 1))
-		return 41;
 	sigemptyset(&usr1);
 	sigaddset(&usr1, SIGUSR1);
 	if (pthread_create(&t, NULL, j_job, &js))
 		return 42;
 	if (pthread_sigmask(SIG_BLOCK, &usr1, NULL))
 		return 42;
-	while ((r = core_ioctl(js.fd, NEURON_IOCTL_CORE_RELEASE, 1)) != 0 || errno != EBUSY)
-		if (!r)
-			return 44;	/* released: the job never ran */
+	/* ENOENT until the job holds the core, EBUSY while it runs */
+	while ((r = core_ioctl(js.fd, NEURON_IOCTL_CORE_RELEASE, 1)) != 0 && errno == ENOENT)
+		;
+	if (r == 0 || errno != EBUSY)
+		return 44;	/* released, or refused otherwise: the job never ran */
 	ch = 'r';
 	if (write(done, &ch, 1) != 1)
 		return 45;
@@ -581,7 +582,7 @@ static int take_back_waits_for_job(void)
 	close(go);
 	close(done);
 	VT_ASSERT(waitpid(j, &st, 0) == j && WIFEXITED(st) && !WEXITSTATUS(st),
-		  "J: status %#x (exit 40 open, 41 reserve, 42 thread, 44 no job, 45 pipe, 46 short job not EBUSY, 47 long job not EINTR, 48 next job not ECANCELED)",
+		  "J: status %#x (exit 40 open, 42 thread, 44 no job, 45 pipe, 46 short job not EBUSY, 47 long job not EINTR, 48 next job not ECANCELED)",
 		  st);
 	VT_ASSERT(holders(tk.fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
 		  h.state);
@@ -765,7 +766,7 @@ static int walker_target(int done, int in)
 }
 
 struct ticker {
-	_Atomic int stop;
+	_Atomic int stop, running;
 	uint64_t last, max_gap;
 };
 
@@ -783,6 +784,7 @@ static void *ticker_main(void *arg)
 	struct ticker *tk = arg;
 
 	tk->last = mono_ns();
+	atomic_store(&tk->running, 1);
 	while (!atomic_load(&tk->stop)) {
 		uint64_t now = mono_ns();
 
@@ -806,8 +808,8 @@ static int pin_cpu0(pthread_t t)
  * CORE_HOLDERS over a holder whose file table of 2^20 slots is shared by
  * 1000 threads: the answer is right (one holder), and the walk lets the
  * caller's CPU run others: a thread spinning on the same CPU is never
- * kept off it for 2 s, where scanning the table once per thread would
- * take it for many seconds without a reschedule (and an RCU stall).
+ * kept off it for 200 ms, nor for half the call, where scanning the table
+ * once per thread holds the CPU for the whole call, seconds long.
  */
 static int holders_walk_schedules(void)
 {
@@ -825,6 +827,9 @@ static int holders_walk_schedules(void)
 	VT_ASSERT(read(done, &ch, 1) == 1, "W did not start: see its status");
 	VT_ASSERT(pin_cpu0(pthread_self()) == 0, "pin to CPU 0");
 	VT_ASSERT(pthread_create(&t, NULL, ticker_main, &tk) == 0 && pin_cpu0(t) == 0, "ticker");
+	/* the ticker shares the CPU with this thread from here on */
+	while (!atomic_load(&tk.running))
+		sched_yield();
 	t0 = mono_ns();
 	r = holders(fd, 1, &h);
 	t1 = mono_ns();
@@ -840,9 +845,11 @@ static int holders_walk_schedules(void)
 	VT_ASSERT(r == 0, "CORE_HOLDERS: %s", strerror(errno));
 	VT_ASSERT(h.state == NEURON_CORE_HELD && h.owner_pid == w && h.count == 1 && h.pid[0] == w,
 		  "state %u owner %d count %u", h.state, h.owner_pid, h.count);
-	VT_ASSERT(tk.max_gap < 2000000000ull,
-		  "the walk kept its CPU for %llu ms without a reschedule",
-		  (unsigned long long)(tk.max_gap / 1000000));
+	/* a walk that schedules leaves the ticker short gaps; one that does not, the whole call */
+	VT_ASSERT(tk.max_gap < 200000000ull || 2 * tk.max_gap < t1 - t0,
+		  "the walk kept its CPU for %llu ms of %llu ms without a reschedule",
+		  (unsigned long long)(tk.max_gap / 1000000),
+		  (unsigned long long)((t1 - t0) / 1000000));
 	close(fd);
 	return 0;
 }
