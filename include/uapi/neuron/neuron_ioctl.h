@@ -273,8 +273,12 @@ struct neuron_nq_release {
  * exit and the slab's later counts for it are not, the kernel log names
  * both processes, and the NeuronCore is free. From then on every use of
  * it by that process (RESERVE, NQ_INIT, SIM_EXEC, SIM_EXEC_MODEL) fails
- * with -ECANCELED, until its last close. -ENOENT when nobody holds it,
- * -EBUSY (nothing changed) while a job runs on it.
+ * with -ECANCELED, until its last close. -ENOENT when nobody holds it
+ * (also when its holder released it while TAKE_BACK waited). While a job
+ * of the holder runs on it, TAKE_BACK refuses the holder's new jobs on it
+ * (-EBUSY) and waits for the running ones, at most the longest a job may
+ * run and wait plus a second: -EBUSY (nothing changed) past that bound,
+ * -EINTR when a fatal signal ends the wait.
  */
 struct neuron_core_reserve {
 	__u32 size;
