@@ -1021,6 +1021,31 @@ void vu_malformed(void **)
 	assert_int_equal(r.srv->handle_one(), -1);
 }
 
+// A legacy FW-IO READ request in guest RAM at kRamBase + 0x2000.
+static void put_read_request(Rig &r, Ram &ram)
+{
+	r.clk.advance(1000);
+	std::vector<u8> p = read_payload(r.arch);
+	u8 *req = ram.at(kRamBase + 0x2000);
+	u32 dw0 = neuron_fwio_req_dw0(2, NEURON_FWIO_CMD_READ, 8 + 16);
+
+	put32(req, dw0);
+	put32(req + 4, neuron_fwio_req_crc_sw(dw0, p.data(), 16));
+	memcpy(req + 8, p.data(), 16);
+}
+
+// Point the legacy registers at that request (response at + 0x3000) and trigger it.
+static void trigger_read_request(Rig &r)
+{
+	u64 rq = (kRamBase + 0x2000) | r.arch.host_window, rs = (kRamBase + 0x3000) | r.arch.host_window;
+
+	r.wr(M_REQ_LO, u32(rq));
+	r.wr(M_REQ_HI, u32(rq >> 32));
+	r.wr(M_RESP_LO, u32(rs));
+	r.wr(M_RESP_HI, u32(rs >> 32));
+	r.wr(M_TRIGGER, 1);
+}
+
 void vu_dma_map_memfd_legacy(void **)
 {
 	Rig r;
@@ -1047,20 +1072,9 @@ void vu_dma_map_memfd_legacy(void **)
 	r.refused(VU_DMA_MAP, m, sizeof(m), EEXIST);
 
 	// a legacy READ through the mapping, every step a message
-	r.clk.advance(1000);
-	std::vector<u8> p = read_payload(r.arch);
-	u8 *req = ram.at(kRamBase + 0x2000);
-	u32 dw0 = neuron_fwio_req_dw0(2, NEURON_FWIO_CMD_READ, 8 + 16);
-	put32(req, dw0);
-	put32(req + 4, neuron_fwio_req_crc_sw(dw0, p.data(), 16));
-	memcpy(req + 8, p.data(), 16);
-	u64 rq = (kRamBase + 0x2000) | r.arch.host_window, rs = (kRamBase + 0x3000) | r.arch.host_window;
+	put_read_request(r, ram);
 	r.dev.clear_log();
-	r.wr(M_REQ_LO, u32(rq));
-	r.wr(M_REQ_HI, u32(rq >> 32));
-	r.wr(M_RESP_LO, u32(rs));
-	r.wr(M_RESP_HI, u32(rs >> 32));
-	r.wr(M_TRIGGER, 1);
+	trigger_read_request(r);
 	const u8 *resp = ram.at(kRamBase + 0x3000);
 	assert_int_equal(resp[0], 2);
 	assert_int_equal(resp[1], 0);
@@ -1166,24 +1180,9 @@ void vu_dma_map_checks_file(void **)
 	Ram ram;
 	r2.negotiate();
 	assert_int_equal(dma_map_error(r2, rw, 0, kRamBase, kRamSize, ram.fd), 0);
-	munmap(ram.p, kRamSize);
-	ram.p = static_cast<u8 *>(mmap(nullptr, kRamSize, PROT_READ | PROT_WRITE, MAP_SHARED,
-				       ram.fd, 0));
-	assert_true(ram.p != MAP_FAILED);
-	r2.clk.advance(1000);
-	std::vector<u8> pl = read_payload(r2.arch);
-	u8 *req = ram.at(kRamBase + 0x2000);
-	u32 dw0 = neuron_fwio_req_dw0(2, NEURON_FWIO_CMD_READ, 8 + 16);
-	put32(req, dw0);
-	put32(req + 4, neuron_fwio_req_crc_sw(dw0, pl.data(), 16));
-	memcpy(req + 8, pl.data(), 16);
+	put_read_request(r2, ram);
 	assert_int_equal(ftruncate(ram.fd, 4096), 0);
-	u64 rq = (kRamBase + 0x2000) | r2.arch.host_window, rs = (kRamBase + 0x3000) | r2.arch.host_window;
-	r2.wr(M_REQ_LO, u32(rq));
-	r2.wr(M_REQ_HI, u32(rq >> 32));
-	r2.wr(M_RESP_LO, u32(rs));
-	r2.wr(M_RESP_HI, u32(rs >> 32));
-	r2.wr(M_TRIGGER, 1);
+	trigger_read_request(r2);
 	assert_int_equal(r2.fw.stats().dma_errors, 1);
 	// the server lives on and answers
 	h = r2.call(VU_DEVICE_GET_INFO, info, sizeof(info), out);

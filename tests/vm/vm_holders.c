@@ -129,6 +129,17 @@ static pid_t spawn(int (*fn)(int out, int in), int *from_child, int *to_child)
 	return pid;
 }
 
+/* spawn(), then the child's first word on *@from_child: its pid, or -1. */
+static pid_t spawn_started(int (*fn)(int out, int in), int *from_child, int *to_child)
+{
+	pid_t pid = spawn(fn, from_child, to_child);
+	char ch;
+
+	if (pid < 0 || read(*from_child, &ch, 1) != 1)
+		return -1;
+	return pid;
+}
+
 /* R: reserve NeuronCore 1, fork C (which keeps the file), report C, exit */
 static int reserver(int report, int hold)
 {
@@ -639,13 +650,11 @@ static int take_back_beats_job_loop(void)
 {
 	struct neuron_core_holders h;
 	int done, go, st = 0, fd = vt_open_dev(DEV);
-	char ch;
 	pid_t l;
 
 	VT_ASSERT(fd >= 0, "open");
-	l = spawn(job_looper, &done, &go);
-	VT_ASSERT(l >= 0, "fork");
-	VT_ASSERT(read(done, &ch, 1) == 1, "L did not start: see its status");
+	l = spawn_started(job_looper, &done, &go);
+	VT_ASSERT(l >= 0, "L did not start");
 	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0,
 		  "TAKE_BACK against looping jobs: %s", strerror(errno));
 	VT_ASSERT(waitpid(l, &st, 0) == l && WIFEXITED(st) && !WEXITSTATUS(st),
@@ -687,14 +696,12 @@ static int take_back_logs_name_escaped(void)
 {
 	char want[96], raw[96];
 	int done, in, fd, kmsg, found, forged, st = 0;
-	char ch;
 	pid_t n;
 
 	fd = vt_open_dev(DEV);
 	VT_ASSERT(fd >= 0, "open");
-	n = spawn(forged_holder, &done, &in);
-	VT_ASSERT(n >= 0, "fork");
-	VT_ASSERT(read(done, &ch, 1) == 1, "N did not start: see its status");
+	n = spawn_started(forged_holder, &done, &in);
+	VT_ASSERT(n >= 0, "N did not start");
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	VT_ASSERT(kmsg >= 0 && lseek(kmsg, 0, SEEK_END) >= 0, "/dev/kmsg: %s", strerror(errno));
 	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0, "TAKE_BACK: %s",
@@ -818,13 +825,11 @@ static int holders_walk_schedules(void)
 	int done, in, st = 0, r, fd = vt_open_dev(DEV);
 	uint64_t t0, t1;
 	pthread_t t;
-	char ch;
 	pid_t w;
 
 	VT_ASSERT(fd >= 0, "open");
-	w = spawn(walker_target, &done, &in);
-	VT_ASSERT(w >= 0, "fork");
-	VT_ASSERT(read(done, &ch, 1) == 1, "W did not start: see its status");
+	w = spawn_started(walker_target, &done, &in);
+	VT_ASSERT(w >= 0, "W did not start");
 	VT_ASSERT(pin_cpu0(pthread_self()) == 0, "pin to CPU 0");
 	VT_ASSERT(pthread_create(&t, NULL, ticker_main, &tk) == 0 && pin_cpu0(t) == 0, "ticker");
 	/* the ticker shares the CPU with this thread from here on */
