@@ -357,7 +357,7 @@ int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid)
 	spin_lock(&s->lock);
 	if (s->owner == tgid) {
 		/* root is taking the core back: it waits for the running jobs only */
-		ret = s->takers ? -EBUSY : 0;
+		ret = s->takers ? -ECANCELED : 0;
 		if (!ret)
 			s->jobs++;
 		spin_unlock(&s->lock);
@@ -370,7 +370,7 @@ int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid)
 	if (!ret) {
 		spin_lock(&s->lock);
 		if (s->takers)
-			ret = -EBUSY;
+			ret = -ECANCELED;
 		else
 			s->jobs++;
 		spin_unlock(&s->lock);
@@ -613,16 +613,20 @@ long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg)
 					   msecs_to_jiffies(CORE_TAKE_BACK_WAIT_MS));
 
 	mutex_lock(&nqd->lock);
+	/*
+	 * @takers drops only once the core is freed (or found gone): dropped
+	 * before, it would let a looping holder start a job in between. A
+	 * mapped ring lives on until its last unmap, with no new entry.
+	 */
+	n = s->owner == owner ? core_free_locked(nqd, arg.nc, doomed) : -ENOENT;
 	spin_lock(&s->lock);
 	s->takers--;
 	spin_unlock(&s->lock);
-	if (s->owner != owner) {
+	if (n == -ENOENT) {
 		/* released, or taken back by another caller, meanwhile */
 		ret = -ENOENT;
 		goto out;
 	}
-	/* a mapped ring lives on until its last unmap, with no new entry */
-	n = core_free_locked(nqd, arg.nc, doomed);
 	if (n < 0) {
 		/* a job still runs: the wait ended on a fatal signal or its bound */
 		ret = left < 0 ? -EINTR : -EBUSY;

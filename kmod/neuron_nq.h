@@ -78,7 +78,7 @@ struct neuron_nq {
  *		meanwhile, and CORE_TAKE_BACK waits: their entries belong to
  *		the holder)
  * @takers:	CORE_TAKE_BACKs waiting for @jobs to reach 0: no new job of
- *		the holder starts meanwhile (-EBUSY)
+ *		the holder starts meanwhile (-ECANCELED)
  * @owner:	the process holding the reservation (the proc entry holds the
  *		reference), NULL when free
  * @since:	CLOCK_BOOTTIME ns of the reservation

@@ -495,7 +495,8 @@ static void *j_job(void *arg)
  * the core); on its main thread (SIGUSR1 blocked, so the signal reaches
  * the job) it says 'r' once CORE_RELEASE answers EBUSY rather than ENOENT
  * (the job runs), then runs short
- * jobs until one is refused with EBUSY (a TAKE_BACK waits) and says 'w';
+ * jobs, each EBUSY beside the long one, until one is refused with
+ * ECANCELED (a TAKE_BACK waits) and says 'w';
  * after a word on @go its next job must find the core taken back.
  * Exits 0, or the failed step.
  */
@@ -524,9 +525,10 @@ static int job_then_cancelled(int done, int go)
 	ch = 'r';
 	if (write(done, &ch, 1) != 1)
 		return 45;
-	while (sim_exec(js.fd, 1) == 0)
+	/* EBUSY beside the long job (one job per core), ECANCELED once a TAKE_BACK waits */
+	while (sim_exec(js.fd, 1) != 0 && errno == EBUSY)
 		;
-	if (errno != EBUSY)
+	if (errno != ECANCELED)
 		return 46;
 	ch = 'w';
 	if (write(done, &ch, 1) != 1)
@@ -561,8 +563,8 @@ static void *take_back_thread(void *arg)
 /*
  * TAKE_BACK waits for the running job and refuses the holder's new ones
  * meanwhile: J's long job runs ('r'), a TAKE_BACK starts on a thread, J's
- * next short job is refused with EBUSY ('w', so the TAKE_BACK is waiting,
- * not done), and only once J's job has ended (our signal) does TAKE_BACK
+ * next short job is refused with ECANCELED ('w', so the TAKE_BACK is
+ * waiting, not done), and only once J's job has ended (our signal) does TAKE_BACK
  * return, with the core taken, which J's next job then finds gone
  * (ECANCELED). Every step waits on the state that proves the one before.
  */
@@ -593,7 +595,7 @@ static int take_back_waits_for_job(void)
 	close(go);
 	close(done);
 	VT_ASSERT(waitpid(j, &st, 0) == j && WIFEXITED(st) && !WEXITSTATUS(st),
-		  "J: status %#x (exit 40 open, 42 thread, 44 no job, 45 pipe, 46 short job not EBUSY, 47 long job not EINTR, 48 next job not ECANCELED)",
+		  "J: status %#x (exit 40 open, 42 thread, 44 no job, 45 pipe, 46 short job not ECANCELED, 47 long job not EINTR, 48 next job not ECANCELED)",
 		  st);
 	VT_ASSERT(holders(tk.fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
 		  h.state);
@@ -601,14 +603,19 @@ static int take_back_waits_for_job(void)
 	return 0;
 }
 
-/* L's threads: 20 ms jobs on NeuronCore 1 until one is refused */
+static int loop_fd = -1;
+static _Atomic int loop_jobs_done;
+
+/* L's threads: 20 ms jobs on NeuronCore 1 (EBUSY beside each other) until one is refused */
 static void *loop_jobs(void *arg)
 {
-	int fd = *(int *)arg;
 	struct neuron_sim_exec e = { .size = sizeof(e), .nc = 1, .duration_us = 20000 };
+	int r;
 
-	while (ioctl(fd, NEURON_IOCTL_SIM_EXEC, &e) == 0 || errno == EBUSY)
-		;
+	(void)arg;
+	while ((r = ioctl(loop_fd, NEURON_IOCTL_SIM_EXEC, &e)) == 0 || errno == EBUSY)
+		if (!r)
+			atomic_fetch_add(&loop_jobs_done, 1);
 	return (void *)(intptr_t)errno;
 }
 
@@ -616,22 +623,26 @@ static void *loop_jobs(void *arg)
 
 /*
  * L: three threads loop 20 ms jobs on NeuronCore 1 (one of them always
- * running, most of the time); says 'l' once the core is its own, and
+ * running, most of the time); says 'l' once a job has run, and
  * exits 0 once every thread's job was refused with ECANCELED.
  */
 static int job_looper(int done, int go)
 {
 	pthread_t t[LOOPERS];
-	int fd = vt_open_dev(DEV), i, bad = 0;
+	int i, bad = 0;
 	void *e;
 	char ch = 'l';
 
 	(void)go;
-	if (fd < 0 || core_ioctl(fd, NEURON_IOCTL_CORE_RESERVE, 1))
+	loop_fd = vt_open_dev(DEV);
+	if (loop_fd < 0 || core_ioctl(loop_fd, NEURON_IOCTL_CORE_RESERVE, 1))
 		return 50;
 	for (i = 0; i < LOOPERS; i++)
-		if (pthread_create(&t[i], NULL, loop_jobs, &fd))
+		if (pthread_create(&t[i], NULL, loop_jobs, NULL))
 			return 51;
+	/* the loop is going: one job has run to its end, the next ones follow */
+	while (!atomic_load(&loop_jobs_done))
+		sched_yield();
 	if (write(done, &ch, 1) != 1)
 		return 52;
 	for (i = 0; i < LOOPERS; i++) {

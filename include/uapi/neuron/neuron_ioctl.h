@@ -276,7 +276,7 @@ struct neuron_nq_release {
  * with -ECANCELED, until its last close. -ENOENT when nobody holds it
  * (also when its holder released it while TAKE_BACK waited). While a job
  * of the holder runs on it, TAKE_BACK refuses the holder's new jobs on it
- * (-EBUSY) and waits for the running ones, at most the longest a job may
+ * (-ECANCELED, as once it is taken) and waits for the running ones, at most the longest a job may
  * run and wait plus a second: -EBUSY (nothing changed) past that bound,
  * -EINTR when a fatal signal ends the wait.
  */
