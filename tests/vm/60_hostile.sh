@@ -5,7 +5,8 @@
 # (SIGKILLed and forked at random), then requires: the fuzzer's own
 # contract checks, a module that unloads once every fd is closed, memory
 # back at its baseline within the tolerances below, a clean kernel log
-# since the load, and (on a kernel with kmemleak) a clean kmemleak scan.
+# since the load, no log line forged by a process's name, and (on a kernel
+# with kmemleak) a clean kmemleak scan.
 #
 # Size: VM_HOSTILE_OPS (default 200000 on a kernel with kmemleak, the debug
 # kernel; 50000 elsewhere), VM_HOSTILE_SEED (default: random, printed),
@@ -13,9 +14,9 @@
 # long mode (5e6 operations unless VM_HOSTILE_OPS says otherwise).
 SUITE=hostile
 KMEMLEAK=/sys/kernel/debug/kmemleak
-# 8 shell checks + 8 program cases + 2 of run_prog, + 1 with kmemleak
-PLAN=18
-[ -e $KMEMLEAK ] && PLAN=19
+# 9 shell checks + 11 program cases + 2 of run_prog, + 1 with kmemleak
+PLAN=22
+[ -e $KMEMLEAK ] && PLAN=23
 . /tests/lib.sh
 
 kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
@@ -110,6 +111,12 @@ check memory-free-returns within $((free0 - free1)) $TOL_FREE
 # log as well; this names the suite that caused it).
 check_eq kernel-log-clean "" \
 	"$(since_mark | grep -E 'BUG|WARNING|Oops|general protection|Call Trace|refcount_t|list_(add|del) corruption|UBSAN|kmemleak|hung_task|blocked for more than|rcu_.*stall' | head -n 5)"
+
+# No record of the log starts with the token the fuzzer's forged process
+# names carry after a newline ("\nFORGED="): every name the driver logs is
+# escaped (dmesg starts each line of a record with its time stamp).
+check_eq kernel-log-no-forged-line "" \
+	"$(dmesg | grep -E '^(\[[^]]*\] ?)?FORGED=' | head -n 3)"
 
 if [ -e $KMEMLEAK ]; then
 	# kmemleak reports an object only once it is 5 s old (its minimum

@@ -79,6 +79,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +112,7 @@ enum kind {
 	K_MMAP, K_MUNMAP, K_MREMAP, K_MPROTECT, K_MADVISE, K_TOUCH, K_OPENCLOSE,
 	K_SYSFS_READ, K_SYSFS_WRITE, K_DEBUGFS_READ, K_DEBUGFS_WRITE, K_PARAM,
 	K_GENL, K_GENL_MCAST, K_FORK, K_STALE_VIEW,
+	K_DEVMEM, K_FDTABLE, K_FORGED,
 	K_MAX
 };
 
@@ -119,21 +121,24 @@ static const char *const kind_name[K_MAX] = {
 	"mmap", "munmap", "mremap", "mprotect", "madvise", "touch", "open-close",
 	"sysfs-read", "sysfs-write", "debugfs-read", "debugfs-write", "param",
 	"genl", "genl-mcast", "fork", "stale-view",
+	"devmem-cross", "fdtable-walk", "forged-name",
 };
 
 /* weights, per mille (they add up to 1000) */
 static const unsigned int kind_weight[K_MAX] = {
-	140, 155, 60, 60,
+	140, 147, 60, 60,
 	90, 30, 25, 20, 20, 60, 25,
 	90, 35, 45, 45, 10,
 	70, 10, 5, 5,
+	5, 1, 2,
 };
 
 /* --kinds: only these operation kinds (to narrow a failure down) */
 static int g_kind_on[K_MAX] = { [0 ... K_MAX - 1] = 1 };
 
-enum vclass { V_IOCTL, V_MMAP, V_GENL, V_DEATH, V_HANG, V_MAX };
-static const char *const vclass_name[V_MAX] = { "ioctl", "mmap", "genl", "death", "hang" };
+enum vclass { V_IOCTL, V_MMAP, V_GENL, V_DEATH, V_HANG, V_CROSS, V_SCHED, V_LOG, V_MAX };
+static const char *const vclass_name[V_MAX] = { "ioctl", "mmap", "genl", "death", "hang", "cross",
+						"sched", "log" };
 
 #define NMSG 24
 struct shared {
@@ -148,6 +153,8 @@ struct shared {
 	char msg[NMSG][256];
 	_Atomic int worker_pid[MAXW];
 	_Atomic uint64_t forks, child_selfkill, child_exit;
+	_Atomic uint64_t devmem_next, devmem_same;	/* next owners, on the freed granule */
+	_Atomic uint64_t fdtable_runs, fdtable_walks, fdtable_gap_max;
 };
 
 static struct shared *sh;
@@ -1936,7 +1943,9 @@ static int pick_kind(struct ts *t, int allow_fork)
 		}
 		if (k >= K_MAX)
 			continue;
-		if (((k == K_FORK || k == K_STALE_VIEW) && !allow_fork) || !g_kind_on[k])
+		/* a forked child does not own the worker's files: none of these */
+		if (((k == K_FORK || k == K_STALE_VIEW || k == K_DEVMEM || k == K_FDTABLE ||
+		      k == K_FORGED) && !allow_fork) || !g_kind_on[k])
 			continue;
 		return (int)k;
 	}
@@ -1944,6 +1953,9 @@ static int pick_kind(struct ts *t, int allow_fork)
 
 static int op_fork(struct ts *t);
 static int op_stale_view(struct ts *t);
+static int op_devmem_cross(struct ts *t);
+static int op_fdtable_walk(struct ts *t);
+static int op_forged_name(struct ts *t);
 
 static uint64_t now_us(void)
 {
@@ -1979,6 +1991,9 @@ static void run_op(struct ts *t, int k)
 	case K_GENL_MCAST: ok = op_genl_mcast(t); break;
 	case K_FORK: ok = op_fork(t); break;
 	case K_STALE_VIEW: ok = op_stale_view(t); break;
+	case K_DEVMEM: ok = op_devmem_cross(t); break;
+	case K_FDTABLE: ok = op_fdtable_walk(t); break;
+	case K_FORGED: ok = op_forged_name(t); break;
 	}
 	atomic_fetch_add(&sh->usec[k], now_us() - t0);
 	atomic_fetch_add(&sh->done[k], 1);
@@ -2215,6 +2230,665 @@ static int op_stale_view(struct ts *t)
 out_a:
 	stale_release(&a);
 	return 0;
+}
+
+/*
+ * ---- data across processes, the holders' walk, names in the log -------------
+ *
+ * Three operations with a judge each, run by workers' threads (not by
+ * their forked children, which do not own the worker's files):
+ *
+ * devmem-cross: map a fresh device allocation, fill it with a canary, try
+ * a get_user_pages() route on it (vmsplice into a pipe, kept; the process
+ * reading it with process_vm_readv; O_DIRECT from it into a file), then
+ * free it (unmapped first, or revoked while mapped); another process
+ * (another user where this one is root) allocates the same size on the
+ * same NeuronCore and fills it with its own canary. Nothing the first
+ * process still holds (its pipe, its file, its revoked mapping) may show
+ * the second canary ("cross"), a pin route must be refused and a revoked
+ * mapping must fault ("mmap").
+ *
+ * fdtable-walk (at most FDTABLE_RUNS times a run): a process whose
+ * FDTABLE_THREADS threads share a file table of FDTABLE_SLOTS slots (its
+ * main thread has a copy of its own); a prober process (not killed with
+ * its worker) calls CORE_HOLDERS of a held NeuronCore (one it takes when
+ * it can) with a thread spinning on its CPU. A walk that keeps that
+ * thread off the CPU for 500 ms without the caller being switched out,
+ * twice in a row, did not schedule ("sched"; walk_kept_cpu()).
+ *
+ * forged-name: a process whose name starts with a newline and "FORGED="
+ * holds a NeuronCore, which is taken back from it; the kernel's record of
+ * the take-back must show the name escaped as the driver documents (every
+ * byte outside '!'..'~', and the backslash, as \xHH), never a raw control
+ * byte ("log"). Only as root (TAKE_BACK needs CAP_SYS_ADMIN).
+ */
+
+/* 8 bytes of @mark anywhere in @p[0..n) */
+static int has_mark(const uint8_t *p, size_t n, uint64_t mark)
+{
+	return n >= 8 && memmem(p, n, &mark, sizeof(mark)) != NULL;
+}
+
+/* @n bytes at @p filled with @mark, under the fault guard: 0, or the signal */
+static int fill_mark(uint8_t *p, size_t n, uint64_t mark)
+{
+	size_t off;
+	int sig;
+
+	t_guard = 1;
+	sig = sigsetjmp(t_jb, 1);
+	if (!sig)
+		for (off = 0; off + 8 <= n; off += 8)
+			*(volatile uint64_t *)(p + off) = mark;
+	t_guard = 0;
+	return sig;
+}
+
+/* a copy of @n bytes at @p into @buf, under the fault guard: 0, or the signal */
+static int copy_guarded(uint8_t *buf, const uint8_t *p, size_t n)
+{
+	size_t off;
+	int sig;
+
+	t_guard = 1;
+	sig = sigsetjmp(t_jb, 1);
+	if (!sig)
+		for (off = 0; off + 8 <= n; off += 8)
+			*(uint64_t *)(buf + off) = *(const volatile uint64_t *)(p + off);
+	t_guard = 0;
+	return sig;
+}
+
+static int devmem_alloc(int fd, uint32_t nc, uint64_t bytes, uint64_t *handle, uint64_t *addr)
+{
+	struct neuron_mem_alloc a = {
+		.size = sizeof(a), .nc = nc, .location = NEURON_MEM_LOC_DEVICE,
+		.category = NEURON_MEM_CAT_TENSORS, .bytes = bytes,
+	};
+
+	if (ioctl(fd, NEURON_IOCTL_MEM_ALLOC, &a))
+		return -1;
+	*handle = a.handle;
+	*addr = a.device_addr;
+	return 0;
+}
+
+static int devmem_free(int fd, uint64_t handle)
+{
+	struct neuron_mem_free f = { .size = sizeof(f), .handle = handle };
+
+	return ioctl(fd, NEURON_IOCTL_MEM_FREE, &f);
+}
+
+/*
+ * The next owner (a helper process): its own file of device @d, an
+ * allocation of @bytes on NeuronCore @nc filled with @mark through its
+ * mapping and MEM_WRITE; where it runs as root it drops to uid 65532 once
+ * the file is open. Says 'r' and the granule's address, then holds it.
+ */
+static void devmem_next_owner(int d, uint32_t nc, uint64_t bytes, uint64_t mark, int rfd, int hfd)
+{
+	uint64_t h, addr, *buf = NULL, i;
+	struct neuron_mem_rw w;
+	uint8_t *m = MAP_FAILED;
+	char c = 'n';
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	stale_keep_fds(rfd, hfd);
+	fd = open_index(g_dev_index[d], O_RDWR);
+	if (fd >= 0 && geteuid() == 0 && (setresgid(65532, 65532, 65532) || setresuid(65532, 65532, 65532)))
+		_exit(0);
+	if (fd >= 0 && !devmem_alloc(fd, nc, bytes, &h, &addr))
+		m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 (off_t)NEURON_MEM_MMAP_OFFSET(addr));
+	if (m != MAP_FAILED && !fill_mark(m, bytes, mark)) {
+		buf = malloc(bytes);
+		if (buf) {
+			for (i = 0; i < bytes / 8; i++)
+				buf[i] = mark;
+			memset(&w, 0, sizeof(w));
+			w.size = sizeof(w);
+			w.handle = h;
+			w.bytes = bytes;
+			w.user_ptr = (uint64_t)(uintptr_t)buf;
+			if (!ioctl(fd, NEURON_IOCTL_MEM_WRITE, &w))
+				c = 'r';
+		}
+	}
+	if (write(rfd, &c, 1) != 1 || (c == 'r' && write(rfd, &addr, sizeof(addr)) != sizeof(addr)))
+		_exit(0);
+	while (read(hfd, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* Fork a helper running @fn(@arg) with a ready pipe and a hold pipe (as stale_spawn) */
+static int helper_spawn(struct stale_proc *sp, void (*fn)(void *, int, int), void *arg)
+{
+	int r[2], h[2];
+
+	if (pipe(r))
+		return -1;
+	if (pipe(h)) {
+		close(r[0]);
+		close(r[1]);
+		return -1;
+	}
+	sp->pid = fork();
+	if (sp->pid == 0) {
+		g_in_child = 1;
+		fn(arg, r[1], h[0]);
+		_exit(0);
+	}
+	close(r[1]);
+	close(h[0]);
+	sp->rd = r[0];
+	sp->hold = h[1];
+	if (sp->pid < 0) {
+		close(sp->rd);
+		close(sp->hold);
+		return -1;
+	}
+	return 0;
+}
+
+/* the helper's first byte ('r': ready), within 20 s; 0 when none came */
+static char helper_word(struct stale_proc *sp)
+{
+	struct pollfd pfd = { .fd = sp->rd, .events = POLLIN };
+	char c = 0;
+
+	if (poll(&pfd, 1, 20000) != 1 || read(sp->rd, &c, 1) != 1)
+		return 0;
+	return c;
+}
+
+struct devmem_next {
+	int d;
+	uint32_t nc;
+	uint64_t bytes, mark;
+};
+
+static void devmem_next_main(void *arg, int rfd, int hfd)
+{
+	struct devmem_next *n = arg;
+
+	devmem_next_owner(n->d, n->nc, n->bytes, n->mark, rfd, hfd);
+}
+
+enum { ROUTE_VMSPLICE, ROUTE_VMSPLICE_GIFT, ROUTE_PVM, ROUTE_ODIRECT, ROUTE_MAX };
+
+static int op_devmem_cross(struct ts *t)
+{
+	int d = below(t, g_ndev), fd = g_base[d], route = below(t, ROUTE_MAX), revoke = chance(t, 500);
+	uint64_t bytes = PAGE * (1 + below(t, 4)), ma = rnd(t) | 1, mb = ~ma, h, addr, baddr = 0;
+	uint32_t nc = below(t, g_nc[d]);
+	struct devmem_next nx = { d, nc, bytes, mb };
+	int p[2] = { -1, -1 }, dfd = -1, sig, got = 0, e;
+	char path[64];
+	struct stale_proc b;
+	struct iovec iov;
+	uint8_t *m, *buf;
+	ssize_t r;
+
+	if (fd < 0 || devmem_alloc(fd, nc, bytes, &h, &addr))
+		return 0;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)NEURON_MEM_MMAP_OFFSET(addr));
+	if (m == MAP_FAILED) {
+		devmem_free(fd, h);
+		return 0;
+	}
+	buf = (uint8_t *)t->io;		/* 64 KiB: more than 4 pages */
+	if (fill_mark(m, bytes, ma))
+		goto out_unmap;		/* revoked by a removal or reset meanwhile */
+
+	iov.iov_base = m;
+	iov.iov_len = bytes;
+	errno = 0;
+	switch (route) {
+	case ROUTE_VMSPLICE:
+	case ROUTE_VMSPLICE_GIFT:
+		if (pipe2(p, O_NONBLOCK | O_CLOEXEC)) {
+			p[0] = p[1] = -1;
+			break;
+		}
+		r = vmsplice(p[1], &iov, 1, route == ROUTE_VMSPLICE_GIFT ? SPLICE_F_GIFT : 0);
+		judged(V_MMAP);
+		if (r >= 0 || errno != EFAULT)
+			viol(t, V_MMAP, "vmsplice of %" PRIu64 " bytes of device memory: %zd (%s), not EFAULT",
+			     bytes, r, ename(r < 0 ? errno : 0));
+		break;
+	case ROUTE_PVM: {
+		struct iovec l = { buf, bytes }, rm = { m, bytes };
+
+		r = process_vm_readv(getpid(), &l, 1, &rm, 1, 0);
+		e = errno;
+		judged(V_MMAP);
+		if (r >= 0 || (e != EFAULT && e != ENOSYS))
+			viol(t, V_MMAP, "process_vm_readv of own device memory: %zd (%s), not EFAULT",
+			     r, ename(r < 0 ? e : 0));
+		break;
+	}
+	case ROUTE_ODIRECT:
+		snprintf(path, sizeof(path), "/tmp/hostile-odirect-%d-%d", (int)getpid(), t->tidx);
+		dfd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_DIRECT | O_CLOEXEC, 0600);
+		if (dfd >= 0) {
+			unlink(path);
+			r = pwrite(dfd, m, bytes, 0);
+			e = errno;
+			judged(V_MMAP);
+			if (r != (ssize_t)bytes && !(r < 0 && e == EFAULT))
+				viol(t, V_MMAP, "O_DIRECT write of device memory: %zd (%s)", r, ename(r < 0 ? e : 0));
+		}
+		break;
+	}
+
+	/* free: unmapped first, or revoked under the live mapping */
+	if (!revoke) {
+		munmap(m, bytes);
+		m = MAP_FAILED;
+	}
+	if (devmem_free(fd, h))
+		goto out_unmap;
+	if (helper_spawn(&b, devmem_next_main, &nx))
+		goto out_unmap;
+	if (helper_word(&b) == 'r' && read(b.rd, &baddr, sizeof(baddr)) == sizeof(baddr))
+		got = 1;
+	if (got) {
+		atomic_fetch_add(&sh->devmem_next, 1);
+		if (baddr == addr)
+			atomic_fetch_add(&sh->devmem_same, 1);
+		if (p[0] >= 0) {
+			r = read(p[0], buf, sizeof(t->io));
+			judged(V_CROSS);
+			if (r > 0 && has_mark(buf, (size_t)r, mb))
+				viol(t, V_CROSS, "a pipe spliced from freed device memory shows the next owner's data (%zd bytes, %s granule)",
+				     r, baddr == addr ? "the same" : "another");
+		}
+		if (dfd >= 0) {
+			r = pread(dfd, buf, bytes, 0);
+			judged(V_CROSS);
+			if (r > 0 && has_mark(buf, (size_t)r, mb))
+				viol(t, V_CROSS, "an O_DIRECT copy of freed device memory shows the next owner's data");
+		}
+		if (m != MAP_FAILED) {
+			sig = copy_guarded(buf, m, bytes);
+			judged(V_MMAP);
+			if (!sig)
+				viol(t, V_MMAP, "a mapping of freed device memory still reads (%s)",
+				     has_mark(buf, bytes, mb) ? "the next owner's data" : "no fault");
+			judged(V_CROSS);
+			if (!sig && has_mark(buf, bytes, mb))
+				viol(t, V_CROSS, "a revoked mapping shows the next owner's data (%s granule)",
+				     baddr == addr ? "the same" : "another");
+		}
+	}
+	stale_release(&b);
+out_unmap:
+	if (m != MAP_FAILED)
+		munmap(m, bytes);
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return got;
+}
+
+struct fdtable_arg {
+	int d;
+	uint32_t slots, threads;
+};
+
+static void *fdtable_idle(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+struct ticker {
+	_Atomic int stop, running;
+	uint64_t last, max_gap;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *ticker_main(void *arg)
+{
+	struct ticker *tk = arg;
+
+	tk->last = mono_ns();
+	atomic_store(&tk->running, 1);
+	while (!atomic_load(&tk->stop)) {
+		uint64_t now = mono_ns();
+
+		if (now - tk->last > tk->max_gap)
+			tk->max_gap = now - tk->last;
+		tk->last = now;
+	}
+	return NULL;
+}
+
+/* One timed CORE_HOLDERS. */
+struct walk_time {
+	uint64_t dur, gap;	/* ns: the call, the longest the spinning thread was kept off */
+	long switches;		/* the caller's context switches during the call */
+	uint32_t state;		/* the NeuronCore's, as the call returned it */
+};
+
+static long thread_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/*
+ * CORE_HOLDERS on NeuronCore @nc of @fd with a thread spinning on this
+ * thread's CPU: 0 with *@w, or -1 with errno (-2: no measurement could be
+ * set up).
+ */
+static int holders_timed(int fd, uint32_t nc, struct walk_time *w)
+{
+	struct neuron_core_holders h = { .size = sizeof(h), .nc = nc };
+	struct ticker tk = { 0 };
+	cpu_set_t old, one;
+	long sw0, sw1;
+	uint64_t t0;
+	pthread_t th;
+	int cpu = sched_getcpu(), r, e;
+
+	if (cpu < 0 || pthread_getaffinity_np(pthread_self(), sizeof(old), &old))
+		return -2;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
+		return -2;
+	if (pthread_create(&th, NULL, ticker_main, &tk)) {
+		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+		return -2;
+	}
+	pthread_setaffinity_np(th, sizeof(one), &one);
+	while (!atomic_load(&tk.running))
+		sched_yield();
+	sw0 = thread_switches();
+	t0 = mono_ns();
+	r = ioctl(fd, NEURON_IOCTL_CORE_HOLDERS, &h);
+	e = errno;
+	w->dur = mono_ns() - t0;
+	sw1 = thread_switches();
+	atomic_store(&tk.stop, 1);
+	pthread_join(th, NULL);
+	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	w->gap = tk.max_gap;
+	w->switches = sw0 < 0 || sw1 < 0 ? -1 : sw1 - sw0;
+	w->state = h.state;
+	errno = e;
+	return r ? -1 : (sw0 < 0 || sw1 < 0 ? -2 : 0);
+}
+
+#define FDTABLE_RUNS	8
+#define FDTABLE_SLOTS	(1U << 19)
+#define FDTABLE_THREADS	256
+
+/*
+ * A walk that did not schedule: it kept the spinning thread off its CPU
+ * for 500 ms while the caller was switched out at most twice (once is
+ * the return from a call that held the CPU: the scheduler then gives the
+ * spinning thread about as long again). One scan of a 2^19-slot table
+ * takes a few ms under TCG (a few times that with KASAN); a scan per
+ * thread of 256 threads over a second. A walk that schedules, even one
+ * made slow by everything else the fuzzer runs (6.1: the spinning thread
+ * kept off up to 216 ms), is switched out at every slice the spinning
+ * thread waits for.
+ */
+static int walk_kept_cpu(const struct walk_time *w)
+{
+	return w->gap >= 500000000ull && w->switches <= 2;
+}
+
+/*
+ * The walked process: a file table grown to @slots slots, shared by
+ * @threads threads, while the main thread has a copy of its own
+ * (unshare(CLONE_FILES)): a walk that skips only the threads sharing their
+ * leader's table scans this one once per thread. Says 'r', then holds
+ * until released.
+ */
+static void fdtable_main(void *arg, int rfd, int hfd)
+{
+	const struct fdtable_arg *a = arg;
+	struct rlimit rl = { a->slots, a->slots };
+	pthread_attr_t at;
+	pthread_t th;
+	uint32_t i;
+	char c = 'r';
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	stale_keep_fds(rfd, hfd);
+	if (setrlimit(RLIMIT_NOFILE, &rl) || dup2(rfd, (int)a->slots - 1) < 0)
+		c = 'n';
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 64 << 10);
+	for (i = 0; c == 'r' && i < a->threads; i++)
+		if (pthread_create(&th, &at, fdtable_idle, NULL))
+			break;
+	if (c == 'r' && unshare(CLONE_FILES))
+		c = 'n';
+	if (write(rfd, &c, 1) != 1)
+		_exit(0);
+	while (read(hfd, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/*
+ * The prober (a process of its own, not killed with its worker, so that a
+ * walk that keeps the CPU for seconds is still judged): its own file of
+ * device @d, a free NeuronCore of it taken where there is one (else one
+ * another holds), the walked process beside it, CORE_HOLDERS timed.
+ */
+static void fdtable_probe(struct ts *t, int d)
+{
+	struct neuron_core_reserve cr = { .size = sizeof(cr) };
+	struct fdtable_arg a = { d, FDTABLE_SLOTS, FDTABLE_THREADS };
+	struct walk_time w1, w2;
+	struct stale_proc c;
+	uint64_t prev;
+	uint32_t nc;
+	int fd, r;
+
+	syscall(SYS_close_range, 3U, ~0U, 0U);
+	fd = open_index(g_dev_index[d], O_RDWR);
+	if (fd < 0 || helper_spawn(&c, fdtable_main, &a))
+		_exit(0);
+	if (helper_word(&c) != 'r') {
+		stale_release(&c);
+		_exit(0);
+	}
+	nc = below(t, g_nc[d]);
+	for (cr.nc = 0; cr.nc < g_nc[d]; cr.nc++)
+		if (!ioctl(fd, NEURON_IOCTL_CORE_RESERVE, &cr)) {
+			nc = cr.nc;
+			break;
+		}
+	r = holders_timed(fd, nc, &w1);
+	if (r == -1) {
+		judged(V_IOCTL);
+		if (errno != ENODEV)
+			viol(t, V_IOCTL, "CORE_HOLDERS beside a %u-thread process: %s", a.threads, ename(errno));
+	} else if (r == 0 && w1.state == NEURON_CORE_HELD) {
+		judged(V_SCHED);
+		atomic_fetch_add(&sh->fdtable_walks, 1);
+		for (prev = atomic_load(&sh->fdtable_gap_max); w1.gap > prev;)
+			if (atomic_compare_exchange_weak(&sh->fdtable_gap_max, &prev, w1.gap))
+				break;
+		/*
+		 * Twice in a row: a host that stalled the guest does not
+		 * repeat itself. A device removed meanwhile (such a walk
+		 * takes seconds) leaves the first measurement to judge.
+		 */
+		w2 = w1;
+		r = walk_kept_cpu(&w1) ? holders_timed(fd, nc, &w2) : 0;
+		if (r == -1 && errno == ENODEV)
+			w2 = w1;
+		if (walk_kept_cpu(&w1) && r != -2 && walk_kept_cpu(&w2))
+			viol(t, V_SCHED, "CORE_HOLDERS beside %u threads sharing a %u-slot file table kept its CPU %" PRIu64 " ms (%ld switches), then %" PRIu64 " ms (%ld) of %" PRIu64 " ms",
+			     a.threads, a.slots, w1.gap / 1000000, w1.switches, w2.gap / 1000000,
+			     w2.switches, w2.dur / 1000000);
+	}
+	stale_release(&c);
+	_exit(0);
+}
+
+static int op_fdtable_walk(struct ts *t)
+{
+	int d = below(t, g_ndev), st;
+	pid_t p;
+
+	/*
+	 * FDTABLE_RUNS walks timed a run (each costs a second or two of a
+	 * CPU), in at most 4 x FDTABLE_RUNS tries (a removed device ends one)
+	 */
+	if (g_base[d] < 0 || atomic_load(&sh->fdtable_walks) >= FDTABLE_RUNS ||
+	    atomic_fetch_add(&sh->fdtable_runs, 1) >= 4 * FDTABLE_RUNS)
+		return 0;
+	p = fork();
+	if (p < 0)
+		return 0;
+	if (p == 0) {
+		g_in_child = 1;
+		fdtable_probe(t, d);
+	}
+	while (waitpid(p, &st, 0) < 0 && errno == EINTR)
+		;
+	judged(V_DEATH);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		viol(t, V_DEATH, "the walk's prober %d ended with %s %d", (int)p,
+		     WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		return 0;
+	}
+	return 1;
+}
+
+#define FORGED_TOKEN	"FORGED="
+
+struct forged_arg {
+	int d;
+	char name[16];
+};
+
+/* A holder named @name: its own file of device @d, the first free NeuronCore */
+static void forged_main(void *arg, int rfd, int hfd)
+{
+	const struct forged_arg *a = arg;
+	struct neuron_core_reserve cr = { .size = sizeof(cr) };
+	char c = 'n';
+	uint8_t nc = 0;
+	int fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	stale_keep_fds(rfd, hfd);
+	prctl(PR_SET_NAME, a->name);
+	fd = open_index(g_dev_index[a->d], O_RDWR);
+	for (cr.nc = 0; fd >= 0 && cr.nc < g_nc[a->d]; cr.nc++)
+		if (!ioctl(fd, NEURON_IOCTL_CORE_RESERVE, &cr)) {
+			c = 'r';
+			nc = (uint8_t)cr.nc;
+			break;
+		}
+	if (write(rfd, &c, 1) != 1 || (c == 'r' && write(rfd, &nc, 1) != 1))
+		_exit(0);
+	while (read(hfd, &c, 1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/*
+ * The driver's escape (every byte outside '!'..'~', and the backslash, as
+ * \xHH), then /dev/kmsg's own (a backslash as \x5c) on top.
+ */
+static void kmsg_form(char *out, size_t cap, const char *name)
+{
+	const unsigned char *s;
+	size_t n = 0;
+
+	for (s = (const unsigned char *)name; *s && n + 9 < cap; s++) {
+		if (*s < '!' || *s > '~' || *s == '\\')
+			n += (size_t)snprintf(out + n, cap - n, "\\x5cx%02x", *s);
+		else
+			out[n++] = (char)*s;
+	}
+	out[n] = 0;
+}
+
+static int op_forged_name(struct ts *t)
+{
+	static const char odd[] = { '\n', '\r', '\t', 0x1b, '\\', '%', 0x7f, (char)0x80, (char)0xff, ' ', 'a' };
+	struct neuron_core_reserve cr = { .size = sizeof(cr) };
+	char want[160], rec[8192], head[64];
+	int d = below(t, g_ndev), fd = g_base[d], kmsg, found = 0, ok = 0;
+	struct forged_arg a = { .d = d };
+	struct stale_proc hp;
+	size_t n, i;
+	uint8_t nc;
+	ssize_t r;
+
+	if (fd < 0 || geteuid() != 0)
+		return 0;
+	snprintf(a.name, sizeof(a.name), "\n" FORGED_TOKEN);
+	for (n = strlen(a.name), i = below(t, 8); i && n < 15; i--)
+		a.name[n++] = odd[below(t, sizeof(odd))];
+	a.name[n] = 0;
+	if (helper_spawn(&hp, forged_main, &a))
+		return 0;
+	if (helper_word(&hp) != 'r' || read(hp.rd, &nc, 1) != 1)
+		goto out;
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg >= 0 && lseek(kmsg, 0, SEEK_END) < 0) {
+		close(kmsg);
+		kmsg = -1;
+	}
+	cr.nc = nc;
+	r = ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, &cr);
+	judged(V_IOCTL);
+	if (r && errno != ENODEV) {
+		viol(t, V_IOCTL, "CORE_TAKE_BACK of a held NeuronCore %u: %s", nc, ename(errno));
+	} else if (!r) {
+		ok = 1;
+		/* the record says "taken back from pid <pid> (<name>) by ..." */
+		snprintf(head, sizeof(head), "taken back from pid %d (", (int)hp.pid);
+		kmsg_form(want, sizeof(want), a.name);
+		while (kmsg >= 0 && !found) {
+			r = read(kmsg, rec, sizeof(rec) - 1);
+			if (r < 0 && errno == EPIPE)
+				continue;	/* records were overwritten: read on */
+			if (r <= 0)
+				break;
+			rec[r] = 0;
+			found = strstr(rec, head) != NULL;
+		}
+		if (found) {
+			judged(V_LOG);
+			if (strncmp(strstr(rec, head) + strlen(head), want, strlen(want)) ||
+			    strstr(rec, head)[strlen(head) + strlen(want)] != ')')
+				viol(t, V_LOG, "a holder's name logged unescaped: \"%.80s\"", strstr(rec, head));
+		}
+	}
+	if (kmsg >= 0)
+		close(kmsg);
+out:
+	stale_release(&hp);
+	return ok;
 }
 
 static int op_fork(struct ts *t)
@@ -2816,6 +3490,9 @@ static void report(void)
 		printf("hostile: device removal: SKIPPED, no run-time add/remove interface "
 		       "(looked for /sys/bus/neuron_sim/{del,new}_device, /sys/kernel/debug/neuron/{del,new}_device, "
 		       "$VM_HOSTILE_DEL/$VM_HOSTILE_ADD)\n");
+	printf("hostile: devmem-cross: %" PRIu64 " next owners, %" PRIu64 " of them on the freed granule; fdtable-walk: %" PRIu64 " walks timed, the spinning thread kept off its CPU %" PRIu64 " ms at most\n",
+	       atomic_load(&sh->devmem_next), atomic_load(&sh->devmem_same), atomic_load(&sh->fdtable_walks),
+	       atomic_load(&sh->fdtable_gap_max) / 1000000);
 	for (k = 0; k < V_MAX; k++)
 		printf("hostile: contract %-6s judged %8" PRIu64 "  violations %" PRIu64 "\n", vclass_name[k],
 		       atomic_load(&sh->checked[k]), atomic_load(&sh->viol[k]));
@@ -2867,6 +3544,30 @@ static int c_mmap(void)
 	VT_ASSERT(atomic_load(&sh->viol[V_MMAP]) == 0, "%llu of %llu judged mappings broke the contract",
 		  (unsigned long long)atomic_load(&sh->viol[V_MMAP]),
 		  (unsigned long long)atomic_load(&sh->checked[V_MMAP]));
+	return 0;
+}
+
+static int c_cross(void)
+{
+	VT_ASSERT(atomic_load(&sh->viol[V_CROSS]) == 0, "%llu of %llu judged reads showed another process's data",
+		  (unsigned long long)atomic_load(&sh->viol[V_CROSS]),
+		  (unsigned long long)atomic_load(&sh->checked[V_CROSS]));
+	return 0;
+}
+
+static int c_sched(void)
+{
+	VT_ASSERT(atomic_load(&sh->viol[V_SCHED]) == 0, "%llu of %llu judged walks kept their CPU",
+		  (unsigned long long)atomic_load(&sh->viol[V_SCHED]),
+		  (unsigned long long)atomic_load(&sh->checked[V_SCHED]));
+	return 0;
+}
+
+static int c_log(void)
+{
+	VT_ASSERT(atomic_load(&sh->viol[V_LOG]) == 0, "%llu of %llu judged log records held a raw control byte",
+		  (unsigned long long)atomic_load(&sh->viol[V_LOG]),
+		  (unsigned long long)atomic_load(&sh->checked[V_LOG]));
 	return 0;
 }
 
@@ -3030,6 +3731,9 @@ int main(int argc, char **argv)
 		{ "ioctl-contract", c_ioctl },
 		{ "mmap-contract", c_mmap },
 		{ "genl-contract", c_genl },
+		{ "no-data-crosses-processes", c_cross },
+		{ "holders-walk-schedules", c_sched },
+		{ "logged-names-escaped", c_log },
 		{ "devices-answer-no-core-reserved", c_devices_after },
 		{ "all-slabs-free-and-counting-exact", c_slabs_after },
 		{ "counters-dump-complete", c_dump_after },
