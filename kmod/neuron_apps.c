@@ -30,7 +30,7 @@
 #include "neuron_compat.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
-#include "neuron_nq.h"
+#include "neuron_nq_priv.h"
 
 static u32 neuron_apps_nc_map(struct neuron_device *nd, struct pid *tgid)
 {

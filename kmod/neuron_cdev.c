@@ -30,8 +30,8 @@
 #include "neuron_fwio_msg.h"
 #include "neuron_job.h"
 #include "neuron_mem.h"
-#include "neuron_nds.h"
-#include "neuron_nq.h"
+#include "neuron_nds_priv.h"
+#include "neuron_nq_priv.h"
 #include "neuron_reset.h"
 
 static bool neuron_cdev_accepting;

@@ -171,7 +171,7 @@ static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
  * The spin is timed with local_clock() (the scheduler's clock: a TSC read)
  * and the timekeeping clock is read only once the spin is over: where the
  * clocksource is an emulated HPET each ktime_get() costs microseconds,
- * more than a fast firmware takes to answer (issue 25, docs/performance.md).
+ * more than a fast firmware takes to answer (docs/performance.md).
  */
 static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfer *x,
 			    bool hostmem, u8 seq, unsigned int timeout_ms)

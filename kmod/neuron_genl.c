@@ -20,8 +20,8 @@
 #include "neuron_compat.h"
 #include "neuron_device.h"
 #include "neuron_counters.h"
-#include "neuron_genl.h"
-#include "neuron_nds.h"
+#include "neuron_genl_priv.h"
+#include "neuron_nds_priv.h"
 
 enum neuron_genl_mcgrp {
 	NEURON_GENL_MCGRP_ERRORS_IDX,

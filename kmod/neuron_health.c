@@ -32,7 +32,7 @@
 
 #include "neuron_device.h"
 #include "neuron_fwio.h"
-#include "neuron_genl.h"
+#include "neuron_genl_priv.h"
 #include "neuron_health.h"
 #include "neuron_hwerr.h"
 #include "neuron_reset.h"

@@ -30,11 +30,11 @@
 #include "neuron_abi.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
-#include "neuron_genl.h"
+#include "neuron_genl_priv.h"
 #include "neuron_hwerr.h"
 #include "neuron_job.h"
 #include "neuron_mem.h"
-#include "neuron_nq.h"
+#include "neuron_nq_priv.h"
 
 void neuron_job_emit(struct neuron_job *job, const struct neuron_nq_entry *e, u32 n)
 {

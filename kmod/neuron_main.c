@@ -16,7 +16,7 @@
 #include "neuron_backend.h"
 #include "neuron_cdev.h"
 #include "neuron_device.h"
-#include "neuron_genl.h"
+#include "neuron_genl_priv.h"
 #include "neuron_log.h"
 #include "neuron_main.h"
 

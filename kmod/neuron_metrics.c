@@ -43,7 +43,7 @@
 #include "neuron_main.h"
 #include "neuron_metrics.h"
 #include "neuron_metrics_pack.h"
-#include "neuron_nds.h"
+#include "neuron_nds_priv.h"
 #include "neuron_reset.h"
 
 /* periodic posts whose times fw/post_times keeps */

@@ -37,7 +37,7 @@
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_mem.h"
-#include "neuron_nds.h"
+#include "neuron_nds_priv.h"
 #include "neuron_sysfs.h"
 
 /* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */

@@ -24,8 +24,8 @@
 #include "neuron_file.h"
 #include "neuron_log.h"
 #include "neuron_mem.h"
-#include "neuron_nds.h"
-#include "neuron_nq.h"
+#include "neuron_nds_priv.h"
+#include "neuron_nq_priv.h"
 
 /* mmap cookie space of the rings: one 2 MiB window per (nc, type, engine) */
 #define NEURON_NQ_MMAP_BASE	0x40000000ULL

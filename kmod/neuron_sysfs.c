@@ -33,7 +33,7 @@
 #include "neuron_log.h"
 #include "neuron_mem.h"
 #include "neuron_miscram_reg.h"
-#include "neuron_nds.h"
+#include "neuron_nds_priv.h"
 #include "neuron_reset.h"
 #include "neuron_power.h"
 #include "neuron_sysfs.h"

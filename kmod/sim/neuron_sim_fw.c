@@ -46,14 +46,13 @@
  *
  * The request is served from an irq_work, not a work item: it answers
  * from the doorbell's interrupt on the same CPU, as a device's firmware
- * answers while the driver polls, where a work item cost two context
+ * answers while the driver polls, where a work item costs two context
  * switches and a wake-up, most of an FW-IO round trip under emulation
- * (issue 25, docs/performance.md). Not on PREEMPT_RT: there an irq_work
- * runs in a thread as well, so it would gain nothing, and irq_work_sync()
- * may return while that thread still touches the irq_work (it clears BUSY
- * before its last wake-up), which a device's teardown cannot allow; a
- * work item serves there, as before. Slow answers, resets and readiness
- * stay delayed work items.
+ * (docs/performance.md). Not on PREEMPT_RT: there an irq_work runs in a
+ * thread as well, so it would gain nothing, and irq_work_sync() may return
+ * while that thread still touches the irq_work (it clears BUSY before its
+ * last wake-up), which a device's teardown cannot allow; a work item serves
+ * there. Slow answers, resets and readiness are delayed work items.
  *
  * Locking: MiscRAM has its own lock (neuron_sim_miscram.c), the armed
  * faults theirs (neuron_sim_inject.c); fw->lock (spinlock) protects the
@@ -587,8 +586,7 @@ static void neuron_sim_fw_serve(struct neuron_sim_fw *fw)
 	/*
 	 * Request, answer and payload (1.5 KiB together) live in @fw, not on
 	 * the stack and not allocated per request: under emulation an
-	 * allocation (zeroed, init_on_alloc) costs a good part of a round
-	 * trip (issue 25).
+	 * allocation (zeroed, init_on_alloc) costs a good part of a round trip.
 	 */
 	spin_lock_irqsave(&fw->lock, flags);
 	valid = fw->latched_valid;

@@ -8,8 +8,8 @@
  * never needed (sysfs show callbacks take nds->lock, nothing under
  * nds->lock takes a sysfs lock).
  */
-#ifndef NEURON_NDS_H
-#define NEURON_NDS_H
+#ifndef NEURON_NDS_PRIV_H
+#define NEURON_NDS_PRIV_H
 
 #include <linux/types.h>
 
@@ -91,4 +91,4 @@ void neuron_nds_snapshot(struct neuron_device *nd, struct neuron_nds_snapshot *s
 void neuron_nds_versions_delivered(struct neuron_device *nd, u32 ver,
 				   const struct neuron_metric_hist *done);
 
-#endif /* NEURON_NDS_H */
+#endif /* NEURON_NDS_PRIV_H */

@@ -9,8 +9,8 @@
  * is taken under it but those slot locks and the memory accounting's
  * leaf spinlock.
  */
-#ifndef NEURON_NQ_INTERNAL_H
-#define NEURON_NQ_INTERNAL_H
+#ifndef NEURON_NQ_PRIV_H
+#define NEURON_NQ_PRIV_H
 
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -163,4 +163,4 @@ void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
 int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid);
 void neuron_core_job_end(struct neuron_device *nd, u32 nc);
 
-#endif /* NEURON_NQ_INTERNAL_H */
+#endif /* NEURON_NQ_PRIV_H */

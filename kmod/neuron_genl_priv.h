@@ -3,8 +3,8 @@
  * The "neuron" generic netlink family (<neuron/neuron_genl.h>): counters
  * dump and the "errors" multicast group.
  */
-#ifndef NEURON_GENL_H
-#define NEURON_GENL_H
+#ifndef NEURON_GENL_PRIV_H
+#define NEURON_GENL_PRIV_H
 
 #include <linux/types.h>
 
@@ -30,4 +30,4 @@ void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 cod
 void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 state,
 			      u32 reason);
 
-#endif /* NEURON_GENL_H */
+#endif /* NEURON_GENL_PRIV_H */
