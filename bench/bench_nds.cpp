@@ -41,7 +41,7 @@ constexpr pair_t kPairs[8] = {
 // library first, read 1.0 in one run and 1.1 - 1.8 in the next; 1000
 // blocks of 128 Ki alternating (0.7 s) read 0.96 - 1.04 in the same
 // processes, but 1.15 - 1.28 in 5 runs of 30; 4000 (3 s) read 0.94 - 1.04
-// in 22 (issue 25, docs/performance.md).
+// in 22 (2026-12-02, at 953f572; docs/performance.md).
 constexpr uint64_t kOps = 128u << 10;	// per block, a multiple of 8
 constexpr int kReps = 4000;
 constexpr int kWarm = 20;	// blocks of each side before the timed ones

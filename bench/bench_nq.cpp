@@ -3,7 +3,7 @@
 // memcpy of the same ring bytes.
 //
 // A 65536-entry ring in memory (the driver's layout) is filled by the
-// kmod/lib producer with a realistic error mix; then, from the same freshly
+// common/ producer with a realistic error mix; then, from the same freshly
 // written ring, we time (a) memcpy of the 1 MiB of entries, (b) libnrt's
 // nrt_nq_drain (phase check, decode, head publish). Filling is not
 // timed. Every repetition's decode result is checked against a reference

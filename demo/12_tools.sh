@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Demo fragment (issue 12): the tools Neuron users already run, on the
+# Demo fragment: the tools Neuron users already run, on the
 # simulated devices. Sourced by the demo with neuron.ko loaded
 # (sim_devices=2) and the tools in /tests/.
 

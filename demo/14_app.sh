@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Demo part: the application API (issue 14). An application written only to
+# Demo part: the application API. An application written only to
 # the SDK's <nrt/nrt.h> loads a NEFF packed here, runs it on the simulated
 # device and checks its outputs; then the same application meets an
 # NRT_STATUS and the sysfs counter it feeds moves.

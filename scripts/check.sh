@@ -165,13 +165,13 @@ if [ ${#main_ids[@]} -gt 0 ]; then
 fi
 
 # The guest runs, one at a time by default (CHECK_GUEST_JOBS=N runs N side
-# by side). Measured in session 8 with two at a time on this 2-core
-# machine: each guest ran 1.6-1.9 times slower, so the pair gained almost
-# nothing, and the debug kernel's fuzzer, sharing the cores with another
-# guest, fell from about 320 operations a second to 30 (its vCPUs, each
-# preempted while holding a lock, leave the other spinning) and reported a
-# hang. Every job's output is kept and accounted by run_tap when it ends
-# (docs/kernels.md, "In make check").
+# by side). Measured with two at a time on a 2-core machine (2026-12-01,
+# at dec8bc2): each guest ran 1.6-1.9 times slower, so the pair gained
+# almost nothing, and the debug kernel's fuzzer, sharing the cores with
+# another guest, fell from about 320 operations a second to 30 (its vCPUs,
+# each preempted while holding a lock, leave the other spinning) and
+# reported a hang. Every job's output is kept and accounted by run_tap
+# when it ends (docs/kernels.md, "In make check").
 guest_jobs=${CHECK_GUEST_JOBS:-1}
 case "$guest_jobs" in
 ''|*[!0-9]*|0) echo "check: CHECK_GUEST_JOBS='$guest_jobs' is not a count" >&2; guest_jobs=1 ;;
@@ -201,8 +201,7 @@ guest_cmd() {
 	esac
 	if [ "$kind" = pci ]; then
 		# every PCI suite on the default and the debug kernel (the
-		# debug kernel has PCIe native hotplug since session 13:
-		# docs/pci-testing.md)
+		# debug kernel has PCIe native hotplug: docs/pci-testing.md)
 		case "$id" in
 		*-debug) opts+=(--timeout 1800 --no-slub-debug) ;;
 		*) opts+=(--timeout 900) ;;
@@ -221,12 +220,13 @@ guest_cmd() {
 	# per sweep with loads of 4 devices (16 by default: init's fault
 	# points and each load's time grow with them), 5 hotplug cycles, a
 	# 20 s pressure phase, a 6-device netlink dump (16 elsewhere) and
-	# 20000 fuzz operations (issue 11 asks for 200000; about 180 a second
-	# there in session 10's whole run, so 200000 alone would take 18
-	# minutes; docs/RELIABILITY.md). The default kernel runs 50 hotplug
-	# cycles (100 by default). Session 11's whole run took about 62
-	# minutes: these sizes (from 30000 operations, 5 module cycles, 100
-	# hotplug cycles) and VM_TOOLS_DOCTOR are its cuts.
+	# 20000 fuzz operations (the fuzzer ran about 180 a second there in a
+	# whole run, 2026-12-01 at d3e8307, so its default of 200000 would
+	# take 18 minutes alone; docs/RELIABILITY.md). The default kernel
+	# runs 50 hotplug cycles (100 by default). With 30000 operations, 5
+	# module cycles and 100 hotplug cycles on the debug kernel the whole
+	# run took about 62 minutes (2026-12-02, at 1c166df); these sizes and
+	# VM_TOOLS_DOCTOR=0 keep it under the hour.
 	# The debug kernel boots without slub_debug: KASAN checks the same
 	# and more, and the two together halve its speed.
 	case "$id" in
@@ -260,8 +260,8 @@ replay() { cat "$1"; return "$2"; }
 # suite but 25_app and 42_monitor, whose time goes to libnrt and
 # neuron-monitor in userspace (NEFFs, profiles, JSON reports, about 180 s
 # of the debug kernel's guest); what those reach in the driver, 20_exec,
-# 21_mem, 40_genl and 41_tools check on every kernel (session 10, for the
-# hour; docs/kernels.md).
+# 21_mem, 40_genl and 41_tools check on every kernel (to keep the whole
+# run within the hour; docs/kernels.md).
 jobs=()
 for id in "${main_ids[@]}"; do
 	case "$id" in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The kernel's own style checker on the module's sources: every file of
-# kmod/ (but the compatibility header kmod/neuron_compat.h, whose version
+# kmod/ and common/ (but the compatibility header kmod/neuron_compat.h, whose version
 # checks checkpatch rightly dislikes, and generated files) must give 0
 # errors and 0 warnings with `checkpatch.pl --strict` (CHECK notes are
 # allowed).
@@ -49,7 +49,7 @@ cd "$top" || exit 1
 # the reports then read back in the files' order
 out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
-files=$(git ls-files 'kmod/*.c' 'kmod/*.h' | grep -v '^kmod/neuron_compat\.h$')
+files=$(git ls-files 'kmod/*.c' 'kmod/*.h' 'common/*.c' 'common/*.h' | grep -v '^kmod/neuron_compat\.h$')
 # shellcheck disable=SC2016 # expanded by the inner shell
 printf '%s\n' $files | xargs -P "$(nproc 2>/dev/null || echo 2)" -I{} sh -c '
 	perl "$1" --strict --no-tree --terse --show-types --no-summary -f "$2" \

@@ -17,7 +17,7 @@
 # Steps, each skipped when already done (running it twice changes nothing):
 #   1. refuse if another neuron.ko provider is present (packaging/dkms-pre-install)
 #   2. remove older neuron-oss versions (an upgrade)
-#   3. copy dkms.conf, VERSION, kmod/, include/uapi/, packaging/ to
+#   3. copy dkms.conf, VERSION, kmod/, common/, include/uapi/, packaging/ to
 #      /usr/src/neuron-oss-<VERSION>; dkms add, dkms build -k V, dkms install -k V
 #   4. group "neuron" (created when missing, and then recorded), the udev rule
 #      /etc/udev/rules.d/60-neuron.rules (/dev/neuron* root:neuron 0660), the
@@ -61,7 +61,7 @@ stage_tree() {
 		cd "$top"
 		{
 			printf '%s\n' dkms.conf VERSION
-			find kmod -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) ! -name '*.mod.c'
+			find kmod common -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) ! -name '*.mod.c'
 			find include/uapi -type f -name '*.h'
 			find packaging -type f
 		} | LC_ALL=C sort | tar -cf - --no-recursion -T -

@@ -136,7 +136,7 @@ general protection fault, probably for non-canonical address 0xdead000000000100:
 refcount_t: underflow; use-after-free.
 list_add corruption. next->prev should be prev (ffff888003c1e0a8), but was 0000000000000000.
 list_del corruption, ffff888003c1e0a8->next is LIST_POISON1 (dead000000000100)
-UBSAN: shift-out-of-bounds in kmod/lib/neuron_nq_ring.c:77:12
+UBSAN: shift-out-of-bounds in common/neuron_nq_ring.c:77:12
 kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)
 unreferenced object 0xffff888004a1c000 (size 256):
 INFO: task vm_nds:120 blocked for more than 30 seconds.

@@ -86,12 +86,13 @@ for id in "$@"; do
 	krel=$(sed -n 's/^KREL=//p' <<<"$info")
 	vmlinuz=$(sed -n 's/^VMLINUZ=//p' <<<"$info")
 
-	# A copy laid out as in the DKMS tree: kmod/ with ../VERSION, ../include/uapi.
+	# A copy laid out as in the DKMS tree: kmod/ with ../VERSION, ../include/uapi, ../common.
 	dir=$build/kmatrix/$id
 	mkdir -p "$dir/include"
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		"$top/kmod/" "$dir/kmod/"
 	rsync -a --delete "$top/include/uapi/" "$dir/include/uapi/"
+	rsync -a --delete --exclude='*.o' --exclude='.*.cmd' "$top/common/" "$dir/common/"
 	cp "$top/VERSION" "$dir/VERSION"
 
 	log=$dir/build.log

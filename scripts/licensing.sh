@@ -4,7 +4,7 @@
 #  * every tracked file carries the SPDX expression its place in the tree
 #    calls for (in its first three lines, or in a FILE.license beside a
 #    file that has no comment syntax):
-#      kmod/lib/                        GPL-2.0 OR BSD-2-Clause (built into
+#      common/                        GPL-2.0 OR BSD-2-Clause (built into
 #                                       the module and into libnrt)
 #      kmod/, dkms.conf, packaging/     GPL-2.0
 #      scripts/debug-kernel-patches/    GPL-2.0 (changes to the kernel's
@@ -36,7 +36,7 @@ cd "$top" || exit 2
 
 policy() {
 	case "$1" in
-	kmod/lib/*) echo 'GPL-2.0 OR BSD-2-Clause' ;;
+	common/*) echo 'GPL-2.0 OR BSD-2-Clause' ;;
 	kmod/*|dkms.conf|packaging/*|scripts/debug-kernel-patches/*) echo 'GPL-2.0' ;;
 	include/uapi/*) echo '(GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause' ;;
 	libnrt/*|include/nrt/*|include/ndl/*|tools/*) echo 'LGPL-2.1 OR BSD-2-Clause' ;;

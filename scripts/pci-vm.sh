@@ -80,7 +80,7 @@ phase qemu-chroot "$t0"
 # ---- the emulated functions ----------------------------------------------------
 # name arch routing-id extra-options; the guest suites read the same table
 # (/etc/pci-devs) with the index each routing id must give (the vendor's map:
-# kmod/lib/neuron_fw_profile.c). npe0 and npe1 are two Trn1 devices whose
+# common/neuron_fw_profile.c). npe0 and npe1 are two Trn1 devices whose
 # routing ids cross (rid 1 -> neuron4, rid 2 -> neuron1); npe0 stays
 # "not ready" (0xDEADBEEF) for 3 s after power-on and after each reset.
 # npe3's routing id is above 16: 2.25 maps routing id mod 16 on Trn2

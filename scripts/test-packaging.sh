@@ -410,7 +410,8 @@ check dkms-status-installed "dkms status: $st" grep -Eq "^$name(/|, )$ver, $kver
 
 srcdir=/usr/src/$name-$ver
 missing=
-for f in dkms.conf VERSION kmod/Kbuild kmod/Makefile kmod/neuron_main.c include/uapi/neuron/neuron_ioctl.h \
+for f in dkms.conf VERSION kmod/Kbuild kmod/Makefile kmod/neuron_main.c common/neuron_abi.c \
+	 include/uapi/neuron/neuron_ioctl.h \
 	 packaging/dkms-pre-install packaging/60-neuron.rules dkms-uninstall.sh; do
 	[ -f "$srcdir/$f" ] || missing+=" $f"
 done

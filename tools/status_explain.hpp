@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // What an operator reads about an NRT_STATUS: the class of failure it is
 // and what to do about it (nrt-status --explain). One constexpr row per
-// assigned code; each row's `why` says which words of the error-model
-// reference (shared/seed/000_7c788ed826be9d2b.txt) put the code in its
-// class, so a reviewer can check the choice against the source.
+// assigned code; each row's `why` says which words of the vendor's
+// error-model reference (docs/error-model.md) put the code in its class,
+// so a reviewer can check the choice against the source.
 // tests/unit/test_tools.cpp checks that the table has exactly one row per
-// code of the seed, none missing and none extra.
+// assigned code, none missing and none extra.
 #pragma once
 
 #include <nrt/nrt_error_model.h>

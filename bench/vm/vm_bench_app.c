@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Guest benchmark (issue 14 item 7), ratios from one run:
+ * Guest benchmark of the application API, ratios from one run:
  *   - nrt_execute() of an empty model (no tensors, run time 0) on
  *     NeuronCore 0 (NEURON_RT_VISIBLE_CORES=0) vs the raw job ioctl
  *     (NEURON_IOCTL_SIM_EXEC, duration 0, the ioctl nrt_execute() makes
@@ -12,9 +12,9 @@
  *     TSC is not the clocksource, as in a TCG guest; libnrt takes the
  *     job's time from the driver instead);
  *   - device tensor write + read (nrt_tensor_write/read: through the
- *     allocation's mapping since issue 25), and the MEM_WRITE/READ ioctls
- *     of the same size (the path before it), both against memcpy of
- *     the same bytes there and back.
+ *     allocation's mapping), and the MEM_WRITE/READ ioctls of the same
+ *     size (a system call and a copy through the driver per access), both
+ *     against memcpy of the same bytes there and back.
  *
  *   vm_bench_app [NEFF] [pairs] [rounds]
  *
@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 	st = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, TENSOR_BYTES, "bench", &t);
 	if (st != NRT_SUCCESS)
 		return die("nrt_tensor_allocate", st);
-	/* the ioctl path libnrt took before issue 25, on an allocation of its own */
+	/* the MEM_WRITE/READ ioctl path, on an allocation of its own */
 	alloc.size = sizeof(alloc);
 	alloc.location = NEURON_MEM_LOC_DEVICE;
 	alloc.category = NEURON_MEM_CAT_TENSORS;
@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 	printf("memcpy there and back:      %10.0f MB/s\n", cpy_mbs);
 	printf("ratio tensor write+read/memcpy (throughput): %.3f\n", api_mbs / cpy_mbs);
 	printf("MEM_WRITE+MEM_READ ioctls:  %10.0f MB/s\n", ioctl_mbs);
-	printf("ratio MEM_WRITE+READ ioctls/memcpy (throughput; the tensor path before issue 25): %.3f\n",
+	printf("ratio MEM_WRITE+READ ioctls/memcpy (throughput; tensor I/O by system call): %.3f\n",
 	       ioctl_mbs / cpy_mbs);
 	nrt_tensor_free(&t);
 	nrt_unload(m);

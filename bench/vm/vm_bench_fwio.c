@@ -9,9 +9,9 @@
  * The two run in pairs, the order alternating, each call timed on its own
  * with the cycle counter; each side's median counts (bench/vm/vmbench.h).
  * The best of 5 passes of each side, one after the other, is printed too
- * (at most 2000 calls a pass, fewer for fewer pairs): on the shared
- * machine it moved between 8.4 and 12.7 from run to run with the old
- * work item (issue 25, docs/performance.md).
+ * (at most 2000 calls a pass, fewer for fewer pairs): on a shared
+ * machine it moved between 8.4 and 12.7 from run to run (2026-12-02, at
+ * 953f572, where a work item served the requests; docs/performance.md).
  *
  * Needs the module loaded with sim_devices >= 1 and root (FW_READ requires
  * CAP_SYS_ADMIN).

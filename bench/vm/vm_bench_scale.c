@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Guest benchmark (issue 25): how cost grows with work, each ratio from
- * one run.
+ * Guest benchmark: how cost grows with work, each ratio from one run.
  *
  *   - jobs: 1, 2, 4 and 8 processes, each with a NeuronCore of its own
  *     (NEURON_RT_VISIBLE_CORES=i), each running the same number of

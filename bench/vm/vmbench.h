@@ -49,16 +49,16 @@ static inline double read_total_ns(int reads)
 }
 
 /*
- * Paired measurement (issue 25). Two kinds of job, A and B, run in turn,
+ * Paired measurement. Two kinds of job, A and B, run in turn,
  * one of each per pair, the order alternating from pair to pair; each job
  * is timed on its own with the cycle counter (the TSC: a few instructions,
  * where a clock read costs microseconds under emulation; elsewhere the
  * clock). Each kind's figure is its median. A pair's two jobs are
  * microseconds apart, so what the host does to one it does to the other,
- * and the median leaves out the jobs a host interruption hit. On the
+ * and the median leaves out the jobs a host interruption hit. On a
  * shared 2-CPU machine the best of 24 blocks of 250 jobs each gave an
  * on/off ratio of 0.93 and then 0.78 in one boot; the medians of pairs
- * 0.974 both times (docs/performance.md, session 14).
+ * 0.974 both times (2026-12-02, at 6cabe90; docs/performance.md).
  */
 /*
  * Not serialising, and a process that moves between CPUs may see their

@@ -213,7 +213,7 @@ NRT_EXPORT NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_se
 namespace {
 
 // nrt_execute_repeat(), inline in both entry points: nrt_execute() is one
-// call, with the loop of one folded away (issue 25).
+// call, with the loop of one folded away.
 [[gnu::always_inline]] inline NRT_STATUS execute_repeat(nrt_model_t *model,
 							 const nrt_tensor_set_t *input_set,
 							 nrt_tensor_set_t *output_set, int repeat_count)

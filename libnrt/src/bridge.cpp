@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // C ABI of the result -> NDS counter bridge, and the counter naming of
-// kmod/lib/neuron_counters for tools that only link libnrt.so.
+// common/neuron_counters for tools that only link libnrt.so.
 #include <nrt/nrt_error_model.h>
 
 #include "bridge.hpp"

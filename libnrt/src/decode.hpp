@@ -49,7 +49,7 @@ static_assert(sizeof(struct neuron_nq_entry) == NEURON_NQ_ENTRY_SIZE);
 
 // Every index of sunda_error_subtypes is a type the seed's table maps:
 // 0..10 are the TPB types and 11 maps to NONE (accepted, no flag), so only
-// ids past the table are malformed (docs/error-model.md, issue 14 item 5).
+// ids past the table are malformed (docs/error-model.md).
 constexpr bool tpb_type_valid(uint32_t t)
 {
 	return t < NRT_TPB_REMAP_COUNT;

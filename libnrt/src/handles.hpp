@@ -38,7 +38,7 @@ public:
 
 	// The object behind @p, or nullptr. In the model table the handle
 	// found last is kept apart, so that a loop over one model (nrt_execute)
-	// takes no hash look-up (issue 25); the other tables alternate between
+	// takes no hash look-up; the other tables alternate between
 	// handles on every execution (input set, output set, each tensor), so
 	// they keep none.
 	[[gnu::always_inline]] std::shared_ptr<T> find(const void *p) const noexcept

@@ -70,7 +70,7 @@ NRT_EXPORT int kmetric_record_execution(nds_instance_t *inst, int nc, NRT_STATUS
 	int ret = nds::nc_target(inst, nc);	// so a bad @nc writes nothing at all
 	if (ret)
 		return ret;
-	// every execution (issue 25): @inst and @nc are checked once above,
+	// every execution: @inst and @nc are checked once above,
 	// the adds go straight to the cells, a clean execution's errors are
 	// not looked at flag by flag, and a time that adds 0 is not added.
 	// The ids are nrt_bridge_counters_for_execution()'s, in its order.

@@ -77,8 +77,8 @@ inline core_account core_account_for(nds_instance_t *inst, uint32_t nc)
 // counters moved by the same amounts, @a being core_account_for(@inst,
 // @nc). A successful job without error flags whose NeuronCore has a
 // straight path takes it: no call, no look-up, one relaxed add per
-// counter (issue 25: under an emulated CPU each call, return and table
-// jump costs about as much as an add).
+// counter (under an emulated CPU each call, return and table jump costs
+// about as much as an add).
 inline void record_execution(const core_account &a, nds_instance_t *inst, int nc, NRT_STATUS st,
 			     const nrt_infer_errors_t &errs, const nrt_exec_times_t &times)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // A mutex for the execution path: taking and giving back a free one is
 // one atomic instruction each, inline, where std::mutex calls into the C
-// library for both (issue 25: under an emulated CPU the two calls cost as
-// much as the rest of a lookup). A contended one sleeps in the kernel
+// library for both (under an emulated CPU the two calls cost as much as
+// the rest of a lookup). A contended one sleeps in the kernel
 // (futex), so it may be held across a system call that blocks, as the
 // NeuronCore's lock is across its job. Not recursive, not robust; owns no
 // resource, so a fork()ed child with no thread holding it may use it.

@@ -45,7 +45,7 @@ inline std::atomic_ref<uint64_t> cell(void *base, int64_t off)
 // evaluated at compile time (every entry names a counter; callers check
 // nc and id first). A look-up instead of the three-region arithmetic,
 // whose branches on (nc, id) cost an update half again as much as a bare
-// atomic add whenever the CPU was shared (bench_nds, issue 25).
+// atomic add whenever the CPU was shared (bench_nds, docs/performance.md).
 struct nc_offset_table {
 	int32_t off[NEURON_NDS_MAX_NC][NEURON_NDS_ID_COUNT];
 };
@@ -66,7 +66,7 @@ static_assert(k_nc_offsets.off[NEURON_NDS_MAX_NC - 1][NEURON_NDS_ID_COUNT - 1] >
 
 // The NC/EXT counter's offset, or -1 when out of range for this instance.
 // Inline, as the counter updates below: a call per update was half of an
-// update's cost (bench_nds, issue 25).
+// update's cost (bench_nds, docs/performance.md).
 inline int64_t nc_offset(const nds_instance *inst, int nc, uint32_t id)
 {
 	if (static_cast<uint32_t>(nc) >= inst->nc_limit || id >= NEURON_NDS_ID_COUNT)
@@ -101,8 +101,8 @@ inline int nc_target(const nds_instance *inst, int nc)
 }
 
 // The execution path below is inline: one call per job instead of one per
-// counter (issue 25; calls and returns are what an emulated CPU pays most
-// for, after system calls).
+// counter (calls and returns are what an emulated CPU pays most for,
+// after system calls).
 
 // nc_add() for a caller that has checked @inst (writable) and @nc
 // (nc_target()) already: the counter's own range check only. 0 or -EINVAL.

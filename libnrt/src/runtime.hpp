@@ -68,8 +68,8 @@ struct device_ctx {
 
 struct runtime {
 	std::mutex lock;	// protects everything below; written under it only
-	// Atomic too, for the execution path: one load instead of the lock
-	// (issue 25). nrt_init() sets cfg and timeout_us before st (release),
+	// Atomic too, for the execution path: one load instead of the lock.
+	// nrt_init() sets cfg and timeout_us before st (release),
 	// so whoever sees initialized (guard(), acquire) sees them.
 	std::atomic<state> st{ state::uninitialized };
 	// by device index; an execute holds its own reference, so nrt_close()

@@ -10,7 +10,7 @@
 
 namespace pciemu {
 
-// Numbers and words are read by the project's own knob parser (kmod/lib,
+// Numbers and words are read by the project's own knob parser (common/,
 // neuron_parse.h): the same reading as the driver's debugfs knobs.
 bool parse_u64(std::string_view s, unsigned long long max, unsigned long long *out)
 {

@@ -364,7 +364,7 @@ void Firmware::latch()
 }
 
 // Validate and execute the latched request with the shared firmware model
-// (kmod/lib/neuron_fw_model.c, the simulated firmware's too); the answer
+// (common/neuron_fw_model.c, the simulated firmware's too); the answer
 // goes into ex_. @avail: payload bytes readable at @payload; @max_size: the
 // largest request.
 void Firmware::process(u32 dw0, u32 dw1, const u8 *payload, size_t avail, size_t max_size)

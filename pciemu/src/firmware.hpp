@@ -8,7 +8,7 @@
 // register state only. Single-threaded.
 //
 // The framing (CRC-32C, header words, metric blobs) is the project's own
-// kmod/lib code, linked in: one reading of the contract. docs/pciemu.md
+// common/ code, linked in: one reading of the contract. docs/pciemu.md
 // describes the behaviour.
 #pragma once
 

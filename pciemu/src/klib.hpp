@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The project's pure C contract code (kmod/lib), from C++.
+// The project's pure C contract code (common/), from C++.
 #pragma once
 
 extern "C" {

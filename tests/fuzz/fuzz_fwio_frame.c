@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * FW-IO framing and the metrics blob (kmod/lib/neuron_fwio_frame.h,
+ * FW-IO framing and the metrics blob (common/neuron_fwio_frame.h,
  * neuron_metrics_pack.h) on arbitrary bytes:
  *   - the input as a POST_TO_CW blob through neuron_metric_next and
  *     neuron_metric_parse_u64, against a reference walker;

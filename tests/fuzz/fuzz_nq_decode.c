@@ -9,7 +9,7 @@
  *    area (entries, head, tail, dropped: anything), the rest the entries,
  *    in a buffer of exactly the mapping's size (ASan catches any access
  *    past it). If nrt_nq_attach_memory accepts it, it is drained, then the
- *    kmod/lib producer writes into it from a fuzzed tail while the consumer
+ *    common/ producer writes into it from a fuzzed tail while the consumer
  *    drains: no drain may return more than the capacity, nothing may be
  *    touched outside the mapping.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The debugfs knob tokenizer and number/name parsers (kmod/lib/neuron_parse)
+ * The debugfs knob tokenizer and number/name parsers (common/neuron_parse)
  * on arbitrary bytes, each checked against a reference written out here:
  *   - neuron_tokenize: accept/reject and the token list;
  *   - neuron_parse_u64: value and error (checked with 128-bit arithmetic);

@@ -7,7 +7,7 @@
 # QEMU's device_del needs the guest's native PCIe hotplug (pciehp;
 # scripts/pci-vm.sh turns q35's ACPI hotplug off). A kernel without it
 # (CONFIG_HOTPLUG_PCI_PCIE) fails this suite; every kernel make check
-# boots here has it (the debug kernel since session 13).
+# boots here has it, the debug kernel included.
 if [ -d /sys/module/pciehp ]; then PLAN=21; else PLAN=1; fi
 . /tests/lib.sh
 . /tests/pcilib.sh

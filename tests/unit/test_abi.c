@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* kmod/lib/neuron_abi.c: ioctl header validation. */
+/* common/neuron_abi.c: ioctl header validation. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

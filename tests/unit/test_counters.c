@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* kmod/lib/neuron_counters.c: sysfs status / other_info attributes and
+/* common/neuron_counters.c: sysfs status / other_info attributes and
  * CloudWatch ids of the NDS NeuronCore counters. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -291,7 +291,7 @@ static void malformed(void **state)
 
 /* The remap table's 12th entry: TPB error id 11 maps to NONE, so an entry
  * carrying it is accepted (counted, its overflow bit honoured) and sets no
- * flag: not malformed (seed table; issue 14 item 5). */
+ * flag: not malformed (seed table; docs/error-model.md). */
 static void tpb_id_11_is_none(void **state)
 {
 	static const nrt_decode_config_t cfg = { true };

@@ -196,12 +196,12 @@ static void reference_conventions(void **state)
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_EXEC, ENOSPC), NRT_QUEUE_FULL);
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_NDS_MMAP, EAGAIN), NRT_FAIL_HOST_MEM_ALLOC);
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_EXEC, ENOENT), NRT_INVALID_HANDLE);
-	/* issue 14 item 5: the seed's -ENOMEM -> 4 and -EBUSY -> 1005 everywhere */
+	/* -ENOMEM -> 4 and -EBUSY -> 1005 at every site (docs/error-model.md) */
 	for (int site = 0; site < NRT_SITE_COUNT; site++) {
 		assert_int_equal(nrt_status_from_errno((nrt_syscall_site_t)site, -ENOMEM), NRT_RESOURCE);
 		assert_int_equal(nrt_status_from_errno((nrt_syscall_site_t)site, -EBUSY), NRT_EXEC_NC_BUSY);
 	}
-	/* issue 14: an uncorrectable NeuronCore, and device memory */
+	/* an uncorrectable NeuronCore, and device memory */
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_EXEC, -ENOTRECOVERABLE), NRT_EXEC_UNIT_UNRECOVERABLE);
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_MEM, -ENOMEM), NRT_RESOURCE);
 	assert_int_equal(nrt_status_from_errno(NRT_SITE_MEM, -ENOENT), NRT_INVALID_HANDLE);

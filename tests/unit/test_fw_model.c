@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kmod/lib/neuron_fw_model.c: the firmware side of an FW-IO exchange that
+ * common/neuron_fw_model.c: the firmware side of an FW-IO exchange that
  * the simulated firmware and the emulated PCI device share. Every command,
  * every rejection and every fault that changes an answer.
  */

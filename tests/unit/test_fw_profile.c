@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kmod/lib/neuron_fw_profile.c: every row of the per-architecture firmware
+ * common/neuron_fw_profile.c: every row of the per-architecture firmware
  * contract, the readiness bound and the routing id -> device index maps.
  *
  * The expected values are written out again here from the fact sheet

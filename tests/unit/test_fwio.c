@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * kmod/lib/neuron_fwio_frame.c and neuron_metrics_pack.c: FW-IO framing,
+ * common/neuron_fwio_frame.c and neuron_metrics_pack.c: FW-IO framing,
  * CRC-32C, sequence numbers, the per-attempt rules and the call-site
  * collapse; metric records, blob packing and the delta arithmetic.
  *

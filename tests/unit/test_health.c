@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Device and NeuronCore health (kmod/lib/neuron_health_lib.c): each cause
+ * Device and NeuronCore health (common/neuron_health_lib.c): each cause
  * alone, the order between causes, the per-core view, the names the sysfs
  * files and the log line print, and the ECC count since a baseline.
  */

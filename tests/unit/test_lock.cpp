@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The execution path's own locking and look-up (issue 25):
+// The execution path's own locking and look-up:
 //   - nrt::mutex (libnrt/src/lock.hpp): mutual exclusion under threads
 //     that contend all the time (a plain counter comes out exact), a
 //     holder that blocks while others sleep on the lock, try_lock;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The device-memory granule allocator (kmod/lib/neuron_mem_range.c):
+ * The device-memory granule allocator (common/neuron_mem_range.c):
  * first fit, exhaustion is -ENOMEM and changes nothing, frees of runs that
  * are not allocated are refused, partial last words, and a randomised run
  * against a shadow array.

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The ring drain and decode against the decoder and drain libnrt had
- * before issue 25 made them fast. Those are kept here, written out as
- * plain C (ref_*): one entry at a time, the header checked against the
- * phase of its lap, the body copied, the SW-overflow bit cleared, the
- * entry decoded by a switch on its type. Every comparison runs the
- * library and the reference on two byte-identical copies of one ring and
- * wants identical results: return values, nrt_infer_errors_t, drop
- * counts, entries copied out, the published head, and a ring the consumer
- * did not write.
+ * The ring drain and decode against a straightforward reference decoder
+ * and drain, written out here as plain C (ref_*): one entry at a time,
+ * the header checked against the phase of its lap, the body copied, the
+ * SW-overflow bit cleared, the entry decoded by a switch on its type.
+ * Every comparison runs the library and the reference on two
+ * byte-identical copies of one ring and wants identical results: return
+ * values, nrt_infer_errors_t, drop counts, entries copied out, the
+ * published head, and a ring the consumer did not write.
  *
  * Inputs: every (header, error_id) pair; every entry of the benchmark's
  * mix (bench/bench_nq.cpp, same generator) at several ring positions,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Notification rings end to end on the host: the kmod/lib producer
+ * Notification rings end to end on the host: the common/ producer
  * (neuron_nq_produce, what the device / simulated NeuronCore does) against
  * the libnrt consumer (nrt_nq_attach_memory + drain) over one ring in
  * memory laid out as the driver maps it. FIFO order and exact counts across

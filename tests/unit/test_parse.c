@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* kmod/lib/neuron_parse.c: the debugfs knob tokenizer. */
+/* common/neuron_parse.c: the debugfs knob tokenizer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

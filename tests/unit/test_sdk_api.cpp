@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The SDK calls added for issue 22 that need no device, on the host:
+// The SDK calls of docs/sdk-compat.md that need no device, on the host:
 // NEURON_RT_VISIBLE_CORES and NEURON_RT_NUM_CORES parsing and precedence,
 // the counts before nrt_init(), the load and profile guards, empty /
 // attached / slice tensors and their virtual addresses, and model tensor

@@ -313,9 +313,9 @@ static void process_tag(void **)
 	nds_close(r);
 }
 
-// Every NRT_STATUS value of the seed's master table (shared/seed/
-// 000_7c788ed826be9d2b.txt), written out here rather than taken from the
-// library, so a code the library lost or gained shows up as well.
+// Every NRT_STATUS value the vendor assigns (the 28 codes of the reference
+// catalogue, docs/error-model.md), written out here rather than taken from
+// the library, so a code the library lost or gained shows up as well.
 static const uint32_t seed_codes[] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13, 14, 15, 101,
 	1002, 1003, 1004, 1005, 1006, 1100,

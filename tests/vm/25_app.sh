@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Guest suite: the application API (issue 14). NEFFs packed with neff-pack,
-# an application written only to the SDK header, and one check per row of
+# Guest suite: the application API. NEFFs packed with neff-pack, an
+# application written only to the SDK header, and one check per row of
 # the status table in docs/error-model.md (vm_app: exact status, and the
 # counters it feeds moved by exactly 1, nothing else). vm_app's
 # profile_executions case leaves two profiles, read here with jq.
-# vm_sdk_dev: the device half of the SDK calls of issue 22 (device slices,
-# attach_buffer, NeuronCore ownership across processes: the default, every
-# NeuronCore from nrt_init() to nrt_close() as in the SDK, and
-# NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES; relative indexes,
-# vnc_count, nrt_load_collectives).
+# vm_sdk_dev: the device half of the SDK calls of docs/sdk-compat.md
+# (device slices, attach_buffer, NeuronCore ownership across processes:
+# the default, every NeuronCore from nrt_init() to nrt_close() as in the
+# SDK, and NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES; relative
+# indexes, vnc_count, nrt_load_collectives).
 SUITE=app
 PLAN=57
 . /tests/lib.sh

@@ -124,13 +124,12 @@ check_eq periodic-blob-sizes "" "$(awk '$1 > 128 || $1 < 1' $D/posted_blobs)"
 # its next poll step instead of waiting out fwio_timeout_ms (5 s here, x3
 # attempts). The exchange is known to be in flight once a request has
 # taken the armed hang (the firmware never answers it): the fault's count
-# of uses left drops below the 1000 armed. (Until session 15 this compared
-# the firmware's request count with one read just after arming; a post
-# that took the hang before that read left the count unchanged until the
-# exchange's second attempt, 5 s later: it failed once on sid.) Bound:
-# half of one attempt's timeout (waiting the attempt out would take all
-# of it; a fifth was too tight for the debug kernel on a loaded host:
-# 1050 ms against 1000).
+# of uses left drops below the 1000 armed. (The firmware's request count
+# read just after arming would not do: a post that took the hang before
+# that read leaves the count unchanged until the exchange's second
+# attempt, 5 s later.) Bound: half of one attempt's timeout (waiting the
+# attempt out would take all of it; a fifth was too tight for the debug
+# kernel on a loaded host: 1050 ms against 1000).
 tmo=5000
 check raise-timeout sh -c "echo $tmo > $P/fwio_timeout_ms"
 check arm-hang sh -c "echo 'timeout 1000' > $D/fault"

@@ -666,7 +666,7 @@ static int devmem_maps(void)
 }
 
 /*
- * Device tensor I/O goes through a mapping of the allocation (issue 25):
+ * Device tensor I/O goes through a mapping of the allocation:
  * one mapping per device tensor while it lives, and reads, writes,
  * memset, slices and device-to-device copies give the bytes the
  * simulated NeuronCore sees (outputs_checked runs models over them).

@@ -210,8 +210,8 @@ static int knobs(void)
 	/*
 	 * fail-nth counts user copies too: a countdown a load did not use up
 	 * fails the thread's next copy (its own write of fail-nth), which
-	 * fail_usercopy reports with a stack trace unless quiet (seen once in
-	 * session 11 on the debug kernel). Quiet, where the kernel has it.
+	 * fail_usercopy reports with a stack trace unless quiet (seen on the
+	 * debug kernel). Quiet, where the kernel has it.
 	 */
 	if (access(FAIL_USERCOPY "/verbose", W_OK) == 0)
 		VT_ASSERT(vt_write_file(FAIL_USERCOPY "/verbose", "0") == 0, "fail_usercopy verbose");

@@ -462,9 +462,9 @@ static const struct fdesc f_pp[] = {
 };
 
 /*
- * Issue 14's commands (device memory, jobs with data): known to the random
- * command judge (a known number is not ENOTTY) but not fuzzed field by
- * field yet (weight 0).
+ * Device memory and jobs with data: commands known to the random command
+ * judge (a known number is not ENOTTY) but not fuzzed field by field yet
+ * (weight 0).
  */
 static const struct fdesc f_malloc[] = {
 	FD(struct neuron_mem_alloc, size, FK_SIZE, 0), FD(struct neuron_mem_alloc, flags, FK_FLAGS, 0),
@@ -483,16 +483,16 @@ static const struct fdesc f_model[] = {
 	FD(struct neuron_sim_exec_model, flags, FK_FLAGS, 0),
 	FD(struct neuron_sim_exec_model, reserved, FK_RES, 0),
 };
-/* APPS_INFO (issue 12): known to the judge, not fuzzed field by field yet */
+/* APPS_INFO: known to the judge, not fuzzed field by field yet */
 static const struct fdesc f_apps[] = {
 	FD(struct neuron_apps_info, size, FK_SIZE, 0), FD(struct neuron_apps_info, flags, FK_FLAGS, 0),
 	FD(struct neuron_apps_info, reserved0, FK_RES, 0), FD(struct neuron_apps_info, reserved, FK_RES, 0),
 };
 
 /*
- * CORE_HOLDERS and CORE_TAKE_BACK (issue 24): known to the judge, not
- * fuzzed field by field (a take-back by a root worker would cancel its
- * siblings' cores, which the judge does not model); vm_holders covers them.
+ * CORE_HOLDERS and CORE_TAKE_BACK: known to the judge, not fuzzed field
+ * by field (a take-back by a root worker would cancel its siblings' cores,
+ * which the judge does not model); vm_holders covers them.
  */
 static const struct fdesc f_holders[] = {
 	FD(struct neuron_core_holders, size, FK_SIZE, 0),

@@ -1122,7 +1122,7 @@ static int nc_unrecoverable_until_reset(void)
 	return 0;
 }
 
-/* ---- mappings of device allocations (issue 25) ---------------------------------- */
+/* ---- mappings of device allocations --------------------------------------------- */
 
 #define PG	4096UL
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Guest: the device half of the SDK calls issue 22 added (docs/sdk-compat.md):
+ * Guest: the device half of the SDK calls of docs/sdk-compat.md:
  * device tensor slices (reads, writes, memset, nrt_execute through them,
  * freeing the source first), nrt_tensor_attach_buffer on a device tensor,
  * NeuronCore ownership across processes (the SDK's default: nrt_init()

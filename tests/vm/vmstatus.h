@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The 24 status/ attributes of a NeuronCore's sysfs counters, in creation
- * order (kmod/lib/neuron_counters.c), for the guest programs that walk them.
+ * order (common/neuron_counters.c), for the guest programs that walk them.
  */
 #ifndef VMSTATUS_H
 #define VMSTATUS_H

@@ -61,8 +61,8 @@
  *			device has none (then NEURON_CAP_MEM is not set)
  * @reserved:		in: must be zero; out: zero
  *
- * @hbm_size was reserved[0] before issue 14 (same layout: old callers
- * pass zero there and read it as reserved).
+ * @hbm_size takes the place of an earlier reserved[0] (same layout: callers
+ * that predate it pass zero there and read it as reserved).
  */
 struct neuron_info {
 	__u32 size;
@@ -343,13 +343,13 @@ struct neuron_sim_exec {
 	__aligned_u64 reserved[1];
 };
 
-/* ---- device memory (issue 14) ----------------------------------------- */
+/* ---- device memory ---------------------------------------------------- */
 
 #define NEURON_CAP_MEM		(1ULL << 5)	/* device memory: MEM_* with NEURON_MEM_LOC_DEVICE */
 #define NEURON_CAP_MEM_MMAP	(1ULL << 8)	/* device memory allocations can be mmap()ed */
 
 /*
- * mmap of a device-memory allocation (NEURON_CAP_MEM_MMAP; issue 25): the
+ * mmap of a device-memory allocation (NEURON_CAP_MEM_MMAP): the
  * device's HBM as the process sees a memory BAR, without a system call per
  * access. The mmap offset of an allocation is
  * NEURON_MEM_MMAP_OFFSET(device_addr), device_addr as MEM_ALLOC returned
@@ -381,8 +381,8 @@ struct neuron_sim_exec {
 
 /*
  * Allocation categories: the driver's categories whose names the sysfs
- * memory_usage trees use (docs/ABI/, /work/shared/facts nds-sysfs-metrics
- * 2.3b/c). CONTIGUOUS_SCRATCHPAD is accounted as SCRATCHPAD.
+ * memory_usage trees use (docs/ABI/sysfs-devices-neuron).
+ * CONTIGUOUS_SCRATCHPAD is accounted as SCRATCHPAD.
  */
 #define NEURON_MEM_CAT_UNKNOWN			0
 #define NEURON_MEM_CAT_CODE			1
@@ -547,7 +547,7 @@ struct neuron_sim_exec_model {
 	__aligned_u64 reserved[1];
 };
 
-/* ---- device and process listing (tools, issue 12) --------------------- */
+/* ---- device and process listing (tools) ------------------------------- */
 
 #define NEURON_CAP_APPS_INFO	(1ULL << 6)	/* NEURON_IOCTL_APPS_INFO */
 
@@ -597,7 +597,7 @@ struct neuron_apps_info {
 	struct neuron_app_entry app[NEURON_APPS_INFO_MAX];
 };
 
-/* ---- who holds each NeuronCore; taking one back (issue 24) ------------- */
+/* ---- who holds each NeuronCore; taking one back ----------------------- */
 
 #define NEURON_CAP_CORE_HOLDERS	(1ULL << 7)	/* CORE_HOLDERS and CORE_TAKE_BACK */
 

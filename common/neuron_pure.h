@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Types for the pure-logic files in kmod/lib/: they build into the module
+ * Types for the pure-logic files in common/: they build into the module
  * and, unchanged, into a host library for unit tests and fuzzers, so they
  * include nothing kernel-only and nothing libc-only beyond these types.
  */
