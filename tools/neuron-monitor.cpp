@@ -35,6 +35,10 @@
 #include "imds.hpp"
 #include "monitor_vendor.hpp"
 
+extern "C" {
+#include "neuron_names.h"
+}
+
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
@@ -98,20 +102,12 @@ bool parse_num(const char *s, long max, long *out)
 
 const char *tpb_name(uint32_t code)
 {
-	static const char *const names[NEURON_TPB_ERROR_COUNT] = {
-		"FP_UNDERFLOW",	  "FP_NAN",	   "FP_INF",	     "FP_OVERFLOW",
-		"MEMORY_ERROR",	  "FAKE_ERROR",	   "SEMAPHORE_ERROR", "EVENT_ERROR",
-		"PSUM_COLLISION", "SEQUENCER_NONFATAL", "SEQUENCER_FATAL",
-	};
-	return code < NEURON_TPB_ERROR_COUNT ? names[code] : "unknown";
+	return code < NEURON_TPB_ERROR_COUNT ? neuron_tpb_error_names[code] : "unknown";
 }
 
 const char *hw_name(uint32_t code)
 {
-	static const char *const names[NEURON_NQ_HW_COUNT] = {
-		"unknown", "collectives", "hbm_ue", "nc_ue", "dma_abort", "repairable_hbm_ue",
-	};
-	return code < NEURON_NQ_HW_COUNT ? names[code] : "unknown";
+	return code && code < NEURON_NQ_HW_COUNT ? neuron_hw_fault_words[code] : "unknown";
 }
 
 const char *kind_name(uint32_t kind)

@@ -5,6 +5,7 @@
 #include <nrt/nrt_error_model.h>
 #include <nrt/nrt_status.h>
 
+#include <array>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -13,6 +14,10 @@
 #include <string>
 
 #include "status_explain.hpp"
+
+extern "C" {
+#include "neuron_names.h"
+}
 
 namespace {
 
@@ -56,15 +61,17 @@ const char *const usage_text =
 
 // ---- error-ring sources --------------------------------------------------
 
-// Names of the TPB error types and hardware faults of <neuron/neuron_nq.h>.
-const char *const tpb_names[] = {
-	"FP_UNDERFLOW", "FP_NAN", "FP_INF", "FP_OVERFLOW", "MEMORY_ERROR", "FAKE_ERROR",
-	"SEMAPHORE_ERROR", "EVENT_ERROR", "PSUM_COLLISION", "SEQUENCER_NONFATAL",
-	"SEQUENCER_FATAL",
-};
-const char *const hw_names[] = {
-	nullptr, "COLLECTIVES", "HBM_UE", "NC_UE", "DMA_ABORT", "REPAIRABLE_HBM_UE",
-};
+// "HBM_UE": a hardware fault's name (common/neuron_names)
+const char *hw_fault_name(uint32_t fault)
+{
+	static const auto names = [] {
+		std::array<std::array<char, NEURON_HW_FAULT_NAME_MAX>, NEURON_NQ_HW_COUNT> n{};
+		for (uint32_t i = 0; i < NEURON_NQ_HW_COUNT; i++)
+			neuron_hw_fault_name(i, n[i].data(), n[i].size());
+		return n;
+	}();
+	return fault < NEURON_NQ_HW_COUNT ? names[fault].data() : "UNKNOWN";
+}
 
 enum source_kind { SRC_TPB, SRC_HW, SRC_OVERFLOW };
 
@@ -95,10 +102,10 @@ nrt_infer_errors_t errs_of(const source &s)
 template <typename F>
 void for_each_source(F fn)
 {
-	for (uint32_t t = 0; t < sizeof(tpb_names) / sizeof(tpb_names[0]); t++)
-		fn(source{ SRC_TPB, t, tpb_names[t] });
+	for (uint32_t t = 0; t < NEURON_TPB_ERROR_COUNT; t++)
+		fn(source{ SRC_TPB, t, neuron_tpb_error_names[t] });
 	for (uint32_t h = 1; h < NRT_HW_FAULT_SLOTS; h++)
-		fn(source{ SRC_HW, h, hw_names[h] });
+		fn(source{ SRC_HW, h, hw_fault_name(h) });
 	fn(source{ SRC_OVERFLOW, 0, "SW_OVERFLOW" });
 }
 

@@ -55,6 +55,7 @@
 #include "../neuron_compat.h"
 #include "../neuron_log.h"
 #include "neuron_miscram_reg.h"
+#include "neuron_names.h"
 #include "neuron_parse.h"
 #include "neuron_sim.h"
 #include "neuron_sim_fw.h"
@@ -64,16 +65,6 @@
 #define SIM_MAX_FLOOD		(1U << 20)
 #define SIM_FW_SLOW_DEFAULT_MS	20
 #define SIM_FW_SLOW_MAX_MS	10000
-
-static const char *const tpb_names[NEURON_TPB_ERROR_COUNT] = {
-	"FP_UNDERFLOW", "FP_NAN", "FP_INF", "FP_OVERFLOW", "MEMORY_ERROR", "FAKE_ERROR",
-	"SEMAPHORE_ERROR", "EVENT_ERROR", "PSUM_COLLISION", "SEQUENCER_NONFATAL",
-	"SEQUENCER_FATAL",
-};
-
-static const char *const hw_names[NEURON_NQ_HW_COUNT] = {
-	NULL, "collectives", "hbm_ue", "nc_ue", "dma_abort", "repairable_hbm_ue",
-};
 
 static const char *const repair_names[] = {
 	[NEURON_HBM_REPAIR_NONE] = "none",
@@ -214,7 +205,7 @@ static int knob_tpb(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 
 	if (knob_nc(sd, t, &nc) || t->count < 2 || t->count > 3)
 		return -EINVAL;
-	idx = neuron_parse_name(t->tok[1], tpb_names, NEURON_TPB_ERROR_COUNT);
+	idx = neuron_parse_name(t->tok[1], neuron_tpb_error_names, NEURON_TPB_ERROR_COUNT);
 	if (idx >= 0)
 		type = idx;
 	else if (neuron_parse_u32_range(t->tok[1], 0, NEURON_TPB_ERROR_COUNT - 1, &type))
@@ -238,7 +229,7 @@ static int knob_hw(struct neuron_sim_dev *sd, const struct neuron_tokens *t)
 
 	if (knob_nc(sd, t, &nc) || t->count < 2 || t->count > 3)
 		return -EINVAL;
-	kind = neuron_parse_name(t->tok[1], hw_names, NEURON_NQ_HW_COUNT);
+	kind = neuron_parse_name(t->tok[1], neuron_hw_fault_words, NEURON_NQ_HW_COUNT);
 	if (kind < 0 || knob_count(t, 2, SIM_MAX_COUNT, &count))
 		return -EINVAL;
 	spin_lock_irqsave(&inj->lock, flags);
@@ -349,10 +340,10 @@ static int knob_armed_show(struct seq_file *s, struct neuron_sim_dev *sd)
 		seq_printf(s, "nc%u owner %d flood %u hang %u", nc, holder, c.emit.flood, c.hang);
 		for (i = 0; i < NEURON_TPB_ERROR_COUNT; i++)
 			if (c.emit.tpb[i])
-				seq_printf(s, " %s:%u", tpb_names[i], c.emit.tpb[i]);
+				seq_printf(s, " %s:%u", neuron_tpb_error_names[i], c.emit.tpb[i]);
 		for (i = 1; i < NEURON_NQ_HW_COUNT; i++)
 			if (c.emit.hw[i])
-				seq_printf(s, " %s:%u", hw_names[i], c.emit.hw[i]);
+				seq_printf(s, " %s:%u", neuron_hw_fault_words[i], c.emit.hw[i]);
 		if (neuron_sim_nc_broken(&sd->nc, nc))
 			seq_puts(s, " unrecoverable");
 		seq_putc(s, '\n');

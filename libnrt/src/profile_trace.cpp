@@ -4,6 +4,7 @@
 #include "profile_trace.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <fcntl.h>
@@ -12,6 +13,10 @@
 #include <unistd.h>
 
 #include "status.hpp"
+
+extern "C" {
+#include "neuron_names.h"
+}
 
 namespace nrt::profile {
 
@@ -60,13 +65,17 @@ const char *subtype_name(unsigned subtype)
 	return subtype < std::size(names) ? names[subtype] : "UNKNOWN";
 }
 
-// enum neuron_nq_hw_error (include/uapi/neuron/neuron_nq.h), 1..5.
+// enum neuron_nq_hw_error (include/uapi/neuron/neuron_nq.h), 1..5: the
+// fault's word upper-cased (common/neuron_names)
 const char *hw_fault_name(unsigned fault)
 {
-	static const char *const names[] = {
-		"UNKNOWN", "COLLECTIVES", "HBM_UE", "NC_UE", "DMA_ABORT", "REPAIRABLE_HBM_UE",
-	};
-	return fault < std::size(names) ? names[fault] : "UNKNOWN";
+	static const auto names = [] {
+		std::array<std::array<char, NEURON_HW_FAULT_NAME_MAX>, NEURON_NQ_HW_COUNT> n{};
+		for (unsigned i = 0; i < NEURON_NQ_HW_COUNT; i++)
+			neuron_hw_fault_name(i, n[i].data(), n[i].size());
+		return n;
+	}();
+	return fault < NEURON_NQ_HW_COUNT ? names[fault].data() : "UNKNOWN";
 }
 
 namespace {

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The names of what the error notification rings carry (enum
+ * neuron_tpb_error and enum neuron_nq_hw_error of <neuron/neuron_nq.h>),
+ * one table each: the module's knobs and debugfs, libnrt's traces and
+ * the tools all print and parse these.
+ */
+#ifndef NEURON_NAMES_H
+#define NEURON_NAMES_H
+
+#include "neuron_pure.h"
+
+#include <neuron/neuron_nq.h>
+
+/* "FP_UNDERFLOW" .. "SEQUENCER_FATAL", by TPB error type */
+extern const char *const neuron_tpb_error_names[NEURON_TPB_ERROR_COUNT];
+
+/*
+ * "collectives" .. "repairable_hbm_ue", by hardware fault; [0] (no fault)
+ * is NULL. The fault's name in upper case is the same word upper-cased
+ * ("HBM_UE").
+ */
+extern const char *const neuron_hw_fault_words[NEURON_NQ_HW_COUNT];
+
+/* the longest hardware fault name with its NUL */
+#define NEURON_HW_FAULT_NAME_MAX	32
+
+/*
+ * The hardware fault's name, its word upper-cased ("HBM_UE"), or "UNKNOWN"
+ * for no fault or one past the table, into @buf of @len bytes (at least
+ * NEURON_HW_FAULT_NAME_MAX: shorter is cut). Returns @buf.
+ */
+char *neuron_hw_fault_name(u32 fault, char *buf, size_t len);
+
+#endif /* NEURON_NAMES_H */
