@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
-// A small JSON reader and string escaper for the tools (header only, so
-// the host unit tests include it too). The reader takes RFC 8259 text:
+// A small JSON reader for the tools, and the string escaper of common/ (header
+// only, so the host unit tests include it too). The reader takes RFC 8259 text:
 // objects, arrays, strings (with \uXXXX escapes, BMP and surrogate pairs),
 // numbers, true/false/null; anything else is an error with the offset.
 #pragma once
@@ -14,6 +14,10 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+extern "C" {
+#include "neuron_json.h"
+}
 
 namespace tools::json {
 
@@ -291,28 +295,15 @@ private:
 	}
 };
 
-// @s as a JSON string literal, quotes included; bytes below 0x20 escaped.
+// @s as a JSON string literal, quotes included (common/neuron_json: control
+// bytes and DEL escaped, malformed UTF-8 as U+FFFD).
 inline std::string quote(std::string_view s)
 {
-	std::string o = "\"";
-	for (char c : s) {
-		switch (c) {
-		case '"': o += "\\\""; break;
-		case '\\': o += "\\\\"; break;
-		case '\n': o += "\\n"; break;
-		case '\r': o += "\\r"; break;
-		case '\t': o += "\\t"; break;
-		default:
-			if (static_cast<unsigned char>(c) < 0x20) {
-				char buf[8];
-				std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned char>(c));
-				o += buf;
-			} else {
-				o += c;
-			}
-		}
-	}
-	return o + "\"";
+	std::string o(neuron_json_quote(nullptr, 0, s.data(), s.size()), '\0');
+
+	// the literal and its NUL: std::string keeps room for the NUL past size()
+	neuron_json_quote(o.data(), o.size() + 1, s.data(), s.size());
+	return o;
 }
 
 } // namespace tools::json

@@ -15,6 +15,7 @@
 #include "status.hpp"
 
 extern "C" {
+#include "neuron_json.h"
 #include "neuron_names.h"
 }
 
@@ -80,40 +81,6 @@ const char *hw_fault_name(unsigned fault)
 
 namespace {
 
-// Length of the well-formed UTF-8 sequence at @s[0] (RFC 3629: no overlong
-// forms, no surrogates, nothing past U+10FFFF), or 0.
-size_t utf8_len(std::string_view s)
-{
-	auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
-	unsigned char c = b(0);
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;	// bounds of the second byte
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (s.size() < n || b(1) < lo || b(1) > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (b(i) < 0x80 || b(i) > 0xbf)
-			return 0;
-	return n;
-}
 
 // Microseconds with three decimals (the file's ts and dur): exact ns.
 void append_us(std::string &o, uint64_t ns)
@@ -180,35 +147,11 @@ constexpr size_t kChunk = 64 * 1024;
 
 std::string json_quote(std::string_view s)
 {
-	std::string o = "\"";
-	size_t i = 0;
-	while (i < s.size()) {
-		unsigned char c = static_cast<unsigned char>(s[i]);
-		switch (c) {
-		case '"': o += "\\\""; i++; continue;
-		case '\\': o += "\\\\"; i++; continue;
-		case '\n': o += "\\n"; i++; continue;
-		case '\r': o += "\\r"; i++; continue;
-		case '\t': o += "\\t"; i++; continue;
-		default: break;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			char buf[8];
-			std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-			o += buf;
-			i++;
-			continue;
-		}
-		size_t n = utf8_len(s.substr(i));
-		if (!n) {
-			o += "\\ufffd";
-			i++;
-			continue;
-		}
-		o.append(s.substr(i, n));
-		i += n;
-	}
-	return o + "\"";
+	std::string o(neuron_json_quote(nullptr, 0, s.data(), s.size()), '\0');
+
+	// the literal and its NUL: std::string keeps room for the NUL past size()
+	neuron_json_quote(o.data(), o.size() + 1, s.data(), s.size());
+	return o;
 }
 
 bool write_json(const trace_info &info, const std::vector<event> &events,
