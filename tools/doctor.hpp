@@ -35,6 +35,10 @@
 #include "apps.hpp"
 #include "json.hpp"
 
+extern "C" {
+#include "neuron_cores.h"
+}
+
 namespace tools::doctor {
 
 // dkms.conf's PACKAGE_NAME: DKMS keeps its builds in /var/lib/dkms/<name>/<version>/
@@ -291,12 +295,10 @@ inline std::string mode_text(const context &c, const struct stat &st)
 
 // ---- NEURON_RT_VISIBLE_CORES ------------------------------------------------
 
-// The syntax nrt_init() accepts (libnrt/src/runtime.cpp, visible_cores()):
+// The list nrt_init() accepts, parsed by the same code (common/neuron_cores):
 // pieces "A" or "A-B" separated by commas, together one ascending run with
 // no gap ("3", "3-6", "3,4,5", "3-4,5"), every core below @total. Empty:
-// all cores. Written again here because the tool links the shared library,
-// which does not export it; tests/unit/test_doctor.cpp checks that both
-// decide alike.
+// all cores.
 struct core_run {
 	bool ok = false;
 	uint32_t first = 0;
@@ -306,73 +308,41 @@ struct core_run {
 
 inline core_run parse_visible_cores(std::string_view s, uint32_t total)
 {
+	neuron_cores_result res;
 	core_run r;
-	if (s.empty()) {
+
+	if (!neuron_parse_cores(s.data(), s.size(), total, &res)) {
 		r.ok = true;
-		r.count = total;
+		r.first = res.first;
+		r.count = res.count;
 		return r;
 	}
-	size_t p = 0;
-	auto number = [&](uint64_t &v) {
-		if (p >= s.size() || s[p] < '0' || s[p] > '9')
-			return false;
-		v = 0;
-		while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
-			uint64_t d = static_cast<uint64_t>(s[p] - '0');
-			if (v > (UINT64_MAX - d) / 10)
-				return false;
-			v = v * 10 + d;
-			p++;
-		}
-		return true;
-	};
-	uint64_t lo = 0, next = 0;
-	bool any = false;
-	while (true) {
-		size_t piece = p;
-		uint64_t a, b;
-		if (!number(a)) {
-			r.why = "malformed at offset " + std::to_string(piece) + " (expected a core number)";
-			return r;
-		}
-		b = a;
-		if (p < s.size() && s[p] == '-') {
-			p++;
-			if (!number(b)) {
-				r.why = "malformed at offset " + std::to_string(p) + " (expected a core number after '-')";
-				return r;
-			}
-			if (b < a) {
-				r.why = "the range " + std::string(s.substr(piece, p - piece)) + " runs backwards";
-				return r;
-			}
-		}
-		if (b >= total) {
-			r.why = "names NeuronCore " + std::to_string(b) + " but there " +
-				(total == 1 ? "is 1" : "are " + std::to_string(total)) +
-				(total ? " (0-" + std::to_string(total - 1) + ")" : "");
-			return r;
-		}
-		if (any && a != next) {
-			r.why = "is not one ascending run without gaps (" + std::to_string(a) + " after " +
-				std::to_string(next - 1) + ")";
-			return r;
-		}
-		if (!any)
-			lo = a;
-		any = true;
-		next = b + 1;
-		if (p == s.size())
-			break;
-		if (s[p] != ',') {
-			r.why = "malformed at offset " + std::to_string(p) + " (expected ',' or '-')";
-			return r;
-		}
-		p++;
+	switch (res.error) {
+	case NEURON_CORES_NUMBER:
+		r.why = "malformed at offset " + std::to_string(res.at) + " (expected a core number)";
+		break;
+	case NEURON_CORES_NUMBER_AFTER_DASH:
+		r.why = "malformed at offset " + std::to_string(res.at) +
+			" (expected a core number after '-')";
+		break;
+	case NEURON_CORES_BACKWARDS:
+		r.why = "the range " + std::string(s.substr(res.piece, res.at - res.piece)) +
+			" runs backwards";
+		break;
+	case NEURON_CORES_TOO_HIGH:
+		r.why = "names NeuronCore " + std::to_string(res.core) + " but there " +
+			(total == 1 ? "is 1" : "are " + std::to_string(total)) +
+			(total ? " (0-" + std::to_string(total - 1) + ")" : "");
+		break;
+	case NEURON_CORES_GAP:
+		r.why = "is not one ascending run without gaps (" + std::to_string(res.core) +
+			" after " + std::to_string(res.last) + ")";
+		break;
+	case NEURON_CORES_SEPARATOR:
+	default:
+		r.why = "malformed at offset " + std::to_string(res.at) + " (expected ',' or '-')";
+		break;
 	}
-	r.ok = true;
-	r.first = static_cast<uint32_t>(lo);
-	r.count = static_cast<uint32_t>(next - lo);
 	return r;
 }
 

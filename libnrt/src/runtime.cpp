@@ -30,6 +30,10 @@
 #include "runtime.hpp"
 #include "tensor.hpp"
 
+extern "C" {
+#include "neuron_cores.h"
+}
+
 namespace nrt::rt {
 
 NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc)
@@ -85,46 +89,18 @@ uint64_t timeout_from_env()
 
 NRT_STATUS visible_cores(const char *env, uint32_t total, uint32_t *first, uint32_t *count, bool *set)
 {
+	neuron_cores_result r;
+
 	*first = 0;
 	*count = total;
 	*set = env && *env;
 	if (!*set)
 		return NRT_SUCCESS;
-	// "3", "3-6", "3,4,5", "3-4,5": each piece starts where the last ended
-	uint64_t lo = 0, next = 0;
-	bool any = false;
-	const char *p = env;
-	while (true) {
-		if (*p < '0' || *p > '9')
-			return NRT_INVALID;
-		char *end;
-		errno = 0;
-		unsigned long long a = std::strtoull(p, &end, 10), b = a;
-		if (errno)
-			return NRT_INVALID;
-		p = end;
-		if (*p == '-') {
-			if (p[1] < '0' || p[1] > '9')
-				return NRT_INVALID;
-			b = std::strtoull(p + 1, &end, 10);
-			if (errno || b < a)
-				return NRT_INVALID;
-			p = end;
-		}
-		if (b >= total || (any && a != next))
-			return NRT_INVALID;
-		if (!any)
-			lo = a;
-		any = true;
-		next = b + 1;
-		if (*p == '\0')
-			break;
-		if (*p != ',')
-			return NRT_INVALID;
-		p++;
-	}
-	*first = static_cast<uint32_t>(lo);
-	*count = static_cast<uint32_t>(next - lo);
+	// "3", "3-6", "3,4,5", "3-4,5": common/neuron_cores, as neuron-doctor checks it
+	if (neuron_parse_cores(env, std::strlen(env), total, &r))
+		return NRT_INVALID;
+	*first = r.first;
+	*count = r.count;
 	return NRT_SUCCESS;
 }
 

@@ -409,7 +409,8 @@ static void visible_cores(void **)
 	assert_true(has(find(r, "visible_cores", doc::severity::note)->detail, "core_count cannot be read"));
 }
 
-// The same decisions as libnrt's parser, on inputs of every kind.
+// nrt_init() and the doctor call one parser (common/neuron_cores): through
+// both wrappers, the same decisions on inputs of every kind.
 static void visible_cores_like_libnrt(void **)
 {
 	const char *inputs[] = { "", "0", "3", "7", "8", "0-3", "3-6", "3,4,5", "3-4,5", "0-7", "0-8", "5-3",
