@@ -44,6 +44,7 @@
 #include "neuron_backend.h"
 #include "neuron_fw_profile.h"
 #include "neuron_miscram_reg.h"
+#include "neuron_products.h"
 
 static bool no_reset;
 module_param(no_reset, bool, 0644);
@@ -54,50 +55,19 @@ module_param(reset_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(reset_timeout_ms,
 		 "Give up a device reset after this many ms (0, the default: the vendor's budget, 120 s on v2, 480 s on v3)");
 
-#define NEURON_PCI_VENDOR	0x1D0F
 #define NEURON_PCI_MAX_DEVICES	64	/* the vendor's MAX_NEURON_DEVICE_COUNT, our minors */
 
-/**
- * struct neuron_pci_arch - per-product constants
- * @name:	"v2", "v3", "v4"
- * @miscram_off: MiscRAM offset within BAR0
- * @host_base:	OR'd into host DMA addresses the device is given (pci_host_base)
- * @nc_count:	NeuronCores per device
- * @route:	enum neuron_fw_route: routing id -> device index
- * @desc:	what the core reports; its fw_arch selects the firmware contract
- */
-struct neuron_pci_arch {
-	const char *name;
-	u32 miscram_off;
-	u64 host_base;
-	u32 nc_count;
-	u32 route;
-	struct neuron_arch_desc desc;
-};
-
-static const struct neuron_pci_arch neuron_arch_trn1 = {
-	"v2", 0x30FA0000, 1ull << 44, 2, NEURON_FW_ROUTE_TRN1,
-	{ "NDv2", "NCv2", "Trn1", "Trainium1", 2, false, NEURON_FW_ARCH_V2, 0 },
-};
-static const struct neuron_pci_arch neuron_arch_inf2 = {
-	"v2", 0x30FA0000, 1ull << 44, 2, NEURON_FW_ROUTE_IDENTITY,
-	{ "NDv3", "NCv2", "Inf2", "Inferentia2", 2, false, NEURON_FW_ARCH_V2, 0 },
-};
-static const struct neuron_pci_arch neuron_arch_trn2 = {
-	"v3", 0x06C84000, 1ull << 46, 8, NEURON_FW_ROUTE_TRN2,
-	{ "NDv3", "NCv3", "Trn2", "Trainium2", 4, true, NEURON_FW_ARCH_V3, 0 },
-};
-static const struct neuron_pci_arch neuron_arch_trn3 = {
-	"v4", 0x06C84000, 1ull << 46, 8, NEURON_FW_ROUTE_TRN2,
-	{ "NDv4", "NCv4", "Trn3", "Trainium3", 4, true, NEURON_FW_ARCH_V4, 0 },
-};
-
 static const struct pci_device_id neuron_pci_ids[] = {
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7164), .driver_data = (kernel_ulong_t)&neuron_arch_trn1 },
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7264), .driver_data = (kernel_ulong_t)&neuron_arch_inf2 },
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7364), .driver_data = (kernel_ulong_t)&neuron_arch_trn2 },
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7564), .driver_data = (kernel_ulong_t)&neuron_arch_trn3 },
-	{ PCI_DEVICE(NEURON_PCI_VENDOR, 0x7565), .driver_data = (kernel_ulong_t)&neuron_arch_trn3 },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, NEURON_PCI_DEVICE_TRN1),
+	  .driver_data = (kernel_ulong_t)&neuron_products[NEURON_PRODUCT_TRN1] },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, NEURON_PCI_DEVICE_INF2),
+	  .driver_data = (kernel_ulong_t)&neuron_products[NEURON_PRODUCT_INF2] },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, NEURON_PCI_DEVICE_TRN2),
+	  .driver_data = (kernel_ulong_t)&neuron_products[NEURON_PRODUCT_TRN2] },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, NEURON_PCI_DEVICE_TRN3),
+	  .driver_data = (kernel_ulong_t)&neuron_products[NEURON_PRODUCT_TRN3] },
+	{ PCI_DEVICE(NEURON_PCI_VENDOR, NEURON_PCI_DEVICE_TRN3_ALT),
+	  .driver_data = (kernel_ulong_t)&neuron_products[NEURON_PRODUCT_TRN3] },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
@@ -105,7 +75,8 @@ MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
 /**
  * struct neuron_pci_dev - one bound PCI function
  * @pdev:	the PCI device
- * @arch:	architecture constants from the id table
+ * @prod:	the product's constants, from the id table
+ * @desc:	what the core reports of it (from @prod)
  * @bar0:	APB mapping (registers, MiscRAM)
  * @bar0_len:	length of @bar0
  * @dma_lock:	protects @dma_on and @dma_dead
@@ -115,7 +86,8 @@ MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
  */
 struct neuron_pci_dev {
 	struct pci_dev *pdev;
-	const struct neuron_pci_arch *arch;
+	const struct neuron_product *prod;
+	struct neuron_arch_desc desc;
 	void __iomem *bar0;
 	resource_size_t bar0_len;
 	struct mutex dma_lock;
@@ -127,7 +99,7 @@ struct neuron_pci_dev {
 static u32 neuron_pci_misc_read(void *backend, u32 off)
 {
 	struct neuron_pci_dev *pd = backend;
-	u64 pos = (u64)pd->arch->miscram_off + off;
+	u64 pos = (u64)pd->prod->miscram_off + off;
 
 	if ((off & 3) || pos + 4 > pd->bar0_len)
 		return NEURON_MISCRAM_BAD_READ;
@@ -137,7 +109,7 @@ static u32 neuron_pci_misc_read(void *backend, u32 off)
 static void neuron_pci_misc_write(void *backend, u32 off, u32 val)
 {
 	struct neuron_pci_dev *pd = backend;
-	u64 pos = (u64)pd->arch->miscram_off + off;
+	u64 pos = (u64)pd->prod->miscram_off + off;
 
 	if ((off & 3) || pos + 4 > pd->bar0_len)
 		return;
@@ -183,13 +155,13 @@ static void *neuron_pci_dma_alloc(void *backend, size_t size, u64 *dev_addr)
 	if (!va)
 		return NULL;
 	/* an address that already has the window bit cannot be told apart from it */
-	if ((u64)dma & pd->arch->host_base) {
+	if ((u64)dma & pd->prod->host_base) {
 		dma_free_coherent(&pd->pdev->dev, size, va, dma);
 		dev_err(&pd->pdev->dev, "DMA address %pad overlaps the host window\n", &dma);
 		return NULL;
 	}
 	/* the device sees host memory through its pci_host_base window */
-	*dev_addr = (u64)dma | pd->arch->host_base;
+	*dev_addr = (u64)dma | pd->prod->host_base;
 	return va;
 }
 
@@ -197,7 +169,7 @@ static void neuron_pci_dma_free(void *backend, size_t size, void *va, u64 dev_ad
 {
 	struct neuron_pci_dev *pd = backend;
 
-	dma_free_coherent(&pd->pdev->dev, size, va, dev_addr & ~pd->arch->host_base);
+	dma_free_coherent(&pd->pdev->dev, size, va, dev_addr & ~pd->prod->host_base);
 }
 
 static const struct neuron_backend_ops neuron_pci_ops;
@@ -207,7 +179,7 @@ static int neuron_pci_reset(void *backend)
 {
 	struct neuron_pci_dev *pd = backend;
 
-	return neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0,
+	return neuron_fw_reset_device(&neuron_pci_ops, pd, pd->prod->fw_arch, 0,
 				      READ_ONCE(reset_timeout_ms));
 }
 
@@ -234,7 +206,16 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (!pd)
 		return -ENOMEM;
 	pd->pdev = pdev;
-	pd->arch = (const struct neuron_pci_arch *)id->driver_data;
+	pd->prod = (const struct neuron_product *)id->driver_data;
+	pd->desc = (struct neuron_arch_desc){
+		.arch_type = pd->prod->arch_type,
+		.nc_arch_type = pd->prod->nc_arch_type,
+		.instance_type = pd->prod->instance_type,
+		.device_name = pd->prod->device_name,
+		.hbm_channels = pd->prod->hbm_channels,
+		.has_repair_state = pd->prod->has_repair_state,
+		.fw_arch = pd->prod->fw_arch,
+	};
 	mutex_init(&pd->dma_lock);
 
 	ret = pci_enable_device(pdev);
@@ -263,7 +244,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	} else {
 		ktime_t start = ktime_get();
 
-		ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->arch->desc.fw_arch, 0,
+		ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->prod->fw_arch, 0,
 					     READ_ONCE(reset_timeout_ms));
 		reset_ms = ktime_ms_delta(ktime_get(), start);
 		reset = true;
@@ -275,15 +256,15 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 			goto err_unmap;
 		}
 	}
-	ret = neuron_fw_route_index(pd->arch->route, rid, NEURON_PCI_MAX_DEVICES, &index);
+	ret = neuron_fw_route_index(pd->prod->route, rid, NEURON_PCI_MAX_DEVICES, &index);
 	if (ret) {
 		dev_err(&pdev->dev, "routing id %u has no device index\n", rid);
 		ret = -ENODEV;
 		goto err_unmap;
 	}
 
-	nd = neuron_device_create_index(&neuron_pci_ops, &pd->arch->desc, pd,
-					pd->arch->nc_count, index, invalid);
+	nd = neuron_device_create_index(&neuron_pci_ops, &pd->desc, pd,
+					pd->prod->nc_count, index, invalid);
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
 		if (ret == -EEXIST) {
@@ -300,9 +281,9 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (invalid)
 		dev_err(&pdev->dev,
 			"arch %s, routing id %u: neuron%u: its reset did not complete; state INVALID, unusable until a write to its sysfs reset file resets it\n",
-			pd->arch->name, rid, neuron_device_index(nd));
+			pd->prod->gen, rid, neuron_device_index(nd));
 	else
-		dev_info(&pdev->dev, "arch %s, routing id %u: neuron%u\n", pd->arch->name, rid,
+		dev_info(&pdev->dev, "arch %s, routing id %u: neuron%u\n", pd->prod->gen, rid,
 			 neuron_device_index(nd));
 	return 0;
 

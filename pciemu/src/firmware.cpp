@@ -3,6 +3,7 @@
 #include "firmware.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -19,20 +20,37 @@ u64 MonotonicClock::now_ms() const
 	return u64(ts.tv_sec) * 1000 + u64(ts.tv_nsec) / 1000000;
 }
 
-// BAR0 sizes: the smallest power of two holding the MiscRAM window.
-// Device-side BAR0 bases: where the vendor's readless regions put BAR0
-// (v2 0x000fffc0000000, v3 0x00008000000000); MiscRAM lands at the
-// device addresses the fact sheet gives (0x000ffff0fa0000, 0x00008006c84000).
-static const Arch kArchs[] = {
-	{ "trn1", 0x7164, NEURON_FW_ARCH_V2, 0x30FA0000, 1ull << 44, 1ull << 30, 0x000fffc0000000ull },
-	{ "inf2", 0x7264, NEURON_FW_ARCH_V2, 0x30FA0000, 1ull << 44, 1ull << 30, 0x000fffc0000000ull },
-	{ "trn2", 0x7364, NEURON_FW_ARCH_V3, 0x06C84000, 1ull << 46, 1ull << 27, 0x00008000000000ull },
-	{ "trn3", 0x7564, NEURON_FW_ARCH_V4, 0x06C84000, 1ull << 46, 1ull << 27, 0x00008000000000ull },
+// The product's constants come from the table the driver binds by
+// (common/neuron_products); BAR0's size and its device-side base are the
+// emulator's own. BAR0 sizes: the smallest power of two holding the
+// MiscRAM window. Device-side BAR0 bases: where the vendor's readless
+// regions put BAR0 (v2 0x000fffc0000000, v3 0x00008000000000), so that
+// MiscRAM lands at the device addresses the vendor's driver reads
+// (0x000ffff0fa0000, 0x00008006c84000).
+struct ArchBar {
+	neuron_product_id product;
+	u64 bar0_size;
+	u64 bar0_dev_base;
+};
+static const ArchBar kArchBars[] = {
+	{ NEURON_PRODUCT_TRN1, 1ull << 30, 0x000fffc0000000ull },
+	{ NEURON_PRODUCT_INF2, 1ull << 30, 0x000fffc0000000ull },
+	{ NEURON_PRODUCT_TRN2, 1ull << 27, 0x00008000000000ull },
+	{ NEURON_PRODUCT_TRN3, 1ull << 27, 0x00008000000000ull },
 };
 
 const Arch *arch_by_name(std::string_view name)
 {
-	for (const Arch &a : kArchs)
+	static const auto archs = [] {
+		std::array<Arch, std::size(kArchBars)> a{};
+		for (size_t i = 0; i < a.size(); i++) {
+			const neuron_product &p = neuron_products[kArchBars[i].product];
+			a[i] = Arch{ p.name, p.device_id, p.fw_arch, p.miscram_off, p.host_base,
+				     kArchBars[i].bar0_size, kArchBars[i].bar0_dev_base };
+		}
+		return a;
+	}();
+	for (const Arch &a : archs)
 		if (name == a.name)
 			return &a;
 	return nullptr;
