@@ -1021,13 +1021,14 @@ void vu_malformed(void **)
 	assert_int_equal(r.srv->handle_one(), -1);
 }
 
-// A legacy FW-IO READ request in guest RAM at kRamBase + 0x2000.
-static void put_read_request(Rig &r, Ram &ram)
+// A legacy FW-IO READ request of sequence number @seq in guest RAM at
+// kRamBase + 0x2000.
+static void put_read_request(Rig &r, Ram &ram, u32 seq = 2)
 {
 	r.clk.advance(1000);
 	std::vector<u8> p = read_payload(r.arch);
 	u8 *req = ram.at(kRamBase + 0x2000);
-	u32 dw0 = neuron_fwio_req_dw0(2, NEURON_FWIO_CMD_READ, 8 + 16);
+	u32 dw0 = neuron_fwio_req_dw0(seq, NEURON_FWIO_CMD_READ, 8 + 16);
 
 	put32(req, dw0);
 	put32(req + 4, neuron_fwio_req_crc_sw(dw0, p.data(), 16));
@@ -1214,14 +1215,7 @@ void vu_dma_fallback(void **)
 	memcpy(m + 24, &size, 8);
 	VfioUserHdr h = r.call(VU_DMA_MAP, m, sizeof(m), out);
 	assert_int_equal(h.flags & VU_ERROR, 0);
-	r.clk.advance(1000);
-
-	std::vector<u8> p = read_payload(r.arch);
-	u8 *req = ram.at(kRamBase + 0x2000);
-	u32 dw0 = neuron_fwio_req_dw0(3, NEURON_FWIO_CMD_READ, 8 + 16);
-	put32(req, dw0);
-	put32(req + 4, neuron_fwio_req_crc_sw(dw0, p.data(), 16));
-	memcpy(req + 8, p.data(), 16);
+	put_read_request(r, ram, 3);
 	u64 rq = (kRamBase + 0x2000) | r.arch.host_window, rs = (kRamBase + 0x3000) | r.arch.host_window;
 	r.wr(M_REQ_LO, u32(rq));
 	r.wr(M_REQ_HI, u32(rq >> 32));

@@ -808,36 +808,6 @@ static int walker_target(int done, int in)
 	return 0;
 }
 
-struct ticker {
-	_Atomic int stop, running;
-	uint64_t last, max_gap;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Spins on the caller's CPU, keeping the longest time it was not run. */
-static void *ticker_main(void *arg)
-{
-	struct ticker *tk = arg;
-
-	tk->last = mono_ns();
-	atomic_store(&tk->running, 1);
-	while (!atomic_load(&tk->stop)) {
-		uint64_t now = mono_ns();
-
-		if (now - tk->last > tk->max_gap)
-			tk->max_gap = now - tk->last;
-		tk->last = now;
-	}
-	return NULL;
-}
-
 static int pin_cpu0(pthread_t t)
 {
 	cpu_set_t set;
@@ -845,13 +815,6 @@ static int pin_cpu0(pthread_t t)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	return pthread_setaffinity_np(t, sizeof(set), &set);
-}
-
-static long thread_switches(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 /*
@@ -866,7 +829,7 @@ static long thread_switches(void)
 static int holders_walk_schedules(void)
 {
 	struct neuron_core_holders h;
-	struct ticker tk = { 0 };
+	struct vt_ticker tk = { 0 };
 	int done, in, st = 0, r, fd = vt_open_dev(DEV);
 	long sw0, sw1;
 	uint64_t t0, t1;
@@ -877,15 +840,15 @@ static int holders_walk_schedules(void)
 	w = spawn_started(walker_target, &done, &in);
 	VT_ASSERT(w >= 0, "W did not start");
 	VT_ASSERT(pin_cpu0(pthread_self()) == 0, "pin to CPU 0");
-	VT_ASSERT(pthread_create(&t, NULL, ticker_main, &tk) == 0 && pin_cpu0(t) == 0, "ticker");
+	VT_ASSERT(pthread_create(&t, NULL, vt_ticker_main, &tk) == 0 && pin_cpu0(t) == 0, "ticker");
 	/* the ticker shares the CPU with this thread from here on */
 	while (!atomic_load(&tk.running))
 		sched_yield();
-	sw0 = thread_switches();
-	t0 = mono_ns();
+	sw0 = vt_thread_switches();
+	t0 = vt_now_ns();
 	r = holders(fd, 1, &h);
-	t1 = mono_ns();
-	sw1 = thread_switches();
+	t1 = vt_now_ns();
+	sw1 = vt_thread_switches();
 	atomic_store(&tk.stop, 1);
 	pthread_join(t, NULL);
 	close(in);

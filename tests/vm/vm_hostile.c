@@ -2117,14 +2117,13 @@ struct stale_proc {
 };
 
 /*
- * Fork an owner of a slab of device @d marked @mark: 1 when it holds one,
- * 0 when it does not (release it all the same), -1 when none was forked.
+ * Fork a helper process running @fn(@arg, ready, hold): it says 'r' (and
+ * what else it reports) on the ready pipe, and holds what it made until
+ * released (stale_release()) or its hold pipe reaches EOF.
  */
-static int stale_spawn(struct stale_proc *sp, int d, uint64_t mark, int pidns)
+static int helper_spawn(struct stale_proc *sp, void (*fn)(void *, int, int), void *arg)
 {
-	struct pollfd pfd;
 	int r[2], h[2];
-	char c = 0;
 
 	if (pipe(r))
 		return -1;
@@ -2136,21 +2135,8 @@ static int stale_spawn(struct stale_proc *sp, int d, uint64_t mark, int pidns)
 	sp->pid = fork();
 	if (sp->pid == 0) {
 		g_in_child = 1;
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		stale_keep_fds(r[1], h[0]);
-		if (pidns && unshare(CLONE_NEWPID) == 0) {
-			pid_t g = fork();
-
-			if (g == 0)
-				stale_owner(d, mark, r[1], h[0]);	/* pid 1 there */
-			if (g > 0)
-				while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
-					;
-			else if (write(r[1], "n", 1) != 1)
-				_exit(0);
-			_exit(0);
-		}
-		stale_owner(d, mark, r[1], h[0]);
+		fn(arg, r[1], h[0]);
+		_exit(0);
 	}
 	close(r[1]);
 	close(h[0]);
@@ -2161,8 +2147,58 @@ static int stale_spawn(struct stale_proc *sp, int d, uint64_t mark, int pidns)
 		close(sp->hold);
 		return -1;
 	}
-	pfd = (struct pollfd){ .fd = sp->rd, .events = POLLIN };
-	return poll(&pfd, 1, 10000) == 1 && read(sp->rd, &c, 1) == 1 && c == 'r';
+	return 0;
+}
+
+/* the helper's first byte ('r': ready), within 20 s; 0 when none came */
+static char helper_word(struct stale_proc *sp)
+{
+	struct pollfd pfd = { .fd = sp->rd, .events = POLLIN };
+	char c = 0;
+
+	if (poll(&pfd, 1, 20000) != 1 || read(sp->rd, &c, 1) != 1)
+		return 0;
+	return c;
+}
+
+struct stale_arg {
+	int d, pidns;
+	uint64_t mark;
+};
+
+/* The stale-view helper: as pid 1 of a new pid namespace where it may make one */
+static void stale_main(void *arg, int rfd, int hfd)
+{
+	const struct stale_arg *a = arg;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	stale_keep_fds(rfd, hfd);
+	if (a->pidns && unshare(CLONE_NEWPID) == 0) {
+		pid_t g = fork();
+
+		if (g == 0)
+			stale_owner(a->d, a->mark, rfd, hfd);	/* pid 1 there */
+		if (g > 0)
+			while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
+				;
+		else if (write(rfd, "n", 1) != 1)
+			_exit(0);
+		_exit(0);
+	}
+	stale_owner(a->d, a->mark, rfd, hfd);
+}
+
+/*
+ * Fork an owner of a slab of device @d marked @mark: 1 when it holds one,
+ * 0 when it does not (release it all the same), -1 when none was forked.
+ */
+static int stale_spawn(struct stale_proc *sp, int d, uint64_t mark, int pidns)
+{
+	struct stale_arg a = { d, pidns, mark };
+
+	if (helper_spawn(sp, stale_main, &a))
+		return -1;
+	return helper_word(sp) == 'r';
 }
 
 static void stale_release(struct stale_proc *sp)
@@ -2269,8 +2305,11 @@ static int has_mark(const uint8_t *p, size_t n, uint64_t mark)
 	return n >= 8 && memmem(p, n, &mark, sizeof(mark)) != NULL;
 }
 
-/* @n bytes at @p filled with @mark, under the fault guard: 0, or the signal */
-static int fill_mark(uint8_t *p, size_t n, uint64_t mark)
+/*
+ * @n bytes at @p word by word under the fault guard: copied into @buf, or
+ * filled with @mark when @buf is NULL. 0, or the signal the access raised.
+ */
+static int guarded_words(uint8_t *p, uint8_t *buf, size_t n, uint64_t mark)
 {
 	size_t off;
 	int sig;
@@ -2278,26 +2317,18 @@ static int fill_mark(uint8_t *p, size_t n, uint64_t mark)
 	t_guard = 1;
 	sig = sigsetjmp(t_jb, 1);
 	if (!sig)
-		for (off = 0; off + 8 <= n; off += 8)
-			*(volatile uint64_t *)(p + off) = mark;
+		for (off = 0; off + 8 <= n; off += 8) {
+			if (buf)
+				*(uint64_t *)(buf + off) = *(volatile uint64_t *)(p + off);
+			else
+				*(volatile uint64_t *)(p + off) = mark;
+		}
 	t_guard = 0;
 	return sig;
 }
 
-/* a copy of @n bytes at @p into @buf, under the fault guard: 0, or the signal */
-static int copy_guarded(uint8_t *buf, const uint8_t *p, size_t n)
-{
-	size_t off;
-	int sig;
-
-	t_guard = 1;
-	sig = sigsetjmp(t_jb, 1);
-	if (!sig)
-		for (off = 0; off + 8 <= n; off += 8)
-			*(uint64_t *)(buf + off) = *(const volatile uint64_t *)(p + off);
-	t_guard = 0;
-	return sig;
-}
+static int fill_mark(uint8_t *p, size_t n, uint64_t mark) { return guarded_words(p, NULL, n, mark); }
+static int copy_guarded(uint8_t *buf, uint8_t *p, size_t n) { return guarded_words(p, buf, n, 0); }
 
 static int devmem_alloc(int fd, uint32_t nc, uint64_t bytes, uint64_t *handle, uint64_t *addr)
 {
@@ -2361,47 +2392,6 @@ static void devmem_next_owner(int d, uint32_t nc, uint64_t bytes, uint64_t mark,
 	while (read(hfd, &c, 1) < 0 && errno == EINTR)
 		;
 	_exit(0);
-}
-
-/* Fork a helper running @fn(@arg) with a ready pipe and a hold pipe (as stale_spawn) */
-static int helper_spawn(struct stale_proc *sp, void (*fn)(void *, int, int), void *arg)
-{
-	int r[2], h[2];
-
-	if (pipe(r))
-		return -1;
-	if (pipe(h)) {
-		close(r[0]);
-		close(r[1]);
-		return -1;
-	}
-	sp->pid = fork();
-	if (sp->pid == 0) {
-		g_in_child = 1;
-		fn(arg, r[1], h[0]);
-		_exit(0);
-	}
-	close(r[1]);
-	close(h[0]);
-	sp->rd = r[0];
-	sp->hold = h[1];
-	if (sp->pid < 0) {
-		close(sp->rd);
-		close(sp->hold);
-		return -1;
-	}
-	return 0;
-}
-
-/* the helper's first byte ('r': ready), within 20 s; 0 when none came */
-static char helper_word(struct stale_proc *sp)
-{
-	struct pollfd pfd = { .fd = sp->rd, .events = POLLIN };
-	char c = 0;
-
-	if (poll(&pfd, 1, 20000) != 1 || read(sp->rd, &c, 1) != 1)
-		return 0;
-	return c;
 }
 
 struct devmem_next {
@@ -2550,35 +2540,6 @@ static void *fdtable_idle(void *arg)
 	return NULL;
 }
 
-struct ticker {
-	_Atomic int stop, running;
-	uint64_t last, max_gap;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void *ticker_main(void *arg)
-{
-	struct ticker *tk = arg;
-
-	tk->last = mono_ns();
-	atomic_store(&tk->running, 1);
-	while (!atomic_load(&tk->stop)) {
-		uint64_t now = mono_ns();
-
-		if (now - tk->last > tk->max_gap)
-			tk->max_gap = now - tk->last;
-		tk->last = now;
-	}
-	return NULL;
-}
-
 /* One timed CORE_HOLDERS. */
 struct walk_time {
 	uint64_t dur, gap;	/* ns: the call, the longest the spinning thread was kept off */
@@ -2586,12 +2547,6 @@ struct walk_time {
 	uint32_t state;		/* the NeuronCore's, as the call returned it */
 };
 
-static long thread_switches(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
-}
 
 /*
  * CORE_HOLDERS on NeuronCore @nc of @fd with a thread spinning on this
@@ -2601,7 +2556,7 @@ static long thread_switches(void)
 static int holders_timed(int fd, uint32_t nc, struct walk_time *w)
 {
 	struct neuron_core_holders h = { .size = sizeof(h), .nc = nc };
-	struct ticker tk = { 0 };
+	struct vt_ticker tk = { 0 };
 	cpu_set_t old, one;
 	long sw0, sw1;
 	uint64_t t0;
@@ -2614,19 +2569,19 @@ static int holders_timed(int fd, uint32_t nc, struct walk_time *w)
 	CPU_SET(cpu, &one);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one))
 		return -2;
-	if (pthread_create(&th, NULL, ticker_main, &tk)) {
+	if (pthread_create(&th, NULL, vt_ticker_main, &tk)) {
 		pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
 		return -2;
 	}
 	pthread_setaffinity_np(th, sizeof(one), &one);
 	while (!atomic_load(&tk.running))
 		sched_yield();
-	sw0 = thread_switches();
-	t0 = mono_ns();
+	sw0 = vt_thread_switches();
+	t0 = vt_now_ns();
 	r = ioctl(fd, NEURON_IOCTL_CORE_HOLDERS, &h);
 	e = errno;
-	w->dur = mono_ns() - t0;
-	sw1 = thread_switches();
+	w->dur = vt_now_ns() - t0;
+	sw1 = vt_thread_switches();
 	atomic_store(&tk.stop, 1);
 	pthread_join(th, NULL);
 	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
@@ -3531,53 +3486,21 @@ static int c_no_deaths(void)
 	return 0;
 }
 
-static int c_ioctl(void)
+/* No violation of contract class @cls: what was judged is @what */
+static int no_violation(int cls, const char *what)
 {
-	VT_ASSERT(atomic_load(&sh->viol[V_IOCTL]) == 0, "%llu of %llu judged ioctls broke the documented contract",
-		  (unsigned long long)atomic_load(&sh->viol[V_IOCTL]),
-		  (unsigned long long)atomic_load(&sh->checked[V_IOCTL]));
+	VT_ASSERT(atomic_load(&sh->viol[cls]) == 0, "%llu of %llu %s",
+		  (unsigned long long)atomic_load(&sh->viol[cls]),
+		  (unsigned long long)atomic_load(&sh->checked[cls]), what);
 	return 0;
 }
 
-static int c_mmap(void)
-{
-	VT_ASSERT(atomic_load(&sh->viol[V_MMAP]) == 0, "%llu of %llu judged mappings broke the contract",
-		  (unsigned long long)atomic_load(&sh->viol[V_MMAP]),
-		  (unsigned long long)atomic_load(&sh->checked[V_MMAP]));
-	return 0;
-}
-
-static int c_cross(void)
-{
-	VT_ASSERT(atomic_load(&sh->viol[V_CROSS]) == 0, "%llu of %llu judged reads showed another process's data",
-		  (unsigned long long)atomic_load(&sh->viol[V_CROSS]),
-		  (unsigned long long)atomic_load(&sh->checked[V_CROSS]));
-	return 0;
-}
-
-static int c_sched(void)
-{
-	VT_ASSERT(atomic_load(&sh->viol[V_SCHED]) == 0, "%llu of %llu judged walks kept their CPU",
-		  (unsigned long long)atomic_load(&sh->viol[V_SCHED]),
-		  (unsigned long long)atomic_load(&sh->checked[V_SCHED]));
-	return 0;
-}
-
-static int c_log(void)
-{
-	VT_ASSERT(atomic_load(&sh->viol[V_LOG]) == 0, "%llu of %llu judged log records held a raw control byte",
-		  (unsigned long long)atomic_load(&sh->viol[V_LOG]),
-		  (unsigned long long)atomic_load(&sh->checked[V_LOG]));
-	return 0;
-}
-
-static int c_genl(void)
-{
-	VT_ASSERT(atomic_load(&sh->viol[V_GENL]) == 0, "%llu of %llu judged requests broke the contract",
-		  (unsigned long long)atomic_load(&sh->viol[V_GENL]),
-		  (unsigned long long)atomic_load(&sh->checked[V_GENL]));
-	return 0;
-}
+static int c_ioctl(void) { return no_violation(V_IOCTL, "judged ioctls broke the documented contract"); }
+static int c_mmap(void) { return no_violation(V_MMAP, "judged mappings broke the contract"); }
+static int c_cross(void) { return no_violation(V_CROSS, "judged reads showed another process's data"); }
+static int c_sched(void) { return no_violation(V_SCHED, "judged walks kept their CPU"); }
+static int c_log(void) { return no_violation(V_LOG, "judged log records held a raw control byte"); }
+static int c_genl(void) { return no_violation(V_GENL, "judged requests broke the contract"); }
 
 static int read_line(const char *path, char *buf, size_t len)
 {

@@ -14,12 +14,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -88,6 +90,43 @@ static inline uint64_t vt_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+/*
+ * A thread that spins and keeps the longest time it was not run: started
+ * with vt_ticker_main() beside a caller pinned to the same CPU, it shows
+ * how long the kernel kept that CPU. @running is set once it spins; it
+ * ends once @stop is set.
+ */
+struct vt_ticker {
+	_Atomic int stop, running;
+	uint64_t last, max_gap;
+};
+
+static inline void *vt_ticker_main(void *arg)
+{
+	struct vt_ticker *tk = arg;
+
+	tk->last = vt_now_ns();
+	atomic_store(&tk->running, 1);
+	while (!atomic_load(&tk->stop)) {
+		uint64_t now = vt_now_ns();
+
+		if (now - tk->last > tk->max_gap)
+			tk->max_gap = now - tk->last;
+		tk->last = now;
+	}
+	return NULL;
+}
+
+#ifdef RUSAGE_THREAD
+/* The calling thread's context switches so far (voluntary or not), or -1. */
+static inline long vt_thread_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nvcsw + ru.ru_nivcsw;
+}
+#endif
 
 /* Pacing of a loop (how often it acts); never a wait for an event. */
 static inline void vt_pace_ms(unsigned int ms)
