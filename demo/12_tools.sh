@@ -23,14 +23,16 @@ exec 5>&-
 wait $demo_app
 rm -f /tmp/demo-app.in /tmp/demo-app.out /tmp/demo-monitor.json
 
-echo "== NEURON_HW_ERR: an uncorrectable SRAM ECC error injected on neuron1"
+echo "== NEURON_SIM_HW_ERR: an uncorrectable SRAM ECC error injected on neuron1"
+echo "   (a simulated device's token, which node remediation does not act on;"
+echo "   sim_hw_err_real=1 makes it NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR)"
 echo "sram 1" > /sys/kernel/debug/neuron/neuron1/inject/ecc
 # the ECC poller notices within hw_err_poll_ms (1 s); give up after 10 s
 n=0
-until dmesg | grep -q 'NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR .*nd-id=1 ' || [ $n -ge 100 ]; do
+until dmesg | grep -q 'NEURON_SIM_HW_ERR=SRAM-UNCORRECTABLE-ERROR .*nd-id=1 ' || [ $n -ge 100 ]; do
 	sleep 0.1	# polling the log for the line, bounded
 	n=$((n + 1))
 done
 # without the timestamp: the demo's console filter drops kernel-log lines
-dmesg | grep -E '.* NEURON_HW_ERR=SRAM_UNCORRECTABLE_ERROR .*' | tail -n 1 |
-	sed 's/^\[ *[0-9.]*\] /kernel log: /' | grep . || { echo "no NEURON_HW_ERR line"; exit 1; }
+dmesg | grep -E '.* NEURON_SIM_HW_ERR=SRAM-UNCORRECTABLE-ERROR .*simulated=1$' | tail -n 1 |
+	sed 's/^\[ *[0-9.]*\] /kernel log: /' | grep . || { echo "no NEURON_SIM_HW_ERR line"; exit 1; }

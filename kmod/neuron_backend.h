@@ -36,6 +36,9 @@ struct page;
  * struct neuron_backend_ops - what a device backend provides
  * @name:	backend name for logs ("sim", "pci")
  * @kind:	NEURON_BACKEND_* reported by GET_INFO (reported, never tested)
+ * @simulated:	its errors are simulated: the kernel log names them with
+ *		tokens remediation does not act on (neuron_hwerr.c), unless
+ *		sim_hw_err_real is set
  * @instance_id: metric 12 of the metrics post; NULL: the platform's own
  *		(the DMI board asset tag, the EC2 instance id)
  * @misc_read:	read the 32-bit MiscRAM word at byte offset @off
@@ -120,6 +123,7 @@ struct page;
 struct neuron_backend_ops {
 	const char *name;
 	u32 kind;
+	bool simulated;
 	const char *instance_id;
 	u32 (*misc_read)(void *backend, u32 off);
 	void (*misc_write)(void *backend, u32 off, u32 val);

@@ -19,6 +19,11 @@
  *    hbm_ue and repairable_hbm_ue -> HBM_UNCORRECTABLE_ERROR, nc_ue ->
  *    NC_UNCORRECTABLE_ERROR, dma_abort -> DMA_ERROR.
  *
+ * A simulated device (ops->simulated) logs the same lines under the token
+ * NEURON_SIM_HW_ERR, its TYPE spelled with '-' for '_', and simulated=1
+ * last, so that remediation never acts on a simulated fault; the module
+ * parameter sim_hw_err_real gives it the real lines.
+ *
  * Health changes (neuron_health.c) are lines of their own TYPE, HEALTH,
  * with the device's (nc-id=-1) or a NeuronCore's new health and its
  * reason before the action, never rate-limited (a change is rare, and
@@ -73,6 +78,10 @@ MODULE_PARM_DESC(hw_err_ratelimit_ms,
 module_param_cb(hw_err_ratelimit_burst, &neuron_uint_range_ops, &hw_err_ratelimit_burst, 0644);
 MODULE_PARM_DESC(hw_err_ratelimit_burst,
 		 "NEURON_HW_ERR lines per device and type per period (count, 1..1000, default 10)");
+static bool sim_hw_err_real;
+module_param(sim_hw_err_real, bool, 0444);
+MODULE_PARM_DESC(sim_hw_err_real,
+		 "Simulated devices log the real NEURON_HW_ERR tokens, which node remediation acts on (default off: NEURON_SIM_HW_ERR, simulated=1)");
 
 enum neuron_hwerr_type {
 	NEURON_HWERR_SRAM,
@@ -130,6 +139,49 @@ struct neuron_hwerr {
 	char instance_id[NEURON_LOG_ESCAPED_MAX(NEURON_HWERR_INSTANCE_MAX)];
 };
 
+bool neuron_hwerr_sim_real(void)
+{
+	return sim_hw_err_real;
+}
+
+/*
+ * A simulated device's lines (unless sim_hw_err_real): the token
+ * NEURON_SIM_HW_ERR, its TYPE spelled with '-' for '_', and simulated=1
+ * last, so that no line of it carries a token remediation acts on (Node
+ * Problem Detector's rule, the EKS node monitoring agent's fatal
+ * conditions match the four TYPEs anywhere in a line).
+ */
+static bool neuron_hwerr_sim(const struct neuron_device *nd)
+{
+	return nd->ops->simulated && !sim_hw_err_real;
+}
+
+static const char *neuron_hwerr_token(const struct neuron_device *nd)
+{
+	return neuron_hwerr_sim(nd) ? "NEURON_SIM_HW_ERR" : "NEURON_HW_ERR";
+}
+
+static const char *neuron_hwerr_sim_tail(const struct neuron_device *nd)
+{
+	return neuron_hwerr_sim(nd) ? " simulated=1" : "";
+}
+
+/* TYPE as @nd's lines spell it, in @buf (NEURON_HWERR_NAME_MAX bytes) */
+#define NEURON_HWERR_NAME_MAX	32
+static const char *neuron_hwerr_type_name(const struct neuron_device *nd,
+					  enum neuron_hwerr_type type, char *buf)
+{
+	size_t i;
+
+	if (!neuron_hwerr_sim(nd))
+		return neuron_hwerr_names[type];
+	strscpy(buf, neuron_hwerr_names[type], NEURON_HWERR_NAME_MAX);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == '_')
+			buf[i] = '-';
+	return buf;
+}
+
 static void neuron_hwerr_serial(struct neuron_device *nd, char *serial, size_t size)
 {
 	u64 s;
@@ -144,13 +196,13 @@ static void neuron_hwerr_line(struct neuron_hwerr *h, enum neuron_hwerr_type typ
 			      const char *action)
 {
 	struct neuron_device *nd = h->nd;
-	char serial[20];
+	char serial[20], name[NEURON_HWERR_NAME_MAX];
 
 	neuron_hwerr_serial(nd, serial, sizeof(serial));
 	dev_err(&nd->dev,
-		"NEURON_HW_ERR=%s instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s action=%s\n",
-		neuron_hwerr_names[type], h->instance_id, init_utsname()->nodename, nd->index, nc,
-		serial, action);
+		"%s=%s instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s action=%s%s\n",
+		neuron_hwerr_token(nd), neuron_hwerr_type_name(nd, type, name), h->instance_id,
+		init_utsname()->nodename, nd->index, nc, serial, action, neuron_hwerr_sim_tail(nd));
 }
 
 void neuron_hwerr_health(struct neuron_device *nd, int nc, const char *state, const char *reason,
@@ -164,15 +216,18 @@ void neuron_hwerr_health(struct neuron_device *nd, int nc, const char *state, co
 		return;
 	neuron_hwerr_serial(nd, serial, sizeof(serial));
 	dev_err(&nd->dev,
-		"NEURON_HW_ERR=HEALTH instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s health=%s reason=%s action=%s\n",
-		h->instance_id, init_utsname()->nodename, nd->index, nc, serial, state, reason,
-		action);
+		"%s=HEALTH instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s health=%s reason=%s action=%s%s\n",
+		neuron_hwerr_token(nd), h->instance_id, init_utsname()->nodename, nd->index, nc,
+		serial, state, reason, action, neuron_hwerr_sim_tail(nd));
 }
 
 static void neuron_hwerr_suppressed_line(struct neuron_hwerr *h, enum neuron_hwerr_type type,
 					 u32 n)
 {
-	dev_err(&h->nd->dev, "hw_err %s: %u lines suppressed\n", neuron_hwerr_names[type], n);
+	char name[NEURON_HWERR_NAME_MAX];
+
+	dev_err(&h->nd->dev, "hw_err %s: %u lines suppressed\n",
+		neuron_hwerr_type_name(h->nd, type, name), n);
 }
 
 /* @n errors of @type: log what the rate limit allows, count the rest. */

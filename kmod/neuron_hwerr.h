@@ -28,4 +28,10 @@ void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_
 void neuron_hwerr_health(struct neuron_device *nd, int nc, const char *state, const char *reason,
 			 const char *action);
 
+/*
+ * sim_hw_err_real: simulated devices log the real tokens (the module says
+ * so at load).
+ */
+bool neuron_hwerr_sim_real(void);
+
 #endif /* NEURON_HWERR_H */

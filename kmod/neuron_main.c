@@ -17,6 +17,7 @@
 #include "neuron_cdev.h"
 #include "neuron_device.h"
 #include "neuron_genl_priv.h"
+#include "neuron_hwerr.h"
 #include "neuron_log.h"
 #include "neuron_main.h"
 
@@ -123,6 +124,8 @@ static int __init neuron_init(void)
 	/* nothing fails from here on: only now may files be opened */
 	neuron_cdev_accept_opens();
 	pr_info("version %s loaded\n", NEURON_DRIVER_VERSION);
+	if (neuron_hwerr_sim_real())
+		pr_warn("sim_hw_err_real=1: simulated devices log the real NEURON_HW_ERR tokens, which node remediation acts on (Node Problem Detector, the EKS node monitoring agent)\n");
 	return 0;
 
 err_pci:

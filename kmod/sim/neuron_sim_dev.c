@@ -99,6 +99,7 @@ static int neuron_sim_op_create_fault(void *backend, u32 step)
 static const struct neuron_backend_ops neuron_sim_ops = {
 	.name = "sim",
 	.kind = NEURON_BACKEND_SIM,
+	.simulated = true,
 	.instance_id = "sim",
 	.misc_read = neuron_sim_misc_read,
 	.misc_write = neuron_sim_misc_write,

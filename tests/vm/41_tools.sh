@@ -4,11 +4,14 @@
 # parser (jq) against the vendor's schema and summed as Ray does;
 # connected_devices split as Slurm's gpu/nrt does; stats/power/utilization
 # in the vendor's format; NEURON_HW_ERR lines matched with the Node Problem
-# Detector / EKS agent patterns, rate limit included; the device and
-# NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines, netlink events,
-# the Prometheus series).
+# Detector / EKS agent patterns, rate limit included (loaded with
+# sim_hw_err_real=1, so that the simulated devices log the real tokens);
+# the device and NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines,
+# netlink events, the Prometheus series); and, as loaded by default, no
+# line of a faulting simulated device that either consumer's pattern
+# matches.
 SUITE=tools
-PLAN=122
+PLAN=130
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -54,7 +57,8 @@ rc=$?
 check_eq doctor-no-driver "2 neuron-doctor: module: " "$rc $(head -n 1 $TMP/doc | cut -c1-23)"
 fi
 
-check load load sim_devices=2 sim_nc_per_device=2
+check load load sim_devices=2 sim_nc_per_device=2 sim_hw_err_real=1
+check sim-real-announced sh -c "dmesg | grep -q 'sim_hw_err_real=1: simulated devices log the real NEURON_HW_ERR tokens'"
 
 # ---- neuron-doctor on a healthy driver: OK, exit 0 -----------------------
 if doctor_on; then
@@ -227,7 +231,7 @@ echo 5000 > $PAR/hw_err_ratelimit_ms
 # ---- health: sysfs, one NEURON_HW_ERR=HEALTH line and one netlink event
 # per change, the Prometheus series; a reset brings the device back to ok.
 # A fresh module (the ECC words above are set), polled every 50 ms.
-check health-reload reload sim_devices=2 sim_nc_per_device=2 hw_err_poll_ms=50
+check health-reload reload sim_devices=2 sim_nc_per_device=2 hw_err_poll_ms=50 sim_hw_err_real=1
 H=$SYS/neuron1
 hl() { echo "$(cat $1/health) $(cat $1/health_reason)"; }
 health_is() { [ "$(hl $1)" = "$2" ]; }
@@ -403,6 +407,34 @@ wait $tb
 check_eq holders-app-after "0 status 0|status 1005|" "$? $(grep '^status' $TMP/tb.out | tr '\n' '|')"
 rmdir /sys/fs/cgroup/tbjob
 fi
+
+# ---- by default a simulated device's faults look simulated to remediation
+# Both consumers' published patterns (Node Problem Detector's rule, the EKS
+# node monitoring agent's fatal tokens anywhere in a line) over the log of
+# a simulated device with an SRAM, an HBM, a NeuronCore and a DMA error
+# and a suppressed-lines count: no match; the same faults under the token
+# of a simulated device, spelled apart, with simulated=1.
+NPD='.* NEURON_HW_ERR=(SRAM_UNCORRECTABLE_ERROR|NC_UNCORRECTABLE_ERROR|HBM_UNCORRECTABLE_ERROR|DMA_ERROR) .*'
+EKS='SRAM_UNCORRECTABLE_ERROR|NC_UNCORRECTABLE_ERROR|HBM_UNCORRECTABLE_ERROR|DMA_ERROR'
+SIMF='instance-id=sim hostname=[^ ]+ nd-id=%s nc-id=%s serial-num=[0-9a-f]{16} action=[A-Z_]+ simulated=1$'
+mark
+check sim-default-reload reload sim_devices=2 sim_nc_per_device=2 hw_err_ratelimit_burst=1 \
+	hw_err_ratelimit_ms=100
+echo "sram 1" > $DBG/neuron0/inject/ecc
+echo "hbm1 2" > $DBG/neuron1/inject/ecc
+echo "1 nc_ue" > $DBG/neuron0/inject/hw_error
+echo "1 dma_abort 3" > $DBG/neuron1/inject/hw_error
+/tests/vm_genl_job 0 1 >/dev/null 2>&1
+/tests/vm_genl_job 1 1 >/dev/null 2>&1
+# the four lines, and the DMA line's count of the two it suppressed (the
+# poller logs it once the 100 ms period is over)
+wait_for sim-lines-logged 5000 sh -c "[ \$(dmesg | sed -n '/$KMARK\$/,\$p' | grep -cE ' NEURON_SIM_HW_ERR=(SRAM-UNCORRECTABLE-ERROR|HBM-UNCORRECTABLE-ERROR|NC-UNCORRECTABLE-ERROR|DMA-ERROR) ') -ge 4 ] &&
+	dmesg | sed -n '/$KMARK\$/,\$p' | grep -q 'hw_err DMA-ERROR: 2 lines suppressed'"
+check_eq sim-sram-line 1 "$(since_mark | grep -cE "NEURON_SIM_HW_ERR=SRAM-UNCORRECTABLE-ERROR $(printf "$SIMF" 0 -1)")"
+check_eq sim-nc-line 1 "$(since_mark | grep -cE "NEURON_SIM_HW_ERR=NC-UNCORRECTABLE-ERROR $(printf "$SIMF" 0 1)")"
+check_eq npd-pattern-matches-nothing 0 "$(since_mark | grep -cE "$NPD")"
+check_eq eks-tokens-match-nothing 0 "$(since_mark | grep -cE "$EKS")"
+check_eq sim-real-not-announced 0 "$(since_mark | grep -c 'sim_hw_err_real=1')"
 
 check unload unload
 finish
