@@ -51,6 +51,7 @@ static const struct nla_policy neuron_genl_policy[NEURON_GENL_A_MAX + 1] = {
 	[NEURON_GENL_A_HEALTH] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_MAX),
 	[NEURON_GENL_A_HEALTH_REASON] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_REASON_MAX),
 	[NEURON_GENL_A_HEALTH_PREV] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_MAX),
+	[NEURON_GENL_A_SIMULATED] = { .type = NLA_FLAG },
 };
 
 static struct genl_family neuron_genl_family;
@@ -69,7 +70,8 @@ static int neuron_genl_fill_counters(struct sk_buff *skb, struct neuron_device *
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, NEURON_GENL_A_DEVICE, nd->index) ||
-	    nla_put_u32(skb, NEURON_GENL_A_NC, nc))
+	    nla_put_u32(skb, NEURON_GENL_A_NC, nc) ||
+	    (nd->ops->simulated && nla_put_flag(skb, NEURON_GENL_A_SIMULATED)))
 		goto cancel;
 	for (i = 0; i < neuron_status_attr_count(); i++) {
 		a = &neuron_status_attrs[i];
@@ -256,9 +258,9 @@ static void neuron_genl_event_send(struct sk_buff *msg, void *hdr, bool failed)
 			  GFP_KERNEL);
 }
 
-/* room for five u32 attributes and the timestamp */
+/* room for five u32 attributes, the simulated flag and the timestamp */
 #define NEURON_GENL_EVENT_LEN \
-	(5 * nla_total_size(sizeof(u32)) + nla_total_size_64bit(sizeof(u64)))
+	(5 * nla_total_size(sizeof(u32)) + nla_total_size(0) + nla_total_size_64bit(sizeof(u64)))
 
 void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 code,
 			     u32 count)
@@ -277,7 +279,8 @@ void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 cod
 			       nla_put_u32(msg, NEURON_GENL_A_NC, nc) ||
 			       nla_put_u32(msg, NEURON_GENL_A_EVENT_KIND, kind) ||
 			       nla_put_u32(msg, NEURON_GENL_A_ERROR_CODE, code) ||
-			       nla_put_u32(msg, NEURON_GENL_A_COUNT, count));
+			       nla_put_u32(msg, NEURON_GENL_A_COUNT, count) ||
+			       (nd->ops->simulated && nla_put_flag(msg, NEURON_GENL_A_SIMULATED)));
 }
 
 void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 state,
@@ -295,7 +298,8 @@ void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 st
 			       (nc >= 0 && nla_put_u32(msg, NEURON_GENL_A_NC, nc)) ||
 			       nla_put_u32(msg, NEURON_GENL_A_HEALTH, state) ||
 			       nla_put_u32(msg, NEURON_GENL_A_HEALTH_REASON, reason) ||
-			       nla_put_u32(msg, NEURON_GENL_A_HEALTH_PREV, prev));
+			       nla_put_u32(msg, NEURON_GENL_A_HEALTH_PREV, prev) ||
+			       (nd->ops->simulated && nla_put_flag(msg, NEURON_GENL_A_SIMULATED)));
 }
 
 int __init neuron_genl_init(void)

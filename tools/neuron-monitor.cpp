@@ -211,6 +211,7 @@ struct nla_policy *policy()
 		p[NEURON_GENL_A_HEALTH].type = NLA_U32;
 		p[NEURON_GENL_A_HEALTH_REASON].type = NLA_U32;
 		p[NEURON_GENL_A_HEALTH_PREV].type = NLA_U32;
+		p[NEURON_GENL_A_SIMULATED].type = NLA_FLAG;
 		init = true;
 	}
 	return p;
@@ -226,6 +227,8 @@ int on_counters(struct nl_msg *msg, void *arg)
 		return NL_SKIP;
 	uint32_t dev = nla_get_u32(tb[NEURON_GENL_A_DEVICE]);
 	uint32_t nc = nla_get_u32(tb[NEURON_GENL_A_NC]);
+	// a simulated device's series say so: nothing alerts on them as on hardware
+	const char *sim = tb[NEURON_GENL_A_SIMULATED] ? ",simulated=\"1\"" : "";
 
 	struct nlattr *pos;
 	int rem;
@@ -250,8 +253,8 @@ int on_counters(struct nl_msg *msg, void *arg)
 				    ctx->rows ? ", " : "", dev, nc, name, id, total);
 			break;
 		case Format::Prometheus:
-			std::printf("neuron_status_total{device=\"%u\",core=\"%u\",counter=\"%s\"} %llu\n",
-				    dev, nc, name, total);
+			std::printf("neuron_status_total{device=\"%u\",core=\"%u\",counter=\"%s\"%s} %llu\n",
+				    dev, nc, name, sim, total);
 			break;
 		}
 		ctx->rows++;
@@ -284,15 +287,17 @@ void print_health(const Options &opt, struct nlattr **tb)
 	const char *now = health_name(u32(NEURON_GENL_A_HEALTH));
 	const char *why = health_reason_name(u32(NEURON_GENL_A_HEALTH_REASON));
 	const char *prev = health_name(u32(NEURON_GENL_A_HEALTH_PREV));
+	bool sim = tb[NEURON_GENL_A_SIMULATED];
 	if (opt.format == Format::Json)
 		std::printf("{\"device\": %u, \"core\": %s, \"kind\": \"health\", \"health\": \"%s\", "
-			    "\"reason\": \"%s\", \"previous\": \"%s\", \"timestamp_ns\": %llu}\n",
+			    "\"reason\": \"%s\", \"previous\": \"%s\", \"simulated\": %s, "
+			    "\"timestamp_ns\": %llu}\n",
 			    u32(NEURON_GENL_A_DEVICE), core.empty() ? "null" : core.c_str(), now, why,
-			    prev, ts);
+			    prev, sim ? "true" : "false", ts);
 	else
-		std::printf("device %u%s%s health %s reason %s previous %s ts_ns %llu\n",
+		std::printf("device %u%s%s health %s reason %s previous %s%s ts_ns %llu\n",
 			    u32(NEURON_GENL_A_DEVICE), core.empty() ? "" : " core ", core.c_str(),
-			    now, why, prev, ts);
+			    now, why, prev, sim ? " simulated" : "", ts);
 }
 
 int on_event(struct nl_msg *msg, void *arg)
@@ -323,15 +328,16 @@ int on_event(struct nl_msg *msg, void *arg)
 	const char *name = kind == NEURON_GENL_EVENT_HW_ERROR ? hw_name(code) : tpb_name(code);
 	unsigned long long ts = tb[NEURON_GENL_A_TIMESTAMP_NS] ?
 		nla_get_u64(tb[NEURON_GENL_A_TIMESTAMP_NS]) : 0;
+	bool sim = tb[NEURON_GENL_A_SIMULATED];
 	if (ctx->opt->format == Format::Json)
 		std::printf("{\"device\": %u, \"core\": %u, \"kind\": \"%s\", \"code\": %u, "
-			    "\"name\": \"%s\", \"count\": %u, \"timestamp_ns\": %llu}\n",
+			    "\"name\": \"%s\", \"count\": %u, \"simulated\": %s, \"timestamp_ns\": %llu}\n",
 			    u32(NEURON_GENL_A_DEVICE), u32(NEURON_GENL_A_NC), kind_name(kind), code,
-			    name, u32(NEURON_GENL_A_COUNT), ts);
+			    name, u32(NEURON_GENL_A_COUNT), sim ? "true" : "false", ts);
 	else
-		std::printf("device %u core %u %s %s(%u) count %u ts_ns %llu\n",
+		std::printf("device %u core %u %s %s(%u) count %u%s ts_ns %llu\n",
 			    u32(NEURON_GENL_A_DEVICE), u32(NEURON_GENL_A_NC), kind_name(kind), name,
-			    code, u32(NEURON_GENL_A_COUNT), ts);
+			    code, u32(NEURON_GENL_A_COUNT), sim ? " simulated" : "", ts);
 	return printed();
 }
 

@@ -44,12 +44,13 @@ check_eq dump-total-is-sysfs "$(cat $SYS/neuron0/neuron_core1/stats/status/execu
 check_eq other-core-unmoved 0 "$(total 0 0 execute_sw_semaphore_error)"
 check_eq other-device-unmoved 0 "$(total 1 1 execute_sw_semaphore_error)"
 
-# Prometheus: every non-comment line is name{labels} value.
+# Prometheus: every non-comment line is name{labels} value; the simulated
+# devices' series say simulated="1".
 $M --counters --prometheus > $TMP/prom
 check_eq prometheus-lines 96 "$(grep -vc '^#' $TMP/prom)"
 check_eq prometheus-parses 0 \
-	"$(grep -v '^#' $TMP/prom | grep -vcE '^neuron_status_total\{device="[0-9]+",core="[0-9]+",counter="[a-z0-9_]+"\} [0-9]+$')"
-check prometheus-moved grep -qx 'neuron_status_total{device="0",core="1",counter="execute_sw_semaphore_error"} 1' $TMP/prom
+	"$(grep -v '^#' $TMP/prom | grep -vcE '^neuron_status_total\{device="[0-9]+",core="[0-9]+",counter="[a-z0-9_]+",simulated="1"\} [0-9]+$')"
+check prometheus-moved grep -qx 'neuron_status_total{device="0",core="1",counter="execute_sw_semaphore_error",simulated="1"} 1' $TMP/prom
 
 # Events: the subscriber says on stderr (a fifo here) when it listens; the
 # jobs start only then. Job 1 writes two kinds, job 2 one sentinel kind:
@@ -69,7 +70,7 @@ check job-0-1-sentinel $JOB 0 1
 wait $mon
 check_eq subscriber-exit 0 $?
 exec 3<&-
-check_eq events "device 1 core 0 tpb_error SEMAPHORE_ERROR(6) count 3|device 1 core 0 hw_error hbm_ue(2) count 2|device 0 core 1 tpb_error FP_NAN(1) count 1|" \
+check_eq events "device 1 core 0 tpb_error SEMAPHORE_ERROR(6) count 3 simulated|device 1 core 0 hw_error hbm_ue(2) count 2 simulated|device 0 core 1 tpb_error FP_NAN(1) count 1 simulated|" \
 	"$(sed 's/ ts_ns .*//' $TMP/events | tr '\n' '|')"
 check_eq events-have-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/events)"
 
@@ -82,7 +83,7 @@ check arm-json sh -c "echo '1 nc_ue' > /sys/kernel/debug/neuron/neuron1/inject/h
 check job-1-1 $JOB 1 1
 wait $mon
 exec 3<&-
-check event-json grep -qE '^\{"device": 1, "core": 1, "kind": "hw_error", "code": 3, "name": "nc_ue", "count": 1, "timestamp_ns": [1-9][0-9]*\}$' $TMP/events
+check event-json grep -qE '^\{"device": 1, "core": 1, "kind": "hw_error", "code": 3, "name": "nc_ue", "count": 1, "simulated": true, "timestamp_ns": [1-9][0-9]*\}$' $TMP/events
 
 # Errors: the kernel's errno and extack text, exit 1; bad usage exit 2.
 expect_err() {

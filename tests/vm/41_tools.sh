@@ -337,9 +337,9 @@ jrc=$?
 exec 5<&- 6<&-
 # the JSON form: eight objects; the firmware's silence as one of them
 jq_batch $TMP/hevj '"n \(length)", "fw \(.[6] | del(.timestamp_ns) | tojson)", "ts \(all(.[]; .timestamp_ns > 0))"' -s
-check_eq health-events-json "0 8 {\"device\":1,\"core\":null,\"kind\":\"health\",\"health\":\"degraded\",\"reason\":\"fw_not_answering\",\"previous\":\"ok\"} true" \
+check_eq health-events-json "0 8 {\"device\":1,\"core\":null,\"kind\":\"health\",\"health\":\"degraded\",\"reason\":\"fw_not_answering\",\"previous\":\"ok\",\"simulated\":true} true" \
 	"$jrc $(jv n) $(jv fw) $(jv ts)"
-check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok|device 1 health ok reason none previous needs_reset|device 1 health needs_reset reason nc_unrecoverable previous ok|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok|device 1 health ok reason none previous needs_reset|device 1 core 1 health ok reason none previous needs_reset|device 1 health degraded reason fw_not_answering previous ok|device 1 health ok reason none previous degraded|" \
+check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok simulated|device 1 health ok reason none previous needs_reset simulated|device 1 health needs_reset reason nc_unrecoverable previous ok simulated|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok simulated|device 1 health ok reason none previous needs_reset simulated|device 1 core 1 health ok reason none previous needs_reset simulated|device 1 health degraded reason fw_not_answering previous ok simulated|device 1 health ok reason none previous degraded simulated|" \
 	"$(sed 's/ ts_ns [0-9]*$//' $TMP/hev | tr '\n' '|')"
 check_eq health-events-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/hev)"
 

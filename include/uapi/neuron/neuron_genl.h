@@ -62,6 +62,7 @@ enum neuron_genl_attr {
 	NEURON_GENL_A_HEALTH,		/* u32: enum neuron_health_state, now */
 	NEURON_GENL_A_HEALTH_REASON,	/* u32: enum neuron_health_reason */
 	NEURON_GENL_A_HEALTH_PREV,	/* u32: enum neuron_health_state, before */
+	NEURON_GENL_A_SIMULATED,	/* flag: the device is simulated (events, counters) */
 
 	__NEURON_GENL_A_MAX,
 	NEURON_GENL_A_MAX = __NEURON_GENL_A_MAX - 1
