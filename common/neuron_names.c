@@ -23,17 +23,33 @@ const char *const neuron_hw_fault_words[NEURON_NQ_HW_COUNT] = {
 	[NEURON_NQ_HW_REPAIRABLE_HBM_UE] = "repairable_hbm_ue",
 };
 
-char *neuron_hw_fault_name(u32 fault, char *buf, size_t len)
+#ifndef __KERNEL__
+#include <pthread.h>
+
+/* the longest word, with its NUL */
+#define HW_FAULT_NAME_MAX	32
+
+static char hw_fault_names[NEURON_NQ_HW_COUNT][HW_FAULT_NAME_MAX];
+static pthread_once_t hw_fault_names_once = PTHREAD_ONCE_INIT;
+
+static void hw_fault_names_fill(void)
 {
-	const char *w = fault < NEURON_NQ_HW_COUNT ? neuron_hw_fault_words[fault] : NULL;
+	unsigned int f;
 	size_t i;
 
-	if (!len)
-		return buf;
-	if (!w)
-		w = "unknown";
-	for (i = 0; w[i] && i + 1 < len; i++)
-		buf[i] = w[i] >= 'a' && w[i] <= 'z' ? (char)(w[i] - 'a' + 'A') : w[i];
-	buf[i] = 0;
-	return buf;
+	for (f = 1; f < NEURON_NQ_HW_COUNT; f++)
+		for (i = 0; neuron_hw_fault_words[f][i] && i + 1 < HW_FAULT_NAME_MAX; i++)
+			hw_fault_names[f][i] = (char)(neuron_hw_fault_words[f][i] >= 'a' &&
+						      neuron_hw_fault_words[f][i] <= 'z' ?
+						      neuron_hw_fault_words[f][i] - 'a' + 'A' :
+						      neuron_hw_fault_words[f][i]);
 }
+
+const char *neuron_hw_fault_name(u32 fault)
+{
+	if (!fault || fault >= NEURON_NQ_HW_COUNT)
+		return "UNKNOWN";
+	pthread_once(&hw_fault_names_once, hw_fault_names_fill);
+	return hw_fault_names[fault];
+}
+#endif

@@ -22,14 +22,13 @@ extern const char *const neuron_tpb_error_names[NEURON_TPB_ERROR_COUNT];
  */
 extern const char *const neuron_hw_fault_words[NEURON_NQ_HW_COUNT];
 
-/* the longest hardware fault name with its NUL */
-#define NEURON_HW_FAULT_NAME_MAX	32
-
+#ifndef __KERNEL__
 /*
- * The hardware fault's name, its word upper-cased ("HBM_UE"), or "UNKNOWN"
- * for no fault or one past the table, into @buf of @len bytes (at least
- * NEURON_HW_FAULT_NAME_MAX: shorter is cut). Returns @buf.
+ * Userspace: the hardware fault's name, its word upper-cased ("HBM_UE"),
+ * or "UNKNOWN" for no fault or one past the table. Thread-safe; the
+ * string lives as long as the process.
  */
-char *neuron_hw_fault_name(u32 fault, char *buf, size_t len);
+const char *neuron_hw_fault_name(u32 fault);
+#endif
 
 #endif /* NEURON_NAMES_H */

@@ -5,7 +5,6 @@
 #include <nrt/nrt_error_model.h>
 #include <nrt/nrt_status.h>
 
-#include <array>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -61,17 +60,6 @@ const char *const usage_text =
 
 // ---- error-ring sources --------------------------------------------------
 
-// "HBM_UE": a hardware fault's name (common/neuron_names)
-const char *hw_fault_name(uint32_t fault)
-{
-	static const auto names = [] {
-		std::array<std::array<char, NEURON_HW_FAULT_NAME_MAX>, NEURON_NQ_HW_COUNT> n{};
-		for (uint32_t i = 0; i < NEURON_NQ_HW_COUNT; i++)
-			neuron_hw_fault_name(i, n[i].data(), n[i].size());
-		return n;
-	}();
-	return fault < NEURON_NQ_HW_COUNT ? names[fault].data() : "UNKNOWN";
-}
 
 enum source_kind { SRC_TPB, SRC_HW, SRC_OVERFLOW };
 
@@ -105,7 +93,7 @@ void for_each_source(F fn)
 	for (uint32_t t = 0; t < NEURON_TPB_ERROR_COUNT; t++)
 		fn(source{ SRC_TPB, t, neuron_tpb_error_names[t] });
 	for (uint32_t h = 1; h < NRT_HW_FAULT_SLOTS; h++)
-		fn(source{ SRC_HW, h, hw_fault_name(h) });
+		fn(source{ SRC_HW, h, neuron_hw_fault_name(h) });
 	fn(source{ SRC_OVERFLOW, 0, "SW_OVERFLOW" });
 }
 

@@ -4,7 +4,6 @@
 #include "profile_trace.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <fcntl.h>
@@ -66,17 +65,10 @@ const char *subtype_name(unsigned subtype)
 	return subtype < std::size(names) ? names[subtype] : "UNKNOWN";
 }
 
-// enum neuron_nq_hw_error (include/uapi/neuron/neuron_nq.h), 1..5: the
-// fault's word upper-cased (common/neuron_names)
+// enum neuron_nq_hw_error (include/uapi/neuron/neuron_nq.h), 1..5 (common/neuron_names)
 const char *hw_fault_name(unsigned fault)
 {
-	static const auto names = [] {
-		std::array<std::array<char, NEURON_HW_FAULT_NAME_MAX>, NEURON_NQ_HW_COUNT> n{};
-		for (unsigned i = 0; i < NEURON_NQ_HW_COUNT; i++)
-			neuron_hw_fault_name(i, n[i].data(), n[i].size());
-		return n;
-	}();
-	return fault < NEURON_NQ_HW_COUNT ? names[fault].data() : "UNKNOWN";
+	return neuron_hw_fault_name(fault);
 }
 
 namespace {

@@ -18,7 +18,6 @@
 
 static void names(void **state)
 {
-	char buf[NEURON_HW_FAULT_NAME_MAX], small[4];
 	unsigned int i;
 
 	(void)state;
@@ -27,14 +26,11 @@ static void names(void **state)
 	assert_string_equal(neuron_tpb_error_names[NEURON_TPB_ERROR_FP_UNDERFLOW], "FP_UNDERFLOW");
 	assert_string_equal(neuron_tpb_error_names[NEURON_TPB_ERROR_SEQUENCER_FATAL], "SEQUENCER_FATAL");
 	assert_null(neuron_hw_fault_words[0]);
-	for (i = 1; i < NEURON_NQ_HW_COUNT; i++)
-		assert_true(strlen(neuron_hw_fault_words[i]) < NEURON_HW_FAULT_NAME_MAX);
 	assert_string_equal(neuron_hw_fault_words[NEURON_NQ_HW_HBM_UE], "hbm_ue");
-	assert_string_equal(neuron_hw_fault_name(NEURON_NQ_HW_REPAIRABLE_HBM_UE, buf, sizeof(buf)),
-			    "REPAIRABLE_HBM_UE");
-	assert_string_equal(neuron_hw_fault_name(0, buf, sizeof(buf)), "UNKNOWN");
-	assert_string_equal(neuron_hw_fault_name(NEURON_NQ_HW_COUNT, buf, sizeof(buf)), "UNKNOWN");
-	assert_string_equal(neuron_hw_fault_name(NEURON_NQ_HW_COLLECTIVES, small, sizeof(small)), "COL");
+	assert_string_equal(neuron_hw_fault_name(NEURON_NQ_HW_REPAIRABLE_HBM_UE), "REPAIRABLE_HBM_UE");
+	assert_string_equal(neuron_hw_fault_name(NEURON_NQ_HW_COLLECTIVES), "COLLECTIVES");
+	assert_string_equal(neuron_hw_fault_name(0), "UNKNOWN");
+	assert_string_equal(neuron_hw_fault_name(NEURON_NQ_HW_COUNT), "UNKNOWN");
 }
 
 struct cores_case {

@@ -2528,7 +2528,6 @@ out_unmap:
 }
 
 struct fdtable_arg {
-	int d;
 	uint32_t slots, threads;
 };
 
@@ -2655,7 +2654,7 @@ static void fdtable_main(void *arg, int rfd, int hfd)
 static void fdtable_probe(struct ts *t, int d)
 {
 	struct neuron_core_reserve cr = { .size = sizeof(cr) };
-	struct fdtable_arg a = { d, FDTABLE_SLOTS, FDTABLE_THREADS };
+	struct fdtable_arg a = { FDTABLE_SLOTS, FDTABLE_THREADS };
 	struct walk_time w1, w2;
 	struct stale_proc c;
 	uint64_t prev;
