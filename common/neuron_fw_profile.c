@@ -113,6 +113,24 @@ u32 neuron_fw_reset_max_ms(unsigned int arch)
 	return 0;
 }
 
+u64 neuron_fw_miscram_dev_addr(unsigned int arch)
+{
+	switch (arch) {
+	case NEURON_FW_ARCH_V3:
+	case NEURON_FW_ARCH_V4:
+		return 0x00008006C84000ULL;
+	}
+	return 0x000FFFF0FA0000ULL;
+}
+
+bool neuron_fw_identity_word(unsigned int arch, u64 addr)
+{
+	u64 base = neuron_fw_miscram_dev_addr(arch);
+
+	return addr == base + NEURON_MISCRAM_API_VERSION || addr == base + NEURON_MISCRAM_DEVICE_ID ||
+	       addr == base + NEURON_MISCRAM_SERIAL_LO || addr == base + NEURON_MISCRAM_SERIAL_HI;
+}
+
 /* Trn1: per group of 16 routing ids (v2/neuron_dhal_v2.c, get_device_id). */
 static const u8 neuron_fw_route_trn1[16] = {
 	0, 4, 1, 5, 3, 7, 2, 6, 12, 8, 13, 9, 15, 11, 14, 10,

@@ -116,6 +116,16 @@ static inline u32 neuron_fw_ready_bound_ms(void)
 /* initiate_max_wait_time: v2 120 s, v3 and v4 480 s; 0 for the lenient simulator (no reset). */
 u32 neuron_fw_reset_max_ms(unsigned int arch);
 
+/*
+ * The device address of MiscRAM, as firmware reads it (the vendor's
+ * READ_HW_COUNTERS addresses): v2 0x000FFFF0FA0000, v3 and v4
+ * 0x00008006C84000; the simulated contract answers at v2's.
+ */
+u64 neuron_fw_miscram_dev_addr(unsigned int arch);
+
+/* MiscRAM words any process may read through the vendor's READ_HW_COUNTERS */
+bool neuron_fw_identity_word(unsigned int arch, u64 addr);
+
 /* Which routing id -> device index map a product uses (vendor: the HAL's get_device_id). */
 enum neuron_fw_route {
 	NEURON_FW_ROUTE_IDENTITY = 0,	/* Inf2; the simulated device */

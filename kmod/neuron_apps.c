@@ -24,12 +24,15 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include <neuron/neuron_vendor_ioctl.h>
+
 #include "neuron_abi.h"
 #include "neuron_apps.h"
 #include "neuron_cdev.h"
 #include "neuron_compat.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
+#include "neuron_mem.h"
 #include "neuron_nq_priv.h"
 
 static u32 neuron_apps_nc_map(struct neuron_device *nd, struct pid *tgid)
@@ -86,6 +89,62 @@ long neuron_apps_ioctl_info(struct neuron_file *nf, void *karg)
 out:
 	kfree(arg);
 	return ret;
+}
+
+/*
+ * The vendor's DEVICE_APP_PID: the process that has had the device open
+ * longest (the list is in open order), in the caller's pid namespace; 0
+ * when none is visible.
+ */
+s32 neuron_apps_first_pid(struct neuron_device *nd)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct neuron_proc *p;
+	pid_t nr = 0;
+
+	mutex_lock(&nd->procs_lock);
+	list_for_each_entry(p, &nd->procs, node) {
+		nr = pid_nr_ns(p->tgid, ns);
+		if (nr)
+			break;
+	}
+	mutex_unlock(&nd->procs_lock);
+	return nr;
+}
+
+int neuron_apps_vendor_list(struct neuron_device *nd, u32 flags, u32 max,
+			    struct neuron_ioctl_app_info *rec)
+{
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct pid *tgid[NEURON_APP_INFO_MAX_APPS];
+	struct neuron_proc *p;
+	u32 i, n = 0;
+
+	max = min_t(u32, max, NEURON_APP_INFO_MAX_APPS);
+	mutex_lock(&nd->procs_lock);
+	list_for_each_entry(p, &nd->procs, node) {
+		pid_t nr = pid_nr_ns(p->tgid, ns);
+
+		if (!nr)
+			continue;	/* not in the caller's namespace */
+		if (n >= max)
+			break;
+		memset(&rec[n], 0, sizeof(rec[n]));
+		rec[n].pid = nr;
+		tgid[n++] = get_pid(p->tgid);
+	}
+	mutex_unlock(&nd->procs_lock);
+
+	/* the core map and memory of each, outside procs_lock */
+	for (i = 0; i < n; i++) {
+		if (flags & NEURON_APP_INFO_PID_NC_LOCK_INFO)
+			rec[i].nc_lock_map = neuron_apps_nc_map(nd, tgid[i]) & 0xff;
+		if (flags & NEURON_APP_INFO_PID_MEM_USAGE)
+			neuron_mem_proc_usage(nd, tgid[i], &rec[i].host_mem_size,
+					      &rec[i].device_mem_size);
+		put_pid(tgid[i]);
+	}
+	return n;
 }
 
 /*

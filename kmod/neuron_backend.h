@@ -112,6 +112,11 @@ struct page;
  *		full reset. Any context that may sleep, at any time until
  *		neuron_device_destroy() returns; must not block. Without it no
  *		NeuronCore is ever reported unrecoverable (sysfs health).
+ * @pci_info:	optional; the PCI function behind the device: its location,
+ *		revision and BAR0 length (the vendor ABI's DEVICE_BDF and
+ *		DEVICE_INFO, docs/vendor-abi.md). Without it (a simulated
+ *		device) those read as no PCI function. Any context that may
+ *		sleep; must not fail.
  * @create_fault: optional, for tests (the simulator): the error the
  *		creation of this device returns at @step (enum
  *		neuron_create_step) as if that step had failed, or 0 to go
@@ -120,6 +125,21 @@ struct page;
  * Every op gets the @backend pointer given to neuron_device_create(). The
  * core calls no op once neuron_device_destroy() has returned.
  */
+/**
+ * struct neuron_pci_info - what ops->pci_info reports
+ * @domain, @bus, @slot, @func: the function's PCI location
+ * @revision:	its PCI revision id
+ * @bar0_len:	the length of its BAR0
+ */
+struct neuron_pci_info {
+	u32 domain;
+	u8 bus;
+	u8 slot;
+	u8 func;
+	u8 revision;
+	u64 bar0_len;
+};
+
 struct neuron_backend_ops {
 	const char *name;
 	u32 kind;
@@ -138,6 +158,7 @@ struct neuron_backend_ops {
 	struct page *(*mem_page)(void *backend, u64 addr);
 	void (*mem_unmap)(void *backend, u64 addr, u64 len);
 	int (*reset)(void *backend);
+	void (*pci_info)(void *backend, struct neuron_pci_info *info);
 	void (*stop)(void *backend);
 	bool (*nc_unrecoverable)(void *backend, u32 nc);
 	int (*create_fault)(void *backend, u32 step);

@@ -3,7 +3,8 @@
  * /dev/neuron<N>: open, release and the ioctl dispatcher.
  *
  * Every command is listed once in neuron_ioctls[], with the privilege it
- * needs. The dispatcher checks the magic and number (unknown -> -ENOTTY),
+ * needs; numbers below 0xC0 are the vendor's ABI (neuron_vendor.c). The
+ * dispatcher checks the magic and number (unknown -> -ENOTTY),
  * then that the full command value matches (wrong size or direction
  * encoding -> -EINVAL) and the privilege (-EPERM), copies the argument in
  * (-EFAULT), checks that the device is still there (-ENODEV), then calls
@@ -29,10 +30,12 @@
 #include "neuron_file.h"
 #include "neuron_fwio_msg.h"
 #include "neuron_job.h"
+#include "neuron_main.h"
 #include "neuron_mem.h"
 #include "neuron_nds_priv.h"
 #include "neuron_nq_priv.h"
 #include "neuron_reset.h"
+#include "neuron_vendor.h"
 
 static bool neuron_cdev_accepting;
 
@@ -199,6 +202,9 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_MEM_SET,		neuron_mem_ioctl_set,			NEURON_IOCTL_UNLOCKED },
 };
 
+/* Numbers below this one are the vendor's (neuron_vendor.c). */
+#define NEURON_IOCTL_OWN_FIRST	0xC0
+
 /* The largest argument struct (FW_READ) fits; checked for every command below. */
 #define NEURON_IOCTL_ARG_MAX	256
 
@@ -239,6 +245,10 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 	long ret;
 
 	if (_IOC_TYPE(cmd) != NEURON_IOCTL_MAGIC)
+		return -ENOTTY;
+	if (_IOC_NR(cmd) < NEURON_IOCTL_OWN_FIRST)
+		return neuron_vendor_ioctl(nf, cmd, uarg);
+	if (neuron_vendor_only())
 		return -ENOTTY;
 	for (i = 0; i < ARRAY_SIZE(neuron_ioctls) && !d; i++)
 		if (_IOC_NR(neuron_ioctls[i].cmd) == _IOC_NR(cmd))

@@ -81,7 +81,21 @@ static struct attribute *neuron_dev_attrs[] = {
 	&dev_attr_health_reason.attr,
 	NULL,
 };
-ATTRIBUTE_GROUPS(neuron_dev);
+
+/* state and health are this driver's: not created with vendor_only */
+static umode_t neuron_dev_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	if (neuron_vendor_only() && (attr == &dev_attr_state.attr || attr == &dev_attr_health.attr ||
+				     attr == &dev_attr_health_reason.attr))
+		return 0;
+	return attr->mode;
+}
+
+static const struct attribute_group neuron_dev_group = {
+	.attrs = neuron_dev_attrs,
+	.is_visible = neuron_dev_visible,
+};
+__ATTRIBUTE_GROUPS(neuron_dev);
 
 static void neuron_device_release(struct device *dev)
 {

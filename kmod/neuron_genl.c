@@ -21,6 +21,7 @@
 #include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_genl_priv.h"
+#include "neuron_main.h"
 #include "neuron_nds_priv.h"
 
 enum neuron_genl_mcgrp {
@@ -231,7 +232,8 @@ static struct sk_buff *neuron_genl_event_new(u8 cmd, size_t len, void **hdr)
 {
 	struct sk_buff *msg;
 
-	if (!genl_has_listeners(&neuron_genl_family, &init_net, NEURON_GENL_MCGRP_ERRORS_IDX))
+	if (neuron_vendor_only() ||
+	    !genl_has_listeners(&neuron_genl_family, &init_net, NEURON_GENL_MCGRP_ERRORS_IDX))
 		return NULL;
 	msg = genlmsg_new(len, GFP_KERNEL);
 	if (!msg)
@@ -302,12 +304,14 @@ void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 st
 			       (nd->ops->simulated && nla_put_flag(msg, NEURON_GENL_A_SIMULATED)));
 }
 
+/* no family at all with vendor_only: the vendor's driver has none */
 int __init neuron_genl_init(void)
 {
-	return genl_register_family(&neuron_genl_family);
+	return neuron_vendor_only() ? 0 : genl_register_family(&neuron_genl_family);
 }
 
 void neuron_genl_exit(void)
 {
-	genl_unregister_family(&neuron_genl_family);
+	if (!neuron_vendor_only())
+		genl_unregister_family(&neuron_genl_family);
 }

@@ -68,6 +68,22 @@ module_param_cb(nmetric_post_delay_ms, &neuron_uint_range_ops, &nmetric_post_del
 MODULE_PARM_DESC(nmetric_post_delay_ms,
 		 "Metrics post period (milliseconds, 100..86400000, default 150000)");
 
+/*
+ * Look like the vendor's driver: this driver's own ioctls answer -ENOTTY,
+ * its generic netlink family is not registered and its extra sysfs files
+ * are not created (docs/vendor-abi.md). The tools' vendor-driver paths are
+ * tested with it. Read at load only.
+ */
+static bool vendor_only;
+module_param(vendor_only, bool, 0444);
+MODULE_PARM_DESC(vendor_only,
+		 "Hide this driver's extensions: only the vendor's ioctls, no netlink family, no extra sysfs files (default 0)");
+
+bool neuron_vendor_only(void)
+{
+	return vendor_only;
+}
+
 unsigned int neuron_param_fwio_timeout_ms(void)
 {
 	return READ_ONCE(fwio_timeout_ms.value);
@@ -123,7 +139,8 @@ static int __init neuron_init(void)
 
 	/* nothing fails from here on: only now may files be opened */
 	neuron_cdev_accept_opens();
-	pr_info("version %s loaded\n", NEURON_DRIVER_VERSION);
+	pr_info("version %s loaded%s\n", NEURON_DRIVER_VERSION,
+		vendor_only ? " (vendor_only: extensions hidden)" : "");
 	if (neuron_hwerr_sim_real())
 		pr_warn("sim_hw_err_real=1: simulated devices log the real NEURON_HW_ERR tokens, which node remediation acts on (Node Problem Detector, the EKS node monitoring agent)\n");
 	return 0;

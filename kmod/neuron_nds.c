@@ -453,37 +453,70 @@ void neuron_nds_take_back(struct neuron_device *nd, struct pid *tgid, u32 nc)
 		neuron_sysfs_counters_changed_locked(nd);
 }
 
+/*
+ * Slot @s's owner is done with it (its last close, or the vendor's
+ * RELEASE_NEURON_DS): its counts are folded into the totals, its versions
+ * kept for the metrics post, and the slab is freed. Caller holds the lock.
+ */
+static void nds_release_slot_locked(struct neuron_device *nd, struct neuron_nds *nds, int s)
+{
+	struct neuron_nds_slot *slot = &nds->slots[s];
+	u32 v;
+
+	lockdep_assert_held(&nds->lock);
+	nds_fold_slot(nds, slot);
+	nds->exited_bitmap |= nds_slot_bitmap(slot);
+	/* posted with the next delivered post of each version metric */
+	for (v = 0; v < NEURON_METRIC_VERSIONS; v++)
+		neuron_metric_hist_add(&nds->exited_versions[v], nds_slot_version(slot, v), 1);
+	/*
+	 * A mapping keeps these pages: it shows zeros from now on, never the
+	 * slot's next owner (a new slab).
+	 */
+	memset(slot->mem, 0, NEURON_NDS_SIZE);
+	vfree(slot->mem);
+	slot->mem = NULL;
+	slot->owner = NULL;
+	neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
+			       NEURON_NDS_SIZE, false);
+}
+
 bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_nds *nds = nd->nds;
-	struct neuron_nds_slot *slot;
-	u32 v;
 	int s;
 
 	if (!nds)
 		return false;
 	mutex_lock(&nds->lock);
 	s = nds_slot_by_owner(nds, tgid);
-	if (s >= 0) {
-		slot = &nds->slots[s];
-		nds_fold_slot(nds, slot);
-		nds->exited_bitmap |= nds_slot_bitmap(slot);
-		/* posted with the next delivered post of each version metric */
-		for (v = 0; v < NEURON_METRIC_VERSIONS; v++)
-			neuron_metric_hist_add(&nds->exited_versions[v], nds_slot_version(slot, v), 1);
-		/*
-		 * A monitor's mapping keeps these pages: it shows zeros from
-		 * now on, never the slot's next owner (a new slab).
-		 */
-		memset(slot->mem, 0, NEURON_NDS_SIZE);
-		vfree(slot->mem);
-		slot->mem = NULL;
-		slot->owner = NULL;
-		neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
-				       NEURON_NDS_SIZE, false);
-	}
+	if (s >= 0)
+		nds_release_slot_locked(nd, nds, s);
 	mutex_unlock(&nds->lock);
 	return s >= 0;
+}
+
+void neuron_nds_release_own(struct neuron_file *nf, pid_t pid)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nds *nds = nd->nds;
+	struct pid *me = task_tgid(current);
+	bool mine;
+	int s = -ENOENT;
+
+	/* only the process's own slab, through a file it opened */
+	rcu_read_lock();
+	mine = me == nf->tgid && (!pid || find_vpid(pid) == me);
+	rcu_read_unlock();
+	if (!mine || !nds)
+		return;
+	mutex_lock(&nds->lock);
+	s = nds_slot_by_owner(nds, me);
+	if (s >= 0)
+		nds_release_slot_locked(nd, nds, s);
+	mutex_unlock(&nds->lock);
+	if (s >= 0)
+		neuron_sysfs_counters_changed_locked(nd);
 }
 
 /* Log the non-zero status totals of @nc, as many lines as they need. */

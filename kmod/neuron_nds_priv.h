@@ -35,6 +35,12 @@ int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
  */
 bool neuron_nds_release_tgid(struct neuron_device *nd, struct pid *tgid);
 /*
+ * The vendor's RELEASE_NEURON_DS: when @pid is 0 or the caller's own and
+ * @nf is a file its process opened, fold and free its slab as at its last
+ * close; otherwise nothing. From an ioctl (the caller holds gone_sem).
+ */
+void neuron_nds_release_own(struct neuron_file *nf, pid_t pid);
+/*
  * Root took NeuronCore @nc back from @tgid: fold what its slab counted for
  * @nc, as at its exit; what the slab counts for @nc later is not folded.
  * From an ioctl (the caller holds gone_sem).

@@ -488,6 +488,34 @@ long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg)
 	return ret;
 }
 
+/*
+ * Release @nc, which @tgid holds: its rings leave the table into @doomed
+ * (*@n of them, for nq_put() after the lock). -EBUSY (nothing released)
+ * while one of them is mapped or a job runs on it. Caller holds nqd->lock.
+ */
+static int core_release_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq **doomed,
+			       int *n)
+{
+	int i;
+
+	lockdep_assert_held(&nqd->lock);
+	/*
+	 * The core's rings go with it, so the next holder can create its
+	 * own and gets its job's entries; a mapped ring keeps the
+	 * reservation (unmap first), and so does a running job (its
+	 * entries are ours).
+	 */
+	for (i = 0; i < NEURON_NQ_PER_NC; i++)
+		if (nqd->rings[nc][i] && atomic_read(&nqd->rings[nc][i]->maps))
+			return -EBUSY;
+	*n = core_free_locked(nqd, nc, doomed);
+	if (*n < 0) {
+		*n = 0;
+		return -EBUSY;
+	}
+	return 0;
+}
+
 long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 {
 	struct neuron_nq_dev *nqd = nf->nd->nq;
@@ -499,29 +527,84 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 	if (ret)
 		return ret;
 	mutex_lock(&nqd->lock);
-	if (nqd->cores[arg.nc].owner != nf->tgid) {
+	if (nqd->cores[arg.nc].owner != nf->tgid)
 		ret = -ENOENT;
-	} else {
-		/*
-		 * The core's rings go with it, so the next holder can create
-		 * its own and gets its job's entries; a mapped ring keeps the
-		 * reservation (unmap first), and so does a running job (its
-		 * entries are ours).
-		 */
-		for (i = 0; i < NEURON_NQ_PER_NC && !ret; i++)
-			if (nqd->rings[arg.nc][i] && atomic_read(&nqd->rings[arg.nc][i]->maps))
-				ret = -EBUSY;
-		if (!ret) {
-			n = core_free_locked(nqd, arg.nc, doomed);
-			if (n < 0) {
-				ret = n;
-				n = 0;
-			}
-		}
-	}
+	else
+		ret = core_release_locked(nqd, arg.nc, doomed, &n);
 	mutex_unlock(&nqd->lock);
 	for (i = 0; i < n; i++)
 		nq_put(doomed[i]);
+	return ret;
+}
+
+/* @nc is nobody's, and was not taken back from @tgid. Caller holds nqd->lock. */
+static bool core_free_for(struct neuron_nq_dev *nqd, u32 nc, struct pid *tgid)
+{
+	struct neuron_core_taken *t = core_taken_of(nqd, tgid);
+
+	return !nqd->cores[nc].owner && !(t && (t->nc_map & BIT(nc)));
+}
+
+int neuron_core_mark_range(struct neuron_file *nf, u32 count, u32 start, u32 end, u64 *map,
+			   u32 *longest)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nq_dev *nqd = nd->nq;
+	u32 nc, run = 0, first = U32_MAX;
+	int ret = 0;
+
+	*map = 0;
+	*longest = 0;
+	if (start >= nd->nc_count || start > end)
+		return -EINVAL;
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
+	end = min(end, nd->nc_count - 1);
+	if (!count)
+		return 0;
+
+	mutex_lock(&nqd->lock);
+	for (nc = start; nc <= end; nc++) {
+		run = core_free_for(nqd, nc, nf->tgid) ? run + 1 : 0;
+		*longest = max(*longest, run);
+		if (run == count && first == U32_MAX)
+			first = nc + 1 - count;
+	}
+	if (first == U32_MAX) {
+		ret = -EBUSY;
+	} else {
+		for (nc = first; nc < first + count && !ret; nc++)
+			ret = core_reserve_locked(nqd, nc, nf->tgid);
+		if (!ret)
+			*map = GENMASK_ULL(first + count - 1, first);
+	}
+	mutex_unlock(&nqd->lock);
+	return ret;
+}
+
+int neuron_core_unmark(struct neuron_file *nf, u64 map)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_nq *doomed[NEURON_NQ_PER_NC];
+	int ret = 0, i, n, r;
+	u32 nc;
+
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
+	for (nc = 0; nc < nd->nc_count; nc++) {
+		if (!(map & BIT_ULL(nc)))
+			continue;
+		n = 0;
+		mutex_lock(&nqd->lock);
+		r = nqd->cores[nc].owner == nf->tgid ?
+		    core_release_locked(nqd, nc, doomed, &n) : 0;
+		mutex_unlock(&nqd->lock);
+		for (i = 0; i < n; i++)
+			nq_put(doomed[i]);
+		if (r)
+			ret = r;
+	}
 	return ret;
 }
 

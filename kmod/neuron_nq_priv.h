@@ -140,6 +140,20 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg);
 long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg);
 
 /*
+ * The vendor's range marks (docs/vendor-abi.md), reservations as
+ * CORE_RESERVE makes them. Mark: the first run of @count NeuronCores in
+ * @start..@end (past the last core: the last core) that nobody holds, the
+ * caller included, becomes the caller's process's; *@map the run (bit n =
+ * core n), *@longest the longest free run in the range; -EBUSY when none
+ * fits, -EINVAL for a bad range, -EACCES through another process's file.
+ * Unmark: each core of @map the caller holds is released as CORE_RELEASE
+ * does; others are ignored; -EBUSY when one stays held.
+ */
+int neuron_core_mark_range(struct neuron_file *nf, u32 count, u32 start, u32 end, u64 *map,
+			   u32 *longest);
+int neuron_core_unmark(struct neuron_file *nf, u64 map);
+
+/*
  * The process holding NeuronCore @nc (a reference, to put_pid()) and the
  * CLOCK_BOOTTIME ns of its reservation in *@since_ns; NULL when free.
  */

@@ -183,6 +183,18 @@ static int neuron_pci_reset(void *backend)
 				      READ_ONCE(reset_timeout_ms));
 }
 
+static void neuron_pci_info(void *backend, struct neuron_pci_info *info)
+{
+	struct neuron_pci_dev *pd = backend;
+
+	info->domain = pci_domain_nr(pd->pdev->bus);
+	info->bus = pd->pdev->bus->number;
+	info->slot = PCI_SLOT(pd->pdev->devfn);
+	info->func = PCI_FUNC(pd->pdev->devfn);
+	info->revision = pd->pdev->revision;
+	info->bar0_len = pd->bar0_len;
+}
+
 static const struct neuron_backend_ops neuron_pci_ops = {
 	.name = "pci",
 	.kind = NEURON_BACKEND_PCI,
@@ -191,6 +203,7 @@ static const struct neuron_backend_ops neuron_pci_ops = {
 	.dma_alloc = neuron_pci_dma_alloc,
 	.dma_free = neuron_pci_dma_free,
 	.reset = neuron_pci_reset,
+	.pci_info = neuron_pci_info,
 };
 
 static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)

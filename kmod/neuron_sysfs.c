@@ -36,6 +36,7 @@
 #include "neuron_nds_priv.h"
 #include "neuron_reset.h"
 #include "neuron_power.h"
+#include "neuron_main.h"
 #include "neuron_sysfs.h"
 
 /**
@@ -195,13 +196,22 @@ static struct kobj_attribute attr_notify_delay = __ATTR_RW_MODE(notify_delay, 06
 static struct kobj_attribute attr_serial_number = __ATTR_RO(serial_number);
 static struct kobj_attribute attr_fw_api_version = __ATTR_RO(fw_api_version);
 
+/*
+ * With vendor_only, this driver's extra files are not created: the tree
+ * is the vendor's (docs/vendor-abi.md).
+ */
+static umode_t nsys_ext_visible(struct kobject *kobj, struct attribute *attr, int n);
+
 static struct attribute *info_attrs[] = {
 	&attr_notify_delay.attr,
 	&attr_serial_number.attr,
 	&attr_fw_api_version.attr,
 	NULL,
 };
-static const struct attribute_group info_group = { .attrs = info_attrs };
+static const struct attribute_group info_group = {
+	.attrs = info_attrs,
+	.is_visible = nsys_ext_visible,
+};
 
 static ssize_t arch_type_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
@@ -266,7 +276,10 @@ static struct attribute *nc_health_attrs[] = {
 	&attr_nc_health_reason.attr,
 	NULL,
 };
-static const struct attribute_group nc_health_group = { .attrs = nc_health_attrs };
+static const struct attribute_group nc_health_group = {
+	.attrs = nc_health_attrs,
+	.is_visible = nsys_ext_visible,
+};
 
 /*
  * An unreadable word (0xDEADBEEF: firmware not ready; all-ones: the
@@ -361,7 +374,30 @@ static struct attribute *hardware_attrs[] = {
 	&attr_mem_ecc_corrected.attr,
 	NULL,
 };
-static const struct attribute_group hardware_group = { .attrs = hardware_attrs };
+static const struct attribute_group hardware_group = {
+	.attrs = hardware_attrs,
+	.is_visible = nsys_ext_visible,
+};
+
+/* the files of this driver only (hidden with vendor_only) */
+static const struct attribute *const nsys_ext_attrs[] = {
+	&attr_fw_api_version.attr,
+	&attr_nc_health.attr,
+	&attr_nc_health_reason.attr,
+	&attr_sram_ecc_corrected.attr,
+	&attr_mem_ecc_corrected.attr,
+};
+
+static umode_t nsys_ext_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	size_t i;
+
+	if (neuron_vendor_only())
+		for (i = 0; i < ARRAY_SIZE(nsys_ext_attrs); i++)
+			if (attr == nsys_ext_attrs[i])
+				return 0;
+	return attr->mode;
+}
 
 static ssize_t err_count_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
 {
@@ -513,10 +549,12 @@ int neuron_sysfs_init(struct neuron_device *nd)
 	ret = PTR_ERR_OR_ZERO(n);
 	if (ret)
 		goto err;
-	n = nsys_add(nd, &stats->kobj, "fw_io", -1, &dir_ktype, &fw_io_group);
-	ret = PTR_ERR_OR_ZERO(n);
-	if (ret)
-		goto err;
+	if (!neuron_vendor_only()) {
+		n = nsys_add(nd, &stats->kobj, "fw_io", -1, &dir_ktype, &fw_io_group);
+		ret = PTR_ERR_OR_ZERO(n);
+		if (ret)
+			goto err;
+	}
 	for (nc = 0; nc < nd->nc_count; nc++) {
 		ret = nsys_add_core(nd, nc);
 		if (ret)

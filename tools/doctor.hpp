@@ -47,8 +47,10 @@ inline constexpr const char *kClassDir = "/sys/class/neuron_device";
 // the group packaging/60-neuron.rules gives /dev/neuron<N> (mode 0660)
 inline constexpr const char *kGroup = "neuron";
 
-// note: nothing wrong, but something was not checked or is worth knowing
-enum class severity { ok, note, warning, error };
+// note: nothing wrong, and worth knowing (or left out on request);
+// unknown: could not be checked here (a driver without the file or call
+// the check reads, such as the vendor's): not OK, not a fault either
+enum class severity { ok, note, unknown, warning, error };
 
 inline const char *json_name(severity s)
 {
@@ -57,6 +59,8 @@ inline const char *json_name(severity s)
 		return "ok";
 	case severity::note:
 		return "note";
+	case severity::unknown:
+		return "unknown";
 	case severity::warning:
 		return "warning";
 	default:
@@ -769,7 +773,8 @@ inline std::vector<finding> check_state(const context &c, const std::vector<devi
 	if (!ready.empty())
 		out.push_back({ chk, severity::ok, ready + ": ready", "" });
 	if (!unknown.empty())
-		out.push_back({ chk, severity::note, unknown + ": no state file (an older or another driver)", "" });
+		out.push_back({ chk, severity::unknown,
+				unknown + ": not checked: no state file (an older driver, or the vendor's)", "" });
 	return out;
 }
 
@@ -831,7 +836,7 @@ inline std::vector<finding> check_ecc(const context &c, const std::vector<device
 	if (!clean.empty())
 		out.push_back({ chk, severity::ok, clean + ": no uncorrectable ECC error", "" });
 	if (!unknown.empty())
-		out.push_back({ chk, severity::note, unknown + ": no ECC counters in sysfs", "" });
+		out.push_back({ chk, severity::unknown, unknown + ": not checked: no ECC counters in sysfs", "" });
 	return out;
 }
 
@@ -891,7 +896,8 @@ inline std::vector<finding> check_health(const context &c, const std::vector<dev
 	if (!ok.empty())
 		out.push_back({ chk, severity::ok, ok + ": ok", "" });
 	if (!unknown.empty())
-		out.push_back({ chk, severity::note, unknown + ": no health file (an older driver)", "" });
+		out.push_back({ chk, severity::unknown,
+				unknown + ": not checked: no health file (an older driver, or the vendor's)", "" });
 	return out;
 }
 
@@ -923,7 +929,7 @@ inline std::vector<finding> check_fw_io(const context &c, const std::vector<devi
 	if (!clean.empty())
 		out.push_back({ chk, severity::ok, clean + ": the firmware answers (no mailbox error)", "" });
 	if (!unknown.empty())
-		out.push_back({ chk, severity::note, unknown + ": no fw_io counters in sysfs", "" });
+		out.push_back({ chk, severity::unknown, unknown + ": not checked: no fw_io counters in sysfs", "" });
 	return out;
 }
 
@@ -966,7 +972,7 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 		std::vector<apps::process> procs;
 		std::string err;
 		if (!c.list_holders(d, procs, err)) {
-			out.push_back({ chk, severity::note, name + ": processes not listed: " + err, "" });
+			out.push_back({ chk, severity::unknown, name + ": not checked: processes not listed: " + err, "" });
 			continue;
 		}
 		// NeuronCores whose reserver has exited, by its pid: a forked
@@ -1060,7 +1066,7 @@ inline std::vector<finding> check_holders(const context &c, const std::vector<de
 	}
 	bool problems = false;
 	for (auto &f : out)
-		problems |= f.sev != severity::note;
+		problems |= f.sev != severity::note && f.sev != severity::unknown;
 	// without NEURON_RT_VISIBLE_CORES, nrt_init() takes every NeuronCore
 	// (as the SDK's): say which ones a new process would find taken
 	std::sort(held.begin(), held.end());
@@ -1229,24 +1235,50 @@ inline report run(const context &c)
 			break;
 		}
 	}
+	if (r.first < 0)
+		for (auto &f : r.findings)
+			if (f.sev == severity::unknown)
+				r.status = severity::unknown;
 	return r;
 }
 
-// 0 ok, 1 warnings only, 2 errors (3, usage or internal error, is main's)
+// 0 ok, 1 warnings only, 2 errors, 4 no fault found but some checks could
+// not be made (3, usage or internal error, is main's)
 inline int exit_code(const report &r)
 {
-	return r.status == severity::error ? 2 : r.status == severity::warning ? 1 : 0;
+	switch (r.status) {
+	case severity::error:
+		return 2;
+	case severity::warning:
+		return 1;
+	case severity::unknown:
+		return 4;
+	default:
+		return 0;
+	}
 }
 
 inline const char *status_name(const report &r)
 {
-	return r.status == severity::error ? "error" : r.status == severity::warning ? "warning" : "ok";
+	return r.status == severity::ok || r.status == severity::note ? "ok" : json_name(r.status);
+}
+
+// "health, fw_io": the checks that could not be made
+inline std::string unknown_checks(const report &r)
+{
+	std::string o;
+	for (auto &f : r.findings)
+		if (f.sev == severity::unknown && o.find(f.check) == std::string::npos)
+			o += (o.empty() ? "" : ", ") + f.check;
+	return o;
 }
 
 inline std::string to_text(const report &r)
 {
 	std::string o = "neuron-doctor: ";
-	if (r.first < 0) {
+	if (r.first < 0 && r.status == severity::unknown) {
+		o += "UNKNOWN: no fault found, but not checked: " + unknown_checks(r) + "\n";
+	} else if (r.first < 0) {
 		o += "OK\n";
 	} else {
 		const finding &f = r.findings[static_cast<size_t>(r.first)];

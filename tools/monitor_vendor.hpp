@@ -234,6 +234,9 @@ struct device_hw {
 	int index = 0;
 	uint64_t mem_ecc_corrected = 0, mem_ecc_uncorrected = 0;
 	uint64_t sram_ecc_corrected = 0, sram_ecc_uncorrected = 0;
+	// the corrected counts exist (the vendor's driver has no such files):
+	// without them the report says null and no corrected series is kept
+	bool corrected_known = true;
 	// sysfs health, health_reason ("" when the driver has none)
 	std::string health, health_reason;
 };
@@ -445,9 +448,11 @@ inline std::string system_json(const std::vector<std::string> &metrics, const sy
 			for (size_t i = 0; i < s.hw.size(); i++) {
 				const device_hw &h = s.hw[i];
 				o << (i ? ", " : "") << "{\"neuron_device_index\": " << h.index
-				  << ", \"mem_ecc_corrected\": " << h.mem_ecc_corrected
+				  << ", \"mem_ecc_corrected\": "
+				  << (h.corrected_known ? std::to_string(h.mem_ecc_corrected) : "null")
 				  << ", \"mem_ecc_uncorrected\": " << h.mem_ecc_uncorrected
-				  << ", \"sram_ecc_corrected\": " << h.sram_ecc_corrected
+				  << ", \"sram_ecc_corrected\": "
+				  << (h.corrected_known ? std::to_string(h.sram_ecc_corrected) : "null")
 				  << ", \"sram_ecc_uncorrected\": " << h.sram_ecc_uncorrected << "}";
 			}
 			o << "], \"error\": " << quote(s.hw_error) << "}";
@@ -533,9 +538,11 @@ public:
 		}
 		for (const device_hw &h : r.sys.hw) {
 			auto &e = ecc_[h.index];
-			e["mem_ecc_corrected"] += h.mem_ecc_corrected;
+			if (h.corrected_known) {
+				e["mem_ecc_corrected"] += h.mem_ecc_corrected;
+				e["sram_ecc_corrected"] += h.sram_ecc_corrected;
+			}
 			e["mem_ecc_uncorrected"] += h.mem_ecc_uncorrected;
-			e["sram_ecc_corrected"] += h.sram_ecc_corrected;
 			e["sram_ecc_uncorrected"] += h.sram_ecc_uncorrected;
 		}
 	}

@@ -52,7 +52,9 @@ void usage(FILE *out)
 		   "      --no-kmsg  do not read the kernel log\n"
 		   "  -h, --help     this text\n"
 		   "Exit status: 0 ok (notes only); 1 warnings, no error; 2 at least one\n"
-		   "error; 3 bad usage or an internal error (one line on stderr).\n",
+		   "error; 3 bad usage or an internal error (one line on stderr); 4 no\n"
+		   "fault found, but some checks could not be made on this driver\n"
+		   "(\"unknown\": the vendor's driver has no health, state or fw_io files).\n",
 		   out);
 }
 

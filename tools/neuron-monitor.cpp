@@ -29,6 +29,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <thread>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@
 #include "monitor_vendor.hpp"
 
 extern "C" {
+#include "neuron_counters.h"
 #include "neuron_names.h"
 }
 
@@ -76,7 +78,9 @@ void usage(FILE *out)
 		   "instance_info comes from the EC2 instance metadata service, asked once at\n"
 		   "start (IMDSv2, else IMDSv1; at most 3 s); NEURON_MONITOR_IMDS_ADDR=IPv4:PORT\n"
 		   "asks another address than 169.254.169.254:80 (tests).\n"
-		   "With --counters/--events: the \"neuron\" generic netlink family.\n"
+		   "With --counters/--events: the \"neuron\" generic netlink family; on a\n"
+		   "driver without it (the vendor's), --counters reads the same totals from\n"
+		   "sysfs and --events fails.\n"
 		   "  --counters    the 24 status counters of every NeuronCore, live totals\n"
 		   "  --events      subscribe to the \"errors\" group, one line per event;\n"
 		   "                \"neuron-monitor: subscribed\" goes to stderr once listening\n"
@@ -364,6 +368,17 @@ int receive(struct nl_sock *sk, Ctx &ctx)
 	return 0;
 }
 
+void counters_header(const Options &opt)
+{
+	if (opt.format == Format::Text)
+		std::printf("%-6s %-4s %-34s %4s %s\n", "DEVICE", "CORE", "COUNTER", "ID", "TOTAL");
+	else if (opt.format == Format::Json)
+		std::printf("{\"counters\": [");
+	else
+		std::printf("# HELP neuron_status_total Status counter of a NeuronCore "
+			    "(stats/status/<counter>/total).\n# TYPE neuron_status_total counter\n");
+}
+
 int dump_counters(struct nl_sock *sk, int family, const Options &opt)
 {
 	Ctx ctx;
@@ -384,13 +399,7 @@ int dump_counters(struct nl_sock *sk, int family, const Options &opt)
 		nlmsg_free(msg);
 		return report("counters", ctx, -NLE_NOMEM);
 	}
-	if (opt.format == Format::Text)
-		std::printf("%-6s %-4s %-34s %4s %s\n", "DEVICE", "CORE", "COUNTER", "ID", "TOTAL");
-	else if (opt.format == Format::Json)
-		std::printf("{\"counters\": [");
-	else
-		std::printf("# HELP neuron_status_total Status counter of a NeuronCore "
-			    "(stats/status/<counter>/total).\n# TYPE neuron_status_total counter\n");
+	counters_header(opt);
 	int r = nl_send_auto(sk, msg);
 	nlmsg_free(msg);
 	if (r >= 0)
@@ -456,6 +465,70 @@ bool read_u64(const std::string &path, uint64_t &v)
 std::string sysfs_dev(int index)
 {
 	return "/sys/class/neuron_device/neuron" + std::to_string(index);
+}
+
+// --counters without the netlink family (the vendor's driver, or this one
+// with vendor_only): the same rows from each NeuronCore's
+// stats/status/<counter>/total, devices and cores in index order.
+int sysfs_counters(const Options &opt)
+{
+	std::vector<int> devs;
+	for (int i = 0; i < MAX_NEURON_DEVICE_COUNT; i++)
+		if ((opt.device < 0 || opt.device == i) && ::access(sysfs_dev(i).c_str(), F_OK) == 0)
+			devs.push_back(i);
+	if (devs.empty()) {
+		std::fprintf(stderr, "neuron-monitor: %s\n",
+			     opt.device >= 0 ? "no such device" : "no neuron device in sysfs (is neuron.ko loaded?)");
+		return 1;
+	}
+	counters_header(opt);
+	long rows = 0;
+	for (int dev : devs) {
+		const std::string dir = sysfs_dev(dev);
+		const bool sim = first_line(dir + "/info/architecture/arch_type").rfind("NDsim", 0) == 0;
+		for (int nc = 0; nc < MAX_NC_PER_DEVICE; nc++) {
+			if (opt.core >= 0 && opt.core != nc)
+				continue;
+			const std::string cdir = dir + "/neuron_core" + std::to_string(nc) + "/stats/status/";
+			if (::access(cdir.c_str(), F_OK) != 0)
+				continue;
+			for (const neuron_status_attr &a : neuron_status_attrs) {
+				uint64_t total = 0;
+				if (!read_u64(cdir + a.name + "/total", total)) {
+					if (opt.format == Format::Json)
+						std::printf("]}\n");
+					std::fflush(stdout);
+					std::fprintf(stderr, "neuron-monitor: %s%s/total: cannot read it\n",
+						     cdir.c_str(), a.name);
+					return 1;
+				}
+				unsigned long long t = total;
+				switch (opt.format) {
+				case Format::Text:
+					std::printf("%-6d %-4d %-34s %4u %llu\n", dev, nc, a.name, a.counter, t);
+					break;
+				case Format::Json:
+					std::printf("%s{\"device\": %d, \"core\": %d, \"counter\": \"%s\", "
+						    "\"id\": %u, \"total\": %llu}",
+						    rows ? ", " : "", dev, nc, a.name, a.counter, t);
+					break;
+				case Format::Prometheus:
+					std::printf("neuron_status_total{device=\"%d\",core=\"%d\",counter=\"%s\"%s} %llu\n",
+						    dev, nc, a.name, sim ? ",simulated=\"1\"" : "", t);
+					break;
+				}
+				rows++;
+			}
+		}
+	}
+	if (opt.format == Format::Json)
+		std::printf("]}\n");
+	std::fflush(stdout);
+	if (opt.core >= 0 && !rows) {
+		std::fprintf(stderr, "neuron-monitor: no such NeuronCore\n");
+		return 1;
+	}
+	return 0;
 }
 
 // Every application's NDS counters now, summed over the devices it has a
@@ -552,10 +625,15 @@ std::vector<m::device_hw> collect_hw(std::string &err)
 		m::device_hw h;
 		h.index = idx[i];
 		std::string d = sysfs_dev(idx[i]) + "/stats/hardware/";
-		if (!read_u64(d + "mem_ecc_corrected", h.mem_ecc_corrected) ||
-		    !read_u64(d + "mem_ecc_uncorrected", h.mem_ecc_uncorrected) ||
-		    !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected) ||
+		if (!read_u64(d + "mem_ecc_uncorrected", h.mem_ecc_uncorrected) ||
 		    !read_u64(d + "sram_ecc_uncorrected", h.sram_ecc_uncorrected))
+			err = "cannot read " + d;
+		// the corrected counts are this driver's files (not the vendor's)
+		bool mem = ::access((d + "mem_ecc_corrected").c_str(), F_OK) == 0;
+		bool sram = ::access((d + "sram_ecc_corrected").c_str(), F_OK) == 0;
+		h.corrected_known = mem && sram;
+		if (h.corrected_known && (!read_u64(d + "mem_ecc_corrected", h.mem_ecc_corrected) ||
+					  !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected)))
 			err = "cannot read " + d;
 		// a driver without health files: no health series
 		h.health = first_line(sysfs_dev(idx[i]) + "/health");
@@ -846,6 +924,18 @@ int main(int argc, char **argv)
 	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	int family = genl_ctrl_resolve(sk, NEURON_GENL_FAMILY_NAME);
+	// a driver without the family (the vendor's, or vendor_only): the
+	// counters from sysfs; events exist only as this driver's extension
+	if (family == -NLE_OBJ_NOTFOUND && ::access("/sys/class/neuron_device", F_OK) == 0) {
+		nl_socket_free(sk);
+		if (opt.events) {
+			std::fprintf(stderr, "neuron-monitor: --events: the driver has no \"%s\" generic netlink "
+				     "family (the vendor's driver, or vendor_only=1): no error events to watch\n",
+				     NEURON_GENL_FAMILY_NAME);
+			return 1;
+		}
+		return vendor::sysfs_counters(opt);
+	}
 	if (family < 0) {
 		std::fprintf(stderr, "neuron-monitor: generic netlink family \"%s\": %s%s\n",
 			     NEURON_GENL_FAMILY_NAME, nl_geterror(family),

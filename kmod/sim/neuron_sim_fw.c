@@ -515,8 +515,14 @@ static void neuron_sim_fw_record_post(struct neuron_sim_fw *fw, const u8 *blob, 
 static u32 neuron_sim_fw_read_word(void *ctx, u64 addr)
 {
 	struct neuron_sim_fw *fw = ctx;
+	u64 base = neuron_fw_miscram_dev_addr(fw->arch);
 
-	/* the simulated device's address space is its MiscRAM */
+	/*
+	 * The simulated device's address space is its MiscRAM, at offset 0
+	 * and at the architecture's device address (the vendor's reads).
+	 */
+	if (addr >= base && addr - base < NEURON_SIM_MISCRAM_SIZE)
+		addr -= base;
 	return addr < NEURON_SIM_MISCRAM_SIZE ?
 	       neuron_sim_miscram_read(&fw->sd->miscram, (u32)addr) : NEURON_MISCRAM_BAD_READ;
 }

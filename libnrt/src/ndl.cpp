@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// ndl: device discovery and open/close over NEURON_IOCTL_GET_INFO.
+// ndl: device discovery and open/close over NEURON_IOCTL_GET_INFO, or the
+// vendor's ABI on a driver without this one's extensions (docs/vendor-abi.md).
 #include <ndl/ndl.h>
 #include <nrt/nrt.h>
 #include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_vendor_ioctl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +37,12 @@ int query_info(int fd, neuron_info *info)
 	if (::ioctl(fd, NEURON_IOCTL_GET_INFO, info) != 0)
 		return -errno;
 	return 0;
+}
+
+bool extension_missing(int err)
+{
+	// this driver with vendor_only: -ENOTTY; the vendor's driver: -EINVAL
+	return err == -ENOTTY || err == -EINVAL;
 }
 
 std::string sysfs_dir(int index)
@@ -78,7 +87,68 @@ std::string read_line(const std::string &path)
 	return line;
 }
 
+// The vendor's ABI: the index, the revision, and from sysfs the NeuronCore
+// count and the driver's version. No extension: capabilities 0.
+int query_vendor(int fd, ndl_device_t *pub, ndl_device_info_t *di)
+{
+	neuron_ioctl_host_device_id id{};
+	neuron_ioctl_device_basic_info basic{};
+	if (::ioctl(fd, NEURON_IOCTL_HOST_DEVICE_ID, &id) != 0 ||
+	    ::ioctl(fd, NEURON_IOCTL_DEVICE_BASIC_INFO, &basic) != 0)
+		return -errno;
+	if (id.host_device_id >= MAX_NEURON_DEVICE_COUNT)
+		return -ERANGE;
+	pub->device_index = static_cast<uint8_t>(id.host_device_id);
+	pub->device_revision = static_cast<uint16_t>(basic.revision);
+	const std::string dir = sysfs_dir(static_cast<int>(id.host_device_id));
+	char *end = nullptr;
+	const std::string cores = read_line(dir + "/core_count");
+	unsigned long nc = std::strtoul(cores.c_str(), &end, 10);
+	if (cores.empty() || end == cores.c_str() || nc == 0 || nc > MAX_NC_PER_DEVICE)
+		return -EPROTO;
+	di->nc_count = static_cast<uint32_t>(nc);
+	di->backend = read_line(dir + "/info/architecture/arch_type").rfind("NDsim", 0) == 0 ?
+			      NDL_BACKEND_SIM : NDL_BACKEND_PCI;
+	di->abi_version = 0;
+	di->capabilities = 0;
+	const std::string ver = read_line("/sys/module/neuron/version");
+	std::snprintf(di->driver_version, sizeof(di->driver_version), "%s", ver.c_str());
+	return 0;
+}
+
 } // namespace
+
+// The vendor's DEVICE_GET_ALL_APPS_INFO: at most 16 processes, one call.
+int vendor_apps_info(int fd, neuron_app_info **info, size_t *count, uint16_t flags)
+{
+	// the header, then the records: one 8-byte aligned buffer
+	constexpr size_t bytes = sizeof(neuron_ioctl_get_apps_info) +
+				 NEURON_APP_INFO_MAX_APPS * sizeof(neuron_ioctl_app_info);
+	std::vector<uint64_t> mem(bytes / sizeof(uint64_t));
+	auto *hdr = reinterpret_cast<neuron_ioctl_get_apps_info *>(mem.data());
+	hdr->apps_info_flags = flags;
+	hdr->capacity = NEURON_APP_INFO_MAX_APPS;
+	if (::ioctl(fd, NEURON_IOCTL_DEVICE_GET_ALL_APPS_INFO, hdr) != 0)
+		return -errno;
+	const neuron_ioctl_app_info *rec = hdr->app_data;
+	size_t n = std::min<size_t>(hdr->size, NEURON_APP_INFO_MAX_APPS);
+	if (n == 0)
+		return 0;
+	auto *out = static_cast<neuron_app_info *>(std::calloc(n, sizeof(neuron_app_info)));
+	if (!out)
+		return -ENOMEM;
+	static_assert(sizeof(out->uuid_data) == sizeof(rec[0].uuid_data));
+	for (size_t i = 0; i < n; i++) {
+		out[i].pid = rec[i].pid;
+		out[i].nc_lock_map = rec[i].nc_lock_map;
+		std::memcpy(out[i].uuid_data, rec[i].uuid_data, sizeof(out[i].uuid_data));
+		out[i].host_mem_size = rec[i].host_mem_size;
+		out[i].device_mem_size = rec[i].device_mem_size;
+	}
+	*info = out;
+	*count = n;
+	return 0;
+}
 
 } // namespace nrt::ndl
 
@@ -128,7 +198,7 @@ NRT_EXPORT int ndl_open_device(int device_index, ndl_device_init_param_t *params
 
 	neuron_info info;
 	int ret = ndl::query_info(fd.get(), &info);
-	if (ret)
+	if (ret && !ndl::extension_missing(ret))
 		return ret;
 
 	auto *dev = new (std::nothrow) ndl::device_impl();
@@ -136,15 +206,28 @@ NRT_EXPORT int ndl_open_device(int device_index, ndl_device_init_param_t *params
 		return -ENOMEM;
 	ndl_device_t *pub = dev->pub();
 	ndl_device_info_t *di = dev->info();
-	pub->device_index = static_cast<uint8_t>(info.device_index);
-	pub->hbm_size = static_cast<size_t>(info.hbm_size);
-	di->backend = info.backend;
-	di->nc_count = info.nc_count;
-	di->abi_version = info.abi_version;
-	di->capabilities = info.capabilities;
-	static_assert(sizeof(di->driver_version) == sizeof(info.driver_version));
-	std::memcpy(di->driver_version, info.driver_version, sizeof(di->driver_version));
-	di->driver_version[sizeof(di->driver_version) - 1] = '\0';
+	if (ret) {
+		try {
+			ret = ndl::query_vendor(fd.get(), pub, di);
+		} catch (...) {
+			ret = -ENOMEM;
+		}
+		if (ret) {
+			delete dev;
+			return ret;
+		}
+		info.device_index = pub->device_index;
+	} else {
+		pub->device_index = static_cast<uint8_t>(info.device_index);
+		pub->hbm_size = static_cast<size_t>(info.hbm_size);
+		di->backend = info.backend;
+		di->nc_count = info.nc_count;
+		di->abi_version = info.abi_version;
+		di->capabilities = info.capabilities;
+		static_assert(sizeof(di->driver_version) == sizeof(info.driver_version));
+		std::memcpy(di->driver_version, info.driver_version, sizeof(di->driver_version));
+		di->driver_version[sizeof(di->driver_version) - 1] = '\0';
+	}
 	// sysfs: best effort; a missing file leaves the SDK fields zero
 	try {
 		std::string dir = ndl::sysfs_dir(static_cast<int>(info.device_index));
@@ -196,6 +279,8 @@ NRT_EXPORT int ndl_get_all_apps_info(ndl_device_t *device, struct neuron_app_inf
 		if (::ioctl(fd, NEURON_IOCTL_APPS_INFO, &arg) != 0) {
 			int err = errno;
 			std::free(out);
+			if (start == 0 && ndl::extension_missing(-err))
+				return ndl::vendor_apps_info(fd, info, count, apps_info_flags);
 			return -err;
 		}
 		if (n + arg.count > cap) {

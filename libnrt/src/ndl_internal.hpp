@@ -44,6 +44,11 @@ inline const device_impl *impl_of(const ndl_device_t *d)
 
 int device_path(int index, char *buf, size_t len);
 int query_info(int fd, neuron_info *info);
+// -ENOTTY or -EINVAL from one of this driver's own commands: a driver
+// without its extensions (the vendor's, or this one with vendor_only).
+bool extension_missing(int err);
+// ndl_get_all_apps_info() through the vendor's DEVICE_GET_ALL_APPS_INFO.
+int vendor_apps_info(int fd, neuron_app_info **info, size_t *count, uint16_t flags);
 // The device's sysfs directory, /sys/class/neuron_device/neuron<N>.
 std::string sysfs_dir(int index);
 // "1, 3" -> {1, 3}; what the driver's connected_devices holds. Ids out of

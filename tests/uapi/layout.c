@@ -5,6 +5,11 @@
  * <size>"). scripts/uapi-layout.sh builds it with -m32 and -m64 and requires
  * identical output, and sizes that are multiples of 8, so 32-bit processes
  * on a 64-bit kernel see the same ABI.
+ *
+ * The vendor's ABI (<neuron/neuron_vendor_ioctl.h>) is printed the same way
+ * with "V" for its structs, whose sizes are the vendor's (not multiples of
+ * 8), and each number, size and offset is checked below against the
+ * vendor's x86_64 values, on both builds (docs/vendor-abi.md).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -12,9 +17,86 @@
 #include <neuron/neuron_ioctl.h>
 #include <neuron/neuron_nds.h>
 #include <neuron/neuron_nq.h>
+#include <neuron/neuron_vendor_ioctl.h>
 
 #define S(t) printf("S %s %zu %zu\n", #t, sizeof(struct t), _Alignof(struct t))
+#define V(t) printf("V %s %zu %zu\n", #t, sizeof(struct t), _Alignof(struct t))
 #define F(t, m) printf("F %s.%s %zu %zu\n", #t, #m, offsetof(struct t, m), sizeof(((struct t *)0)->m))
+
+
+/* The vendor's values (x86_64): command numbers, struct sizes and offsets. */
+#define VCMD(name, value) _Static_assert(NEURON_IOCTL_##name == (value), #name)
+VCMD(DEVICE_RESET, 0x00004E01);
+VCMD(DEVICE_READY, 0x80014E02);
+VCMD(DEVICE_INFO, 0x80084E03);
+VCMD(DEVICE_INIT, 0x80084E04);
+VCMD(DEVICE_RELEASE, 0x00004E05);
+VCMD(DEVICE_APP_PID, 0x80044E06);
+VCMD(DEVICE_GET_ALL_APPS_INFO, 0x80084E07);
+VCMD(NOTIFICATIONS_DESTROY_V1, 0x80084E34);
+VCMD(NOTIFICATIONS_QUEUE_INFO, 0x80084E3A);
+VCMD(READ_HW_COUNTERS, 0x80084E3D);
+VCMD(ACQUIRE_NEURON_DS, 0x80084E47);
+VCMD(RELEASE_NEURON_DS, 0x80084E48);
+VCMD(CRWL_NC_RANGE_MARK, 0x40084E55);
+VCMD(CRWL_NC_RANGE_MARK_EXT0, 0xC0504E55);
+VCMD(CRWL_NC_RANGE_UNMARK, 0x40084E56);
+VCMD(CRWL_NC_RANGE_UNMARK_EXT0, 0x40504E56);
+VCMD(COMPATIBLE_VERSION, 0x40084E5D);
+VCMD(DEVICE_BASIC_INFO, 0x40084E64);
+VCMD(DEVICE_BDF, 0x80084E65);
+VCMD(DEVICE_BDF_EXT, 0x80084E6A);
+VCMD(DEVICE_RESET_STATUS, 0x80014E6A);
+VCMD(DRIVER_INFO_GET, 0x80184E6E);
+VCMD(DRIVER_INFO_SET, 0x40184E6E);
+VCMD(HOST_DEVICE_ID, 0x80044E72);
+
+#define VSZ(t, n) _Static_assert(sizeof(struct t) == (n), #t " size")
+#define VOFF(t, m, n) _Static_assert(offsetof(struct t, m) == (n), #t "." #m)
+VSZ(neuron_ioctl_device_basic_info, 8);
+VOFF(neuron_ioctl_device_basic_info, revision, 4);
+VSZ(neuron_ioctl_device_info, 80);
+VOFF(neuron_ioctl_device_info, connected_device_count, 8);
+VOFF(neuron_ioctl_device_info, connected_devices, 12);
+VOFF(neuron_ioctl_device_info, bar_address, 48);
+VOFF(neuron_ioctl_device_info, bar_size, 64);
+VSZ(neuron_ioctl_device_bdf, 8);
+VOFF(neuron_ioctl_device_bdf, slot, 4);
+VOFF(neuron_ioctl_device_bdf, func, 5);
+VSZ(neuron_ioctl_device_bdf_ext, 16);
+VOFF(neuron_ioctl_device_bdf_ext, domain, 4);
+VOFF(neuron_ioctl_device_bdf_ext, bus_number, 8);
+VOFF(neuron_ioctl_device_bdf_ext, slot, 12);
+VOFF(neuron_ioctl_device_bdf_ext, func, 13);
+VSZ(neuron_ioctl_host_device_id, 4);
+VSZ(neuron_ioctl_compatible_version, 8);
+VOFF(neuron_ioctl_compatible_version, min, 4);
+VSZ(neuron_ioctl_device_driver_info, 24);
+VOFF(neuron_ioctl_device_driver_info, version, 8);
+VOFF(neuron_ioctl_device_driver_info, size, 12);
+VOFF(neuron_ioctl_device_driver_info, feature_flags1, 16);
+VSZ(neuron_ioctl_crwl_nc_map, 24);
+VOFF(neuron_ioctl_crwl_nc_map, start_nc_index, 4);
+VOFF(neuron_ioctl_crwl_nc_map, end_nc_index, 8);
+VOFF(neuron_ioctl_crwl_nc_map, max_nc_available, 12);
+VOFF(neuron_ioctl_crwl_nc_map, bitmap, 16);
+VSZ(neuron_ioctl_crwl_nc_map_ext, 80);
+VOFF(neuron_ioctl_crwl_nc_map_ext, bitmap, 16);
+VSZ(neuron_ioctl_neuron_ds_info, 24);
+VOFF(neuron_ioctl_neuron_ds_info, mmap_offset, 8);
+VOFF(neuron_ioctl_neuron_ds_info, size, 16);
+VSZ(neuron_ioctl_read_hw_counters, 24);
+VOFF(neuron_ioctl_read_hw_counters, data, 8);
+VOFF(neuron_ioctl_read_hw_counters, count, 16);
+VSZ(neuron_ioctl_app_info, 152);
+VOFF(neuron_ioctl_app_info, nc_lock_map, 4);
+VOFF(neuron_ioctl_app_info, uuid_data, 5);
+VOFF(neuron_ioctl_app_info, host_mem_size, 136);
+VOFF(neuron_ioctl_app_info, device_mem_size, 144);
+VSZ(neuron_ioctl_get_apps_info, 16);
+VOFF(neuron_ioctl_get_apps_info, capacity, 4);
+VOFF(neuron_ioctl_get_apps_info, size, 8);
+VOFF(neuron_ioctl_get_apps_info, app_data, 16);
 
 int main(void)
 {
@@ -137,5 +219,59 @@ int main(void)
 	printf("C MEM_WRITE 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_WRITE);
 	printf("C MEM_SET 0x%08lx\n", (unsigned long)NEURON_IOCTL_MEM_SET);
 	printf("C APPS_INFO 0x%08lx\n", (unsigned long)NEURON_IOCTL_APPS_INFO);
+	V(neuron_ioctl_device_basic_info);
+	F(neuron_ioctl_device_basic_info, architecture); F(neuron_ioctl_device_basic_info, revision);
+	V(neuron_ioctl_device_info);
+	F(neuron_ioctl_device_info, architecture); F(neuron_ioctl_device_info, revision);
+	F(neuron_ioctl_device_info, connected_device_count);
+	F(neuron_ioctl_device_info, connected_devices); F(neuron_ioctl_device_info, pad0);
+	F(neuron_ioctl_device_info, bar_address); F(neuron_ioctl_device_info, bar_size);
+	V(neuron_ioctl_device_bdf);
+	F(neuron_ioctl_device_bdf, bus_number); F(neuron_ioctl_device_bdf, slot);
+	F(neuron_ioctl_device_bdf, func); F(neuron_ioctl_device_bdf, pad0);
+	V(neuron_ioctl_device_bdf_ext);
+	F(neuron_ioctl_device_bdf_ext, nd_index); F(neuron_ioctl_device_bdf_ext, domain);
+	F(neuron_ioctl_device_bdf_ext, bus_number); F(neuron_ioctl_device_bdf_ext, slot);
+	F(neuron_ioctl_device_bdf_ext, func); F(neuron_ioctl_device_bdf_ext, pad0);
+	V(neuron_ioctl_host_device_id);
+	F(neuron_ioctl_host_device_id, host_device_id);
+	V(neuron_ioctl_compatible_version);
+	F(neuron_ioctl_compatible_version, max); F(neuron_ioctl_compatible_version, min);
+	V(neuron_ioctl_device_driver_info);
+	F(neuron_ioctl_device_driver_info, architecture); F(neuron_ioctl_device_driver_info, revision);
+	F(neuron_ioctl_device_driver_info, version); F(neuron_ioctl_device_driver_info, size);
+	F(neuron_ioctl_device_driver_info, feature_flags1);
+	V(neuron_ioctl_crwl_nc_map);
+	F(neuron_ioctl_crwl_nc_map, nc_count); F(neuron_ioctl_crwl_nc_map, start_nc_index);
+	F(neuron_ioctl_crwl_nc_map, end_nc_index); F(neuron_ioctl_crwl_nc_map, max_nc_available);
+	F(neuron_ioctl_crwl_nc_map, bitmap);
+	V(neuron_ioctl_crwl_nc_map_ext);
+	F(neuron_ioctl_crwl_nc_map_ext, nc_count); F(neuron_ioctl_crwl_nc_map_ext, start_nc_index);
+	F(neuron_ioctl_crwl_nc_map_ext, end_nc_index);
+	F(neuron_ioctl_crwl_nc_map_ext, max_nc_available); F(neuron_ioctl_crwl_nc_map_ext, bitmap);
+	V(neuron_ioctl_neuron_ds_info);
+	F(neuron_ioctl_neuron_ds_info, pid); F(neuron_ioctl_neuron_ds_info, pad0);
+	F(neuron_ioctl_neuron_ds_info, mmap_offset); F(neuron_ioctl_neuron_ds_info, size);
+	F(neuron_ioctl_neuron_ds_info, pad1);
+	V(neuron_ioctl_read_hw_counters);
+	F(neuron_ioctl_read_hw_counters, address); F(neuron_ioctl_read_hw_counters, data);
+	F(neuron_ioctl_read_hw_counters, count); F(neuron_ioctl_read_hw_counters, pad0);
+	V(neuron_ioctl_app_info);
+	F(neuron_ioctl_app_info, pid); F(neuron_ioctl_app_info, nc_lock_map);
+	F(neuron_ioctl_app_info, uuid_data); F(neuron_ioctl_app_info, pad0);
+	F(neuron_ioctl_app_info, host_mem_size); F(neuron_ioctl_app_info, device_mem_size);
+	V(neuron_ioctl_get_apps_info);
+	F(neuron_ioctl_get_apps_info, apps_info_flags); F(neuron_ioctl_get_apps_info, pad0);
+	F(neuron_ioctl_get_apps_info, capacity); F(neuron_ioctl_get_apps_info, size);
+	F(neuron_ioctl_get_apps_info, pad1);
+	printf("F neuron_ioctl_get_apps_info.app_data %zu 0\n", offsetof(struct neuron_ioctl_get_apps_info, app_data));
+
+	printf("C VENDOR_DEVICE_INFO 0x%08lx\n", (unsigned long)NEURON_IOCTL_DEVICE_INFO);
+	printf("C VENDOR_CRWL_NC_RANGE_MARK 0x%08lx\n", (unsigned long)NEURON_IOCTL_CRWL_NC_RANGE_MARK);
+	printf("C VENDOR_CRWL_NC_RANGE_MARK_EXT0 0x%08lx\n",
+	       (unsigned long)NEURON_IOCTL_CRWL_NC_RANGE_MARK_EXT0);
+	printf("C VENDOR_ACQUIRE_NEURON_DS 0x%08lx\n", (unsigned long)NEURON_IOCTL_ACQUIRE_NEURON_DS);
+	printf("C VENDOR_READ_HW_COUNTERS 0x%08lx\n", (unsigned long)NEURON_IOCTL_READ_HW_COUNTERS);
+	printf("C VENDOR_DRIVER_INFO_GET 0x%08lx\n", (unsigned long)NEURON_IOCTL_DRIVER_INFO_GET);
 	return 0;
 }

@@ -206,6 +206,39 @@ static void healthy_tree(void **)
 			"(they hold NeuronCores 0: nrt_init() without NEURON_RT_VISIBLE_CORES takes every NeuronCore"));
 }
 
+/*
+ * The vendor's driver (or this one with vendor_only): no state, health or
+ * fw_io files. Nothing is wrong, but those checks could not be made: not
+ * OK, exit 4, each named.
+ */
+static void vendor_driver(void **)
+{
+	tree t;
+	healthy(t);
+	for (const char *dev : { "neuron0", "neuron1" }) {
+		std::string d = std::string("/sys/class/neuron_device/") + dev;
+		t.rm(d + "/state");
+		t.rm(d + "/health");
+		t.rm(d + "/stats/fw_io/err_count");
+		t.rm(d + "/stats/fw_io/timeout_count");
+	}
+	doc::report r = doc::run(t.ctx());
+	assert_null(first(r));
+	assert_int_equal(doc::exit_code(r), 4);
+	assert_string_equal(doc::status_name(r), "unknown");
+	for (const char *check : { "state", "health", "fw_io" })
+		assert_true(has(find(r, check, doc::severity::unknown)->detail, "neuron0, neuron1: not checked"));
+	std::string text = doc::to_text(r);
+	assert_true(text.rfind("neuron-doctor: UNKNOWN: no fault found, but not checked: state, health, fw_io\n", 0) == 0);
+	assert_true(has(doc::to_json(r), "\"status\": \"unknown\""));
+
+	// a fault found still comes first, and decides the exit status
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "3\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "ecc", doc::severity::error, "stop and start");
+	assert_int_equal(doc::exit_code(r), 2);
+}
+
 static void module_missing(void **)
 {
 	tree t;
@@ -474,7 +507,7 @@ static void ecc(void **)
 	t.rm("/sys/class/neuron_device/neuron0/health");
 	r = doc::run(t.ctx());
 	expect_first(r, "ecc", doc::severity::error, "stop and start");
-	assert_true(has(find(r, "health", doc::severity::note)->detail, "neuron0: no health file"));
+	assert_true(has(find(r, "health", doc::severity::unknown)->detail, "neuron0: not checked: no health file"));
 
 	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "0\n");
 	t.put("/sys/class/neuron_device/neuron1/stats/hardware/mem_ecc_repairable_uncorrected", "1\n");
@@ -712,6 +745,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(healthy_tree),
+		cmocka_unit_test(vendor_driver),
 		cmocka_unit_test(module_missing),
 		cmocka_unit_test(module_other_version),
 		cmocka_unit_test(no_device),

@@ -9,9 +9,11 @@
 # the device and NeuronCore health (sysfs, NEURON_HW_ERR=HEALTH lines,
 # netlink events, the Prometheus series); and, as loaded by default, no
 # line of a faulting simulated device that either consumer's pattern
-# matches.
+# matches. Last, the tools on a driver without this one's extensions
+# (vendor_only=1, which makes it look like the vendor's): each lists or
+# reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=130
+PLAN=138
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -21,12 +23,12 @@ if [ "${VM_TOOLS_HOLDERS:-1}" = 0 ]; then
 	PLAN=$((PLAN - 14))
 	TOOLS_HOLDERS_SKIPPED=1
 fi
-# neuron-doctor's checks (13, and 2 in the holders block) read what the
+# neuron-doctor's checks (14, and 2 in the holders block) read what the
 # other checks here read from the same module code, and judge it in
 # userspace: VM_TOOLS_DOCTOR=0 leaves them out (make check sets it where
 # it sets VM_TOOLS_HOLDERS=0, for time).
 if [ "${VM_TOOLS_DOCTOR:-1}" = 0 ]; then
-	PLAN=$((PLAN - 13))
+	PLAN=$((PLAN - 14))
 	[ -n "$TOOLS_HOLDERS_SKIPPED" ] || PLAN=$((PLAN - 2))
 fi
 doctor_on() { [ "${VM_TOOLS_DOCTOR:-1}" != 0 ]; }
@@ -435,6 +437,36 @@ check_eq sim-nc-line 1 "$(since_mark | grep -cE "NEURON_SIM_HW_ERR=NC-UNCORRECTA
 check_eq npd-pattern-matches-nothing 0 "$(since_mark | grep -cE "$NPD")"
 check_eq eks-tokens-match-nothing 0 "$(since_mark | grep -cE "$EKS")"
 check_eq sim-real-not-announced 0 "$(since_mark | grep -c 'sim_hw_err_real=1')"
+
+# ---- the vendor's driver: this driver's extensions hidden (vendor_only=1) --
+# No health, state or fw_io files, no corrected ECC counts, no netlink
+# family, its own ioctls -ENOTTY (tests/vm/vm_vendor.c checks the ioctls).
+check vendor-only-reload reload sim_devices=2 sim_nc_per_device=2 vendor_only=1
+check_eq vendor-only-no-extension-files "" \
+	"$(ls -d $SYS/neuron0/health $SYS/neuron0/state $SYS/neuron0/stats/fw_io $SYS/neuron0/neuron_core0/health \
+		$SYS/neuron0/stats/hardware/mem_ecc_corrected $SYS/neuron0/info/fw_api_version 2>/dev/null)"
+# neuron-ls lists both devices through the vendor's ioctls, no capability
+$LS -j > $TMP/vls.json 2>$TMP/vls.err
+rc=$?
+check_eq vendor-ls-json "0 2 0,1 0 2,2 ||" \
+	"$rc $($JQ length $TMP/vls.json) $($JQ -r '[.[].neuron_device|tostring]|join(",")' $TMP/vls.json) $($JQ '[.[].capabilities]|add' $TMP/vls.json) $($JQ -r '[.[].nc_count|tostring]|join(",")' $TMP/vls.json) |$(cat $TMP/vls.err)|"
+check_eq vendor-ls-table "0 3" "$($LS > $TMP/vls.txt 2>&1; echo $?) $(wc -l < $TMP/vls.txt)"
+# neuron-doctor: no fault found, and it says what it could not check (exit
+# 4); the kernel log holds the real lines of the blocks above: not read
+if doctor_on; then
+	$DOC --no-kmsg > $TMP/vdoc 2>&1
+	rc=$?
+	check_eq vendor-doctor-unknown "4 neuron-doctor: UNKNOWN: no fault found, but not checked: state, health, fw_io" \
+		"$rc $(head -n 1 $TMP/vdoc)"
+fi
+# neuron-monitor --counters from sysfs: 24 counters x 2 cores x 2 devices
+/tests/neuron-monitor --counters --json > $TMP/vmon.json 2>&1
+rc=$?
+check_eq vendor-monitor-counters "0 96 0" \
+	"$rc $($JQ '.counters|length' $TMP/vmon.json) $($JQ '[.counters[].total]|add' $TMP/vmon.json)"
+check_eq vendor-monitor-prometheus-simulated 96 \
+	"$(/tests/neuron-monitor --counters --prometheus | grep -c '^neuron_status_total{.*,simulated="1"} 0$')"
+check_fails vendor-monitor-no-events 1 'no "neuron" generic netlink family' /tests/neuron-monitor --events --count 1
 
 check unload unload
 finish
