@@ -86,6 +86,7 @@
 
 #include <neuron/neuron_genl.h>
 #include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_vendor_ioctl.h>
 #include <neuron/neuron_nds.h>
 #include <neuron/neuron_nq.h>
 
@@ -1067,6 +1068,38 @@ static int op_ioctl_badptr(struct ts *t)
 /* magics the VFS handles itself on any file (FIFREEZE, FICLONE, FIONBIO, ...) are left out */
 static const unsigned char safe_magic[] = { 'A', 'B', 'M', 'O', 'Q', 'Z', 'n', 'q', 0xab, 0xcd, 0xee };
 
+/*
+ * What a random command of magic 'N' below 0xC0 (the vendor's ABI,
+ * docs/vendor-abi.md) must answer: -ENOTTY unless it is one of the
+ * commands the driver answers (-1: success or any documented errno);
+ * DRIVER_INFO's number is matched on the number.
+ */
+static int vendor_expect(unsigned long cmd)
+{
+	static const unsigned long answered[] = {
+		NEURON_IOCTL_DEVICE_READY, NEURON_IOCTL_DEVICE_RESET_STATUS, NEURON_IOCTL_DEVICE_INFO,
+		NEURON_IOCTL_DEVICE_INIT, NEURON_IOCTL_DEVICE_RELEASE, NEURON_IOCTL_DEVICE_APP_PID,
+		NEURON_IOCTL_DEVICE_GET_ALL_APPS_INFO, NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1,
+		NEURON_IOCTL_NOTIFICATIONS_QUEUE_INFO, NEURON_IOCTL_READ_HW_COUNTERS,
+		NEURON_IOCTL_ACQUIRE_NEURON_DS, NEURON_IOCTL_RELEASE_NEURON_DS,
+		NEURON_IOCTL_CRWL_NC_RANGE_MARK, NEURON_IOCTL_CRWL_NC_RANGE_MARK_EXT0,
+		NEURON_IOCTL_CRWL_NC_RANGE_UNMARK, NEURON_IOCTL_CRWL_NC_RANGE_UNMARK_EXT0,
+		NEURON_IOCTL_COMPATIBLE_VERSION, NEURON_IOCTL_DEVICE_BASIC_INFO, NEURON_IOCTL_DEVICE_BDF,
+		NEURON_IOCTL_DEVICE_BDF_EXT, NEURON_IOCTL_HOST_DEVICE_ID,
+	};
+	size_t i;
+
+	if (_IOC_NR(cmd) == _IOC_NR(NEURON_IOCTL_DRIVER_INFO_GET)) {
+		if (cmd == NEURON_IOCTL_DRIVER_INFO_SET)
+			return EOPNOTSUPP;
+		return _IOC_DIR(cmd) == _IOC_READ && _IOC_SIZE(cmd) >= 24 ? -1 : EINVAL;
+	}
+	for (i = 0; i < sizeof(answered) / sizeof(answered[0]); i++)
+		if (answered[i] == cmd)
+			return -1;
+	return ENOTTY;
+}
+
 static int op_ioctl_random(struct ts *t)
 {
 	int d, own, e, exp, i;
@@ -1097,7 +1130,9 @@ static int op_ioctl_random(struct ts *t)
 	p = chance(t, 800) ? (void *)t->argbuf : bad_pointer(t, below(t, P_NONE + 1), &t->a, 8);
 
 	exp = ENOTTY;
-	if (type == NEURON_IOCTL_MAGIC)
+	if (type == NEURON_IOCTL_MAGIC && nr < 0xC0)
+		exp = vendor_expect(cmd);
+	else if (type == NEURON_IOCTL_MAGIC)
 		for (i = 0; i < C_MAX; i++)
 			if (_IOC_NR(cmds[i].cmd) == nr)
 				exp = cmds[i].cmd == cmd ? 0 : EINVAL;
@@ -1105,7 +1140,7 @@ static int op_ioctl_random(struct ts *t)
 	snprintf(how, sizeof(how), "random command 0x%lx (type 0x%x nr 0x%x)", cmd, type, nr);
 	if (r == 0)
 		e = 0;
-	if (exp) {
+	if (exp > 0) {
 		judged(V_IOCTL);
 		if (e != exp && !(g_removal && e == ENODEV))
 			viol(t, V_IOCTL, "%s on neuron%d: got %s, documented %s", how, g_dev_index[d],
