@@ -106,7 +106,8 @@ static inline u32 neuron_fw_ready_bound_ms(void)
  * ringing again every NEURON_FW_RESET_REISSUE_MS, for at most
  * neuron_fw_reset_max_ms(); then read FW_STATUS until its busy bit clears,
  * NEURON_FW_RESET_DONE_TRIES times, sleeping NEURON_FW_RESET_DONE_STEP_MS x
- * the try number in between.
+ * the try's index (from 0, as the vendor's loop: 0, 100, 200, 300 ms) in
+ * between.
  */
 #define NEURON_FW_RESET_POLL_MS		100
 #define NEURON_FW_RESET_REISSUE_MS	30000

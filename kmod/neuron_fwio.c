@@ -310,18 +310,21 @@ static int neuron_fwio_attempt_hostmem(struct neuron_fwio_loop_ctx *c, u8 seq)
 	int done;
 	u16 len;
 
-	/* the vendor rewrites the four address words before every attempt */
-	fw_wr(fw, NEURON_MISCRAM_REQ_LO, lower_32_bits(fw->req_dma));
-	fw_wr(fw, NEURON_MISCRAM_REQ_HI, upper_32_bits(fw->req_dma));
-	fw_wr(fw, NEURON_MISCRAM_RESP_LO, lower_32_bits(fw->resp_dma));
-	fw_wr(fw, NEURON_MISCRAM_RESP_HI, upper_32_bits(fw->resp_dma));
-
-	/* POST_TO_CW: the vendor also puts the blob in the DATA window */
+	/*
+	 * POST_TO_CW: the vendor also puts the blob in the DATA window, and
+	 * first, before the address words (its order, measured)
+	 */
 	if (x->cmd == NEURON_FWIO_CMD_POST_TO_CW) {
 		nwords = neuron_fwio_pack_words(x->req, x->req_len, words);
 		for (i = 0; i < nwords; i++)
 			fw_wr(fw, NEURON_MISCRAM_DATA + 4 * i, words[i]);
 	}
+
+	/* the vendor rewrites the four address words before every attempt */
+	fw_wr(fw, NEURON_MISCRAM_REQ_LO, lower_32_bits(fw->req_dma));
+	fw_wr(fw, NEURON_MISCRAM_REQ_HI, upper_32_bits(fw->req_dma));
+	fw_wr(fw, NEURON_MISCRAM_RESP_LO, lower_32_bits(fw->resp_dma));
+	fw_wr(fw, NEURON_MISCRAM_RESP_HI, upper_32_bits(fw->resp_dma));
 
 	dw0 = neuron_fwio_req_dw0(seq, x->cmd, size);
 	neuron_fwio_put_le32(fw->req_buf, dw0);
@@ -532,7 +535,7 @@ unlock:
 /*
  * Probe-time readiness, as the vendor's probe reads DEVICE_ID: up to
  * NEURON_FW_READY_TRIES reads, NEURON_FW_READY_SLEEP_MS apart, each
- * re-reading every millisecond while the word is 0xDEADBEEF for up to
+ * re-reading every 10 to 15 ms (the vendor's cadence) while the word is 0xDEADBEEF for up to
  * NEURON_FW_READY_READ_MS. Only reads. A word reading all-ones is no
  * routing id: nothing answers at that address any more (-ENODEV at once).
  */
@@ -559,7 +562,12 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
 			}
 			if (fatal_signal_pending(current))
 				return -EINTR;
-			usleep_range(1000, 1100);
+			/*
+			 * The vendor's msleep(1) is a tick or two, not 1 ms:
+			 * its reads came about 12 ms apart (measured in a
+			 * guest); this cadence, not seven times its rate
+			 */
+			usleep_range(10000, 15000);
 		} while (ktime_before(ktime_get(), deadline));
 	}
 	return -ENODEV;
@@ -617,13 +625,14 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 			issued = ktime_get();
 		}
 	}
-	for (i = 1; ; i++) {
+	/* the vendor's schedule: 100 ms x i after try i, from 0 */
+	for (i = 0; ; i++) {
 		v = ops->misc_read(backend, NEURON_MISCRAM_FW_STATUS);
 		if (v == NEURON_MISCRAM_GONE)
 			return -ENODEV;
 		if (v != NEURON_MISCRAM_BAD_READ && !(v & NEURON_MISCRAM_FW_STATUS_BUSY))
 			return 0;
-		if (i == NEURON_FW_RESET_DONE_TRIES)
+		if (i + 1 == NEURON_FW_RESET_DONE_TRIES)
 			return -ETIMEDOUT;
 		ret = neuron_fw_sleep(NEURON_FW_RESET_DONE_STEP_MS * i, div);
 		if (ret)

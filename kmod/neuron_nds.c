@@ -38,6 +38,7 @@
 #include "neuron_file.h"
 #include "neuron_mem.h"
 #include "neuron_nds_priv.h"
+#include "neuron_nq_priv.h"
 #include "neuron_sysfs.h"
 
 /* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */
@@ -258,7 +259,8 @@ static int nds_slot_by_owner(struct neuron_nds *nds, struct pid *tgid)
 
 /*
  * Claim a free slot for @tgid, the calling process: a new, zeroed slab
- * charged to its memory cgroup. Caller holds the lock.
+ * charged to its memory cgroup. Caller holds the lock; takes nq->lock
+ * under it (the only nesting of the two: nds->lock -> nq->lock).
  */
 static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pid *tgid)
 {
@@ -284,7 +286,8 @@ static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pi
 	if (!slot->mem)
 		return -ENOMEM;
 	memset(slot->shadow, 0, shadow_len * sizeof(u64));
-	slot->taken = 0;
+	/* a process that released its slab keeps what root took back from it */
+	slot->taken = neuron_core_taken_map(nd, tgid);
 	slot->owner = tgid;
 	/* driver memory of the device while the owner holds it (facts: NCDEV, nc 0) */
 	neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,

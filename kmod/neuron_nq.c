@@ -537,6 +537,18 @@ long neuron_core_ioctl_release(struct neuron_file *nf, void *karg)
 	return ret;
 }
 
+u32 neuron_core_taken_map(struct neuron_device *nd, struct pid *tgid)
+{
+	struct neuron_core_taken *t;
+	u32 map;
+
+	mutex_lock(&nd->nq->lock);
+	t = core_taken_of(nd->nq, tgid);
+	map = t ? t->nc_map : 0;
+	mutex_unlock(&nd->nq->lock);
+	return map;
+}
+
 /* @nc is nobody's, and was not taken back from @tgid. Caller holds nqd->lock. */
 static bool core_free_for(struct neuron_nq_dev *nqd, u32 nc, struct pid *tgid)
 {

@@ -154,6 +154,13 @@ int neuron_core_mark_range(struct neuron_file *nf, u32 count, u32 start, u32 end
 int neuron_core_unmark(struct neuron_file *nf, u64 map);
 
 /*
+ * The NeuronCores root took back from @tgid (bit n = core n), until its
+ * last close: a slab it claims anew does not count for them. Takes
+ * nq->lock; may be called under nds->lock (order nds->lock -> nq->lock).
+ */
+u32 neuron_core_taken_map(struct neuron_device *nd, struct pid *tgid);
+
+/*
  * The process holding NeuronCore @nc (a reference, to put_pid()) and the
  * CLOCK_BOOTTIME ns of its reservation in *@since_ns; NULL when free.
  */

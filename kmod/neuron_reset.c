@@ -29,7 +29,8 @@
  * (neuron_health.c: ECC counts, firmware silence), and the reset's outcome
  * is reported as a health change before the write returns.
  *
- * Every reset counts in each NeuronCore's other_info/reset_req_count
+ * Every reset, the probe's included, counts in each NeuronCore's
+ * other_info/reset_req_count
  * (+1 on all NEURON_MAX_NC slots: a whole-device request covers them all,
  * as the vendor's does), a failed one in reset_fail_count (+1 on every
  * NeuronCore of the device). A refused write (EBUSY) is no request.
@@ -86,8 +87,21 @@ void neuron_reset_record(struct neuron_device *nd, u32 kind, int ret, u64 ms)
 	spin_unlock(&nd->resets.window_lock);
 }
 
+/*
+ * The reset a backend ran before the device existed (PCI probe, a strict
+ * simulated device's creation) counts like any other, as the vendor's
+ * probe reset does: reset_req_count reads 1 on every NeuronCore after it.
+ */
 void neuron_device_probe_reset(struct neuron_device *nd, int ret, u64 ms)
 {
+	u32 nc;
+
+	mutex_lock(&nd->procs_lock);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		reset_count(nd->resets.req[nc]);
+	for (nc = 0; ret && nc < nd->nc_count; nc++)
+		reset_count(nd->resets.fail[nc]);
+	mutex_unlock(&nd->procs_lock);
 	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ms);
 }
 

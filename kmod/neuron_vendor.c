@@ -128,12 +128,10 @@ static long vendor_bdf_ext(struct neuron_file *nf, void *karg)
 	nd = neuron_device_get(index);
 	if (!nd)
 		return -ENODEV;
-	/* another device's backend: under its own gone_sem */
-	if (nd != nf->nd)
-		down_read(&nd->gone_sem);
+	/* the backend only under gone_sem (the dispatcher holds none here) */
+	down_read(&nd->gone_sem);
 	pci = !nd->gone && vendor_pci(nd, &pi);
-	if (nd != nf->nd)
-		up_read(&nd->gone_sem);
+	up_read(&nd->gone_sem);
 	put_device(&nd->dev);
 	if (!pci)
 		return -EOPNOTSUPP;
@@ -262,12 +260,14 @@ static long vendor_ds_release(struct neuron_file *nf, void *karg)
 
 /*
  * READ_HW_COUNTERS: FW_READ's exchange, NEURON_FW_READ_MAX addresses at a
- * time. Without CAP_SYS_ADMIN only MiscRAM's identity words.
+ * time. Without CAP_SYS_ADMIN only MiscRAM's identity words, read from
+ * MiscRAM itself.
  */
 static long vendor_read_hw_counters(struct neuron_file *nf, void *karg)
 {
 	struct neuron_ioctl_read_hw_counters *a = karg;
 	struct neuron_device *nd = nf->nd;
+	u64 base = neuron_fw_miscram_dev_addr(nd->arch->fw_arch);
 	bool admin_needed = false;
 	u64 *addr;
 	u32 *val, i, n;
@@ -294,7 +294,22 @@ static long vendor_read_hw_counters(struct neuron_file *nf, void *karg)
 		ret = -EPERM;
 		goto out;
 	}
-	for (i = 0; i < a->count && !ret; i += n) {
+	if (!admin_needed) {
+		/*
+		 * Only identity words: read where firmware would read them,
+		 * MiscRAM, without a mailbox exchange, so that no caller
+		 * can keep the mailbox from the metrics post and root's reads
+		 */
+		down_read(&nd->gone_sem);
+		for (i = 0; i < a->count && !ret; i++) {
+			if (nd->gone)
+				ret = -ENODEV;
+			else if (!neuron_misc_value(nd, (u32)(addr[i] - base), &val[i]))
+				ret = -EIO;
+		}
+		up_read(&nd->gone_sem);
+	}
+	for (i = 0; admin_needed && i < a->count && !ret; i += n) {
 		n = min_t(u32, a->count - i, NEURON_FW_READ_MAX);
 		down_read(&nd->gone_sem);
 		ret = nd->gone ? -ENODEV : neuron_fwio_read(nd, addr + i, n, val + i);
@@ -339,7 +354,11 @@ static long vendor_apps_info(struct neuron_file *nf, void *karg, void __user *ua
 	return ret;
 }
 
-#define VSIZE(t)	((u16)sizeof(struct t))
+/* The largest argument (the EXT0 range mark) fits the dispatcher's buffer. */
+#define NEURON_VENDOR_ARG_MAX	80
+/* every size in the table, checked against the buffer at build time */
+#define VSIZE(t)	\
+	((u16)(sizeof(struct t) + BUILD_BUG_ON_ZERO(sizeof(struct t) > NEURON_VENDOR_ARG_MAX)))
 
 static const struct neuron_vendor_cmd neuron_vendor_cmds[] = {
 	{ NEURON_IOCTL_DEVICE_READY, 0, 1, 0, vendor_ready },
@@ -377,10 +396,6 @@ static const struct neuron_vendor_cmd neuron_vendor_cmds[] = {
 	  vendor_driver_info },
 };
 
-/* The largest argument (the EXT0 range mark) fits the dispatcher's buffer. */
-#define NEURON_VENDOR_ARG_MAX	80
-static_assert(sizeof(struct neuron_ioctl_crwl_nc_map_ext) <= NEURON_VENDOR_ARG_MAX);
-static_assert(sizeof(struct neuron_ioctl_device_info) <= NEURON_VENDOR_ARG_MAX);
 
 /* DEVICE_GET_ALL_APPS_INFO writes past its header: its own copies */
 static long vendor_apps_entry(struct neuron_file *nf, void __user *uarg)

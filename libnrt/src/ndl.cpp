@@ -41,8 +41,14 @@ int query_info(int fd, neuron_info *info)
 
 bool extension_missing(int err)
 {
-	// this driver with vendor_only: -ENOTTY; the vendor's driver: -EINVAL
-	return err == -ENOTTY || err == -EINVAL;
+	// this driver with vendor_only: -ENOTTY. The vendor's driver answers
+	// -EINVAL to commands it does not know; this driver answers -EINVAL
+	// to a wrong encoding of one of its own (a library built against
+	// another version of its ABI), which must not pass for the vendor's
+	// driver: that driver has no vendor_only parameter
+	if (err == -ENOTTY)
+		return true;
+	return err == -EINVAL && ::access("/sys/module/neuron/parameters/vendor_only", F_OK) != 0;
 }
 
 std::string sysfs_dir(int index)
