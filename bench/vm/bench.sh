@@ -15,6 +15,11 @@ echo "== application API: nrt_execute vs the raw job ioctl; tensor write+read vs
 /tests/vm_bench_app || rc=1
 rmmod neuron || rc=1
 echo
+echo "== the vendor's ABI against this driver's: NDS update, core reservation, job"
+insmod "$NEURON_KO" sim_devices=1 sim_nc_per_device=4 || exit 1
+/tests/vm_bench_vendor || rc=1
+rmmod neuron || rc=1
+echo
 echo "== scaling: 1-8 processes on NeuronCores of their own; neuron-monitor and sysfs with 1 and 64 applications"
 insmod "$NEURON_KO" sim_devices=4 sim_nc_per_device=2 || exit 1
 /tests/vm_bench_scale || rc=1

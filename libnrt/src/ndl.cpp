@@ -124,6 +124,42 @@ int query_vendor(int fd, ndl_device_t *pub, ndl_device_info_t *di)
 
 } // namespace
 
+bool vendor_abi(const ndl_device_t *device)
+{
+	// this driver answers GET_INFO with its capabilities, never none
+	return ndl_device_get_info(device)->capabilities == 0;
+}
+
+int core_reserve(const ndl_device_t *device, uint32_t nc)
+{
+	int fd = impl_of(device)->fd.get();
+	if (vendor_abi(device)) {
+		neuron_ioctl_crwl_nc_map m{};
+		m.nc_count = 1;
+		m.start_nc_index = nc;
+		m.end_nc_index = nc;
+		return ::ioctl(fd, NEURON_IOCTL_CRWL_NC_RANGE_MARK, &m) != 0 ? errno : 0;
+	}
+	neuron_core_reserve arg{};
+	arg.size = sizeof(arg);
+	arg.nc = nc;
+	return ::ioctl(fd, NEURON_IOCTL_CORE_RESERVE, &arg) != 0 ? errno : 0;
+}
+
+int core_release(const ndl_device_t *device, uint32_t nc)
+{
+	int fd = impl_of(device)->fd.get();
+	if (vendor_abi(device)) {
+		neuron_ioctl_crwl_nc_map m{};
+		m.bitmap = 1ULL << nc;
+		return ::ioctl(fd, NEURON_IOCTL_CRWL_NC_RANGE_UNMARK, &m) != 0 ? errno : 0;
+	}
+	neuron_core_reserve arg{};
+	arg.size = sizeof(arg);
+	arg.nc = nc;
+	return ::ioctl(fd, NEURON_IOCTL_CORE_RELEASE, &arg) != 0 ? errno : 0;
+}
+
 // The vendor's DEVICE_GET_ALL_APPS_INFO: at most 16 processes, one call.
 int vendor_apps_info(int fd, neuron_app_info **info, size_t *count, uint16_t flags)
 {

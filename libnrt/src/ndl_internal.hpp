@@ -47,6 +47,14 @@ int query_info(int fd, neuron_info *info);
 // -ENOTTY or -EINVAL from one of this driver's own commands: a driver
 // without its extensions (the vendor's, or this one with vendor_only).
 bool extension_missing(int err);
+// The device was opened through the vendor's ABI (no GET_INFO: no
+// capability of this driver's).
+bool vendor_abi(const ndl_device_t *device);
+// Reserve / release NeuronCore @nc of @device for this process: this
+// driver's CORE_RESERVE / CORE_RELEASE, or on the vendor's ABI its range
+// mark / unmark of that one core. 0 or the errno (EBUSY: another holds it).
+int core_reserve(const ndl_device_t *device, uint32_t nc);
+int core_release(const ndl_device_t *device, uint32_t nc);
 // ndl_get_all_apps_info() through the vendor's DEVICE_GET_ALL_APPS_INFO.
 int vendor_apps_info(int fd, neuron_app_info **info, size_t *count, uint16_t flags);
 // The device's sysfs directory, /sys/class/neuron_device/neuron<N>.

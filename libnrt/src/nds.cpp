@@ -4,6 +4,7 @@
 #include <nrt/nds/neuron_ds.h>
 #include <neuron/neuron_ioctl.h>
 #include <neuron/neuron_nds.h>
+#include <neuron/neuron_vendor_ioctl.h>
 
 #include <algorithm>
 #include <atomic>
@@ -69,8 +70,20 @@ NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
 	neuron_nds_acquire arg{};
 	arg.size = sizeof(arg);
 	arg.pid = pid;
-	if (::ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &arg) != 0)
+	if (nrt::ndl::vendor_abi(device)) {
+		// the vendor's ACQUIRE_NEURON_DS: the same slab, no slot number;
+		// another process's is mapped read-only
+		neuron_ioctl_neuron_ds_info v{};
+		v.pid = pid;
+		if (::ioctl(fd, NEURON_IOCTL_ACQUIRE_NEURON_DS, &v) != 0)
+			return -errno;
+		arg.mmap_offset = v.mmap_offset;
+		arg.mmap_size = v.size;
+		arg.access = pid == 0 ? NEURON_NDS_ACCESS_RW : NEURON_NDS_ACCESS_RO;
+		arg.slot = static_cast<uint32_t>(-1);
+	} else if (::ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, &arg) != 0) {
 		return -errno;
+	}
 
 	bool rw = arg.access == NEURON_NDS_ACCESS_RW && pid == 0;
 	void *map = ::mmap(nullptr, arg.mmap_size, PROT_READ | (rw ? PROT_WRITE : 0), MAP_SHARED,

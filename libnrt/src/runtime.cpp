@@ -27,6 +27,7 @@
 #include "kmetric.hpp"
 #include "nq.hpp"
 #include "model.hpp"
+#include "ndl_internal.hpp"
 #include "runtime.hpp"
 #include "tensor.hpp"
 
@@ -223,20 +224,15 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 	// 0 or the errno of CORE_RESERVE
 	auto reserve = [&cores](uint32_t g) {
 		auto [d, nc] = cores[g];
-		neuron_core_reserve arg{};
-		arg.size = sizeof(arg);
-		arg.nc = nc;
-		if (::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_CORE_RESERVE, &arg) != 0)
-			return errno;
+		int err = nrt::ndl::core_reserve(d->dev, nc);
+		if (err)
+			return err;
 		d->cores[nc].owned = true;
 		return 0;
 	};
 	auto release = [&cores](uint32_t g) {
 		auto [d, nc] = cores[g];
-		neuron_core_reserve arg{};
-		arg.size = sizeof(arg);
-		arg.nc = nc;
-		::ioctl(ndl_device_fd(d->dev), NEURON_IOCTL_CORE_RELEASE, &arg);
+		nrt::ndl::core_release(d->dev, nc);
 		d->cores[nc].owned = false;
 	};
 	if (req.how == core_request::kind::number) {
@@ -416,6 +412,15 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 	if (o.account == 1 && !driver_time)
 		t_entry = std::chrono::steady_clock::now();
 
+	// a driver without this one's job path (the vendor's, or vendor_only)
+	if (!(di->capabilities & NEURON_CAP_SIM_EXEC)) {
+		static std::once_flag said;
+		std::call_once(said, [] {
+			std::fprintf(stderr, "nrt_sim_execute: the driver has no job path (SIM_EXEC is this driver's "
+					     "extension: the vendor's driver, or vendor_only=1)\n");
+		});
+		return NRT_FAILURE;
+	}
 	// nrt_close() concurrent with an execute is a caller bug, as in the SDK.
 	core_ctx &c = d->cores[nc_index];
 	std::lock_guard cg(c.lock);

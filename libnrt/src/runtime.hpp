@@ -22,6 +22,7 @@
 
 #include "kmetric.hpp"
 #include "lock.hpp"
+#include "ndl_internal.hpp"
 
 namespace nrt::rt {
 
@@ -54,10 +55,7 @@ struct device_ctx {
 			if (cores[i].error_ring)
 				nrt_nq_close(cores[i].error_ring);
 			// nrt_init() or nrt_sim_execute() reserved the core: give it back (ENOENT if it never was)
-			neuron_core_reserve rel{};
-			rel.size = sizeof(rel);
-			rel.nc = static_cast<uint32_t>(i);
-			::ioctl(ndl_device_fd(dev), NEURON_IOCTL_CORE_RELEASE, &rel);
+			nrt::ndl::core_release(dev, static_cast<uint32_t>(i));
 		}
 		if (nds)
 			nds_close(nds);

@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=138
+PLAN=141
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -467,6 +467,20 @@ check_eq vendor-monitor-counters "0 96 0" \
 check_eq vendor-monitor-prometheus-simulated 96 \
 	"$(/tests/neuron-monitor --counters --prometheus | grep -c '^neuron_status_total{.*,simulated="1"} 0$')"
 check_fails vendor-monitor-no-events 1 'no "neuron" generic netlink family' /tests/neuron-monitor --events --count 1
+# a libnrt application: nrt_init reserves its core with the vendor's range
+# mark and acquires its slab with ACQUIRE_NEURON_DS (neuron-ls lists it
+# holding that core); its job fails with one line: no job path here
+rm -f $TMP/vapp.in; mkfifo $TMP/vapp.in
+NEURON_RT_VISIBLE_CORES=1 $APP 0 1 1 < $TMP/vapp.in > $TMP/vapp.out 2>&1 &
+vapp=$!
+exec 4> $TMP/vapp.in
+wait_for vendor-app-ready 20000 grep -q '^ready' $TMP/vapp.out
+check_eq vendor-app-listed "$vapp [1]" \
+	"$($LS -j | $JQ -r '.[0].neuron_processes[0] | "\(.pid) \(.neuroncore_ids | tojson)"')"
+exec 4>&-
+wait $vapp
+check_eq vendor-app-job-refused "0 status 1|1" \
+	"$? $(grep '^status' $TMP/vapp.out | tr '\n' '|')$(grep -c 'nrt_sim_execute: the driver has no job path' $TMP/vapp.out)"
 
 check unload unload
 finish
