@@ -93,8 +93,10 @@ static int unknown_ioctl_enotty(void)
 	info_init(&info);
 	VT_ASSERT_ERRNO(ioctl(fd, _IOWR(NEURON_IOCTL_MAGIC, 0xFF, struct neuron_info), &info), ENOTTY);
 	VT_ASSERT_ERRNO(ioctl(fd, _IOWR('x', 0xC0, struct neuron_info), &info), ENOTTY);
-	/* a vendor-driver number on the same magic */
-	VT_ASSERT_ERRNO(ioctl(fd, _IOR(NEURON_IOCTL_MAGIC, 71, void *), &info), ENOTTY);
+	/* in the vendor's range (docs/vendor-abi.md): a number it has no command for */
+	VT_ASSERT_ERRNO(ioctl(fd, _IOR(NEURON_IOCTL_MAGIC, 0xBF, uint64_t), &info), ENOTTY);
+	/* the vendor's ACQUIRE_NEURON_DS as a 32-bit build of its header encodes it */
+	VT_ASSERT_ERRNO(ioctl(fd, _IOR(NEURON_IOCTL_MAGIC, 71, uint32_t), &info), ENOTTY);
 	close(fd);
 	return 0;
 }
