@@ -170,6 +170,8 @@ Control::Result Control::execute(std::string_view line)
 		}
 		if (t[1] == "stats") {
 			s = fw_.stats_text();
+			s += "bar4_pages " + std::to_string(dev_.bar4().pages()) + "\n";
+			s += "bar4_dropped " + std::to_string(dev_.bar4().dropped()) + "\n";
 			s += "log_entries " + std::to_string(dev_.log().size()) + "\n";
 			s += "log_dropped " + std::to_string(dev_.log_dropped()) + "\n";
 			return ok(s);

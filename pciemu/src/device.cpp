@@ -39,18 +39,38 @@ void put_le(u8 *p, u32 n, u64 v)
 
 } // namespace
 
+std::string bar_sizes(const Arch &arch, std::optional<u64> bar0, std::optional<u64> bar4,
+		      BarSizes *out)
+{
+	u64 b0 = bar0.value_or(0) ? *bar0 : arch.bar0_size;
+	u64 b4 = bar4.value_or(arch.bar4_size);
+	u64 need = u64(arch.miscram_off) + Firmware::kMiscSize;
+
+	if (b0 & (b0 - 1))
+		return "--bar0-size: " + std::to_string(b0) + " is not a power of two";
+	if (b0 < need)
+		return "--bar0-size: must hold MiscRAM (at least " + std::to_string(need) +
+		       " bytes for " + arch.name + ")";
+	if (b4 & (b4 - 1))
+		return "--bar4-size: " + std::to_string(b4) + " is not a power of two (0: no BAR4)";
+	if (b4 && b4 < 16)
+		return "--bar4-size: " + std::to_string(b4) + " is below 16, the smallest memory BAR";
+	*out = { b0, b4 };
+	return "";
+}
+
 Device::Device(const Arch &arch, Clock &clock, Firmware &fw, u8 revision, u64 bar0_size,
-	       size_t log_max)
+	       u64 bar4_size, size_t log_max, u64 bar4_store_max)
 	: arch_(arch), clock_(clock), fw_(fw), revision_(revision), bar0_size_(bar0_size),
-	  log_max_(log_max)
+	  bar4_(bar4_size, bar4_store_max), log_max_(log_max)
 {
 	config_init();
 }
 
-// Type 0 header, one 64-bit prefetchable memory BAR (BAR0; QEMU emulates
-// the BAR registers, sizing them from GET_REGION_INFO, and takes the type
-// bits from here), INTA, and a PCIe endpoint capability so the function
-// sits behind a pcie-root-port.
+// Type 0 header, 64-bit prefetchable memory BARs (BAR0, and BAR4 when
+// there is one; QEMU emulates the BAR registers, sizing them from
+// GET_REGION_INFO, and takes the type bits from here), INTA, and a PCIe
+// endpoint capability so the function sits behind a pcie-root-port.
 void Device::config_init()
 {
 	memset(cfg_, 0, sizeof(cfg_));
@@ -64,6 +84,8 @@ void Device::config_init()
 	cfg_[0x0B] = 0x08;			// class: base system peripheral
 	cfg_[0x0E] = 0x00;			// header type 0, single function
 	put32(cfg_ + 0x10, 0x0000000C);		// BAR0: memory, 64-bit, prefetchable
+	if (bar4_.size())
+		put32(cfg_ + 0x20, 0x0000000C);	// BAR4 (and 5, its upper half): the same
 	put16(cfg_ + 0x2C, kVendorId);		// subsystem vendor
 	put16(cfg_ + 0x2E, arch_.device_id);	// subsystem id
 	cfg_[0x34] = kPcieCapOff;
@@ -94,6 +116,8 @@ u64 Device::region_size(u32 index) const
 {
 	if (index == kRegionBar0)
 		return bar0_size_;
+	if (index == kRegionBar4)
+		return bar4_.size();
 	if (index == kRegionConfig)
 		return kConfigSize;
 	return 0;
@@ -117,11 +141,13 @@ void Device::event(const char *what)
 		log_.back().event = what;
 }
 
+// Power-on state, BAR4 included: all zeros again, its pages freed.
 void Device::reset()
 {
 	event("reset");
 	config_init();
 	fw_.power_on();
+	bar4_.clear();
 }
 
 int Device::bar0_read(u64 off, void *buf, u32 count)
@@ -170,6 +196,12 @@ static bool bar0_access_ok(u64 off, u32 count, u64 size)
 	return off < size && count <= size - off;
 }
 
+// BAR4 is memory: any access inside it, whatever its size and alignment.
+static bool bar4_access_ok(u64 off, u32 count, u64 size)
+{
+	return count && off < size && count <= size - off;
+}
+
 int Device::region_read(u32 region, u64 off, void *buf, u32 count)
 {
 	u8 *b = static_cast<u8 *>(buf);
@@ -186,6 +218,13 @@ int Device::region_read(u32 region, u64 off, void *buf, u32 count)
 			return -EINVAL;
 		bar0_read(off, b, count);
 		record('R', region, off, count, get_le(b, count));
+		return 0;
+	}
+	if (region == kRegionBar4) {
+		if (!bar4_access_ok(off, count, bar4_.size()))
+			return -EINVAL;
+		bar4_.read(off, b, count);
+		record('R', region, off, count, count <= 8 ? get_le(b, count) : 0);
 		return 0;
 	}
 	return -EINVAL;
@@ -214,7 +253,29 @@ int Device::region_write(u32 region, u64 off, const void *buf, u32 count)
 		bar0_write(off, b, count);
 		return 0;
 	}
+	if (region == kRegionBar4) {
+		if (!bar4_access_ok(off, count, bar4_.size()))
+			return -EINVAL;
+		// recorded even when the store drops it: the record is what the
+		// driver did; a posted write cannot fail on the bus either
+		record('W', region, off, count, count <= 8 ? get_le(b, count) : 0);
+		bar4_.write(off, b, count);
+		return 0;
+	}
 	return -EINVAL;
+}
+
+const char *Device::region_name(u32 region)
+{
+	switch (region) {
+	case kRegionBar0:
+		return "bar0";
+	case kRegionBar4:
+		return "bar4";
+	case kRegionConfig:
+		return "cfg";
+	}
+	return "?";
 }
 
 std::string Device::access_line(const Access &a, u32 miscram_off, u64 bar0_size)
@@ -227,7 +288,7 @@ std::string Device::access_line(const Access &a, u32 miscram_off, u64 bar0_size)
 		return buf;
 	}
 	int n = snprintf(buf, sizeof(buf), "%llu %llu %c %s 0x%llx %u ", (unsigned long long)a.index,
-			 (unsigned long long)a.t_ms, a.dir, a.region == kRegionConfig ? "cfg" : "bar0",
+			 (unsigned long long)a.t_ms, a.dir, region_name(a.region),
 			 (unsigned long long)a.off, a.size);
 	if (a.size <= 8)
 		n += snprintf(buf + n, sizeof(buf) - n, "0x%0*llx", int(2 * a.size),

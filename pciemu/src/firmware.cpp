@@ -21,22 +21,34 @@ u64 MonotonicClock::now_ms() const
 }
 
 // The product's constants come from the table the driver binds by
-// (common/neuron_products); BAR0's size and its device-side base are the
-// emulator's own. BAR0 sizes: the smallest power of two holding the
-// MiscRAM window. Device-side BAR0 bases: where the vendor's readless
-// regions put BAR0 (v2 0x000fffc0000000, v3 0x00008000000000), so that
-// MiscRAM lands at the device addresses the vendor's driver reads
-// (0x000ffff0fa0000, 0x00008006c84000).
+// (common/neuron_products); the BAR sizes and BAR0's device-side base are
+// the emulator's own.
+//
+// BAR0 sizes: what the vendor's driver writes into. On v2 its highest
+// offset (0x30FA0808) is inside the smallest power of two holding MiscRAM,
+// 1 GiB. On v3 (and v4, the same register map) it writes up to 0xBC7E00D0,
+// far past MiscRAM: 4 GiB, or a guest's driver writes off the end of the
+// BAR.
+//
+// BAR4 sizes: the vendor's v2 probe fails without a BAR4 ("BAR4 len is
+// 0"), and its offsets assume HBM0 and HBM1 of 16 GiB each behind it
+// (never checking the size): 32 GiB. On v3/v4 its BAR4 is optional: none.
+//
+// Device-side BAR0 bases: where the vendor's readless regions put BAR0
+// (v2 0x000fffc0000000, v3 0x00008000000000), so that MiscRAM lands at the
+// device addresses the vendor's driver reads (0x000ffff0fa0000,
+// 0x00008006c84000).
 struct ArchBar {
 	neuron_product_id product;
 	u64 bar0_size;
 	u64 bar0_dev_base;
+	u64 bar4_size;
 };
 static const ArchBar kArchBars[] = {
-	{ NEURON_PRODUCT_TRN1, 1ull << 30, 0x000fffc0000000ull },
-	{ NEURON_PRODUCT_INF2, 1ull << 30, 0x000fffc0000000ull },
-	{ NEURON_PRODUCT_TRN2, 1ull << 27, 0x00008000000000ull },
-	{ NEURON_PRODUCT_TRN3, 1ull << 27, 0x00008000000000ull },
+	{ NEURON_PRODUCT_TRN1, 1ull << 30, 0x000fffc0000000ull, 1ull << 35 },
+	{ NEURON_PRODUCT_INF2, 1ull << 30, 0x000fffc0000000ull, 1ull << 35 },
+	{ NEURON_PRODUCT_TRN2, 1ull << 32, 0x00008000000000ull, 0 },
+	{ NEURON_PRODUCT_TRN3, 1ull << 32, 0x00008000000000ull, 0 },
 };
 
 const Arch *arch_by_name(std::string_view name)
@@ -46,7 +58,8 @@ const Arch *arch_by_name(std::string_view name)
 		for (size_t i = 0; i < a.size(); i++) {
 			const neuron_product &p = neuron_products[kArchBars[i].product];
 			a[i] = Arch{ p.name, p.device_id, p.fw_arch, p.miscram_off, p.host_base,
-				     kArchBars[i].bar0_size, kArchBars[i].bar0_dev_base };
+				     kArchBars[i].bar0_size, kArchBars[i].bar0_dev_base,
+				     kArchBars[i].bar4_size };
 		}
 		return a;
 	}();
@@ -250,11 +263,37 @@ u32 Firmware::bar0_read32(u64 off)
 	return bar0_peek32(off);
 }
 
+// BAR0 outside MiscRAM: plain storage (the DMA engines' queue registers,
+// the notification queues', the counters: written, read back, no effect).
+// A word that reads 0 has no entry, so a driver clearing a range costs
+// nothing; past cfg_.bar0_words_max entries a write of a new word is
+// dropped (counted) and the word keeps reading 0, while the words held
+// still take writes.
+void Firmware::store_word(u64 off, u32 val)
+{
+	auto it = other_.find(off);
+
+	if (it != other_.end()) {
+		if (val)
+			it->second = val;
+		else
+			other_.erase(it);
+		return;
+	}
+	if (!val)
+		return;
+	if (other_.size() >= cfg_.bar0_words_max) {
+		st_.bar0_dropped++;
+		return;
+	}
+	other_.emplace(off, val);
+}
+
 void Firmware::bar0_write32(u64 off, u32 val)
 {
 	advance();
 	if (!(off >= arch_.miscram_off && off - arch_.miscram_off < kMiscSize)) {
-		other_[off] = val;
+		store_word(off, val);
 		return;
 	}
 	u32 m = u32(off - arch_.miscram_off);
@@ -637,6 +676,8 @@ std::string Firmware::stats_text() const
 	line("last_seq", st_.seq.last_seq);
 	line("bad_posts", st_.bad_posts);
 	line("posted", posted_.size());
+	line("bar0_words", other_.size());
+	line("bar0_dropped", st_.bar0_dropped);
 	s += "power_profile " + std::to_string(st_.power_profile) + "\n";
 	line("in_flight", ex_.active);
 	line("reset_in_progress", reset_.active);

@@ -72,6 +72,7 @@ struct Arch {
 	u64 host_window;	// pci_host_base: OR'd into host addresses the device is given
 	u64 bar0_size;		// power of two, holds the MiscRAM window
 	u64 bar0_dev_base;	// device-side address of BAR0 offset 0 (FW-IO READ)
+	u64 bar4_size;		// device DRAM window: power of two, or 0 (none)
 };
 
 const Arch *arch_by_name(std::string_view name);
@@ -122,6 +123,7 @@ struct FwStats {
 	u64 dma_errors = 0;	// legacy addresses outside guest memory
 	u64 dropped = 0;	// exchanges abandoned by a reset or fault clear
 	u64 bad_posts = 0;	// POST_TO_CW blobs that did not decode
+	u64 bar0_dropped = 0;	// BAR0 storage writes dropped at bar0_words_max
 	neuron_fw_model_seq seq{};	// the requests' numbers: zero, gaps, wraps, last
 	int power_profile = -1;	// last accepted SET_POWER_PROFILE
 };
@@ -149,11 +151,16 @@ public:
 	static constexpr u32 kPowerSampleMs = 20;
 	static constexpr u32 kPowerMaxBips = 10000;
 
+	// BAR0 words outside MiscRAM kept at most (each about 64 bytes of
+	// the server's memory: 64 MiB for the lot).
+	static constexpr size_t kBar0WordsMax = size_t(1) << 20;
+
 	struct Config {
 		u32 routing_id = 0;
 		u32 api_version = 7;
 		u64 serial = 0;
 		FwTiming timing;
+		size_t bar0_words_max = kBar0WordsMax;
 	};
 
 	Firmware(const Arch &arch, Clock &clock, const Config &cfg);
@@ -230,6 +237,7 @@ private:
 	};
 
 	void advance();
+	void store_word(u64 off, u32 val);
 	void sample_power(u64 now);
 	void write_power(u64 n);
 	bool deadbeef_now() const;
@@ -252,7 +260,7 @@ private:
 	GuestMem *mem_ = nullptr;
 
 	std::vector<u32> misc_;		// MiscRAM words
-	std::map<u64, u32> other_;	// BAR0 words outside MiscRAM that were written
+	std::map<u64, u32> other_;	// BAR0 words outside MiscRAM that read non-zero
 	u64 ready_at_ = 0;		// DEVICE_ID readable from then on
 	u64 power_t0_ = 0;		// power-on: sample 1 of the power counter
 	u64 power_sample_ = 0;		// samples since power-on the words show

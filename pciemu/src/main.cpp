@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,7 +53,11 @@ const char kUsage[] =
 	"  --reset-deadbeef-ms MS   every MiscRAM word reads 0xDEADBEEF this long into\n"
 	"                           a device reset (150)\n"
 	"  --bar0-size BYTES        BAR0 size, a power of two holding MiscRAM (default:\n"
-	"                           the smallest one)\n"
+	"                           1 GiB on trn1/inf2, 4 GiB on trn2/trn3)\n"
+	"  --bar4-size BYTES        BAR4 (device DRAM) size, a power of two, 0 for none\n"
+	"                           (default: 32 GiB on trn1/inf2, none on trn2/trn3)\n"
+	"  --bar4-store-max BYTES   BAR4 bytes kept at most, in 4 KiB pages; a write\n"
+	"                           needing more is dropped and counted (default 64 MiB)\n"
 	"  --log-max N              access record entries kept, oldest dropped first\n"
 	"                           (default 1000000; 0 keeps none)\n"
 	"  -v, --verbose            connection events on stderr\n"
@@ -70,7 +75,9 @@ struct Options {
 	Firmware::Config fw;
 	bool serial_set = false;
 	unsigned revision = 0;
-	u64 bar0_size = 0;
+	std::optional<u64> bar0_size, bar4_size;	// unset: the arch's
+	BarSizes bars{};
+	u64 bar4_store_max = Device::kBar4StoreDefault;
 	size_t log_max = 1000000;
 	bool verbose = false;
 };
@@ -134,6 +141,10 @@ Options parse_args(int argc, char **argv)
 			o.fw.timing.reset_deadbeef_ms = u32(number("--reset-deadbeef-ms", take(), 3600000));
 		} else if (a == "--bar0-size") {
 			o.bar0_size = number("--bar0-size", take(), 1ull << 40);
+		} else if (a == "--bar4-size") {
+			o.bar4_size = number("--bar4-size", take(), 1ull << 40);
+		} else if (a == "--bar4-store-max") {
+			o.bar4_store_max = number("--bar4-store-max", take(), 1ull << 40);
 		} else if (a == "--log-max") {
 			o.log_max = size_t(number("--log-max", take(), 100000000));
 		} else {
@@ -146,14 +157,9 @@ Options parse_args(int argc, char **argv)
 		die("--routing-id: 0xDEADBEEF means 'not ready'");
 	if (!o.serial_set)
 		o.fw.serial = 0x4e50454d00000000ull | (0x10000u + o.fw.routing_id);
-	u64 need = u64(o.arch->miscram_off) + Firmware::kMiscSize;
-	if (!o.bar0_size)
-		o.bar0_size = o.arch->bar0_size;
-	if (o.bar0_size & (o.bar0_size - 1))
-		die("--bar0-size: " + std::to_string(o.bar0_size) + " is not a power of two");
-	if (o.bar0_size < need)
-		die("--bar0-size: must hold MiscRAM (at least " + std::to_string(need) + " bytes for " +
-		    o.arch->name + ")");
+	std::string why = bar_sizes(*o.arch, o.bar0_size, o.bar4_size, &o.bars);
+	if (!why.empty())
+		die(why);
 	return o;
 }
 
@@ -237,7 +243,8 @@ int main(int argc, char **argv)
 	Options o = parse_args(argc, argv);
 	MonotonicClock clock;
 	Firmware fw(*o.arch, clock, o.fw);
-	Device dev(*o.arch, clock, fw, u8(o.revision), o.bar0_size, o.log_max);
+	Device dev(*o.arch, clock, fw, u8(o.revision), o.bars.bar0, o.bars.bar4, o.log_max,
+		   o.bar4_store_max);
 	Control ctl(dev, fw);
 	std::unique_ptr<VfioServer> client;
 	std::vector<CtlConn> ctls;
@@ -261,9 +268,9 @@ int main(int argc, char **argv)
 	};
 	if (o.verbose)
 		fprintf(stderr, "neuron-pciemu: %s (0x1d0f:0x%04x), routing id %u, BAR0 0x%llx, MiscRAM at 0x%x, "
-				"listening on %s\n",
-			o.arch->name, o.arch->device_id, o.fw.routing_id, (unsigned long long)o.bar0_size,
-			o.arch->miscram_off, o.socket.c_str());
+				"BAR4 0x%llx, listening on %s\n",
+			o.arch->name, o.arch->device_id, o.fw.routing_id, (unsigned long long)o.bars.bar0,
+			o.arch->miscram_off, (unsigned long long)o.bars.bar4, o.socket.c_str());
 
 	for (;;) {
 		std::vector<struct pollfd> pfd;

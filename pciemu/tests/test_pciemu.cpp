@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -589,9 +590,11 @@ struct Rig {
 	VfioServer *srv = nullptr;
 	uint16_t id = 0;
 
-	explicit Rig(const char *a = "trn1")
+	// @bar4: BAR4's size (unset: the arch's), @store: BAR4 bytes kept at most
+	explicit Rig(const char *a = "trn1", std::optional<u64> bar4 = std::nullopt,
+		     u64 store = Device::kBar4StoreDefault)
 		: arch(*arch_by_name(a)), fw(arch, clk, fw_config()),
-		  dev(arch, clk, fw, 0, arch.bar0_size, 1000)
+		  dev(arch, clk, fw, 0, arch.bar0_size, bar4.value_or(arch.bar4_size), 1000, store)
 	{
 		int sv[2];
 
@@ -703,6 +706,34 @@ struct Rig {
 		memcpy(&v, out.data() + 16, count < 8 ? count : 8);
 		return v;
 	}
+	// REGION_WRITE of @len bytes at @off of @region: the error (0: done).
+	u32 put(u32 region, u64 off, const void *data, u32 len)
+	{
+		std::vector<u8> b(16 + len), out;
+
+		memcpy(b.data(), &off, 8);
+		memcpy(b.data() + 8, &region, 4);
+		memcpy(b.data() + 12, &len, 4);
+		memcpy(b.data() + 16, data, len);
+		VfioUserHdr h = call(VU_REGION_WRITE, b.data(), b.size(), out);
+		return (h.flags & VU_ERROR) ? h.error : 0;
+	}
+	// REGION_READ of @len bytes into @data: the error (0: done).
+	u32 get(u32 region, u64 off, u32 len, std::vector<u8> &data)
+	{
+		u8 b[16];
+		std::vector<u8> out;
+
+		memcpy(b, &off, 8);
+		memcpy(b + 8, &region, 4);
+		memcpy(b + 12, &len, 4);
+		VfioUserHdr h = call(VU_REGION_READ, b, sizeof(b), out);
+		if (h.flags & VU_ERROR)
+			return h.error;
+		assert_int_equal(out.size(), 16 + len);
+		data.assign(out.begin() + 16, out.end());
+		return 0;
+	}
 	// A command that must be refused with @err.
 	void refused(uint16_t cmd, const void *body, size_t len, uint32_t err)
 	{
@@ -773,7 +804,7 @@ void vu_device_info(void **)
 
 void vu_region_info(void **)
 {
-	for (const char *a : { "trn1", "trn2" }) {
+	for (const char *a : { "trn1", "inf2", "trn2", "trn3" }) {
 		Rig r(a);
 
 		r.negotiate();
@@ -801,6 +832,10 @@ void vu_region_info(void **)
 			} else if (idx == 7) {
 				assert_int_equal(size, 4096);
 				assert_int_equal(flags, VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE);
+			} else if (idx == 4 && r.arch.fw_arch == NEURON_FW_ARCH_V2) {
+				// v2: the vendor's probe needs BAR4; HBM0 + HBM1, 16 GiB each
+				assert_int_equal(size, 32ull << 30);
+				assert_int_equal(flags, VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE);
 			} else {
 				assert_int_equal(size, 0);
 				assert_int_equal(flags, 0);
@@ -812,7 +847,14 @@ void vu_region_info(void **)
 		r.refused(VU_DEVICE_GET_REGION_INFO, b, sizeof(b), EINVAL);
 	}
 	assert_int_equal(arch_by_name("trn1")->bar0_size, 1ull << 30);
-	assert_int_equal(arch_by_name("trn2")->bar0_size, 1ull << 27);
+	assert_int_equal(arch_by_name("inf2")->bar0_size, 1ull << 30);
+	// v3/v4: the vendor's driver writes up to 0xBC7E00D0
+	assert_int_equal(arch_by_name("trn2")->bar0_size, 4ull << 30);
+	assert_int_equal(arch_by_name("trn3")->bar0_size, 4ull << 30);
+	assert_int_equal(arch_by_name("trn1")->bar4_size, 32ull << 30);
+	assert_int_equal(arch_by_name("inf2")->bar4_size, 32ull << 30);
+	assert_int_equal(arch_by_name("trn2")->bar4_size, 0);
+	assert_int_equal(arch_by_name("trn3")->bar4_size, 0);
 }
 
 void vu_irqs(void **)
@@ -961,6 +1003,341 @@ void vu_bar0(void **)
 	memcpy(rb + 8, &region, 4);
 	memcpy(rb + 12, &count, 4);
 	r.refused(VU_REGION_READ, rb, sizeof(rb), EINVAL);
+}
+
+// BAR4 on v2: the device's DRAM, 32 GiB of 64-bit prefetchable memory.
+// It reads back what was written anywhere in it, zeros where nothing was,
+// takes accesses of any size and alignment, never reaches the firmware,
+// and every access is in the record as "bar4".
+void vu_bar4(void **)
+{
+	for (const char *a : { "trn1", "inf2" }) {
+		Rig r(a);
+		const u64 size = 32ull << 30;
+		const u64 lo = 0x0123456789abcdefull, hi = 0xfedcba9876543210ull;
+		std::vector<u8> d;
+
+		r.negotiate();
+		// config space: BAR4 at 0x20 typed as BAR0 is; 0x24 is its upper half
+		assert_int_equal(r.rd(7, 0x10, 4, false), 0xC);
+		assert_int_equal(r.rd(7, 0x20, 4, false), 0xC);
+		assert_int_equal(r.rd(7, 0x24, 4, false), 0);
+		assert_int_equal(r.dev.region_size(kRegionBar4), size);
+		assert_int_equal(r.dev.bar4().pages(), 0);	// nothing allocated up front
+
+		// the first and the last 8 bytes
+		assert_int_equal(r.put(4, 0, &lo, 8), 0);
+		assert_int_equal(r.put(4, size - 8, &hi, 8), 0);
+		assert_int_equal(r.rd(4, 0, 8, false), lo);
+		assert_int_equal(r.rd(4, size - 8, 8, false), hi);
+		assert_int_equal(r.rd(4, size - 4, 4, false), hi >> 32);
+		// unaligned, odd sizes: memory, not registers
+		assert_int_equal(r.rd(4, 3, 2, false), 0x6789);
+		u8 b = 0x5a;
+		assert_int_equal(r.put(4, 5, &b, 1), 0);
+		assert_int_equal(r.rd(4, 0, 8, false), 0x01235a6789abcdefull);
+		// never written: 0, in a written page and far from one
+		assert_int_equal(r.rd(4, 8, 8, false), 0);
+		assert_int_equal(r.rd(4, size - 16, 8, false), 0);
+		assert_int_equal(r.rd(4, 16ull << 30, 8, false), 0);
+		assert_int_equal(r.dev.bar4().pages(), 2);
+
+		// a write across four pages, read back whole and in part
+		std::vector<u8> pat(8194);
+		for (size_t i = 0; i < pat.size(); i++)
+			pat[i] = u8(i * 7 + 1);
+		assert_int_equal(r.put(4, 10 * 4096 - 1, pat.data(), u32(pat.size())), 0);
+		assert_int_equal(r.get(4, 10 * 4096 - 1, u32(pat.size()), d), 0);
+		assert_memory_equal(d.data(), pat.data(), pat.size());
+		assert_int_equal(r.rd(4, 10 * 4096, 1, false), pat[1]);
+		assert_int_equal(r.dev.bar4().pages(), 6);
+		// zeros into pages never written take none
+		std::vector<u8> zeros(3 * 4096);
+		assert_int_equal(r.put(4, 8ull << 30, zeros.data(), u32(zeros.size())), 0);
+		assert_int_equal(r.dev.bar4().pages(), 6);
+
+		// past the end: refused, nothing recorded
+		size_t entries = r.dev.log().size();
+		u8 rb[16];
+		u64 off = size - 4;
+		u32 region = 4, count = 8;
+		memcpy(rb, &off, 8);
+		memcpy(rb + 8, &region, 4);
+		memcpy(rb + 12, &count, 4);
+		r.refused(VU_REGION_READ, rb, sizeof(rb), EINVAL);
+		assert_int_equal(r.put(4, size, &b, 1), EINVAL);
+		assert_int_equal(r.dev.log().size(), entries);
+
+		// MiscRAM's offset in BAR4 is DRAM: no doorbell, no MiscRAM name
+		u32 one = 1;
+		assert_int_equal(r.put(4, r.arch.miscram_off + M_TRIGGER, &one, 4), 0);
+		assert_int_equal(r.fw.stats().doorbells, 0);
+		assert_int_equal(r.fw.misc_peek(M_TRIGGER), 0);
+
+		std::string log = r.dev.log_text();
+		assert_true(log.find(" W bar4 0x0 8 0x0123456789abcdef\n") != std::string::npos);
+		assert_true(log.find(" W bar4 0x7fffffff8 8 0xfedcba9876543210\n") != std::string::npos);
+		assert_true(log.find(" R bar4 0x7fffffff8 8 0xfedcba9876543210\n") != std::string::npos);
+		assert_true(log.find(" W bar4 0x5 1 0x5a\n") != std::string::npos);
+		assert_true(log.find(" R bar4 0x400000000 8 0x0000000000000000\n") != std::string::npos);
+		assert_true(log.find(" W bar4 0x9fff 8194 -\n") != std::string::npos);
+		assert_true(log.find(" W bar4 0x30fa0800 4 0x00000001\n") != std::string::npos);
+
+		// DEVICE_RESET: power-on contents, the pages freed, BAR4 still there
+		std::vector<u8> out;
+		VfioUserHdr h = r.call(VU_DEVICE_RESET, nullptr, 0, out);
+		assert_int_equal(h.flags & VU_ERROR, 0);
+		assert_int_equal(r.dev.bar4().pages(), 0);
+		assert_int_equal(r.rd(4, 0, 8, false), 0);
+		assert_int_equal(r.rd(7, 0x20, 4, false), 0xC);
+	}
+}
+
+// v3/v4 have no BAR4 unless asked for (the vendor's driver takes it as
+// optional); asked for, it is there as on v2.
+void vu_bar4_optional(void **)
+{
+	for (const char *a : { "trn2", "trn3" }) {
+		Rig r(a);
+		u8 rb[16];
+		u64 off = 0;
+		u32 region = 4, count = 4, v = 0x1234;
+
+		r.negotiate();
+		assert_int_equal(r.rd(7, 0x20, 4, false), 0);
+		assert_int_equal(r.dev.region_size(kRegionBar4), 0);
+		memcpy(rb, &off, 8);
+		memcpy(rb + 8, &region, 4);
+		memcpy(rb + 12, &count, 4);
+		r.refused(VU_REGION_READ, rb, sizeof(rb), EINVAL);
+		assert_int_equal(r.put(4, 0, &v, 4), EINVAL);
+		assert_int_equal(r.dev.log_text().find("bar4"), std::string::npos);
+	}
+	Rig r("trn2", 1ull << 30);
+
+	r.negotiate();
+	assert_int_equal(r.dev.region_size(kRegionBar4), 1ull << 30);
+	assert_int_equal(r.rd(7, 0x20, 4, false), 0xC);
+	u32 v = 0xfeedf00d;
+	assert_int_equal(r.put(4, (1ull << 30) - 4, &v, 4), 0);
+	assert_int_equal(r.rd(4, (1ull << 30) - 4, 4, false), v);
+	// v2 without one (--bar4-size 0): config space says so too
+	Rig r0("trn1", 0);
+	r0.negotiate();
+	assert_int_equal(r0.dev.region_size(kRegionBar4), 0);
+	assert_int_equal(r0.rd(7, 0x20, 4, false), 0);
+}
+
+// The bound on BAR4's storage: a write needing a page past it is dropped
+// whole and counted, never stored in part; the reply is still success (a
+// posted write has nobody to fail to) and the record still has it. The
+// pages held keep taking writes; zeros need no page.
+void vu_bar4_bound(void **)
+{
+	Rig r("trn1", std::nullopt, 2 * SparseMem::kPageSize + 100);
+	Control c(r.dev, r.fw);
+	const u64 pg = SparseMem::kPageSize;
+	u32 v = 0x11111111, w = 0x22222222, x = 0x33333333;
+	std::vector<u8> d;
+
+	r.negotiate();
+	assert_int_equal(r.dev.bar4().max_pages(), 2);	// whole pages only
+	assert_int_equal(r.put(4, 0, &v, 4), 0);
+	assert_int_equal(r.put(4, 100 * pg, &w, 4), 0);
+	assert_int_equal(r.dev.bar4().pages(), 2);
+	// full: a third page is refused, silently to the driver
+	assert_int_equal(r.put(4, 200 * pg, &x, 4), 0);
+	assert_int_equal(r.dev.bar4().dropped(), 1);
+	assert_int_equal(r.rd(4, 200 * pg, 4, false), 0);
+	// zeros anywhere, and writes into the pages held, still land
+	u64 z = 0;
+	assert_int_equal(r.put(4, 300 * pg, &z, 8), 0);
+	assert_int_equal(r.put(4, 100 * pg + 8, &x, 4), 0);
+	assert_int_equal(r.rd(4, 100 * pg + 8, 4, false), x);
+	assert_int_equal(r.dev.bar4().dropped(), 1);
+	// across the end of a held page into a new one: none of it lands
+	u64 two = 0xaaaaaaaabbbbbbbbull;
+	assert_int_equal(r.put(4, pg - 4, &two, 8), 0);
+	assert_int_equal(r.dev.bar4().dropped(), 2);
+	assert_int_equal(r.rd(4, pg - 4, 4, false), 0);
+	assert_int_equal(r.rd(4, 0, 4, false), v);
+	assert_int_equal(r.dev.bar4().pages(), 2);
+	// what the driver did is all in the record
+	std::string log = r.dev.log_text();
+	assert_true(log.find(" W bar4 0x0 4 0x11111111\n") != std::string::npos);
+	assert_true(log.find(" W bar4 0xc8000 4 0x33333333\n") != std::string::npos);
+	assert_true(log.find(" W bar4 0xffc 8 0xaaaaaaaabbbbbbbb\n") != std::string::npos);
+	// and the counters in the control channel's stats
+	std::string st = c.execute("get stats").text;
+	assert_true(st.find("\nbar4_pages 2\n") != std::string::npos);
+	assert_true(st.find("\nbar4_dropped 2\n") != std::string::npos);
+	// a device reset frees the pages: room again
+	std::vector<u8> out;
+	VfioUserHdr h = r.call(VU_DEVICE_RESET, nullptr, 0, out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	assert_int_equal(r.put(4, 200 * pg, &x, 4), 0);
+	assert_int_equal(r.rd(4, 200 * pg, 4, false), x);
+	assert_int_equal(r.dev.bar4().dropped(), 2);
+
+	// a bound of 0 keeps zeros only
+	SparseMem m(1ull << 35, 0);
+	u8 buf[16] = {}, back[16];
+	assert_true(m.write(123, buf, sizeof(buf)));
+	buf[15] = 1;
+	assert_false(m.write(123, buf, sizeof(buf)));
+	m.read(123, back, sizeof(back));
+	assert_int_equal(back[15], 0);
+	assert_int_equal(m.pages(), 0);
+	assert_int_equal(m.dropped(), 1);
+}
+
+// v3/v4 BAR0 is 4 GiB: the vendor's driver writes as high as 0xBC7E00D0,
+// and its sysfs pe_cntrs reads the tensor engines' activity counters, in
+// eight blocks (four, and the same 0x40000000 up). Storage: written words
+// read back, the counters read 0; every access answered and recorded.
+void vu_bar0_v3(void **)
+{
+	static const u64 kPeBlocks[] = { 0x06141108, 0x062C1108, 0x06541108, 0x066C1108 };
+	const u64 size = 4ull << 30;
+
+	for (const char *a : { "trn2", "trn3" }) {
+		Rig r(a);
+		u32 v = 0x5aa5c33c;
+		u64 q = 0x0badf00d600dcafeull;
+		u8 rb[16];
+		u32 region = 0, count = 8;
+		u64 off = size - 4;
+
+		r.negotiate();
+		assert_int_equal(r.dev.region_size(kRegionBar0), size);
+		assert_int_equal(r.put(0, 0xBC7E00D0, &v, 4), 0);
+		assert_int_equal(r.rd(0, 0xBC7E00D0, 4, false), v);
+		assert_int_equal(r.put(0, 0xBC7E00D0, &q, 8), 0);
+		assert_int_equal(r.rd(0, 0xBC7E00D0, 8, false), q);
+		assert_int_equal(r.rd(0, 0xBC7E00D4, 4, false), q >> 32);
+		// the last word, and past it
+		assert_int_equal(r.put(0, size - 4, &v, 4), 0);
+		assert_int_equal(r.rd(0, size - 4, 4, false), v);
+		memcpy(rb, &off, 8);
+		memcpy(rb + 8, &region, 4);
+		memcpy(rb + 12, &count, 4);
+		r.refused(VU_REGION_READ, rb, sizeof(rb), EINVAL);
+		assert_int_equal(r.put(0, size, &v, 4), EINVAL);
+
+		// every word of every block answers 0 (more than the record keeps)
+		for (u64 hi : { 0ull, 0x40000000ull })
+			for (u64 base : kPeBlocks)
+				for (u64 o = 0; o <= 0x179C - 0x1108; o += 4)
+					assert_int_equal(r.rd(0, hi + base + o, 4, false), 0);
+		// and each is recorded: the blocks' ends, in order
+		r.dev.clear_log();
+		for (u64 hi : { 0ull, 0x40000000ull })
+			for (u64 base : kPeBlocks) {
+				assert_int_equal(r.rd(0, hi + base, 4, false), 0);
+				assert_int_equal(r.rd(0, hi + base + 0x179C - 0x1108, 4, false), 0);
+			}
+		assert_int_equal(r.dev.log().size(), 16);
+		assert_int_equal(r.dev.log()[1].off, 0x0614179C);
+		assert_int_equal(r.dev.log()[15].off, 0x466C179C);
+		std::string log = r.dev.log_text();
+		assert_true(log.find(" R bar0 0x6141108 4 0x00000000\n") != std::string::npos);
+		assert_true(log.find(" R bar0 0x46141108 4 0x00000000\n") != std::string::npos);
+		assert_true(log.find(" R bar0 0x466c179c 4 0x00000000\n") != std::string::npos);
+		assert_int_equal(log.find(" m="), std::string::npos);	// none is MiscRAM
+		// reading stores nothing
+		assert_true(r.fw.stats_text().find("\nbar0_words 3\n") != std::string::npos);
+	}
+	// the firmware's READ reaches the same word at its device address
+	FwRig f("trn2");
+	f.fw.bar0_write32(0xBC7E00D0, 0x600df00d);
+	std::vector<u8> p(16);
+	u64 addrs[2] = { f.arch.bar0_dev_base + 0xBC7E00D0, f.arch.bar0_dev_base + size };
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 8; k++)
+			p[8 * i + k] = u8(addrs[i] >> (8 * k));
+	u8 seq = f.legacy(NEURON_FWIO_CMD_READ, p.data(), 16);
+	assert_int_equal(f.resp()[0], seq);
+	assert_int_equal(get32(f.resp() + 4), 0x600df00d);
+	assert_int_equal(get32(f.resp() + 8), DEADBEEF);	// past BAR0
+}
+
+// BAR0 storage outside MiscRAM is bounded: a word that reads 0 has no
+// entry; past the bound a new word's write is dropped (counted) while the
+// words held take writes; MiscRAM is not storage and is never refused.
+void fw_bar0_store_bound(void **)
+{
+	Firmware::Config c = fw_config();
+	c.bar0_words_max = 3;
+	FwRig r("trn2", c);
+	auto has = [&](const char *line) { return r.fw.stats_text().find(line) != std::string::npos; };
+
+	assert_int_equal(Firmware::kBar0WordsMax, 1u << 20);
+	r.fw.bar0_write32(0x1000, 0);
+	assert_true(has("\nbar0_words 0\n"));
+	r.fw.bar0_write32(0x1000, 1);
+	r.fw.bar0_write32(0x2000, 2);
+	r.fw.bar0_write32(0x3000, 3);
+	r.fw.bar0_write32(0x4000, 4);
+	assert_int_equal(r.fw.bar0_read32(0x4000), 0);
+	assert_int_equal(r.fw.stats().bar0_dropped, 1);
+	r.fw.bar0_write32(0x1000, 5);
+	assert_int_equal(r.fw.bar0_read32(0x1000), 5);
+	r.fw.misc_write(M_ACK, 1);
+	assert_int_equal(r.fw.misc_read(M_ACK), 1);
+	// clearing a word frees its entry
+	r.fw.bar0_write32(0x2000, 0);
+	assert_int_equal(r.fw.bar0_read32(0x2000), 0);
+	r.fw.bar0_write32(0x4000, 4);
+	assert_int_equal(r.fw.bar0_read32(0x4000), 4);
+	assert_true(has("\nbar0_words 3\n"));
+	assert_true(has("\nbar0_dropped 1\n"));
+	r.fw.power_on();
+	assert_true(has("\nbar0_words 0\n"));
+	assert_int_equal(r.fw.bar0_read32(0x1000), 0);
+}
+
+// --bar0-size / --bar4-size as main() checks them (bar_sizes()).
+void opt_bar_sizes(void **)
+{
+	const Arch &t1 = *arch_by_name("trn1"), &i2 = *arch_by_name("inf2"),
+		   &t2 = *arch_by_name("trn2"), &t3 = *arch_by_name("trn3");
+	BarSizes b{};
+
+	// defaults
+	assert_string_equal(bar_sizes(t1, std::nullopt, std::nullopt, &b).c_str(), "");
+	assert_int_equal(b.bar0, 1ull << 30);
+	assert_int_equal(b.bar4, 32ull << 30);
+	assert_string_equal(bar_sizes(i2, std::nullopt, std::nullopt, &b).c_str(), "");
+	assert_int_equal(b.bar4, 32ull << 30);
+	assert_string_equal(bar_sizes(t2, std::nullopt, std::nullopt, &b).c_str(), "");
+	assert_int_equal(b.bar0, 4ull << 30);
+	assert_int_equal(b.bar4, 0);
+	assert_string_equal(bar_sizes(t3, std::nullopt, std::nullopt, &b).c_str(), "");
+	assert_int_equal(b.bar0, 4ull << 30);
+	// --bar0-size 0 is the default too; --bar4-size 0 is no BAR4
+	assert_string_equal(bar_sizes(t1, 0, 0, &b).c_str(), "");
+	assert_int_equal(b.bar0, 1ull << 30);
+	assert_int_equal(b.bar4, 0);
+	// overrides
+	assert_string_equal(bar_sizes(t2, 1ull << 28, 64ull << 20, &b).c_str(), "");
+	assert_int_equal(b.bar0, 1ull << 28);
+	assert_int_equal(b.bar4, 64ull << 20);
+	assert_string_equal(bar_sizes(t1, std::nullopt, 16, &b).c_str(), "");
+	assert_int_equal(b.bar4, 16);
+	// refused, *out untouched
+	b = { 1, 2 };
+	std::string e = bar_sizes(t1, std::nullopt, (32ull << 30) + 4096, &b);
+	assert_true(e.find("--bar4-size: ") == 0 && e.find("not a power of two") != std::string::npos);
+	e = bar_sizes(t2, std::nullopt, 3, &b);
+	assert_true(e.find("--bar4-size: ") == 0);
+	e = bar_sizes(t1, std::nullopt, 8, &b);
+	assert_true(e.find("--bar4-size: 8 is below 16") == 0);
+	e = bar_sizes(t1, 3ull << 30, std::nullopt, &b);
+	assert_true(e.find("--bar0-size: ") == 0 && e.find("not a power of two") != std::string::npos);
+	e = bar_sizes(t2, 1ull << 26, std::nullopt, &b);	// MiscRAM is at 0x06C84000
+	assert_true(e.find("--bar0-size: must hold MiscRAM") == 0);
+	assert_int_equal(b.bar0, 1);
+	assert_int_equal(b.bar4, 2);
 }
 
 void vu_malformed(void **)
@@ -1290,7 +1667,7 @@ void ctl_parser(void **)
 	ManualClock clk;
 	const Arch &arch = *arch_by_name("inf2");
 	Firmware fw(arch, clk, fw_config());
-	Device dev(arch, clk, fw, 0, arch.bar0_size, 100);
+	Device dev(arch, clk, fw, 0, arch.bar0_size, arch.bar4_size, 100);
 	Control c(dev, fw);
 	auto ok = [&](const char *line) {
 		Control::Result res = c.execute(line);
@@ -1382,7 +1759,7 @@ void ctl_parser(void **)
 void ctl_metrics_through_fw(void **)
 {
 	FwRig r;
-	Device dev(r.arch, r.clk, r.fw, 0, r.arch.bar0_size, 10);
+	Device dev(r.arch, r.clk, r.fw, 0, r.arch.bar0_size, r.arch.bar4_size, 10);
 	Control c(dev, r.fw);
 	const u8 blob[] = { 11, 1, '3', 250, 2, '1', '6' };
 
@@ -1426,6 +1803,12 @@ int main(void)
 		cmocka_unit_test(vu_irqs),
 		cmocka_unit_test(vu_config_space),
 		cmocka_unit_test(vu_bar0),
+		cmocka_unit_test(vu_bar4),
+		cmocka_unit_test(vu_bar4_optional),
+		cmocka_unit_test(vu_bar4_bound),
+		cmocka_unit_test(vu_bar0_v3),
+		cmocka_unit_test(fw_bar0_store_bound),
+		cmocka_unit_test(opt_bar_sizes),
 		cmocka_unit_test(vu_malformed),
 		cmocka_unit_test(vu_dma_map_memfd_legacy),
 		cmocka_unit_test(vu_dma_fallback),
