@@ -121,7 +121,7 @@ static long vendor_bdf_ext(struct neuron_file *nf, void *karg)
 	struct neuron_pci_info pi;
 	struct neuron_device *nd;
 	u32 index = nf->nd->index + a->nd_index;
-	bool pci;
+	long ret;
 
 	if (index < nf->nd->index)
 		return -ENODEV;
@@ -130,11 +130,11 @@ static long vendor_bdf_ext(struct neuron_file *nf, void *karg)
 		return -ENODEV;
 	/* the backend only under gone_sem (the dispatcher holds none here) */
 	down_read(&nd->gone_sem);
-	pci = !nd->gone && vendor_pci(nd, &pi);
+	ret = nd->gone ? -ENODEV : vendor_pci(nd, &pi) ? 0 : -EOPNOTSUPP;
 	up_read(&nd->gone_sem);
 	put_device(&nd->dev);
-	if (!pci)
-		return -EOPNOTSUPP;
+	if (ret)
+		return ret;
 	memset(a, 0, sizeof(*a));
 	a->domain = pi.domain;
 	a->bus_number = pi.bus;

@@ -237,6 +237,9 @@ struct device_hw {
 	// the corrected counts exist (the vendor's driver has no such files):
 	// without them the report says null and no corrected series is kept
 	bool corrected_known = true;
+	// a simulated device (arch_type NDsim): its series carry simulated="1",
+	// so that nothing alerts on them as on hardware
+	bool simulated = false;
 	// sysfs health, health_reason ("" when the driver has none)
 	std::string health, health_reason;
 };
@@ -537,6 +540,7 @@ public:
 			s["failed_to_queue"] += sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE);
 		}
 		for (const device_hw &h : r.sys.hw) {
+			sim_[h.index] = h.simulated;
 			auto &e = ecc_[h.index];
 			if (h.corrected_known) {
 				e["mem_ecc_corrected"] += h.mem_ecc_corrected;
@@ -556,7 +560,7 @@ public:
 			if (!h.health.empty())
 				o << "neuron_device_health{" << inst << ",neuron_device_index=\"" << h.index
 				  << "\",state=" << q(h.health) << ",reason=" << q(h.health_reason)
-				  << "} 1\n";
+				  << (h.simulated ? ",simulated=\"1\"" : "") << "} 1\n";
 	}
 
 	std::string text() const
@@ -650,7 +654,9 @@ public:
 		for (const auto &[idx, m] : ecc_)
 			for (const auto &[t, v] : m)
 				o << "hardware_ecc_events_total{" << inst << ",event_type=\"" << t
-				  << "\",neuron_device_index=\"" << idx << "\"} " << v << "\n";
+				  << "\",neuron_device_index=\"" << idx << "\""
+				  << (sim_.count(idx) && sim_.at(idx) ? ",simulated=\"1\"" : "") << "} " << v
+				  << "\n";
 		health_series(o, inst, r);
 		head(o, "system_memory_total_bytes", "System memory", "gauge");
 		o << "system_memory_total_bytes{" << inst << "} " << r.sys.mem_total << "\n";
@@ -688,6 +694,7 @@ private:
 	const report *last_ = nullptr;
 	std::map<std::string, std::map<std::string, uint64_t>> errors_, status_;
 	std::map<int, std::map<std::string, uint64_t>> ecc_;
+	std::map<int, bool> sim_;	// device index -> simulated
 
 	static std::string q(const std::string &v)
 	{

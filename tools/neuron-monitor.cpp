@@ -635,6 +635,7 @@ std::vector<m::device_hw> collect_hw(std::string &err)
 		if (h.corrected_known && (!read_u64(d + "mem_ecc_corrected", h.mem_ecc_corrected) ||
 					  !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected)))
 			err = "cannot read " + d;
+		h.simulated = first_line(sysfs_dev(idx[i]) + "/info/architecture/arch_type").rfind("NDsim", 0) == 0;
 		// a driver without health files: no health series
 		h.health = first_line(sysfs_dev(idx[i]) + "/health");
 		h.health_reason = first_line(sysfs_dev(idx[i]) + "/health_reason");

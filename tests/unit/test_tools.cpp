@@ -210,6 +210,36 @@ static void prometheus_text(void **)
 	assert_null(std::strstr(t.c_str(), "\nexecution_latency_seconds{"));
 }
 
+// A simulated device's series say so; a driver without the corrected ECC
+// files (the vendor's) reports them null and keeps no series of them.
+static void prometheus_simulated_and_vendor(void **)
+{
+	m::config c = m::default_config();
+	m::report r = sample_report(c);
+	r.sys.hw[0].simulated = true;
+	r.sys.hw[0].health = "ok";
+	r.sys.hw[0].health_reason = "none";
+	m::device_hw vendor{};
+	vendor.index = 1;
+	vendor.mem_ecc_uncorrected = 5;
+	vendor.corrected_known = false;
+	r.sys.hw.push_back(vendor);
+	m::prometheus p;
+	p.add(c, r);
+	std::string t = p.text();
+	assert_non_null(std::strstr(t.c_str(),
+				    "event_type=\"sram_ecc_uncorrected\",neuron_device_index=\"0\",simulated=\"1\"} "));
+	assert_non_null(std::strstr(t.c_str(), ",neuron_device_index=\"0\",state=\"ok\",reason=\"none\",simulated=\"1\"} 1\n"));
+	assert_non_null(std::strstr(t.c_str(), "event_type=\"mem_ecc_uncorrected\",neuron_device_index=\"1\"} 5\n"));
+	assert_null(std::strstr(t.c_str(), "event_type=\"mem_ecc_corrected\",neuron_device_index=\"1\""));
+	std::string j = m::report_json(c, r);
+	assert_non_null(std::strstr(j.c_str(), "{\"neuron_device_index\": 1, \"mem_ecc_corrected\": null, "
+					       "\"mem_ecc_uncorrected\": 5, \"sram_ecc_corrected\": null, "
+					       "\"sram_ecc_uncorrected\": 0}"));
+	j::value v;
+	assert_true(parses(j.c_str(), v));
+}
+
 // An application that ran 4 executions in the period: 3 of 2 ms, 1 of 40 ms
 // in total, each 1 ms on the device.
 static m::app_sample latency_app()
@@ -486,6 +516,7 @@ int main(void)
 		cmocka_unit_test(report_schema),
 		cmocka_unit_test(deltas),
 		cmocka_unit_test(prometheus_text),
+		cmocka_unit_test(prometheus_simulated_and_vendor),
 		cmocka_unit_test(latency_stats),
 		cmocka_unit_test(version),
 		cmocka_unit_test(process_tag),

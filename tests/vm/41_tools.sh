@@ -260,11 +260,11 @@ wait_for health-sram-line 3000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE
 check_eq health-sram-one-line 1 "$(health_lines)"
 check_eq health-sram-cores-ok "ok none ok none" "$(hl $H/neuron_core0) $(hl $H/neuron_core1)"
 check_eq health-other-device-ok "ok none" "$(hl $SYS/neuron0)"
-# the Prometheus series says the same
+# the Prometheus series says the same (labelled simulated="1")
 echo '{"period": "200ms"}' > $TMP/hcfg.json
 NEURON_MONITOR_IMDS_ADDR=127.0.0.1:1 /tests/neuron-monitor -c $TMP/hcfg.json --prometheus --count 1 > $TMP/hprom 2>&1
 check_eq health-prometheus "1 1" \
-	"$(grep -cE '^neuron_device_health\{.*,neuron_device_index="1",state="needs_reset",reason="sram_uncorrectable"\} 1$' $TMP/hprom) $(grep -cE '^neuron_device_health\{.*,neuron_device_index="0",state="ok",reason="none"\} 1$' $TMP/hprom)"
+	"$(grep -cE '^neuron_device_health\{.*,neuron_device_index="1",state="needs_reset",reason="sram_uncorrectable",simulated="1"\} 1$' $TMP/hprom) $(grep -cE '^neuron_device_health\{.*,neuron_device_index="0",state="ok",reason="none",simulated="1"\} 1$' $TMP/hprom)"
 # a reset: ok again at once, one line (the ECC counts stay, as a baseline)
 mark
 check health-reset sh -c "echo 1 > $H/reset"
