@@ -28,6 +28,7 @@
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_fw_profile.h"
+#include "neuron_fwio_frame.h"
 #include "neuron_fwio_msg.h"
 #include "neuron_nds_priv.h"
 #include "neuron_nq_priv.h"
@@ -324,6 +325,32 @@ out:
 }
 
 /*
+ * POST_METRIC: the caller's blob posted to the firmware as it is, as the
+ * metrics post does (POST_TO_CW). CAP_SYS_ADMIN only: it goes to the
+ * device's telemetry under the device's name.
+ */
+static long vendor_post_metric(struct neuron_file *nf, void *karg)
+{
+	struct neuron_ioctl_post_metric *a = karg;
+	struct neuron_device *nd = nf->nd;
+	u8 blob[NEURON_FWIO_DATA_SIZE];
+	long ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (!a->data_size)
+		return -EINVAL;
+	if (a->data_size > sizeof(blob))
+		return -E2BIG;
+	if (copy_from_user(blob, u64_to_user_ptr(a->data), a->data_size))
+		return -EFAULT;
+	down_read(&nd->gone_sem);
+	ret = nd->gone ? -ENODEV : neuron_fwio_post_metric(nd, blob, a->data_size, NULL);
+	up_read(&nd->gone_sem);
+	return ret;
+}
+
+/*
  * DEVICE_GET_ALL_APPS_INFO: the header in the argument, the records after
  * it in the caller's buffer.
  */
@@ -371,6 +398,8 @@ static const struct neuron_vendor_cmd neuron_vendor_cmds[] = {
 	{ NEURON_IOCTL_DEVICE_APP_PID, 0, 4, 0, vendor_app_pid },
 	{ NEURON_IOCTL_READ_HW_COUNTERS, VSIZE(neuron_ioctl_read_hw_counters), 0, V_UNLOCKED,
 	  vendor_read_hw_counters },
+	{ NEURON_IOCTL_POST_METRIC, VSIZE(neuron_ioctl_post_metric), 0, V_UNLOCKED,
+	  vendor_post_metric },
 	{ NEURON_IOCTL_ACQUIRE_NEURON_DS, VSIZE(neuron_ioctl_neuron_ds_info),
 	  VSIZE(neuron_ioctl_neuron_ds_info), 0, vendor_ds_acquire },
 	{ NEURON_IOCTL_RELEASE_NEURON_DS, VSIZE(neuron_ioctl_neuron_ds_info), 0, 0,

@@ -81,6 +81,7 @@
 #define VND_DEVICE_GET_ALL_APPS_INFO	0x80084E07UL	/* ptr -> get_apps_info */
 #define VND_NOTIFICATIONS_DESTROY_V1	0x80084E34UL	/* ptr, retired */
 #define VND_NOTIFICATIONS_QUEUE_INFO	0x80084E3AUL	/* ptr, retired */
+#define VND_POST_METRIC			0x40084E0DUL	/* ptr -> post_metric */
 #define VND_READ_HW_COUNTERS		0x80084E3DUL	/* ptr -> read_hw_counters */
 #define VND_ACQUIRE_NEURON_DS		0x80084E47UL	/* ptr -> ds_info */
 #define VND_RELEASE_NEURON_DS		0x80084E48UL	/* ptr -> ds_info */
@@ -126,6 +127,7 @@ VND_CHECK_CMD(VND_DEVICE_BDF_EXT, VND_DIR_R, 106, 8);
 VND_CHECK_CMD(VND_DRIVER_INFO_GET, VND_DIR_R, 110, 24);
 VND_CHECK_CMD(VND_DRIVER_INFO_SET, VND_DIR_W, 110, 24);
 VND_CHECK_CMD(VND_HOST_DEVICE_ID, VND_DIR_R, 114, 4);
+VND_CHECK_CMD(VND_POST_METRIC, VND_DIR_W, 13, 8);
 _Static_assert(VND_BAR_READ == 0x80084E0BUL, "BAR_READ encoding");
 /* every vendor number sits below this driver's own commands */
 _Static_assert(_IOC_NR(NEURON_IOCTL_GET_INFO) == 0xC0, "own commands start at 0xC0");
@@ -231,6 +233,11 @@ struct vnd_read_hw_counters {
 	__u32 count;
 };
 
+struct vnd_post_metric {
+	__aligned_u64 data;	/* user pointer to the blob */
+	__u32 data_size;
+};
+
 struct vnd_app_info {
 	__s32 pid;
 	__u8 nc_lock_map;
@@ -300,6 +307,8 @@ VND_OFF(vnd_notifications_queue_info, phase_bit, 8);
 VND_SIZE(vnd_read_hw_counters, 24, 8);
 VND_OFF(vnd_read_hw_counters, data, 8);
 VND_OFF(vnd_read_hw_counters, count, 16);
+VND_SIZE(vnd_post_metric, 16, 8);
+VND_OFF(vnd_post_metric, data_size, 8);
 VND_SIZE(vnd_app_info, 152, 8);
 VND_OFF(vnd_app_info, nc_lock_map, 4);
 VND_OFF(vnd_app_info, uuid_data, 5);
@@ -2041,6 +2050,76 @@ static int hw_counters_unprivileged_body(void)
 }
 ISOLATED(hw_counters_unprivileged)
 
+/*
+ * POST_METRIC: root's blob reaches the firmware as it is (the simulated
+ * firmware records each blob's length); no blob, or one over 128 bytes,
+ * is refused before anything is posted; anyone else gets EPERM (the
+ * vendor lets every opener post to the device's telemetry).
+ */
+static int post_len_seen(unsigned int len)
+{
+	static char buf[16384];
+	char want[16], *p;
+
+	if (vt_dbg_read(0, "fw/posted_blobs", buf, sizeof(buf)))
+		return -1;
+	snprintf(want, sizeof(want), "%u ", len);
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, want, strlen(want)))
+			return 1;
+	return 0;
+}
+
+static int post_unprivileged_child(void *unused)
+{
+	unsigned char blob[37] = { 1 };
+	struct vnd_post_metric pm = { .data = (uintptr_t)blob, .data_size = sizeof(blob) };
+	int fd;
+	long r;
+
+	(void)unused;
+	VT_ASSERT(setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0,
+		  "cannot become nobody: %s", strerror(errno));
+	fd = open_dev(0, O_RDWR);
+	VT_ASSERT(fd >= 0, "nobody cannot open /dev/neuron0: %s", strerror(errno));
+	r = xioctl(fd, VND_POST_METRIC, &pm);
+	VT_ASSERT(r == -EPERM, "POST_METRIC as nobody: %s, expected EPERM", err(r));
+	close(fd);
+	return 0;
+}
+
+static int post_metric_body(void)
+{
+	unsigned char blob[129];
+	struct vnd_post_metric pm = { .data = (uintptr_t)blob };
+	int fd = open_dev(0, O_RDWR);
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	memset(blob, 0x5A, sizeof(blob));
+	VT_ASSERT(vt_dbg_write(0, "fw/posted", "clear") == 0, "clear fw/posted");
+	pm.data_size = 0;
+	r = xioctl(fd, VND_POST_METRIC, &pm);
+	VT_ASSERT(r == -EINVAL, "an empty blob: %s, expected EINVAL", err(r));
+	pm.data_size = 129;
+	r = xioctl(fd, VND_POST_METRIC, &pm);
+	VT_ASSERT(r == -E2BIG, "129 bytes: %s, expected E2BIG", err(r));
+	pm.data = 8;
+	pm.data_size = 41;
+	r = xioctl(fd, VND_POST_METRIC, &pm);
+	VT_ASSERT(r == -EFAULT, "a bad pointer: %s, expected EFAULT", err(r));
+	VT_ASSERT(post_len_seen(41) == 0 && post_len_seen(129) == 0, "a refused blob was posted");
+	pm.data = (uintptr_t)blob;
+	pm.data_size = 43;
+	r = xioctl(fd, VND_POST_METRIC, &pm);
+	VT_ASSERT(r == 0, "43 bytes as root: %s", err(r));
+	VT_ASSERT(post_len_seen(43) == 1, "the firmware recorded no blob of 43 bytes");
+	close(fd);
+	VT_ASSERT(run_sub(post_unprivileged_child, NULL) == 0, "%s", sub_why);
+	return 0;
+}
+ISOLATED(post_metric)
+
 /* ==== 8. processes ========================================================= */
 
 static pid_t app_pid(int fd)
@@ -2247,6 +2326,7 @@ int main(void)
 		VT_CASE(hw_counters_match_fw_read),
 		VT_CASE(hw_counters_count_bounds),
 		VT_CASE(hw_counters_unprivileged),
+		VT_CASE(post_metric),
 		/* 8: processes */
 		VT_CASE(app_pid_oldest_opener),
 		VT_CASE(all_apps_info_list),

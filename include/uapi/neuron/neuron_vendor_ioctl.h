@@ -138,6 +138,12 @@ struct neuron_ioctl_read_hw_counters {
 	__u32 pad0;
 };
 
+struct neuron_ioctl_post_metric {
+	__aligned_u64 data;	/* in: user pointer to the blob */
+	__u32 data_size;	/* in: its bytes, 1..128 */
+	__u32 pad0;
+};
+
 /* DEVICE_GET_ALL_APPS_INFO: apps_info_flags */
 #define NEURON_APP_INFO_PID_NC_LOCK_INFO	(1 << 0)
 #define NEURON_APP_INFO_PID_MEM_USAGE		(1 << 1)
@@ -172,6 +178,7 @@ struct neuron_ioctl_get_apps_info {
 #define NEURON_IOCTL_DEVICE_RELEASE		_NEURON_VIO(5)
 #define NEURON_IOCTL_DEVICE_APP_PID		_NEURON_VIOR(6, 4)
 #define NEURON_IOCTL_DEVICE_GET_ALL_APPS_INFO	_NEURON_VIOR(7, NEURON_VENDOR_PTR_SIZE)
+#define NEURON_IOCTL_POST_METRIC		_NEURON_VIOW(13, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1	_NEURON_VIOR(52, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_NOTIFICATIONS_QUEUE_INFO	_NEURON_VIOR(58, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_READ_HW_COUNTERS		_NEURON_VIOR(61, NEURON_VENDOR_PTR_SIZE)
