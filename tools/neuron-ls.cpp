@@ -31,7 +31,7 @@ constexpr const char *kClassDir = "/sys/class/neuron_device";
 
 void usage(FILE *out)
 {
-	std::fputs("usage: neuron-ls [-j|--json-output] [-t|--topology] [--help]\n"
+	std::fputs("usage: neuron-ls [-j|--json-output|--output-format json] [-t|--topology] [--help]\n"
 		   "       neuron-ls --cdi [--dev-dir DIR]\n"
 		   "       neuron-ls --take-back DEVICE:CORE\n"
 		   "List the Neuron devices: index, NeuronCores and their ids, memory,\n"
@@ -47,6 +47,10 @@ void usage(FILE *out)
 		   "                     neuron_processes; plus backend, driver_version,\n"
 		   "                     abi_version, capabilities, device_type)\n"
 		   "      --json         the same as --json-output\n"
+		   "      --output-format FORMAT\n"
+		   "                     table (the default) or json: the vendor's newer\n"
+		   "                     spelling of -j; its json is -j's array (the\n"
+		   "                     vendor's layout under this option is not public)\n"
 		   "  -t, --topology     the links between devices, one line per device\n"
 		   "      --cdi          a Container Device Interface spec (CDI 0.5.0, JSON,\n"
 		   "                     kind aws.amazon.com/neuron) for /etc/cdi: one CDI\n"
@@ -415,6 +419,21 @@ int main(int argc, char **argv)
 		std::string_view a = argv[i];
 		if (a == "-j" || a == "--json-output" || a == "--json") {
 			mode = json;
+		} else if (a == "--output-format" || a.substr(0, 16) == "--output-format=") {
+			if (a == "--output-format" && i + 1 >= argc) {
+				std::fprintf(stderr, "neuron-ls: --output-format needs table or json (see --help)\n");
+				return 2;
+			}
+			std::string_view v = a == "--output-format" ? argv[++i] : a.substr(16);
+			if (v == "json") {
+				mode = json;
+			} else if (v == "table") {
+				mode = table;
+			} else {
+				std::fprintf(stderr, "neuron-ls: --output-format: '%.*s' is not table or json\n",
+					     static_cast<int>(v.size()), v.data());
+				return 2;
+			}
 		} else if (a == "--take-back" || a.substr(0, 12) == "--take-back=") {
 			if (a == "--take-back" && i + 1 >= argc) {
 				std::fprintf(stderr, "neuron-ls: --take-back needs DEVICE:CORE (see --help)\n");

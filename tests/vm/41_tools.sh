@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=141
+PLAN=143
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -101,6 +101,8 @@ check_eq ls-sim-bdf-placeholder "ffff:00:00.0 ffff:00:01.0" "$(jv bdf)"
 check_eq ls-connected-to "[1] [0]" "$(jv connected-to)"
 check_eq ls-no-processes "0" "$(jv processes)"
 check ls-table $LS
+check_eq ls-output-format-json "$($LS -j)" "$($LS --output-format json)"
+check_fails ls-output-format-unknown 2 "'xml' is not table or json" $LS --output-format xml
 check ls-topology sh -c "$LS --topology | grep -qx 'neuron0: linked to 1'"
 
 # ---- an application holding NeuronCore 1 of device 0 ------------------
