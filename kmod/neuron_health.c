@@ -21,20 +21,24 @@
  * hw_err_poll_ms (neuron_hwerr.c), the reset file right after a reset. A
  * reset in progress is not reported (its outcome is, when it ends).
  * Each change of the device or of a NeuronCore is one NEURON_HW_ERR=HEALTH
- * kernel log line and one netlink HEALTH_EVENT on the "errors" group; only
+ * kernel log line, one netlink HEALTH_EVENT on the "errors" group and one
+ * KOBJ_CHANGE uevent of the device; only
  * the last reported health is kept, to tell a change.
  *
  * Locking: t->lock (mutex) serializes checks and rebases; under it only
- * MiscRAM reads, the backend's nc_unrecoverable, the log line and the
- * netlink send. The reset file takes it under procs_lock (rebase).
+ * MiscRAM reads, the backend's nc_unrecoverable, the log line, the
+ * netlink send and the uevent. The reset file takes it under procs_lock (rebase).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kobject.h>
 
 #include "neuron_device.h"
 #include "neuron_fwio.h"
 #include "neuron_genl_priv.h"
 #include "neuron_health.h"
 #include "neuron_hwerr.h"
+#include "neuron_main.h"
 #include "neuron_reset.h"
 
 /* An unreadable word (firmware not ready, function gone): nothing counted. */
@@ -119,12 +123,43 @@ void neuron_health_rebase(struct neuron_device *nd)
 	neuron_fwio_reset_done(nd);
 }
 
+/*
+ * The change as a KOBJ_CHANGE uevent of the device, for udev rules
+ * (docs/tools.md, "Health"): NEURON_HEALTH, NEURON_HEALTH_REASON,
+ * NEURON_HEALTH_PREVIOUS, NEURON_ACTION, NEURON_NC (-1: the device) and,
+ * on a simulated device, NEURON_SIMULATED=1. Not with vendor_only (the
+ * vendor's driver sends none).
+ */
+static void health_uevent(struct neuron_device *nd, s32 nc, struct neuron_health prev,
+			  struct neuron_health now)
+{
+	char env[6][48];
+	char *envp[ARRAY_SIZE(env) + 1];
+	int n = 0;
+
+	if (neuron_vendor_only())
+		return;
+	snprintf(env[n++], sizeof(env[0]), "NEURON_HEALTH=%s", neuron_health_state_name(now.state));
+	snprintf(env[n++], sizeof(env[0]), "NEURON_HEALTH_REASON=%s",
+		 neuron_health_reason_name(now.reason));
+	snprintf(env[n++], sizeof(env[0]), "NEURON_HEALTH_PREVIOUS=%s",
+		 neuron_health_state_name(prev.state));
+	snprintf(env[n++], sizeof(env[0]), "NEURON_ACTION=%s", neuron_health_action(now));
+	snprintf(env[n++], sizeof(env[0]), "NEURON_NC=%d", nc);
+	if (nd->ops->simulated)
+		snprintf(env[n++], sizeof(env[0]), "NEURON_SIMULATED=1");
+	for (envp[n] = NULL; n > 0; n--)
+		envp[n - 1] = env[n - 1];
+	kobject_uevent_env(&nd->dev.kobj, KOBJ_CHANGE, envp);
+}
+
 static void health_report(struct neuron_device *nd, s32 nc, struct neuron_health prev,
 			  struct neuron_health now)
 {
 	neuron_hwerr_health(nd, nc, neuron_health_state_name(now.state),
 			    neuron_health_reason_name(now.reason), neuron_health_action(now));
 	neuron_genl_health_event(nd, nc, prev.state, now.state, now.reason);
+	health_uevent(nd, nc, prev, now);
 }
 
 static bool health_same(struct neuron_health a, struct neuron_health b)

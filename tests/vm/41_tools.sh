@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=143
+PLAN=144
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -254,10 +254,20 @@ read -t 20 -r jready <&6
 check_eq health-subscriber-ready "neuron-monitor: subscribed to neuron/errors neuron-monitor: subscribed to neuron/errors" "$ready $jready"
 HL='NEURON_HW_ERR=HEALTH instance-id=sim hostname=[^ ]+ nd-id=1 nc-id=%s serial-num=[0-9a-f]{16} health=%s reason=%s action=%s$'
 health_lines() { since_mark | grep -c ' NEURON_HW_ERR=HEALTH '; }
-# an uncorrectable SRAM error: needs_reset, one line, the cores unaffected
+# an uncorrectable SRAM error: needs_reset, one line, the cores unaffected;
+# one uevent for a udev rule to act on (vm_uevent prints it)
+rm -f $TMP/ufifo; mkfifo $TMP/ufifo
+timeout -s KILL 30 /tests/vm_uevent 1 20000 > $TMP/uev 2> $TMP/ufifo &
+uev=$!
+exec 7< $TMP/ufifo
+read -t 20 -r ulistening <&7
 mark
 echo "sram 2" > $DBG/neuron1/inject/ecc
 wait_for health-sram-needs-reset 3000 health_is $H "needs_reset sram_uncorrectable"
+wait $uev
+check_eq health-sram-uevent "0 listening neuron1 NEURON_HEALTH=needs_reset NEURON_HEALTH_REASON=sram_uncorrectable NEURON_HEALTH_PREVIOUS=ok NEURON_ACTION=RESET_DEVICE NEURON_NC=-1 NEURON_SIMULATED=1" \
+	"$? $ulistening $(cat $TMP/uev)"
+exec 7<&-
 wait_for health-sram-line 3000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -qE '$(printf "$HL" -1 needs_reset sram_uncorrectable RESET_DEVICE)'"
 check_eq health-sram-one-line 1 "$(health_lines)"
 check_eq health-sram-cores-ok "ok none ok none" "$(hl $H/neuron_core0) $(hl $H/neuron_core1)"
