@@ -2052,9 +2052,10 @@ ISOLATED(hw_counters_unprivileged)
 
 /*
  * POST_METRIC: root's blob reaches the firmware as it is (the simulated
- * firmware records each blob's length); no blob, or one over 128 bytes,
- * is refused before anything is posted; anyone else gets EPERM (the
- * vendor lets every opener post to the device's telemetry).
+ * firmware records each blob's length, and refuses one that is not
+ * metric records: EIO); no blob, or one over 128 bytes, is refused
+ * before anything is posted; anyone else gets EPERM (the vendor lets
+ * every opener post to the device's telemetry).
  */
 static int post_len_seen(unsigned int len)
 {
@@ -2109,10 +2110,18 @@ static int post_metric_body(void)
 	r = xioctl(fd, VND_POST_METRIC, &pm);
 	VT_ASSERT(r == -EFAULT, "a bad pointer: %s, expected EFAULT", err(r));
 	VT_ASSERT(post_len_seen(41) == 0 && post_len_seen(129) == 0, "a refused blob was posted");
+	/* not records of [cw_id][len][ASCII]: the firmware refuses it */
 	pm.data = (uintptr_t)blob;
+	pm.data_size = 47;
+	r = xioctl(fd, VND_POST_METRIC, &pm);
+	VT_ASSERT(r == -EIO, "47 bytes of 0x5A as root: %s, expected EIO", err(r));
+	/* one record: metric 12 (the instance id), 41 ASCII bytes */
+	blob[0] = 12;
+	blob[1] = 41;
+	memcpy(blob + 2, "i-0123456789abcdef0-vendor-post-metric-41", 41);
 	pm.data_size = 43;
 	r = xioctl(fd, VND_POST_METRIC, &pm);
-	VT_ASSERT(r == 0, "43 bytes as root: %s", err(r));
+	VT_ASSERT(r == 0, "a 43-byte record as root: %s", err(r));
 	VT_ASSERT(post_len_seen(43) == 1, "the firmware recorded no blob of 43 bytes");
 	close(fd);
 	VT_ASSERT(run_sub(post_unprivileged_child, NULL) == 0, "%s", sub_why);
