@@ -11,6 +11,9 @@
 
 #include "neuron_pure.h"
 
+/* the bytes of MiscRAM any word below lies in (a page) */
+#define NEURON_MISCRAM_SIZE		0x1000
+
 #define NEURON_MISCRAM_API_VERSION	0x000	/* FW: firmware API version */
 #define NEURON_MISCRAM_DEVICE_ID	0x024	/* FW: routing id */
 #define NEURON_MISCRAM_SERIAL_LO	0x038	/* FW: serial number bits 31..0 */

@@ -77,8 +77,9 @@ MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
  * @pdev:	the PCI device
  * @prod:	the product's constants, from the id table
  * @desc:	what the core reports of it (from @prod)
- * @bar0:	APB mapping (registers, MiscRAM)
- * @bar0_len:	length of @bar0
+ * @misc:	the mapping of BAR0's MiscRAM window, all this driver touches
+ *		of BAR0 (NEURON_MISCRAM_SIZE bytes at the product's offset)
+ * @bar0_len:	length of BAR0
  * @dma_lock:	protects @dma_on and @dma_dead
  * @dma_on:	DMA mask set and bus mastering enabled (first ops->dma_alloc)
  * @dma_dead:	removal has begun: DMA is never enabled again
@@ -88,7 +89,7 @@ struct neuron_pci_dev {
 	struct pci_dev *pdev;
 	const struct neuron_product *prod;
 	struct neuron_arch_desc desc;
-	void __iomem *bar0;
+	void __iomem *misc;
 	resource_size_t bar0_len;
 	struct mutex dma_lock;
 	bool dma_on;
@@ -99,21 +100,19 @@ struct neuron_pci_dev {
 static u32 neuron_pci_misc_read(void *backend, u32 off)
 {
 	struct neuron_pci_dev *pd = backend;
-	u64 pos = (u64)pd->prod->miscram_off + off;
 
-	if ((off & 3) || pos + 4 > pd->bar0_len)
+	if ((off & 3) || off > NEURON_MISCRAM_SIZE - 4)
 		return NEURON_MISCRAM_BAD_READ;
-	return readl(pd->bar0 + pos);
+	return readl(pd->misc + off);
 }
 
 static void neuron_pci_misc_write(void *backend, u32 off, u32 val)
 {
 	struct neuron_pci_dev *pd = backend;
-	u64 pos = (u64)pd->prod->miscram_off + off;
 
-	if ((off & 3) || pos + 4 > pd->bar0_len)
+	if ((off & 3) || off > NEURON_MISCRAM_SIZE - 4)
 		return;
-	writel(val, pd->bar0 + pos);
+	writel(val, pd->misc + off);
 }
 
 /* The first DMA user: the vendor's mask (64 bits, else 32), then bus mastering. */
@@ -239,8 +238,19 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	if (ret)
 		goto err_disable;
 	pd->bar0_len = pci_resource_len(pdev, 0);
-	pd->bar0 = pci_iomap(pdev, 0, 0);
-	if (!pd->bar0) {
+	if (pd->bar0_len < (u64)pd->prod->miscram_off + NEURON_MISCRAM_SIZE) {
+		dev_err(&pdev->dev, "BAR0 of %pa bytes has no MiscRAM at 0x%x\n", &pd->bar0_len,
+			pd->prod->miscram_off);
+		ret = -ENODEV;
+		goto err_region;
+	}
+	/*
+	 * The MiscRAM window only: a BAR0 of gigabytes mapped whole would
+	 * take as many page-table (and, with KASAN, shadow) pages for a page
+	 * the driver uses
+	 */
+	pd->misc = pci_iomap_range(pdev, 0, pd->prod->miscram_off, NEURON_MISCRAM_SIZE);
+	if (!pd->misc) {
 		ret = -ENOMEM;
 		goto err_region;
 	}
@@ -301,7 +311,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	return 0;
 
 err_unmap:
-	pci_iounmap(pdev, pd->bar0);
+	pci_iounmap(pdev, pd->misc);
 err_region:
 	pci_release_region(pdev, 0);
 err_disable:
@@ -327,7 +337,7 @@ static void neuron_pci_remove(struct pci_dev *pdev)
 		pci_clear_master(pdev);
 	mutex_unlock(&pd->dma_lock);
 	neuron_device_destroy(pd->nd);
-	pci_iounmap(pdev, pd->bar0);
+	pci_iounmap(pdev, pd->misc);
 	pci_release_region(pdev, 0);
 	pci_disable_device(pdev);
 	mutex_destroy(&pd->dma_lock);
