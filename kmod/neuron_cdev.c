@@ -237,7 +237,6 @@ static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_SET) <= NEURON_IOCTL_ARG_MAX);
 static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct neuron_file *nf = filp->private_data;
-	struct neuron_device *nd = nf->nd;
 	const struct neuron_ioctl_desc *d = NULL;
 	void __user *uarg = (void __user *)arg;
 	u64 kbuf[NEURON_IOCTL_ARG_MAX / sizeof(u64)];
@@ -263,13 +262,7 @@ static long neuron_cdev_ioctl(struct file *filp, unsigned int cmd, unsigned long
 	size = _IOC_SIZE(cmd);
 	if (copy_from_user(kbuf, uarg, size))
 		return -EFAULT;
-	if (d->flags & NEURON_IOCTL_UNLOCKED) {
-		ret = READ_ONCE(nd->gone) ? -ENODEV : d->fn(nf, kbuf);
-	} else {
-		down_read(&nd->gone_sem);
-		ret = nd->gone ? -ENODEV : d->fn(nf, kbuf);
-		up_read(&nd->gone_sem);
-	}
+	ret = neuron_ioctl_call(nf, d->fn, kbuf, d->flags & NEURON_IOCTL_UNLOCKED);
 	if ((!ret || ((d->flags & NEURON_IOCTL_JOB) && neuron_ioctl_job_answers(ret))) &&
 	    (_IOC_DIR(cmd) & _IOC_READ) && copy_to_user(uarg, kbuf, size) && !ret)
 		ret = -EFAULT;

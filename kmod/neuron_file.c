@@ -15,6 +15,7 @@
 
 #include "neuron_abi.h"
 #include "neuron_compat.h"
+#include "neuron_device.h"
 #include "neuron_file.h"
 
 int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags)
@@ -28,6 +29,20 @@ int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags
 void neuron_ioctl_out(void *karg, const void *arg, size_t size)
 {
 	memcpy(karg, arg, size);
+}
+
+long neuron_ioctl_call(struct neuron_file *nf, long (*fn)(struct neuron_file *nf, void *karg),
+		       void *karg, bool unlocked)
+{
+	struct neuron_device *nd = nf->nd;
+	long ret;
+
+	if (unlocked)
+		return READ_ONCE(nd->gone) ? -ENODEV : fn(nf, karg);
+	down_read(&nd->gone_sem);
+	ret = nd->gone ? -ENODEV : fn(nf, karg);
+	up_read(&nd->gone_sem);
+	return ret;
 }
 
 void *neuron_alloc_user_mem(size_t size)

@@ -58,6 +58,14 @@ int neuron_ioctl_arg(void *arg, const void *karg, size_t size, u32 allowed_flags
 void neuron_ioctl_out(void *karg, const void *arg, size_t size);
 
 /*
+ * Both dispatchers' call of a handler @fn on the kernel copy @karg: under
+ * gone_sem for read, or (@unlocked: the handler moves user memory and
+ * takes it itself) after a check of gone; -ENODEV for a removed device.
+ */
+long neuron_ioctl_call(struct neuron_file *nf, long (*fn)(struct neuron_file *nf, void *karg),
+		       void *karg, bool unlocked);
+
+/*
  * A job that ran and was cut short (-ETIMEDOUT, -EINTR) still answers
  * with its time: the job ioctls write it into their argument and the
  * dispatcher copies it out (UAPI: SIM_EXEC).

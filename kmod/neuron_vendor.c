@@ -444,7 +444,6 @@ static long vendor_apps_entry(struct neuron_file *nf, void __user *uarg)
 
 long neuron_vendor_ioctl(struct neuron_file *nf, unsigned int cmd, void __user *uarg)
 {
-	struct neuron_device *nd = nf->nd;
 	const struct neuron_vendor_cmd *d = NULL;
 	u64 kbuf[NEURON_VENDOR_ARG_MAX / sizeof(u64)] = { 0 };
 	long ret;
@@ -473,13 +472,7 @@ long neuron_vendor_ioctl(struct neuron_file *nf, unsigned int cmd, void __user *
 
 	if (d->in && copy_from_user(kbuf, uarg, d->in))
 		return -EFAULT;
-	if (d->flags & V_UNLOCKED) {
-		ret = READ_ONCE(nd->gone) ? -ENODEV : d->fn(nf, kbuf);
-	} else {
-		down_read(&nd->gone_sem);
-		ret = nd->gone ? -ENODEV : d->fn(nf, kbuf);
-		up_read(&nd->gone_sem);
-	}
+	ret = neuron_ioctl_call(nf, d->fn, kbuf, d->flags & V_UNLOCKED);
 	if ((!ret || (ret == -EBUSY && (d->flags & V_OUT_ON_BUSY))) && d->out &&
 	    copy_to_user(uarg, kbuf, d->out))
 		ret = -EFAULT;

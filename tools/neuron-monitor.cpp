@@ -221,6 +221,27 @@ struct nla_policy *policy()
 	return p;
 }
 
+// One --counters row in the chosen format (@rows printed before it: the
+// JSON separator); from the netlink reply or from sysfs alike.
+void print_counter(const Options &opt, long rows, unsigned dev, unsigned nc, const char *name,
+		   unsigned id, unsigned long long total, bool sim)
+{
+	switch (opt.format) {
+	case Format::Text:
+		std::printf("%-6u %-4u %-34s %4u %llu\n", dev, nc, name, id, total);
+		break;
+	case Format::Json:
+		std::printf("%s{\"device\": %u, \"core\": %u, \"counter\": \"%s\", "
+			    "\"id\": %u, \"total\": %llu}",
+			    rows ? ", " : "", dev, nc, name, id, total);
+		break;
+	case Format::Prometheus:
+		std::printf("neuron_status_total{device=\"%u\",core=\"%u\",counter=\"%s\"%s} %llu\n", dev, nc,
+			    name, sim ? ",simulated=\"1\"" : "", total);
+		break;
+	}
+}
+
 int on_counters(struct nl_msg *msg, void *arg)
 {
 	auto *ctx = static_cast<Ctx *>(arg);
@@ -232,7 +253,7 @@ int on_counters(struct nl_msg *msg, void *arg)
 	uint32_t dev = nla_get_u32(tb[NEURON_GENL_A_DEVICE]);
 	uint32_t nc = nla_get_u32(tb[NEURON_GENL_A_NC]);
 	// a simulated device's series say so: nothing alerts on them as on hardware
-	const char *sim = tb[NEURON_GENL_A_SIMULATED] ? ",simulated=\"1\"" : "";
+	bool sim = tb[NEURON_GENL_A_SIMULATED];
 
 	struct nlattr *pos;
 	int rem;
@@ -244,23 +265,9 @@ int on_counters(struct nl_msg *msg, void *arg)
 		if (nla_parse_nested(c, NEURON_GENL_A_MAX, pos, policy()) < 0 ||
 		    !c[NEURON_GENL_A_COUNTER_NAME] || !c[NEURON_GENL_A_TOTAL])
 			continue;
-		const char *name = nla_get_string(c[NEURON_GENL_A_COUNTER_NAME]);
-		uint32_t id = c[NEURON_GENL_A_COUNTER_ID] ? nla_get_u32(c[NEURON_GENL_A_COUNTER_ID]) : 0;
-		unsigned long long total = nla_get_u64(c[NEURON_GENL_A_TOTAL]);
-		switch (ctx->opt->format) {
-		case Format::Text:
-			std::printf("%-6u %-4u %-34s %4u %llu\n", dev, nc, name, id, total);
-			break;
-		case Format::Json:
-			std::printf("%s{\"device\": %u, \"core\": %u, \"counter\": \"%s\", "
-				    "\"id\": %u, \"total\": %llu}",
-				    ctx->rows ? ", " : "", dev, nc, name, id, total);
-			break;
-		case Format::Prometheus:
-			std::printf("neuron_status_total{device=\"%u\",core=\"%u\",counter=\"%s\"%s} %llu\n",
-				    dev, nc, name, sim, total);
-			break;
-		}
+		print_counter(*ctx->opt, ctx->rows, dev, nc, nla_get_string(c[NEURON_GENL_A_COUNTER_NAME]),
+			      c[NEURON_GENL_A_COUNTER_ID] ? nla_get_u32(c[NEURON_GENL_A_COUNTER_ID]) : 0,
+			      nla_get_u64(c[NEURON_GENL_A_TOTAL]), sim);
 		ctx->rows++;
 	}
 	return NL_OK;
@@ -502,21 +509,8 @@ int sysfs_counters(const Options &opt)
 						     cdir.c_str(), a.name);
 					return 1;
 				}
-				unsigned long long t = total;
-				switch (opt.format) {
-				case Format::Text:
-					std::printf("%-6d %-4d %-34s %4u %llu\n", dev, nc, a.name, a.counter, t);
-					break;
-				case Format::Json:
-					std::printf("%s{\"device\": %d, \"core\": %d, \"counter\": \"%s\", "
-						    "\"id\": %u, \"total\": %llu}",
-						    rows ? ", " : "", dev, nc, a.name, a.counter, t);
-					break;
-				case Format::Prometheus:
-					std::printf("neuron_status_total{device=\"%d\",core=\"%d\",counter=\"%s\"%s} %llu\n",
-						    dev, nc, a.name, sim ? ",simulated=\"1\"" : "", t);
-					break;
-				}
+				print_counter(opt, rows, static_cast<unsigned>(dev), static_cast<unsigned>(nc), a.name,
+					      a.counter, total, sim);
 				rows++;
 			}
 		}
