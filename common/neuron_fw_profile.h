@@ -111,6 +111,8 @@ static inline u32 neuron_fw_ready_bound_ms(void)
  */
 #define NEURON_FW_RESET_POLL_MS		100
 #define NEURON_FW_RESET_REISSUE_MS	30000
+/* a TPB (NeuronCore) reset: RESET_TPB_MAP, then RESET = 2; rung again every 10 s */
+#define NEURON_FW_RESET_TPB_REISSUE_MS	10000
 #define NEURON_FW_RESET_DONE_TRIES	5
 #define NEURON_FW_RESET_DONE_STEP_MS	100
 

@@ -102,6 +102,11 @@ struct page;
  *		every NeuronCore usable again, device memory contents
  *		discarded. 0 or a negative errno (the device reads INVALID).
  *		Without it, a write to reset is -EOPNOTSUPP.
+ * @nc_reset:	optional; reset NeuronCores @nc_map (bit n = NeuronCore n,
+ *		never 0, only cores the device has): each is usable again,
+ *		device memory untouched. 0 or a negative errno (the cores stay
+ *		as they were; the device stays READY). Sleeps. Without it the
+ *		vendor's NC_RESET is -EOPNOTSUPP.
  * @stop:	optional (with @exec); end the jobs in progress (-ENODEV) and
  *		refuse new ones, without waiting for them. The core calls it
  *		when neuron_device_create() fails after the node appeared,
@@ -158,6 +163,7 @@ struct neuron_backend_ops {
 	struct page *(*mem_page)(void *backend, u64 addr);
 	void (*mem_unmap)(void *backend, u64 addr, u64 len);
 	int (*reset)(void *backend);
+	int (*nc_reset)(void *backend, u32 nc_map);
 	void (*pci_info)(void *backend, struct neuron_pci_info *info);
 	void (*stop)(void *backend);
 	bool (*nc_unrecoverable)(void *backend, u32 nc);
@@ -334,6 +340,16 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
  */
 int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
 			   u32 time_div, u32 max_ms);
+
+/*
+ * neuron_fwio.c: a TPB reset of NeuronCores @nc_map (bit n = NeuronCore
+ * n) as the vendor's NC_RESET does: the firmware's map (the cores and
+ * their TOP_SPs) to RESET_TPB_MAP, RESET = 2, TRIGGER = 1, then as
+ * neuron_fw_reset_device(). 0, -EINVAL (empty map), -ETIMEDOUT, -EINTR,
+ * -ENODEV. Sleeps.
+ */
+int neuron_fw_reset_tpb(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			u32 nc_map, u32 max_ms);
 
 /*
  * neuron_reset.c: the reset a backend ran before creating @nd (at probe)

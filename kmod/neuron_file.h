@@ -6,6 +6,7 @@
 #ifndef NEURON_FILE_H
 #define NEURON_FILE_H
 
+#include <linux/atomic.h>
 #include <linux/compiler_types.h>
 #include <linux/mm.h>
 #include <linux/types.h>
@@ -30,6 +31,9 @@ struct vm_area_struct;
  *		(neuron_mem.c); freed with the file
  * @mem_tag:	upper half of every handle of this file: a handle from
  *		another file never names one of this file's allocations
+ * @vendor_reset: the last vendor reset request made through this file
+ *		and not yet waited for (neuron_vendor.c): 0 none, else its
+ *		id << 2 | failed << 1 | 1
  */
 struct neuron_file {
 	struct neuron_device *nd;
@@ -37,6 +41,7 @@ struct neuron_file {
 	struct pid *nds_grant[NEURON_NDS_PER_DEVICE];
 	struct xarray mem_handles;
 	u32 mem_tag;
+	atomic64_t vendor_reset;
 };
 
 /*

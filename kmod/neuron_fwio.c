@@ -580,9 +580,17 @@ static int neuron_fw_sleep(unsigned int ms, u32 div)
 	return fatal_signal_pending(current) ? -EINTR : 0;
 }
 
-static void neuron_fw_ring_reset(const struct neuron_backend_ops *ops, void *backend)
+/* @tpb_map 0: a device reset; else a TPB reset of that map */
+static void neuron_fw_ring_reset(const struct neuron_backend_ops *ops, void *backend, u32 tpb_map)
 {
-	ops->misc_write(backend, NEURON_MISCRAM_RESET, 1);	/* device reset */
+	if (tpb_map) {
+		ops->misc_write(backend, NEURON_MISCRAM_RESET_TPB_MAP, tpb_map);
+		/* the map before the request that names it */
+		wmb();
+		ops->misc_write(backend, NEURON_MISCRAM_RESET, 2);
+	} else {
+		ops->misc_write(backend, NEURON_MISCRAM_RESET, 1);
+	}
 	/* the request word before the doorbell */
 	mb();
 	ops->misc_write(backend, NEURON_MISCRAM_TRIGGER, 1);
@@ -592,11 +600,11 @@ static void neuron_fw_ring_reset(const struct neuron_backend_ops *ops, void *bac
  * @max_ms: give up after this long (0: the vendor's budget for @fw_arch,
  * neuron_fw_reset_max_ms(), divided by @time_div); -ETIMEDOUT then.
  */
-int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
-			   u32 time_div, u32 max_ms)
+static int neuron_fw_reset(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			   u32 tpb_map, u32 time_div, u32 max_ms)
 {
 	u32 div = time_div > 1 ? time_div : 1;
-	u32 reissue_ms = NEURON_FW_RESET_REISSUE_MS / div;
+	u32 reissue_ms = (tpb_map ? NEURON_FW_RESET_TPB_REISSUE_MS : NEURON_FW_RESET_REISSUE_MS) / div;
 	ktime_t start = ktime_get(), issued = start;
 	unsigned int i;
 	u32 v;
@@ -607,7 +615,7 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 		return 0;
 	if (!max_ms)
 		max_ms = max(neuron_fw_reset_max_ms(fw_arch) / div, 1u);
-	neuron_fw_ring_reset(ops, backend);
+	neuron_fw_ring_reset(ops, backend, tpb_map);
 	for (;;) {
 		ret = neuron_fw_sleep(NEURON_FW_RESET_POLL_MS, div);
 		if (ret)
@@ -621,7 +629,7 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 		if (ktime_ms_delta(ktime_get(), start) >= max_ms)
 			return -ETIMEDOUT;
 		if (ktime_ms_delta(ktime_get(), issued) >= reissue_ms) {
-			neuron_fw_ring_reset(ops, backend);
+			neuron_fw_ring_reset(ops, backend, tpb_map);
 			issued = ktime_get();
 		}
 	}
@@ -638,6 +646,41 @@ int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, 
 		if (ret)
 			return ret;
 	}
+}
+
+int neuron_fw_reset_device(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			   u32 time_div, u32 max_ms)
+{
+	return neuron_fw_reset(ops, backend, fw_arch, 0, time_div, max_ms);
+}
+
+/*
+ * The firmware's map of a TPB reset of NeuronCores @nc_map: v2 adds each
+ * NeuronCore's three TOP_SPs (bits 8 + 3n .. 10 + 3n), v3 and v4 each
+ * NeuronCore's SDMA group (bit 8 + n) and TOP_SP group (bit 16 + n).
+ */
+static u32 neuron_fw_tpb_map(u32 fw_arch, u32 nc_map)
+{
+	u32 map = nc_map & 0xff, nc;
+
+	for (nc = 0; nc < 8; nc++) {
+		if (!(nc_map & BIT(nc)))
+			continue;
+		if (fw_arch == NEURON_FW_ARCH_V2)
+			map |= (nc < 2 ? 7u : 0u) << (8 + 3 * nc);
+		else
+			map |= BIT(8 + nc) | BIT(16 + nc);
+	}
+	return map;
+}
+
+int neuron_fw_reset_tpb(const struct neuron_backend_ops *ops, void *backend, u32 fw_arch,
+			u32 nc_map, u32 max_ms)
+{
+	if (!nc_map)
+		return -EINVAL;
+	return neuron_fw_reset(ops, backend, fw_arch, neuron_fw_tpb_map(fw_arch, nc_map), 1,
+			       max_ms);
 }
 
 u64 neuron_fwio_err_count(struct neuron_device *nd)

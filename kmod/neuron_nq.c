@@ -27,18 +27,25 @@
 #include "neuron_nds_priv.h"
 #include "neuron_nq_priv.h"
 
-/* mmap cookie space of the rings: one 2 MiB window per (nc, type, engine) */
+/*
+ * mmap cookie spaces of the rings: one 2 MiB window per (nc, type,
+ * engine), the control page and entries of this driver's rings from
+ * NEURON_NQ_MMAP_BASE, the entries alone of the vendor's from
+ * NEURON_NQ_VMMAP_BASE (both below NEURON_MEM_MMAP_BASE)
+ */
 #define NEURON_NQ_MMAP_BASE	0x40000000ULL
+#define NEURON_NQ_VMMAP_BASE	0x100000000ULL
 #define NEURON_NQ_MMAP_STRIDE	0x200000ULL
+#define NEURON_NQ_MMAP_SPAN	((u64)NEURON_MAX_NC * NEURON_NQ_PER_NC * NEURON_NQ_MMAP_STRIDE)
 
 static u32 nq_index(u32 type, u32 engine)
 {
 	return type * NEURON_NQ_MAX_ENGINE + engine;
 }
 
-static u64 nq_cookie(u32 nc, u32 type, u32 engine)
+static u64 nq_cookie(u32 nc, u32 type, u32 engine, bool vendor)
 {
-	return NEURON_NQ_MMAP_BASE +
+	return (vendor ? NEURON_NQ_VMMAP_BASE : NEURON_NQ_MMAP_BASE) +
 	       (u64)(nc * NEURON_NQ_PER_NC + nq_index(type, engine)) * NEURON_NQ_MMAP_STRIDE;
 }
 
@@ -165,13 +172,82 @@ static int nq_check_key(struct neuron_device *nd, u32 nc, u32 type, u32 engine)
 	return 0;
 }
 
-long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
+/*
+ * The caller's ring (@nc, @type, @engine) of @ring_size bytes, created if
+ * it has none; @vendor: the vendor's kind (entries alone, written on
+ * around the ring). An existing ring of the caller's of that kind and
+ * size is kept (its contents untouched), or replaced by a new one with
+ * @replace (a mapping of the old one keeps its pages and gets no more
+ * entries); one of another kind or size is -EBUSY. Reserves @nc for the
+ * caller first (-EBUSY, -ECANCELED). Caller checked the key and the size.
+ */
+static int nq_get(struct neuron_file *nf, u32 nc, u32 type, u32 engine, u32 ring_size,
+		  bool vendor, bool replace)
 {
 	struct neuron_device *nd = nf->nd;
 	struct neuron_nq_dev *nqd = nd->nq;
-	struct neuron_nq_init arg;
-	struct neuron_nq **slot, *q;
+	struct neuron_nq **slot, *q, *old = NULL;
 	struct pid *tgid = task_tgid(current);
+	size_t map_size = PAGE_ALIGN(NEURON_NQ_RING_OFFSET + ring_size);
+	int ret;
+
+	/* the ring dies with the opener's last close: only the opener may own one */
+	if (tgid != nf->tgid)
+		return -EACCES;
+
+	mutex_lock(&nqd->lock);
+	/* a NeuronCore's rings belong to the process holding the core */
+	ret = core_reserve_locked(nqd, nc, tgid);
+	if (ret)
+		goto out;
+	slot = &nqd->rings[nc][nq_index(type, engine)];
+	q = *slot;
+	if (q && (q->owner != tgid || q->vendor != vendor ||
+		  (q->ring_size != ring_size && !replace))) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (q && !replace)
+		goto out;
+	if (nq_bytes_of(nqd, tgid) - (q ? q->map_size : 0) + map_size >
+	    NEURON_NQ_PROC_BYTES_MAX) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	old = q;
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
+	if (!q) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	q->owner = tgid;
+	q->nd = nd;
+	refcount_set(&q->refs, 1);
+	q->nc = nc;
+	q->vendor = vendor;
+	q->ring_size = ring_size;
+	q->map_size = map_size;
+	q->mem = neuron_alloc_user_mem(q->map_size);
+	if (!q->mem) {
+		kfree(q);
+		ret = -ENOMEM;
+		goto out;
+	}
+	neuron_nq_producer_init(&q->prod, q->mem, ring_size / NEURON_NQ_ENTRY_SIZE);
+	/* before the ring is visible: its free always comes after */
+	nq_account(nd, q, true);
+	*slot = q;
+out:
+	mutex_unlock(&nqd->lock);
+	/* the table's reference to the ring replaced (a mapping keeps its own) */
+	if (!ret)
+		nq_put(old);
+	return ret;
+}
+
+long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
+{
+	struct neuron_nq_init arg;
 	int ret;
 
 	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
@@ -179,66 +255,42 @@ long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg)
 		return ret;
 	if (!neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
 		return -EINVAL;
-	ret = nq_check_key(nd, arg.nc, arg.nq_type, arg.engine);
+	ret = nq_check_key(nf->nd, arg.nc, arg.nq_type, arg.engine);
 	if (ret)
 		return ret;
 	if (!neuron_nq_size_valid(arg.ring_size))
 		return -EINVAL;
-	/* the ring dies with the opener's last close: only the opener may own one */
-	if (tgid != nf->tgid)
-		return -EACCES;
-
-	mutex_lock(&nqd->lock);
-	/* a NeuronCore's rings belong to the process holding the core */
-	ret = core_reserve_locked(nqd, arg.nc, tgid);
+	ret = nq_get(nf, arg.nc, arg.nq_type, arg.engine, arg.ring_size, false, false);
 	if (ret)
-		goto out;
-	slot = &nqd->rings[arg.nc][nq_index(arg.nq_type, arg.engine)];
-	q = *slot;
-	if (q) {
-		if (q->owner != tgid || q->ring_size != arg.ring_size) {
-			ret = -EBUSY;
-			goto out;
-		}
-	} else {
-		size_t map_size = PAGE_ALIGN(NEURON_NQ_RING_OFFSET + arg.ring_size);
+		return ret;
 
-		if (nq_bytes_of(nqd, tgid) + map_size > NEURON_NQ_PROC_BYTES_MAX) {
-			ret = -ENOSPC;
-			goto out;
-		}
-		q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
-		if (!q) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		q->owner = tgid;
-		q->nd = nd;
-		refcount_set(&q->refs, 1);
-		q->nc = arg.nc;
-		q->ring_size = arg.ring_size;
-		q->map_size = map_size;
-		q->mem = neuron_alloc_user_mem(q->map_size);
-		if (!q->mem) {
-			kfree(q);
-			ret = -ENOMEM;
-			goto out;
-		}
-		neuron_nq_producer_init(&q->prod, q->mem, arg.ring_size / NEURON_NQ_ENTRY_SIZE);
-		/* before the ring is visible: its free always comes after */
-		nq_account(nd, q, true);
-		*slot = q;
-	}
-	mutex_unlock(&nqd->lock);
-
-	arg.mmap_offset = nq_cookie(arg.nc, arg.nq_type, arg.engine);
+	arg.mmap_offset = nq_cookie(arg.nc, arg.nq_type, arg.engine, false);
 	arg.mmap_size = NEURON_NQ_RING_OFFSET + arg.ring_size;
 	memset(arg.reserved, 0, sizeof(arg.reserved));
 	neuron_ioctl_out(karg, &arg, sizeof(arg));
 	return 0;
-out:
-	mutex_unlock(&nqd->lock);
-	return ret;
+}
+
+int neuron_nq_vendor_init(struct neuron_file *nf, u32 nc, u32 type, u32 engine, u32 size,
+			  bool replace, u64 *mmap_offset, u64 *handle)
+{
+	int ret;
+
+	/* the entries start one page into the ring's memory: 4 KiB pages only */
+	if (PAGE_SIZE != NEURON_NQ_RING_OFFSET)
+		return -EOPNOTSUPP;
+	ret = nq_check_key(nf->nd, nc, type, engine);
+	if (ret)
+		return ret;
+	if (!neuron_nq_size_valid(size))
+		return -EINVAL;
+	ret = nq_get(nf, nc, type, engine, size, true, replace);
+	if (ret)
+		return ret;
+	*mmap_offset = nq_cookie(nc, type, engine, true);
+	/* a small number per ring of the device, never 0 */
+	*handle = (u64)nc * NEURON_NQ_PER_NC + nq_index(type, engine) + 1;
+	return 0;
 }
 
 long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg)
@@ -289,6 +341,13 @@ void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
+		/*
+		 * The vendor's kind has no consumer index: the device writes
+		 * on around the ring, and a consumer a lap behind sees the
+		 * phase of the later lap. Its control page is the driver's.
+		 */
+		if (q->vendor)
+			WRITE_ONCE(((struct neuron_nq_ctrl *)q->mem)->head, q->prod.tail);
 		if (neuron_nq_produce(&q->prod, q->mem, nq_entries(q), &e[i]))
 			(*dropped)++;
 		else
@@ -305,12 +364,16 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 	unsigned long len = vma->vm_end - vma->vm_start;
 	u64 rel, idx;
 	struct neuron_nq *q;
+	bool vendor;
 	int ret;
 
-	if (off < NEURON_NQ_MMAP_BASE ||
-	    off >= NEURON_NQ_MMAP_BASE + (u64)NEURON_MAX_NC * NEURON_NQ_PER_NC * NEURON_NQ_MMAP_STRIDE)
+	if (off >= NEURON_NQ_MMAP_BASE && off < NEURON_NQ_MMAP_BASE + NEURON_NQ_MMAP_SPAN)
+		vendor = false;
+	else if (off >= NEURON_NQ_VMMAP_BASE && off < NEURON_NQ_VMMAP_BASE + NEURON_NQ_MMAP_SPAN)
+		vendor = true;
+	else
 		return NEURON_MMAP_NOT_MINE;
-	rel = off - NEURON_NQ_MMAP_BASE;
+	rel = off - (vendor ? NEURON_NQ_VMMAP_BASE : NEURON_NQ_MMAP_BASE);
 	if (rel % NEURON_NQ_MMAP_STRIDE)
 		return -EINVAL;
 	idx = rel / NEURON_NQ_MMAP_STRIDE;
@@ -322,7 +385,9 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -ENOENT;
 		goto out;
 	}
-	if (len != q->map_size) {
+	/* each kind through its own cookie, and the whole of what that shows */
+	if (q->vendor != vendor ||
+	    len != q->map_size - (vendor ? NEURON_NQ_RING_OFFSET : 0)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -334,7 +399,8 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 		ret = -EACCES;
 		goto out;
 	}
-	ret = neuron_map_owned(nf, vma, q->mem, q->owner, &nq_vm_ops, q);
+	ret = neuron_map_owned(nf, vma, (u8 *)q->mem + (vendor ? NEURON_NQ_RING_OFFSET : 0),
+			       q->owner, &nq_vm_ops, q);
 out:
 	mutex_unlock(&nqd->lock);
 	return ret;
@@ -472,6 +538,58 @@ static int core_free_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq 
 		}
 	}
 	return n;
+}
+
+int neuron_core_reset_rings(struct neuron_device *nd, struct pid *tgid, u32 *nc_map,
+			    bool held_only)
+{
+	struct neuron_nq_dev *nqd = nd->nq;
+	struct neuron_core_taken *t;
+	struct neuron_nq **doomed;
+	u32 nc, map = 0, jobs;
+	int i, n = 0, ret = 0;
+
+	doomed = kcalloc(NEURON_MAX_NC * NEURON_NQ_PER_NC, sizeof(*doomed), GFP_KERNEL);
+	if (!doomed)
+		return -ENOMEM;
+	mutex_lock(&nqd->lock);
+	t = core_taken_of(nqd, tgid);
+	for (nc = 0; nc < nd->nc_count; nc++) {
+		if (!(*nc_map & BIT(nc)))
+			continue;
+		if (nqd->cores[nc].owner != tgid) {
+			if (held_only)
+				continue;
+			ret = t && (t->nc_map & BIT(nc)) ? -ECANCELED : -EACCES;
+			goto out;
+		}
+		spin_lock(&nqd->cores[nc].lock);
+		jobs = nqd->cores[nc].jobs;
+		spin_unlock(&nqd->cores[nc].lock);
+		if (jobs) {
+			ret = -EBUSY;
+			goto out;
+		}
+		map |= BIT(nc);
+	}
+	for (nc = 0; nc < nd->nc_count; nc++) {
+		if (!(map & BIT(nc)))
+			continue;
+		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
+			doomed[n] = nqd->rings[nc][i];
+			if (doomed[n]) {
+				nqd->rings[nc][i] = NULL;
+				n++;
+			}
+		}
+	}
+	*nc_map = map;
+out:
+	mutex_unlock(&nqd->lock);
+	for (i = 0; i < n; i++)
+		nq_put(doomed[i]);
+	kfree(doomed);
+	return ret;
 }
 
 long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg)

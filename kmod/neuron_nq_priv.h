@@ -34,6 +34,9 @@ struct vm_area_struct;
  * struct neuron_nq - one ring
  * @owner:	the process that created it (the proc entry holds the ref)
  * @nc:		its NeuronCore (memory accounting)
+ * @vendor:	the vendor's kind (NOTIFICATIONS_INIT_*): mapped without its
+ *		control page, written on around the ring with no consumer
+ *		index (the driver keeps the control page's head at the tail)
  * @ring_size:	bytes of entries
  * @map_size:	bytes of the mapping (control page + entries, page aligned)
  * @mem:	the mapping's memory (neuron_alloc_user_mem: charged to the
@@ -51,6 +54,7 @@ struct vm_area_struct;
 struct neuron_nq {
 	struct pid *owner;
 	u32 nc;
+	bool vendor;
 	u32 ring_size;
 	size_t map_size;
 	void *mem;
@@ -135,6 +139,22 @@ int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 /* ioctl handlers (neuron_cdev.c table) */
 long neuron_nq_ioctl_init(struct neuron_file *nf, void *karg);
 long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg);
+/*
+ * The vendor's NOTIFICATIONS_INIT_*: the caller's ring of the vendor's
+ * kind (entries alone in the mapping) on NeuronCore @nc; @replace: a new
+ * ring even if one exists. The mmap cookie and a handle back.
+ */
+int neuron_nq_vendor_init(struct neuron_file *nf, u32 nc, u32 type, u32 engine, u32 size,
+			  bool replace, u64 *mmap_offset, u64 *handle);
+/*
+ * A reset of NeuronCores *@nc_map asked by @tgid (neuron_reset.c): each
+ * must be @tgid's (-EACCES; -ECANCELED when root took it back) with no
+ * job running (-EBUSY); with @held_only only those @tgid holds count, and
+ * *@nc_map becomes them. Their rings leave the table and are freed (a
+ * mapping keeps its pages and gets no more entries). Sleeps.
+ */
+int neuron_core_reset_rings(struct neuron_device *nd, struct pid *tgid, u32 *nc_map,
+			    bool held_only);
 long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg);
 long neuron_core_ioctl_release(struct neuron_file *nf, void *karg);
 long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg);

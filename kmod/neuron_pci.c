@@ -182,6 +182,15 @@ static int neuron_pci_reset(void *backend)
 				      READ_ONCE(reset_timeout_ms));
 }
 
+/* ops->nc_reset: the vendor's NC_RESET, a TPB reset through firmware */
+static int neuron_pci_nc_reset(void *backend, u32 nc_map)
+{
+	struct neuron_pci_dev *pd = backend;
+
+	return neuron_fw_reset_tpb(&neuron_pci_ops, pd, pd->prod->fw_arch, nc_map,
+				   READ_ONCE(reset_timeout_ms));
+}
+
 static void neuron_pci_info(void *backend, struct neuron_pci_info *info)
 {
 	struct neuron_pci_dev *pd = backend;
@@ -202,6 +211,7 @@ static const struct neuron_backend_ops neuron_pci_ops = {
 	.dma_alloc = neuron_pci_dma_alloc,
 	.dma_free = neuron_pci_dma_free,
 	.reset = neuron_pci_reset,
+	.nc_reset = neuron_pci_nc_reset,
 	.pci_info = neuron_pci_info,
 };
 

@@ -41,11 +41,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/device.h>
 #include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sysfs.h>
 
 #include "neuron_device.h"
+#include "neuron_nq_priv.h"
 #include "neuron_reset.h"
 
 /* +1 into {total, present} (present: the last change, as for every counter). */
@@ -123,6 +127,49 @@ static ssize_t reset_show(struct device *dev, struct device_attribute *attr, cha
 	return sysfs_emit(buf, "%u\n", READ_ONCE(to_neuron_device(dev)->reset_state));
 }
 
+/*
+ * A whole-device reset through the backend: 0 or its error (the device
+ * is INVALID then). Caller holds procs_lock and checked that nothing of
+ * another process can be lost (no other process has the device open).
+ */
+static int device_reset_locked(struct neuron_device *nd)
+{
+	ktime_t start;
+	u32 nc;
+	int ret;
+
+	lockdep_assert_held(&nd->procs_lock);
+	WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
+	for (nc = 0; nc < NEURON_MAX_NC; nc++)
+		reset_count(nd->resets.req[nc]);
+	start = ktime_get();
+	ret = nd->ops->reset(nd->backend);
+	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ktime_ms_delta(ktime_get(), start));
+	for (nc = 0; ret && nc < nd->nc_count; nc++)
+		reset_count(nd->resets.fail[nc]);
+	/* before READY: the health never reads the old counts as new */
+	if (!ret)
+		neuron_health_rebase(nd);
+	WRITE_ONCE(nd->reset_state, ret ? NEURON_DEVICE_STATE_INVALID : NEURON_DEVICE_STATE_READY);
+	if (ret)
+		dev_err(&nd->dev, "device reset failed: %d\n", ret);
+	else
+		dev_info(&nd->dev, "device reset\n");
+	return ret;
+}
+
+/* True when no process but @tgid (NULL: none) has the device open. Caller holds procs_lock. */
+static bool procs_only(struct neuron_device *nd, struct pid *tgid)
+{
+	struct neuron_proc *p;
+
+	lockdep_assert_held(&nd->procs_lock);
+	list_for_each_entry(p, &nd->procs, node)
+		if (p->tgid != tgid)
+			return false;
+	return true;
+}
+
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr, const char *buf,
 			   size_t count)
 {
@@ -139,31 +186,7 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 		goto out;
 	}
 	mutex_lock(&nd->procs_lock);
-	if (!list_empty(&nd->procs)) {
-		ret = -EBUSY;
-	} else {
-		ktime_t start;
-		u32 nc;
-
-		WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
-		for (nc = 0; nc < NEURON_MAX_NC; nc++)
-			reset_count(nd->resets.req[nc]);
-		start = ktime_get();
-		ret = nd->ops->reset(nd->backend);
-		neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret,
-				    ktime_ms_delta(ktime_get(), start));
-		for (nc = 0; ret && nc < nd->nc_count; nc++)
-			reset_count(nd->resets.fail[nc]);
-		/* before READY: the health never reads the old counts as new */
-		if (!ret)
-			neuron_health_rebase(nd);
-		WRITE_ONCE(nd->reset_state,
-			   ret ? NEURON_DEVICE_STATE_INVALID : NEURON_DEVICE_STATE_READY);
-		if (ret)
-			dev_err(dev, "device reset failed: %d\n", ret);
-		else
-			dev_info(dev, "device reset\n");
-	}
+	ret = procs_only(nd, NULL) ? device_reset_locked(nd) : -EBUSY;
 	mutex_unlock(&nd->procs_lock);
 	/* the reset's outcome is a health change: reported now, not at the next poll */
 	if (ret != -EBUSY)
@@ -171,6 +194,67 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 out:
 	up_read(&nd->gone_sem);
 	return ret ? ret : count;
+}
+
+int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
+{
+	struct pid *tgid = task_tgid(current);
+	bool device = nc_map == NEURON_RESET_MAP_DEVICE;
+	u32 map = nc_map, nc;
+	ktime_t start;
+	int ret, rc;
+
+	if (device) {
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		if (!nd->ops->reset)
+			return -EOPNOTSUPP;
+		map = GENMASK(nd->nc_count - 1, 0);
+	} else {
+		if (!nc_map || (nc_map & ~GENMASK(nd->nc_count - 1, 0)))
+			return -EINVAL;
+		if (!nd->ops->nc_reset)
+			return -EOPNOTSUPP;
+	}
+	mutex_lock(&nd->procs_lock);
+	if (device && !procs_only(nd, tgid)) {
+		ret = -EBUSY;
+		goto out;
+	}
+	/* NeuronCores of a device that is not ready: a device reset first */
+	if (!device && READ_ONCE(nd->reset_state) != NEURON_DEVICE_STATE_READY) {
+		ret = -EIO;
+		goto out;
+	}
+	/* the cores' rings go, as the vendor's reset frees them */
+	ret = neuron_core_reset_rings(nd, tgid, &map, device);
+	if (ret)
+		goto out;
+	if (device) {
+		rc = device_reset_locked(nd);
+	} else {
+		for (nc = 0; nc < nd->nc_count; nc++)
+			if (nc_map & BIT(nc))
+				reset_count(nd->resets.req[nc]);
+		start = ktime_get();
+		rc = nd->ops->nc_reset(nd->backend, nc_map);
+		neuron_reset_record(nd, NEURON_METRIC_RESET_NC, rc,
+				    ktime_ms_delta(ktime_get(), start));
+		for (nc = 0; rc && nc < nd->nc_count; nc++)
+			if (nc_map & BIT(nc))
+				reset_count(nd->resets.fail[nc]);
+		if (rc)
+			dev_err(&nd->dev, "NeuronCore reset of 0x%x failed: %d\n", nc_map, rc);
+		else
+			dev_info(&nd->dev, "NeuronCore reset of 0x%x\n", nc_map);
+	}
+	*failed = rc != 0;
+out:
+	mutex_unlock(&nd->procs_lock);
+	/* a NeuronCore usable again is a health change, reported now */
+	if (!ret)
+		neuron_health_check(nd);
+	return ret;
 }
 
 DEVICE_ATTR_ADMIN_RW(reset);

@@ -66,4 +66,23 @@ void neuron_reset_take_window(struct neuron_device *nd,
 u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, bool total,
 			 bool clear);
 
+/* neuron_device_nc_reset(): the whole device */
+#define NEURON_RESET_MAP_DEVICE	0xFFFFFFFFu
+
+/*
+ * The vendor's NC_RESET (and DEVICE_RESET, @nc_map NEURON_RESET_MAP_DEVICE)
+ * for the calling process, run before it returns:
+ *  - NeuronCores (bit n = core n, only cores the device has, not none:
+ *    -EINVAL): each must be the caller's (-EACCES; -ECANCELED when root
+ *    took it back) with no job running (-EBUSY), on a READY device
+ *    (-EIO); their rings are freed, each counts in reset_req_count, and
+ *    the backend resets them (ops->nc_reset; -EOPNOTSUPP without);
+ *  - the device: CAP_SYS_ADMIN (-EPERM), and no other process has the
+ *    device open (-EBUSY): the caller's rings are freed and the device is
+ *    reset as through the sysfs reset file.
+ * 0 when the reset ran, *@failed telling whether it failed (counted in
+ * reset_fail_count; a failed device reset leaves it INVALID). Sleeps.
+ */
+int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed);
+
 #endif /* NEURON_RESET_H */

@@ -351,6 +351,97 @@ static long vendor_post_metric(struct neuron_file *nf, void *karg)
 }
 
 /*
+ * The notification rings: this driver's rings of the vendor's kind (the
+ * entries alone in the mapping), on NeuronCores only, in host memory.
+ */
+static int vendor_nq_check(u32 dev_type, u32 on_host)
+{
+	if (dev_type == NEURON_NQ_DEVICE_TYPE_TOPSP)
+		return -EOPNOTSUPP;	/* no TOP_SP is modelled */
+	if (dev_type != NEURON_NQ_DEVICE_TYPE_NEURON_CORE)
+		return -EINVAL;
+	return on_host ? 0 : -EOPNOTSUPP;	/* rings live in host memory only */
+}
+
+static long vendor_nq_init_v1(struct neuron_file *nf, void *karg)
+{
+	struct neuron_ioctl_notifications_init_v1 *a = karg;
+	u64 handle;
+
+	return neuron_nq_vendor_init(nf, a->nc_id, a->nq_type, a->engine_index, a->size, false,
+				     &a->mmap_offset, &handle);
+}
+
+static long vendor_nq_init_v2(struct neuron_file *nf, void *karg)
+{
+	struct neuron_ioctl_notifications_init_v2 *a = karg;
+	int ret = vendor_nq_check(a->nq_dev_type, a->on_host_memory);
+
+	if (ret)
+		return ret;
+	return neuron_nq_vendor_init(nf, a->nq_dev_id, a->nq_type, a->engine_index, a->size,
+				     false, &a->mmap_offset, &a->mem_handle);
+}
+
+static long vendor_nq_init_realloc(struct neuron_file *nf, void *karg)
+{
+	struct neuron_ioctl_notifications_init_with_realloc_v2 *a = karg;
+	int ret = vendor_nq_check(a->nq_dev_type, a->on_host_memory);
+
+	if (ret)
+		return ret;
+	if (a->pad0)
+		return -EINVAL;
+	return neuron_nq_vendor_init(nf, a->nq_dev_id, a->nq_type, a->engine_index, a->size,
+				     a->force_alloc_mem, &a->mmap_offset, &a->mem_handle);
+}
+
+/*
+ * The resets run before the command returns; the request's id (the
+ * caller's process id) and outcome wait in the file for NC_RESET_READY.
+ */
+static long vendor_reset_request(struct neuron_file *nf, u32 nc_map, u32 *id)
+{
+	bool failed = false;
+	long ret;
+
+	ret = neuron_device_nc_reset(nf->nd, nc_map, &failed);
+	if (ret)
+		return ret;
+	*id = task_tgid_vnr(current);
+	atomic64_set(&nf->vendor_reset, (u64)*id << 2 | (u64)failed << 1 | 1);
+	return 0;
+}
+
+static long vendor_device_reset(struct neuron_file *nf, void *karg)
+{
+	u32 id;
+
+	return vendor_reset_request(nf, NEURON_RESET_MAP_DEVICE, &id);
+}
+
+static long vendor_nc_reset(struct neuron_file *nf, void *karg)
+{
+	struct neuron_ioctl_device_reset *a = karg;
+
+	return vendor_reset_request(nf, a->nc_map, &a->request_id);
+}
+
+/* the outcome of this file's last request, once: -ENOENT for any other id */
+static long vendor_nc_reset_ready(struct neuron_file *nf, void *karg)
+{
+	struct neuron_ioctl_device_ready *a = karg;
+	s64 v = atomic64_read(&nf->vendor_reset);
+
+	do {
+		if (!(v & 1) || (u64)v >> 2 != a->request_id)
+			return -ENOENT;
+	} while (!atomic64_try_cmpxchg(&nf->vendor_reset, &v, 0));
+	a->result = (v >> 1) & 1;
+	return 0;
+}
+
+/*
  * DEVICE_GET_ALL_APPS_INFO: the header in the argument, the records after
  * it in the caller's buffer.
  */
@@ -388,12 +479,20 @@ static long vendor_apps_info(struct neuron_file *nf, void *karg, void __user *ua
 	((u16)(sizeof(struct t) + BUILD_BUG_ON_ZERO(sizeof(struct t) > NEURON_VENDOR_ARG_MAX)))
 
 static const struct neuron_vendor_cmd neuron_vendor_cmds[] = {
+	{ NEURON_IOCTL_DEVICE_RESET, 0, 0, 0, vendor_device_reset },
 	{ NEURON_IOCTL_DEVICE_READY, 0, 1, 0, vendor_ready },
 	{ NEURON_IOCTL_DEVICE_RESET_STATUS, 0, 1, 0, vendor_ready },
 	{ NEURON_IOCTL_DEVICE_INFO, 0, VSIZE(neuron_ioctl_device_info), 0, vendor_device_info },
 	{ NEURON_IOCTL_DEVICE_INIT, 0, 0, 0, vendor_retired },
 	{ NEURON_IOCTL_DEVICE_RELEASE, 0, 0, 0, vendor_retired },
+	{ NEURON_IOCTL_NOTIFICATIONS_INIT_V1, VSIZE(neuron_ioctl_notifications_init_v1),
+	  VSIZE(neuron_ioctl_notifications_init_v1), 0, vendor_nq_init_v1 },
 	{ NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1, 0, 0, 0, vendor_retired },
+	{ NEURON_IOCTL_NOTIFICATIONS_INIT_V2, VSIZE(neuron_ioctl_notifications_init_v2),
+	  VSIZE(neuron_ioctl_notifications_init_v2), 0, vendor_nq_init_v2 },
+	{ NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2,
+	  VSIZE(neuron_ioctl_notifications_init_with_realloc_v2),
+	  VSIZE(neuron_ioctl_notifications_init_with_realloc_v2), 0, vendor_nq_init_realloc },
 	{ NEURON_IOCTL_NOTIFICATIONS_QUEUE_INFO, 0, 0, 0, vendor_queue_info },
 	{ NEURON_IOCTL_DEVICE_APP_PID, 0, 4, 0, vendor_app_pid },
 	{ NEURON_IOCTL_READ_HW_COUNTERS, VSIZE(neuron_ioctl_read_hw_counters), 0, V_UNLOCKED,
@@ -417,6 +516,10 @@ static const struct neuron_vendor_cmd neuron_vendor_cmds[] = {
 	{ NEURON_IOCTL_DEVICE_BASIC_INFO, 0, VSIZE(neuron_ioctl_device_basic_info), 0,
 	  vendor_basic_info },
 	{ NEURON_IOCTL_DEVICE_BDF, 0, VSIZE(neuron_ioctl_device_bdf), 0, vendor_bdf },
+	{ NEURON_IOCTL_NC_RESET, VSIZE(neuron_ioctl_device_reset), VSIZE(neuron_ioctl_device_reset),
+	  0, vendor_nc_reset },
+	{ NEURON_IOCTL_NC_RESET_READY, VSIZE(neuron_ioctl_device_ready),
+	  VSIZE(neuron_ioctl_device_ready), 0, vendor_nc_reset_ready },
 	{ NEURON_IOCTL_DEVICE_BDF_EXT, VSIZE(neuron_ioctl_device_bdf_ext),
 	  VSIZE(neuron_ioctl_device_bdf_ext), V_UNLOCKED, vendor_bdf_ext },
 	{ NEURON_IOCTL_HOST_DEVICE_ID, 0, VSIZE(neuron_ioctl_host_device_id), 0,

@@ -75,6 +75,21 @@ static int neuron_sim_reset(void *backend)
 	return 0;
 }
 
+/*
+ * ops->nc_reset: the NeuronCores of @nc_map that took an uncorrectable
+ * error work again; HBM is untouched. inject/reset_fail fails it as it
+ * fails a device reset.
+ */
+static int neuron_sim_nc_reset_op(void *backend, u32 nc_map)
+{
+	struct neuron_sim_dev *sd = backend;
+
+	if (neuron_sim_inject_take_reset(sd))
+		return -EIO;
+	neuron_sim_nc_reset_map(&sd->nc, nc_map);
+	return 0;
+}
+
 /* ops->nc_unrecoverable: inject/nc_unrecoverable until the next reset */
 static bool neuron_sim_nc_unrecoverable(void *backend, u32 nc)
 {
@@ -113,6 +128,7 @@ static const struct neuron_backend_ops neuron_sim_ops = {
 	.mem_page = neuron_sim_mem_page,
 	.mem_unmap = neuron_sim_mem_unmap,
 	.reset = neuron_sim_reset,
+	.nc_reset = neuron_sim_nc_reset_op,
 	.nc_unrecoverable = neuron_sim_nc_unrecoverable,
 	.connected_devices = neuron_sim_topo_links,
 	.stop = neuron_sim_stop,

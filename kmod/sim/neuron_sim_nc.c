@@ -183,12 +183,18 @@ bool neuron_sim_nc_broken(struct neuron_sim_nc *e, u32 nc)
 	return test_bit(nc, &e->broken);
 }
 
-void neuron_sim_nc_reset(struct neuron_sim_nc *e)
+void neuron_sim_nc_reset_map(struct neuron_sim_nc *e, u32 nc_map)
 {
 	u32 nc;
 
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
-		clear_bit(nc, &e->broken);
+		if (nc_map & BIT(nc))
+			clear_bit(nc, &e->broken);
+}
+
+void neuron_sim_nc_reset(struct neuron_sim_nc *e)
+{
+	neuron_sim_nc_reset_map(e, GENMASK(NEURON_MAX_NC - 1, 0));
 }
 
 int neuron_sim_nc_exec(void *backend, struct neuron_job *job)

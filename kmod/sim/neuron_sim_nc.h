@@ -49,6 +49,8 @@ void neuron_sim_nc_break(struct neuron_sim_nc *e, u32 nc);
 bool neuron_sim_nc_broken(struct neuron_sim_nc *e, u32 nc);
 /* Device reset: every NeuronCore usable again. */
 void neuron_sim_nc_reset(struct neuron_sim_nc *e);
+/* NeuronCores of @nc_map that took an uncorrectable error work again. */
+void neuron_sim_nc_reset_map(struct neuron_sim_nc *e, u32 nc_map);
 
 /* backend op exec */
 int neuron_sim_nc_exec(void *backend, struct neuron_job *job);

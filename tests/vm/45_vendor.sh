@@ -11,8 +11,8 @@
 # The nodes are made 0666 (the vendor's udev rule's mode), so that
 # vm_vendor's unprivileged case reaches them as nobody.
 SUITE=vendor
-# 4 shell checks + 35 program cases + 2 of run_prog
-PLAN=41
+# 4 shell checks + 43 program cases + 2 of run_prog
+PLAN=49
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4

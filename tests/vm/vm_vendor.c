@@ -79,7 +79,13 @@
 #define VND_DEVICE_RELEASE		0x00004E05UL	/* retired */
 #define VND_DEVICE_APP_PID		0x80044E06UL	/* s32 */
 #define VND_DEVICE_GET_ALL_APPS_INFO	0x80084E07UL	/* ptr -> get_apps_info */
+#define VND_DEVICE_RESET		0x00004E01UL	/* no argument */
+#define VND_NOTIFICATIONS_INIT_V1	0x80084E33UL	/* ptr -> nq_init_v1 */
 #define VND_NOTIFICATIONS_DESTROY_V1	0x80084E34UL	/* ptr, retired */
+#define VND_NOTIFICATIONS_INIT_V2	0x80084E35UL	/* ptr -> nq_init_v2 */
+#define VND_NOTIFICATIONS_INIT_REALLOC	0x80084E36UL	/* ptr -> nq_init_realloc */
+#define VND_NC_RESET			0x80084E67UL	/* ptr -> device_reset */
+#define VND_NC_RESET_READY		0x80084E68UL	/* ptr -> device_ready */
 #define VND_NOTIFICATIONS_QUEUE_INFO	0x80084E3AUL	/* ptr, retired */
 #define VND_POST_METRIC			0x40084E0DUL	/* ptr -> post_metric */
 #define VND_READ_HW_COUNTERS		0x80084E3DUL	/* ptr -> read_hw_counters */
@@ -110,7 +116,13 @@ VND_CHECK_CMD(VND_DEVICE_INIT, VND_DIR_R, 4, 8);
 VND_CHECK_CMD(VND_DEVICE_RELEASE, VND_DIR_NONE, 5, 0);
 VND_CHECK_CMD(VND_DEVICE_APP_PID, VND_DIR_R, 6, 4);
 VND_CHECK_CMD(VND_DEVICE_GET_ALL_APPS_INFO, VND_DIR_R, 7, 8);
+VND_CHECK_CMD(VND_DEVICE_RESET, VND_DIR_NONE, 1, 0);
+VND_CHECK_CMD(VND_NOTIFICATIONS_INIT_V1, VND_DIR_R, 51, 8);
 VND_CHECK_CMD(VND_NOTIFICATIONS_DESTROY_V1, VND_DIR_R, 52, 8);
+VND_CHECK_CMD(VND_NOTIFICATIONS_INIT_V2, VND_DIR_R, 53, 8);
+VND_CHECK_CMD(VND_NOTIFICATIONS_INIT_REALLOC, VND_DIR_R, 54, 8);
+VND_CHECK_CMD(VND_NC_RESET, VND_DIR_R, 103, 8);
+VND_CHECK_CMD(VND_NC_RESET_READY, VND_DIR_R, 104, 8);
 VND_CHECK_CMD(VND_NOTIFICATIONS_QUEUE_INFO, VND_DIR_R, 58, 8);
 VND_CHECK_CMD(VND_READ_HW_COUNTERS, VND_DIR_R, 61, 8);
 VND_CHECK_CMD(VND_ACQUIRE_NEURON_DS, VND_DIR_R, 71, 8);
@@ -214,6 +226,52 @@ struct vnd_ds_info {
 	/* 4 bytes of implicit padding */
 };
 
+struct vnd_nq_init_v1 {
+	__u32 nc_id;
+	__u32 nq_type;
+	__u32 engine_index;
+	__u32 size;
+	__aligned_u64 mmap_offset;
+};
+
+struct vnd_nq_init_v2 {
+	__u32 nq_dev_id;
+	__u32 nq_dev_type;
+	__u32 nq_type;
+	__u32 engine_index;
+	__u32 size;
+	__u32 on_host_memory;
+	__u32 dram_channel;
+	__u32 dram_region;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mem_handle;
+};
+
+struct vnd_nq_init_realloc {
+	__u32 nq_dev_id;
+	__u32 nq_dev_type;
+	__u32 nq_type;
+	__u32 engine_index;
+	__u32 size;
+	__u32 on_host_memory;
+	__u32 dram_channel;
+	__u32 dram_region;
+	__u32 force_alloc_mem;
+	/* 4 bytes of implicit padding */
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mem_handle;
+};
+
+struct vnd_device_reset {
+	__u32 nc_map;
+	__u32 request_id;
+};
+
+struct vnd_device_ready {
+	__u32 request_id;
+	__s32 result;
+};
+
 struct vnd_notifications_destroy {
 	__aligned_u64 mmap_offset;
 };
@@ -299,6 +357,23 @@ VND_OFF(vnd_nc_map_ext, bitmap, 16);
 VND_SIZE(vnd_ds_info, 24, 8);
 VND_OFF(vnd_ds_info, mmap_offset, 8);
 VND_OFF(vnd_ds_info, size, 16);
+VND_SIZE(vnd_nq_init_v1, 24, 8);
+VND_OFF(vnd_nq_init_v1, size, 12);
+VND_OFF(vnd_nq_init_v1, mmap_offset, 16);
+VND_SIZE(vnd_nq_init_v2, 48, 8);
+VND_OFF(vnd_nq_init_v2, nq_type, 8);
+VND_OFF(vnd_nq_init_v2, on_host_memory, 20);
+VND_OFF(vnd_nq_init_v2, dram_region, 28);
+VND_OFF(vnd_nq_init_v2, mmap_offset, 32);
+VND_OFF(vnd_nq_init_v2, mem_handle, 40);
+VND_SIZE(vnd_nq_init_realloc, 56, 8);
+VND_OFF(vnd_nq_init_realloc, force_alloc_mem, 32);
+VND_OFF(vnd_nq_init_realloc, mmap_offset, 40);
+VND_OFF(vnd_nq_init_realloc, mem_handle, 48);
+VND_SIZE(vnd_device_reset, 8, 4);
+VND_OFF(vnd_device_reset, request_id, 4);
+VND_SIZE(vnd_device_ready, 8, 4);
+VND_OFF(vnd_device_ready, result, 4);
 VND_SIZE(vnd_notifications_destroy, 8, 8);
 VND_SIZE(vnd_notifications_queue_info, 12, 4);
 VND_OFF(vnd_notifications_queue_info, engine_index, 3);
@@ -2295,6 +2370,495 @@ static int all_apps_info_host_memory_body(void)
 }
 ISOLATED(all_apps_info_host_memory)
 
+/* ==== 9. notification rings =============================================== */
+
+#define NQ_ERROR	3	/* nq_type ERROR: where a job's errors go (engine 0) */
+#define NQ_HDR_PHASE	0x80
+#define NQ_HDR_TYPE	0x1f
+#define NQ_TPB_ERROR	0x1f	/* notific_type of a TPB error entry */
+
+static void nq_v2(struct vnd_nq_init_v2 *a, uint32_t nc, uint32_t type, uint32_t engine,
+		  uint32_t size)
+{
+	memset(a, 0, sizeof(*a));
+	a->nq_dev_id = nc;
+	a->nq_dev_type = 0;	/* NeuronCore */
+	a->nq_type = type;
+	a->engine_index = engine;
+	a->size = size;
+	a->on_host_memory = 1;
+}
+
+/* One job on @nc through this driver's SIM_EXEC: its entries written and dropped. */
+static long sim_job(int fd, uint32_t nc, uint32_t *written, uint32_t *dropped)
+{
+	struct neuron_sim_exec e;
+	long r;
+
+	memset(&e, 0, sizeof(e));
+	e.size = sizeof(e);
+	e.nc = nc;
+	e.timeout_us = 10000000;
+	r = xioctl(fd, NEURON_IOCTL_SIM_EXEC, &e);
+	*written = e.entries;
+	*dropped = e.dropped;
+	return r;
+}
+
+/*
+ * NOTIFICATIONS_INIT_V2: a host ring whose mapping (at mmap_offset, the
+ * size rounded to a page) holds the entries from offset 0; the device
+ * writes on around it, each entry's phase bit telling its lap: 300
+ * entries into 256 slots leave slots 0..43 on the second lap (phase 0)
+ * and 44..255 on the first (phase 1), none dropped. The same init again
+ * is the same ring; V1 names it too; another size is EBUSY.
+ */
+static int nq_v2_ring_entries_body(void)
+{
+	struct vnd_nq_init_v2 a, b;
+	struct vnd_nq_init_v1 v1;
+	const uint8_t *ring;
+	uint32_t written, dropped, i;
+	int fd = open_dev(0, O_RDWR);
+	void *big;
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	nq_v2(&a, 1, NQ_ERROR, 0, 4096);
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_V2, &a);
+	VT_ASSERT(r == 0, "INIT_V2: %s", err(r));
+	VT_ASSERT(a.mem_handle != 0 && a.mmap_offset % 4096 == 0, "handle %llu, offset %#llx",
+		  (unsigned long long)a.mem_handle, (unsigned long long)a.mmap_offset);
+	VT_ASSERT(own_nc_map(0, getpid()) == 0x2, "the ring's core is the caller's: %#x",
+		  own_nc_map(0, getpid()));
+	big = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, (off_t)a.mmap_offset);
+	VT_ASSERT(big == MAP_FAILED && errno == EINVAL, "a map of 8192 bytes of a 4096-byte ring: %s",
+		  big == MAP_FAILED ? strerror(errno) : "mapped");
+	ring = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)a.mmap_offset);
+	VT_ASSERT(ring != MAP_FAILED, "mmap: %s", strerror(errno));
+	VT_ASSERT(all_bytes(ring, 4096, 0), "a new ring is not zeroed");
+
+	VT_ASSERT(vt_inject(0, "nq_flood", "1 300") == 0, "nq_flood");
+	r = sim_job(fd, 1, &written, &dropped);
+	VT_ASSERT(r == 0 && written == 300 && dropped == 0, "job: %s, %u written, %u dropped",
+		  err(r), written, dropped);
+	for (i = 0; i < 256; i++) {
+		uint8_t h = ring[i * 16 + 3];
+		uint8_t want = i < 300 - 256 ? 0 : NQ_HDR_PHASE;
+
+		VT_ASSERT((h & NQ_HDR_TYPE) == NQ_TPB_ERROR && (h & NQ_HDR_PHASE) == want,
+			  "slot %u: header %#x, expected type %#x phase %#x", i, h, NQ_TPB_ERROR,
+			  want);
+	}
+
+	b = a;
+	b.mmap_offset = 0;
+	b.mem_handle = 0;
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_V2, &b);
+	VT_ASSERT(r == 0 && b.mmap_offset == a.mmap_offset && b.mem_handle == a.mem_handle,
+		  "the same INIT_V2 again: %s, %#llx", err(r), (unsigned long long)b.mmap_offset);
+	VT_ASSERT(ring[3] == (NQ_TPB_ERROR | 0), "the same ring again lost its entries");
+	memset(&v1, 0, sizeof(v1));
+	v1.nc_id = 1;
+	v1.nq_type = NQ_ERROR;
+	v1.size = 4096;
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_V1, &v1);
+	VT_ASSERT(r == 0 && v1.mmap_offset == a.mmap_offset, "INIT_V1 of the ring: %s, %#llx",
+		  err(r), (unsigned long long)v1.mmap_offset);
+	nq_v2(&b, 1, NQ_ERROR, 0, 8192);
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_V2, &b);
+	VT_ASSERT(r == -EBUSY, "INIT_V2 of the ring with another size: %s, expected EBUSY",
+		  err(r));
+	munmap((void *)ring, 4096);
+	close(fd);
+	return 0;
+}
+ISOLATED(nq_v2_ring_entries)
+
+/*
+ * The arguments: a TOP_SP and a device-memory ring are not provided
+ * (EOPNOTSUPP); another device type, a core past the device's (no
+ * truncation to 8 bits: 256 is not core 0), a type past THROTTLE, an
+ * engine past 15, a size not a power of two in 256..1 MiB: EINVAL.
+ * Nothing of a refused call is left: the core stays free.
+ */
+static int nq_init_refusals_body(void)
+{
+	static const struct {
+		uint32_t dev_type, nc, type, engine, size, host;
+		long want;
+		const char *what;
+	} bad[] = {
+		{ 1, 0, NQ_ERROR, 0, 4096, 1, -EOPNOTSUPP, "TOP_SP" },
+		{ 2, 0, NQ_ERROR, 0, 4096, 1, -EINVAL, "device type 2" },
+		{ 0, 0, NQ_ERROR, 0, 4096, 0, -EOPNOTSUPP, "device memory" },
+		{ 0, NC_COUNT, NQ_ERROR, 0, 4096, 1, -EINVAL, "core past the device's" },
+		{ 0, 256, NQ_ERROR, 0, 4096, 1, -EINVAL, "core 256" },
+		{ 0, 0, 6, 0, 4096, 1, -EINVAL, "type 6" },
+		{ 0, 0, 16 + NQ_ERROR, 0, 4096, 1, -EINVAL, "type 19" },
+		{ 0, 0, NQ_ERROR, 16, 4096, 1, -EINVAL, "engine 16" },
+		{ 0, 0, NQ_ERROR, 0, 0, 1, -EINVAL, "size 0" },
+		{ 0, 0, NQ_ERROR, 0, 3000, 1, -EINVAL, "size 3000" },
+		{ 0, 0, NQ_ERROR, 0, 128, 1, -EINVAL, "size 128" },
+		{ 0, 0, NQ_ERROR, 0, 2u << 20, 1, -EINVAL, "size 2 MiB" },
+	};
+	struct vnd_nq_init_realloc ra;
+	struct vnd_nq_init_v2 a;
+	unsigned int i;
+	int fd = open_dev(0, O_RDWR);
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	for (i = 0; i < VT_COUNT(bad); i++) {
+		nq_v2(&a, bad[i].nc, bad[i].type, bad[i].engine, bad[i].size);
+		a.nq_dev_type = bad[i].dev_type;
+		a.on_host_memory = bad[i].host;
+		r = xioctl(fd, VND_NOTIFICATIONS_INIT_V2, &a);
+		VT_ASSERT(r == bad[i].want, "%s: %s, expected %s", bad[i].what, err(r),
+			  err(bad[i].want));
+	}
+	memset(&ra, 0, sizeof(ra));
+	ra.nq_type = NQ_ERROR;
+	ra.size = 4096;
+	ra.on_host_memory = 1;
+	((uint32_t *)&ra)[9] = 1;	/* the padding after force_alloc_mem */
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_REALLOC, &ra);
+	VT_ASSERT(r == -EINVAL, "REALLOC with its padding set: %s, expected EINVAL", err(r));
+	VT_ASSERT(own_nc_map(0, getpid()) == 0, "a refused init left cores %#x",
+		  own_nc_map(0, getpid()));
+	close(fd);
+	return 0;
+}
+ISOLATED(nq_init_refusals)
+
+/*
+ * One table behind both ABIs: a vendor ring reserves its core (busy for
+ * another process's ring and CORE_RESERVE); this driver's NQ_INIT of the
+ * same ring is EBUSY (a ring is of one kind); CORE_RELEASE frees the core
+ * and its ring, after which the other process gets both.
+ */
+static int nq_one_table_body(void)
+{
+	struct vnd_nq_init_v2 a;
+	struct neuron_core_reserve cr;
+	struct neuron_nq_init own;
+	struct agent b;
+	int fd = open_dev(0, O_RDWR);
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(ag_start(&b, "B") == 0 && ag_open(&b, 0, 0, O_RDWR) == 0, "agent");
+	nq_v2(&a, 2, NQ_ERROR, 0, 4096);
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_V2, &a);
+	VT_ASSERT(r == 0, "INIT_V2: %s", err(r));
+	memset(&own, 0, sizeof(own));
+	own.size = sizeof(own);
+	own.nc = 2;
+	own.nq_type = NQ_ERROR;
+	own.ring_size = 4096;
+	r = xioctl(fd, NEURON_IOCTL_NQ_INIT, &own);
+	VT_ASSERT(r == -EBUSY, "NQ_INIT of the vendor's ring: %s, expected EBUSY", err(r));
+	r = ag_core(&b, 0, NEURON_IOCTL_CORE_RESERVE, 2);
+	VT_ASSERT(r == -EBUSY, "B CORE_RESERVE of the ring's core: %s, expected EBUSY", err(r));
+	nq_v2(&a, 2, NQ_ERROR, 1, 4096);
+	r = ag_ioctl(&b, 0, VND_NOTIFICATIONS_INIT_V2, &a, sizeof(a));
+	VT_ASSERT(r == -EBUSY, "B INIT_V2 on the core: %s, expected EBUSY", err(r));
+	r = ag_core(&b, 0, NEURON_IOCTL_CORE_RELEASE, 2);
+	VT_ASSERT(r == -ENOENT, "B CORE_RELEASE of the caller's core: %s", err(r));
+	memset(&cr, 0, sizeof(cr));
+	cr.size = sizeof(cr);
+	cr.nc = 2;
+	r = xioctl(fd, NEURON_IOCTL_CORE_RELEASE, &cr);
+	VT_ASSERT(r == 0, "CORE_RELEASE of the ring's core: %s", err(r));
+	nq_v2(&a, 2, NQ_ERROR, 0, 8192);
+	r = ag_ioctl(&b, 0, VND_NOTIFICATIONS_INIT_V2, &a, sizeof(a));
+	VT_ASSERT(r == 0, "B INIT_V2 after the release: %s", err(r));
+	VT_ASSERT(own_nc_map(0, b.pid) == 0x4 && own_nc_map(0, getpid()) == 0,
+		  "cores: B %#x, caller %#x", own_nc_map(0, b.pid), own_nc_map(0, getpid()));
+	close(fd);
+	return 0;
+}
+ISOLATED(nq_one_table)
+
+/*
+ * WITH_REALLOC_V2, force_alloc_mem 1: a new ring (any size) replaces the
+ * old one at the same offset; a mapping of the old ring keeps its pages
+ * and its entries and gets no more; the new mapping gets the next job's.
+ */
+static int nq_realloc_replaces_body(void)
+{
+	struct vnd_nq_init_realloc ra;
+	const uint8_t *old, *neu;
+	uint32_t written, dropped;
+	int fd = open_dev(0, O_RDWR);
+	uint64_t off;
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	memset(&ra, 0, sizeof(ra));
+	ra.nq_dev_id = 3;
+	ra.nq_type = NQ_ERROR;
+	ra.size = 4096;
+	ra.on_host_memory = 1;
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_REALLOC, &ra);
+	VT_ASSERT(r == 0, "REALLOC (force 0): %s", err(r));
+	off = ra.mmap_offset;
+	old = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	VT_ASSERT(old != MAP_FAILED, "mmap: %s", strerror(errno));
+	VT_ASSERT(vt_inject(0, "nq_flood", "3 5") == 0, "nq_flood");
+	r = sim_job(fd, 3, &written, &dropped);
+	VT_ASSERT(r == 0 && written == 5, "job: %s, %u written", err(r), written);
+
+	ra.force_alloc_mem = 1;
+	ra.size = 8192;
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_REALLOC, &ra);
+	VT_ASSERT(r == 0 && ra.mmap_offset == off, "REALLOC (force 1): %s, %#llx", err(r),
+		  (unsigned long long)ra.mmap_offset);
+	neu = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, (off_t)off);
+	VT_ASSERT(neu != MAP_FAILED, "mmap of the new ring: %s", strerror(errno));
+	VT_ASSERT(all_bytes(neu, 8192, 0), "the new ring is not zeroed");
+	VT_ASSERT(vt_inject(0, "nq_flood", "3 7") == 0, "nq_flood");
+	r = sim_job(fd, 3, &written, &dropped);
+	VT_ASSERT(r == 0 && written == 7, "job: %s, %u written", err(r), written);
+	VT_ASSERT(neu[6 * 16 + 3] == (NQ_TPB_ERROR | NQ_HDR_PHASE) && neu[7 * 16 + 3] == 0,
+		  "the new ring: slot 6 %#x, slot 7 %#x", neu[6 * 16 + 3], neu[7 * 16 + 3]);
+	VT_ASSERT(old[4 * 16 + 3] == (NQ_TPB_ERROR | NQ_HDR_PHASE) && old[5 * 16 + 3] == 0,
+		  "the old mapping: slot 4 %#x, slot 5 %#x (the new job's entries?)",
+		  old[4 * 16 + 3], old[5 * 16 + 3]);
+	munmap((void *)old, 4096);
+	munmap((void *)neu, 8192);
+	close(fd);
+	return 0;
+}
+ISOLATED(nq_realloc_replaces)
+
+/* ==== 10. resets =========================================================== */
+
+static uint64_t req_count(int dev, int nc)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), "neuron_core%d/stats/other_info/reset_req_count/total", nc);
+	return vt_sys_u64(dev, rel);
+}
+
+static uint64_t fail_count(int dev, int nc)
+{
+	char rel[96];
+
+	snprintf(rel, sizeof(rel), "neuron_core%d/stats/other_info/reset_fail_count/total", nc);
+	return vt_sys_u64(dev, rel);
+}
+
+/*
+ * NC_RESET of a core the caller holds: request_id is the caller's pid,
+ * NC_RESET_READY answers 0 (completed) once and ENOENT after; the core's
+ * reset_req_count moves by one and no other core's; its rings are gone
+ * (the offset maps nothing), and the core stays the caller's.
+ */
+static int nc_reset_held_core_body(void)
+{
+	struct vnd_device_reset rq;
+	struct vnd_device_ready rd;
+	struct vnd_nq_init_v2 a;
+	uint64_t req1, req0;
+	void *p;
+	int fd = open_dev(1, O_RDWR);
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	nq_v2(&a, 1, NQ_ERROR, 0, 4096);
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_V2, &a);
+	VT_ASSERT(r == 0, "INIT_V2: %s", err(r));
+	req0 = req_count(1, 0);
+	req1 = req_count(1, 1);
+	memset(&rq, 0, sizeof(rq));
+	rq.nc_map = 0x2;
+	r = xioctl(fd, VND_NC_RESET, &rq);
+	VT_ASSERT(r == 0 && rq.request_id == (uint32_t)getpid(), "NC_RESET 0x2: %s, id %u (pid %d)",
+		  err(r), rq.request_id, getpid());
+	memset(&rd, 0, sizeof(rd));
+	rd.request_id = rq.request_id;
+	rd.result = -7;
+	r = xioctl(fd, VND_NC_RESET_READY, &rd);
+	VT_ASSERT(r == 0 && rd.result == 0, "NC_RESET_READY: %s, result %d", err(r), rd.result);
+	r = xioctl(fd, VND_NC_RESET_READY, &rd);
+	VT_ASSERT(r == -ENOENT, "NC_RESET_READY again: %s, expected ENOENT", err(r));
+	VT_ASSERT(req_count(1, 1) == req1 + 1 && req_count(1, 0) == req0,
+		  "reset_req_count: nc1 %llu -> %llu, nc0 %llu -> %llu",
+		  (unsigned long long)req1, (unsigned long long)req_count(1, 1),
+		  (unsigned long long)req0, (unsigned long long)req_count(1, 0));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)a.mmap_offset);
+	VT_ASSERT(p == MAP_FAILED && errno == ENOENT, "the reset core's ring still maps: %s",
+		  p == MAP_FAILED ? strerror(errno) : "mapped");
+	VT_ASSERT(own_nc_map(1, getpid()) == 0x2, "the core after its reset: %#x",
+		  own_nc_map(1, getpid()));
+	close(fd);
+	return 0;
+}
+ISOLATED(nc_reset_held_core)
+
+static int nc_reset_unprivileged_child(void *unused)
+{
+	struct vnd_device_reset rq;
+	int fd;
+	long r;
+
+	(void)unused;
+	VT_ASSERT(setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0,
+		  "cannot become nobody: %s", strerror(errno));
+	fd = open_dev(1, O_RDWR);
+	VT_ASSERT(fd >= 0, "nobody cannot open /dev/neuron1: %s", strerror(errno));
+	r = xioctl(fd, VND_DEVICE_RESET, NULL);
+	VT_ASSERT(r == -EPERM, "DEVICE_RESET as nobody: %s, expected EPERM", err(r));
+	memset(&rq, 0, sizeof(rq));
+	rq.nc_map = 0xFFFFFFFFu;
+	r = xioctl(fd, VND_NC_RESET, &rq);
+	VT_ASSERT(r == -EPERM, "NC_RESET of the device as nobody: %s, expected EPERM", err(r));
+	close(fd);
+	return 0;
+}
+
+/*
+ * What NC_RESET refuses: an empty map or a core the device lacks
+ * (EINVAL), a core nobody holds or another process's (EACCES: the vendor
+ * resets anyone's cores); the whole device without CAP_SYS_ADMIN (EPERM)
+ * or while another process has it open (EBUSY). Nothing is counted.
+ */
+static int nc_reset_refusals_body(void)
+{
+	static const struct {
+		uint32_t map;
+		long want;
+		const char *what;
+	} bad[] = {
+		{ 0, -EINVAL, "empty map" },
+		{ 1u << NC_COUNT, -EINVAL, "a core past the device's" },
+		{ 0x1, -EACCES, "a core nobody holds" },
+		{ 0x4, -EACCES, "another process's core" },
+		{ 0x6, -EACCES, "the caller's and another's" },
+		{ 0xFFFFFFFFu, -EBUSY, "the device, another process having it open" },
+	};
+	struct vnd_device_reset rq;
+	struct neuron_core_reserve cr;
+	uint64_t req[NC_COUNT];
+	struct agent b;
+	unsigned int i;
+	int fd = open_dev(1, O_RDWR), nc;
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(ag_start(&b, "B") == 0 && ag_open(&b, 0, 1, O_RDWR) == 0, "agent");
+	VT_ASSERT(ag_core(&b, 0, NEURON_IOCTL_CORE_RESERVE, 2) == 0, "B reserves core 2");
+	memset(&cr, 0, sizeof(cr));
+	cr.size = sizeof(cr);
+	cr.nc = 1;
+	VT_ASSERT(xioctl(fd, NEURON_IOCTL_CORE_RESERVE, &cr) == 0, "reserve core 1");
+	for (nc = 0; nc < NC_COUNT; nc++)
+		req[nc] = req_count(1, nc);
+	for (i = 0; i < VT_COUNT(bad); i++) {
+		memset(&rq, 0, sizeof(rq));
+		rq.nc_map = bad[i].map;
+		r = xioctl(fd, VND_NC_RESET, &rq);
+		VT_ASSERT(r == bad[i].want, "NC_RESET %#x (%s): %s, expected %s", bad[i].map,
+			  bad[i].what, err(r), err(bad[i].want));
+	}
+	r = xioctl(fd, VND_DEVICE_RESET, NULL);
+	VT_ASSERT(r == -EBUSY, "DEVICE_RESET with B open: %s, expected EBUSY", err(r));
+	for (nc = 0; nc < NC_COUNT; nc++)
+		VT_ASSERT(req_count(1, nc) == req[nc], "a refused reset counted on nc%d", nc);
+	VT_ASSERT(run_sub(nc_reset_unprivileged_child, NULL) == 0, "%s", sub_why);
+	close(fd);
+	return 0;
+}
+ISOLATED(nc_reset_refusals)
+
+/*
+ * NC_RESET makes a core that took an uncorrectable error usable again,
+ * and only that core; a reset that fails (inject/reset_fail) still
+ * answers a request id, NC_RESET_READY says 1 and reset_fail_count moves.
+ */
+static int nc_reset_revives_core_body(void)
+{
+	struct vnd_device_reset rq;
+	struct vnd_device_ready rd;
+	struct neuron_core_reserve cr;
+	uint32_t written, dropped;
+	uint64_t fail0;
+	int fd = open_dev(1, O_RDWR);
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(vt_inject(1, "nc_unrecoverable", "3") == 0, "nc_unrecoverable");
+	r = sim_job(fd, 3, &written, &dropped);
+	VT_ASSERT(r == -ENOTRECOVERABLE, "job on the broken core: %s", err(r));
+	memset(&cr, 0, sizeof(cr));
+	cr.size = sizeof(cr);
+	cr.nc = 3;
+	VT_ASSERT(xioctl(fd, NEURON_IOCTL_CORE_RESERVE, &cr) == 0, "reserve core 3");
+
+	VT_ASSERT(vt_dbg_write(1, "inject/reset_fail", "1") == 0, "reset_fail");
+	fail0 = fail_count(1, 3);
+	memset(&rq, 0, sizeof(rq));
+	rq.nc_map = 0x8;
+	r = xioctl(fd, VND_NC_RESET, &rq);
+	VT_ASSERT(r == 0, "NC_RESET (to fail): %s", err(r));
+	rd.request_id = rq.request_id;
+	rd.result = -7;
+	r = xioctl(fd, VND_NC_RESET_READY, &rd);
+	VT_ASSERT(r == 0 && rd.result == 1, "NC_RESET_READY of the failed reset: %s, result %d",
+		  err(r), rd.result);
+	VT_ASSERT(fail_count(1, 3) == fail0 + 1, "reset_fail_count %llu -> %llu",
+		  (unsigned long long)fail0, (unsigned long long)fail_count(1, 3));
+	r = sim_job(fd, 3, &written, &dropped);
+	VT_ASSERT(r == -ENOTRECOVERABLE, "job after the failed reset: %s", err(r));
+
+	r = xioctl(fd, VND_NC_RESET, &rq);
+	VT_ASSERT(r == 0, "NC_RESET: %s", err(r));
+	rd.request_id = rq.request_id;
+	rd.result = -7;
+	r = xioctl(fd, VND_NC_RESET_READY, &rd);
+	VT_ASSERT(r == 0 && rd.result == 0, "NC_RESET_READY: %s, result %d", err(r), rd.result);
+	r = sim_job(fd, 3, &written, &dropped);
+	VT_ASSERT(r == 0, "job after the reset: %s", err(r));
+	close(fd);
+	return 0;
+}
+ISOLATED(nc_reset_revives_core)
+
+/*
+ * DEVICE_RESET by root with nobody else on the device: the whole device
+ * is reset (every core's reset_req_count moves), DEVICE_READY reads 1
+ * after, and NC_RESET_READY of the caller's pid answers 0.
+ */
+static int device_reset_alone_body(void)
+{
+	struct vnd_device_ready rd;
+	uint64_t req[NC_COUNT];
+	__u8 ready = 0;
+	int fd = open_dev(1, O_RDWR), nc;
+	long r;
+
+	VT_ASSERT(fd >= 0, "open");
+	for (nc = 0; nc < NC_COUNT; nc++)
+		req[nc] = req_count(1, nc);
+	r = xioctl(fd, VND_DEVICE_RESET, NULL);
+	VT_ASSERT(r == 0, "DEVICE_RESET: %s", err(r));
+	for (nc = 0; nc < NC_COUNT; nc++)
+		VT_ASSERT(req_count(1, nc) == req[nc] + 1, "nc%d reset_req_count %llu -> %llu", nc,
+			  (unsigned long long)req[nc], (unsigned long long)req_count(1, nc));
+	r = xioctl(fd, VND_DEVICE_READY, &ready);
+	VT_ASSERT(r == 0 && ready == 1, "DEVICE_READY: %s, %u", err(r), ready);
+	rd.request_id = (uint32_t)getpid();
+	rd.result = -7;
+	r = xioctl(fd, VND_NC_RESET_READY, &rd);
+	VT_ASSERT(r == 0 && rd.result == 0, "NC_RESET_READY(pid): %s, result %d", err(r),
+		  rd.result);
+	close(fd);
+	return 0;
+}
+ISOLATED(device_reset_alone)
+
 int main(void)
 {
 	static const struct vt_case cases[] = {
@@ -2340,6 +2904,16 @@ int main(void)
 		VT_CASE(app_pid_oldest_opener),
 		VT_CASE(all_apps_info_list),
 		VT_CASE(all_apps_info_host_memory),
+		/* 9: notification rings */
+		VT_CASE(nq_v2_ring_entries),
+		VT_CASE(nq_init_refusals),
+		VT_CASE(nq_one_table),
+		VT_CASE(nq_realloc_replaces),
+		/* 10: resets */
+		VT_CASE(nc_reset_held_core),
+		VT_CASE(nc_reset_refusals),
+		VT_CASE(nc_reset_revives_core),
+		VT_CASE(device_reset_alone),
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -144,6 +144,66 @@ struct neuron_ioctl_post_metric {
 	__u32 pad0;
 };
 
+/* NOTIFICATIONS_INIT_V2: nq_dev_type */
+#define NEURON_NQ_DEVICE_TYPE_NEURON_CORE	0
+#define NEURON_NQ_DEVICE_TYPE_TOPSP		1
+
+/*
+ * The notification ring commands: @nq_type is enum neuron_nq_type
+ * (<neuron/neuron_nq.h>), @size the ring's bytes. The ring maps at
+ * @mmap_offset on this fd with a length of @size rounded up to a page,
+ * entries from offset 0 (no control page: the device writes on around
+ * the ring, each entry's phase bit telling its lap).
+ */
+struct neuron_ioctl_notifications_init_v1 {
+	__u32 nc_id;
+	__u32 nq_type;
+	__u32 engine_index;
+	__u32 size;
+	__aligned_u64 mmap_offset;	/* out */
+};
+
+struct neuron_ioctl_notifications_init_v2 {
+	__u32 nq_dev_id;	/* in: NeuronCore (or TOP_SP) index */
+	__u32 nq_dev_type;	/* in: NEURON_NQ_DEVICE_TYPE_* */
+	__u32 nq_type;
+	__u32 engine_index;
+	__u32 size;
+	__u32 on_host_memory;	/* in: 1; device-memory rings are not provided */
+	__u32 dram_channel;	/* in: device-memory rings only */
+	__u32 dram_region;	/* in: device-memory rings only */
+	__aligned_u64 mmap_offset;	/* out */
+	__aligned_u64 mem_handle;	/* out */
+};
+
+struct neuron_ioctl_notifications_init_with_realloc_v2 {
+	__u32 nq_dev_id;
+	__u32 nq_dev_type;
+	__u32 nq_type;
+	__u32 engine_index;
+	__u32 size;
+	__u32 on_host_memory;
+	__u32 dram_channel;
+	__u32 dram_region;
+	__u32 force_alloc_mem;	/* in: non-zero: a new ring replaces the old one */
+	__u32 pad0;
+	__aligned_u64 mmap_offset;	/* out */
+	__aligned_u64 mem_handle;	/* out */
+};
+
+/* NC_RESET: nc_map naming the whole device */
+#define NEURON_NC_MAP_DEVICE	0xFFFFFFFFu
+
+struct neuron_ioctl_device_reset {
+	__u32 nc_map;		/* in: bit n = NeuronCore n, or NEURON_NC_MAP_DEVICE */
+	__u32 request_id;	/* out: pass to NC_RESET_READY */
+};
+
+struct neuron_ioctl_device_ready {
+	__u32 request_id;	/* in: what NC_RESET answered */
+	__s32 result;		/* out: 0 completed, 1 failed */
+};
+
 /* DEVICE_GET_ALL_APPS_INFO: apps_info_flags */
 #define NEURON_APP_INFO_PID_NC_LOCK_INFO	(1 << 0)
 #define NEURON_APP_INFO_PID_MEM_USAGE		(1 << 1)
@@ -179,7 +239,10 @@ struct neuron_ioctl_get_apps_info {
 #define NEURON_IOCTL_DEVICE_APP_PID		_NEURON_VIOR(6, 4)
 #define NEURON_IOCTL_DEVICE_GET_ALL_APPS_INFO	_NEURON_VIOR(7, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_POST_METRIC		_NEURON_VIOW(13, NEURON_VENDOR_PTR_SIZE)
+#define NEURON_IOCTL_NOTIFICATIONS_INIT_V1	_NEURON_VIOR(51, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_NOTIFICATIONS_DESTROY_V1	_NEURON_VIOR(52, NEURON_VENDOR_PTR_SIZE)
+#define NEURON_IOCTL_NOTIFICATIONS_INIT_V2	_NEURON_VIOR(53, NEURON_VENDOR_PTR_SIZE)
+#define NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2	_NEURON_VIOR(54, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_NOTIFICATIONS_QUEUE_INFO	_NEURON_VIOR(58, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_READ_HW_COUNTERS		_NEURON_VIOR(61, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_ACQUIRE_NEURON_DS		_NEURON_VIOR(71, NEURON_VENDOR_PTR_SIZE)
@@ -193,6 +256,8 @@ struct neuron_ioctl_get_apps_info {
 #define NEURON_IOCTL_COMPATIBLE_VERSION		_NEURON_VIOW(93, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_DEVICE_BASIC_INFO		_NEURON_VIOW(100, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_DEVICE_BDF			_NEURON_VIOR(101, NEURON_VENDOR_PTR_SIZE)
+#define NEURON_IOCTL_NC_RESET			_NEURON_VIOR(103, NEURON_VENDOR_PTR_SIZE)
+#define NEURON_IOCTL_NC_RESET_READY		_NEURON_VIOR(104, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_DEVICE_BDF_EXT		_NEURON_VIOR(106, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_DEVICE_RESET_STATUS	_NEURON_VIOR(106, 1)
 #define NEURON_IOCTL_DRIVER_INFO_GET		\
