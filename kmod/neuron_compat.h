@@ -85,6 +85,18 @@
 #endif
 
 /*
+ * 6.4 made the class and attribute arguments of class attribute callbacks
+ * const (struct class_attribute .show/.store).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define neuron_class_attr_class	const struct class
+#define neuron_class_attr_attr	const struct class_attribute
+#else
+#define neuron_class_attr_class	struct class
+#define neuron_class_attr_attr	struct class_attribute
+#endif
+
+/*
  * 6.6 moved a dump's parsed request attributes from genl_dumpit_info::attrs
  * to the struct genl_info that genl_info_dump() returns.
  */

@@ -436,8 +436,41 @@ struct neuron_device *neuron_device_get(u32 index)
 	return nd;
 }
 
+/*
+ * The vendor's class files of UltraServer topology
+ * (/sys/class/neuron_device/...). No device here is part of an
+ * UltraServer (none is modelled): every file answers what the vendor's
+ * Trn1 and Inf2 driver answers, which is also what its Trn2 driver
+ * answers for a server outside one. One value per file.
+ */
+static ssize_t node_id_show(neuron_class_attr_class *c, neuron_class_attr_attr *a, char *buf)
+{
+	return sysfs_emit(buf, "-1\n");
+}
+
+static ssize_t server_id_show(neuron_class_attr_class *c, neuron_class_attr_attr *a, char *buf)
+{
+	return sysfs_emit(buf, "%016llx\n", 0ULL);
+}
+
+static ssize_t ultraserver_mode_show(neuron_class_attr_class *c, neuron_class_attr_attr *a,
+				     char *buf)
+{
+	/* the modes the server supports, comma separated: none */
+	return sysfs_emit(buf, "\n");
+}
+
+static struct class_attribute neuron_class_attrs[] = {
+	__ATTR(node_id_2, 0444, node_id_show, NULL),
+	__ATTR(node_id_4, 0444, node_id_show, NULL),
+	__ATTR(server_id_2, 0444, server_id_show, NULL),
+	__ATTR(server_id_4, 0444, server_id_show, NULL),
+	__ATTR(ultraserver_mode, 0444, ultraserver_mode_show, NULL),
+};
+
 int neuron_device_class_init(void)
 {
+	size_t i;
 	int ret;
 
 	ret = alloc_chrdev_region(&neuron_devt, 0, NEURON_MAX_DEVICES, KBUILD_MODNAME);
@@ -450,11 +483,25 @@ int neuron_device_class_init(void)
 		unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
 		return ret;
 	}
+	for (i = 0; i < ARRAY_SIZE(neuron_class_attrs); i++) {
+		ret = class_create_file(neuron_class, &neuron_class_attrs[i]);
+		if (ret) {
+			while (i--)
+				class_remove_file(neuron_class, &neuron_class_attrs[i]);
+			class_destroy(neuron_class);
+			unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
+			return ret;
+		}
+	}
 	return 0;
 }
 
 void neuron_device_class_exit(void)
 {
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(neuron_class_attrs); i++)
+		class_remove_file(neuron_class, &neuron_class_attrs[i]);
 	class_destroy(neuron_class);
 	unregister_chrdev_region(neuron_devt, NEURON_MAX_DEVICES);
 	ida_destroy(&neuron_ida);

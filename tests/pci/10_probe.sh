@@ -7,7 +7,7 @@ NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
 # reload, unload-2; the reset that never completes (14, neuron-doctor's included)
-PLAN=$((NDEV * 8 + 31))
+PLAN=$((NDEV * 8 + 35))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -79,6 +79,19 @@ check rebound-npe0-neuron4 test -c /dev/neuron4
 r=$(relay npe0 grep ' R bar0 .* DEVICE_ID$ @' get log | awk '{ print $7 }')
 check_eq readiness-first-read-deadbeef 0xdeadbeef "$(echo "$r" | head -n 1)"
 check_eq readiness-last-read-rid "$(printf '0x%08x' "$(dev_rid npe0)")" "$(echo "$r" | tail -n 1)"
+# the vendor's NC_RESET of NeuronCore 1 (held by the caller): the
+# firmware's TPB reset with the vendor's map (v2: the core and its three
+# TOP_SPs, 0x3802; v3: the core, its SDMA and TOP_SP groups, 0x20202),
+# written before RESET = 2 and the doorbell; NC_RESET_READY says completed
+for n in npe1 npe3; do
+	i=$(dev_index "$n")
+	case "$(dev_arch "$n")" in trn1|inf2) want=0x00003802 ;; *) want=0x00020202 ;; esac
+	relay "$n" clear log >/dev/null
+	check_eq "nc-reset-$n" "ncreset: result 0" "$(vm_pci ncreset "$i" 0x2 2>&1)"
+	w=$(relay "$n" grep ' W bar0 .* (RESET_TPB_MAP|RESET|TRIGGER)$ @' get log | awk '{ print $NF "=" $7 }')
+	check_eq "nc-reset-writes-$n" "RESET_TPB_MAP=$want RESET=0x00000002 TRIGGER=0x00000001" "$(echo $w)"
+done
+
 # a reset that never completes: the vendor keeps the device, INVALID.
 # npe0 unbound, its firmware never takes a reset, a 2 s budget
 # (reset_timeout_ms; the vendor's is 120 s or 480 s): the device is there,

@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=144
+PLAN=146
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -457,6 +457,13 @@ check vendor-only-reload reload sim_devices=2 sim_nc_per_device=2 vendor_only=1
 check_eq vendor-only-no-extension-files "" \
 	"$(ls -d $SYS/neuron0/health $SYS/neuron0/state $SYS/neuron0/stats/fw_io $SYS/neuron0/neuron_core0/health \
 		$SYS/neuron0/stats/hardware/mem_ecc_corrected $SYS/neuron0/info/fw_api_version 2>/dev/null)"
+# the vendor's class files of UltraServer topology, one value and a
+# newline each: no UltraServer (its Trn1 answers)
+C=/sys/class/neuron_device
+check_eq vendor-class-files "-1|-1|0000000000000000|0000000000000000||" \
+	"$(for f in node_id_2 node_id_4 server_id_2 server_id_4 ultraserver_mode; do printf '%s|' "$(cat $C/$f)"; done)"
+check_eq vendor-class-files-one-line "1 1 1 1 1" \
+	"$(for f in node_id_2 node_id_4 server_id_2 server_id_4 ultraserver_mode; do printf '%s ' "$(wc -l < $C/$f)"; done | sed 's/ $//')"
 # neuron-ls lists both devices through the vendor's ioctls, no capability
 $LS -j > $TMP/vls.json 2>$TMP/vls.err
 rc=$?

@@ -25,6 +25,10 @@
  *                             metrics POSTS times (debugfs fw/post_now) while
  *                             alive, and exit (the last close releases the
  *                             slab). "ndsver: ok", or the failing step.
+ *   vm_pci ncreset N MAP      reserve the NeuronCores of MAP (CORE_RESERVE),
+ *                             then the vendor's NC_RESET of MAP and
+ *                             NC_RESET_READY of its id: "ncreset: result R",
+ *                             or the failing step with its errno name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +45,7 @@
 #include <neuron/neuron_ioctl.h>
 #include <neuron/neuron_nds.h>
 #include <neuron/neuron_nq.h>
+#include <neuron/neuron_vendor_ioctl.h>
 
 static long now_ms(void)
 {
@@ -305,6 +310,46 @@ static int cmd_ndsver(char **argv)
 	return 0;
 }
 
+static int cmd_ncreset(char **argv)
+{
+	struct neuron_ioctl_device_reset rq;
+	struct neuron_ioctl_device_ready rd;
+	struct neuron_core_reserve cr;
+	unsigned long map = strtoul(argv[1], NULL, 0);
+	unsigned int nc;
+	int fd;
+
+	fd = open_dev(argv[0]);
+	if (fd < 0)
+		return 1;
+	for (nc = 0; nc < 32; nc++) {
+		if (!(map & (1ul << nc)))
+			continue;
+		memset(&cr, 0, sizeof(cr));
+		cr.size = sizeof(cr);
+		cr.nc = nc;
+		if (ioctl(fd, NEURON_IOCTL_CORE_RESERVE, &cr)) {
+			printf("ncreset: reserve %u: %s\n", nc, errname(errno));
+			return 1;
+		}
+	}
+	memset(&rq, 0, sizeof(rq));
+	rq.nc_map = (uint32_t)map;
+	if (ioctl(fd, NEURON_IOCTL_NC_RESET, &rq)) {
+		printf("ncreset: NC_RESET: %s\n", errname(errno));
+		return 1;
+	}
+	memset(&rd, 0, sizeof(rd));
+	rd.request_id = rq.request_id;
+	if (ioctl(fd, NEURON_IOCTL_NC_RESET_READY, &rd)) {
+		printf("ncreset: NC_RESET_READY: %s\n", errname(errno));
+		return 1;
+	}
+	close(fd);
+	printf("ncreset: result %d\n", rd.result);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -318,6 +363,8 @@ int main(int argc, char **argv)
 		return cmd_hold(argv + 2);
 	if (argc == 7 && !strcmp(argv[1], "ndsver"))
 		return cmd_ndsver(argv + 2);
-	fprintf(stderr, "usage: vm_pci info|fwread|power|hold|ndsver ... (see the source)\n");
+	if (argc == 4 && !strcmp(argv[1], "ncreset"))
+		return cmd_ncreset(argv + 2);
+	fprintf(stderr, "usage: vm_pci info|fwread|power|hold|ndsver|ncreset ... (see the source)\n");
 	return 2;
 }
