@@ -177,9 +177,9 @@ static int nq_check_key(struct neuron_device *nd, u32 nc, u32 type, u32 engine)
  * it has none; @vendor: the vendor's kind (entries alone, written on
  * around the ring). An existing ring of the caller's of that kind and
  * size is kept (its contents untouched), or replaced by a new one with
- * @replace (a mapping of the old one keeps its pages and gets no more
- * entries); one of another kind or size is -EBUSY. Reserves @nc for the
- * caller first (-EBUSY, -ECANCELED). Caller checked the key and the size.
+ * @replace unless it is mapped (-EBUSY); one of another kind or size is
+ * -EBUSY. Reserves @nc for the caller first (-EBUSY, -ECANCELED). Caller
+ * checked the key and the size.
  */
 static int nq_get(struct neuron_file *nf, u32 nc, u32 type, u32 engine, u32 ring_size,
 		  bool vendor, bool replace)
@@ -209,6 +209,11 @@ static int nq_get(struct neuron_file *nf, u32 nc, u32 type, u32 engine, u32 ring
 	}
 	if (q && !replace)
 		goto out;
+	/* a mapped ring stays (unmap first): what a process pins stays counted */
+	if (q && atomic_read(&q->maps)) {
+		ret = -EBUSY;
+		goto out;
+	}
 	if (nq_bytes_of(nqd, tgid) - (q ? q->map_size : 0) + map_size >
 	    NEURON_NQ_PROC_BYTES_MAX) {
 		ret = -ENOSPC;
@@ -569,6 +574,13 @@ int neuron_core_reset_rings(struct neuron_device *nd, struct pid *tgid, u32 *nc_
 		if (jobs) {
 			ret = -EBUSY;
 			goto out;
+		}
+		/* a mapped ring stays, as for CORE_RELEASE: unmap first */
+		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
+			if (nqd->rings[nc][i] && atomic_read(&nqd->rings[nc][i]->maps)) {
+				ret = -EBUSY;
+				goto out;
+			}
 		}
 		map |= BIT(nc);
 	}

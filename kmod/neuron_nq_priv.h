@@ -142,16 +142,17 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg);
 /*
  * The vendor's NOTIFICATIONS_INIT_*: the caller's ring of the vendor's
  * kind (entries alone in the mapping) on NeuronCore @nc; @replace: a new
- * ring even if one exists. The mmap cookie and a handle back.
+ * ring even if one exists (-EBUSY while that one is mapped). The mmap
+ * cookie and a handle back.
  */
 int neuron_nq_vendor_init(struct neuron_file *nf, u32 nc, u32 type, u32 engine, u32 size,
 			  bool replace, u64 *mmap_offset, u64 *handle);
 /*
  * A reset of NeuronCores *@nc_map asked by @tgid (neuron_reset.c): each
  * must be @tgid's (-EACCES; -ECANCELED when root took it back) with no
- * job running (-EBUSY); with @held_only only those @tgid holds count, and
- * *@nc_map becomes them. Their rings leave the table and are freed (a
- * mapping keeps its pages and gets no more entries). Sleeps.
+ * job running and no ring mapped (-EBUSY); with @held_only only those
+ * @tgid holds count, and *@nc_map becomes them. Their rings leave the
+ * table and are freed. Sleeps.
  */
 int neuron_core_reset_rings(struct neuron_device *nd, struct pid *tgid, u32 *nc_map,
 			    bool held_only);

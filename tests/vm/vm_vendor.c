@@ -2581,9 +2581,10 @@ static int nq_one_table_body(void)
 ISOLATED(nq_one_table)
 
 /*
- * WITH_REALLOC_V2, force_alloc_mem 1: a new ring (any size) replaces the
- * old one at the same offset; a mapping of the old ring keeps its pages
- * and its entries and gets no more; the new mapping gets the next job's.
+ * WITH_REALLOC_V2, force_alloc_mem 1: refused while the old ring is
+ * mapped (EBUSY, the old ring untouched); once unmapped, a new ring (any
+ * size) replaces it at the same offset, zeroed, and gets the next job's
+ * entries.
  */
 static int nq_realloc_replaces_body(void)
 {
@@ -2612,6 +2613,12 @@ static int nq_realloc_replaces_body(void)
 	ra.force_alloc_mem = 1;
 	ra.size = 8192;
 	r = xioctl(fd, VND_NOTIFICATIONS_INIT_REALLOC, &ra);
+	VT_ASSERT(r == -EBUSY, "REALLOC (force 1) of a mapped ring: %s, expected EBUSY", err(r));
+	VT_ASSERT(old[4 * 16 + 3] == (NQ_TPB_ERROR | NQ_HDR_PHASE) && old[5 * 16 + 3] == 0,
+		  "the refused REALLOC changed the ring: slot 4 %#x, slot 5 %#x", old[4 * 16 + 3],
+		  old[5 * 16 + 3]);
+	munmap((void *)old, 4096);
+	r = xioctl(fd, VND_NOTIFICATIONS_INIT_REALLOC, &ra);
 	VT_ASSERT(r == 0 && ra.mmap_offset == off, "REALLOC (force 1): %s, %#llx", err(r),
 		  (unsigned long long)ra.mmap_offset);
 	neu = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, (off_t)off);
@@ -2622,10 +2629,6 @@ static int nq_realloc_replaces_body(void)
 	VT_ASSERT(r == 0 && written == 7, "job: %s, %u written", err(r), written);
 	VT_ASSERT(neu[6 * 16 + 3] == (NQ_TPB_ERROR | NQ_HDR_PHASE) && neu[7 * 16 + 3] == 0,
 		  "the new ring: slot 6 %#x, slot 7 %#x", neu[6 * 16 + 3], neu[7 * 16 + 3]);
-	VT_ASSERT(old[4 * 16 + 3] == (NQ_TPB_ERROR | NQ_HDR_PHASE) && old[5 * 16 + 3] == 0,
-		  "the old mapping: slot 4 %#x, slot 5 %#x (the new job's entries?)",
-		  old[4 * 16 + 3], old[5 * 16 + 3]);
-	munmap((void *)old, 4096);
 	munmap((void *)neu, 8192);
 	close(fd);
 	return 0;
@@ -2654,7 +2657,8 @@ static uint64_t fail_count(int dev, int nc)
  * NC_RESET of a core the caller holds: request_id is the caller's pid,
  * NC_RESET_READY answers 0 (completed) once and ENOENT after; the core's
  * reset_req_count moves by one and no other core's; its rings are gone
- * (the offset maps nothing), and the core stays the caller's.
+ * (the offset maps nothing), and the core stays the caller's. While one
+ * of its rings is mapped: EBUSY, nothing reset.
  */
 static int nc_reset_held_core_body(void)
 {
@@ -2674,6 +2678,12 @@ static int nc_reset_held_core_body(void)
 	req1 = req_count(1, 1);
 	memset(&rq, 0, sizeof(rq));
 	rq.nc_map = 0x2;
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, (off_t)a.mmap_offset);
+	VT_ASSERT(p != MAP_FAILED, "mmap: %s", strerror(errno));
+	r = xioctl(fd, VND_NC_RESET, &rq);
+	VT_ASSERT(r == -EBUSY && req_count(1, 1) == req1,
+		  "NC_RESET of a core with a mapped ring: %s, expected EBUSY", err(r));
+	munmap(p, 4096);
 	r = xioctl(fd, VND_NC_RESET, &rq);
 	VT_ASSERT(r == 0 && rq.request_id == (uint32_t)getpid(), "NC_RESET 0x2: %s, id %u (pid %d)",
 		  err(r), rq.request_id, getpid());
