@@ -377,10 +377,11 @@ inline std::vector<std::string> dkms_versions(const context &c)
 	return out;
 }
 
-// DKMS built @version for kernel @kver: <version>/<kver>/<arch>/module/neuron.ko*
-inline bool dkms_built(const context &c, const std::string &version, const std::string &kver)
+// DKMS built @version of @pkg for kernel @kver: <version>/<kver>/<arch>/module/neuron.ko*
+inline bool dkms_built(const context &c, const std::string &version, const std::string &kver,
+		       const std::string &pkg = kDkmsPackage)
 {
-	std::string base = std::string("/var/lib/dkms/") + kDkmsPackage + "/" + version + "/" + kver;
+	std::string base = "/var/lib/dkms/" + pkg + "/" + version + "/" + kver;
 	for (auto &arch : list_dir(c, base, true))
 		for (auto &f : list_dir(c, base + "/" + arch + "/module"))
 			if (f.rfind("neuron.ko", 0) == 0)
@@ -474,6 +475,173 @@ inline std::vector<finding> check_module(const context &c, bool in_container, bo
 	return { { chk, severity::ok,
 		   what + (dkms.empty() ? std::string(" (not from DKMS)") : " (DKMS " + pkg + " " + dkms.back() + ")"),
 		   "" } };
+}
+
+// ---- 1b. DKMS builds for every installed kernel; the vendor's compatibility rules --
+
+// dkms.conf's PACKAGE_NAME of the vendor's driver (package aws-neuronx-dkms)
+inline constexpr const char *kVendorDkmsPackage = "aws-neuronx";
+// the Debian package of the vendor's runtime library (libnrt)
+inline constexpr const char *kVendorRuntimePackage = "aws-neuronx-runtime-lib";
+
+// The leading dot-separated numbers of a version ("2.29.5.0-1a2b" -> 2 29 5 0).
+inline std::vector<unsigned long> version_fields(std::string_view v)
+{
+	std::vector<unsigned long> out;
+	size_t i = 0;
+	while (i < v.size() && v[i] >= '0' && v[i] <= '9') {
+		unsigned long n = 0;
+		for (; i < v.size() && v[i] >= '0' && v[i] <= '9' && n < 100000000; i++)
+			n = n * 10 + static_cast<unsigned long>(v[i] - '0');
+		out.push_back(n);
+		if (i + 1 < v.size() && v[i] == '.' && v[i + 1] >= '0' && v[i + 1] <= '9')
+			i++;
+		else
+			break;
+	}
+	return out;
+}
+
+// Numeric order field by field ("0.10.0" after "0.9.0").
+inline bool version_less(std::string_view a, std::string_view b)
+{
+	return version_fields(a) < version_fields(b);
+}
+
+// The newest version DKMS has of @pkg, "" when none.
+inline std::string dkms_newest(const context &c, const std::string &pkg)
+{
+	std::string best;
+	for (auto &v : list_dir(c, "/var/lib/dkms/" + pkg, true))
+		if (!v.empty() && v[0] >= '0' && v[0] <= '9' && (best.empty() || version_less(best, v)))
+			best = v;
+	return best;
+}
+
+// Kernels installed on the host: those /lib/modules has a modules.dep for.
+inline std::vector<std::string> installed_kernels(const context &c)
+{
+	std::vector<std::string> out;
+	for (auto &k : list_dir(c, "/lib/modules", true))
+		if (exists_at(c, "/lib/modules/" + k + "/modules.dep"))
+			out.push_back(k);
+	return out;
+}
+
+// DKMS's log of its last build of @pkg @version names @kver: its first
+// line is "DKMS make.log for <pkg>-<version> for kernel <kver> (<arch>)".
+inline bool dkms_log_names(const context &c, const std::string &pkg, const std::string &version,
+			   const std::string &kver)
+{
+	std::string line;
+	if (!read_line_at(c, "/var/lib/dkms/" + pkg + "/" + version + "/build/make.log", line))
+		return false;
+	return line.rfind("DKMS make.log for ", 0) == 0 && line.find(" for kernel " + kver + " ") != std::string::npos;
+}
+
+// Every installed kernel has a build of the newest DKMS version of this
+// driver and of the vendor's: a kernel without one boots with no driver.
+// The running kernel is check_module's, but for a build that failed.
+inline std::vector<finding> check_dkms_kernels(const context &c)
+{
+	std::vector<finding> out;
+	std::string running;
+	read_line_at(c, "/proc/sys/kernel/osrelease", running);
+	for (std::string pkg : { std::string(kDkmsPackage), std::string(kVendorDkmsPackage) }) {
+		std::string ver = dkms_newest(c, pkg);
+		if (ver.empty())
+			continue;
+		for (auto &k : installed_kernels(c)) {
+			if (dkms_built(c, ver, k, pkg))
+				continue;
+			bool failed = dkms_log_names(c, pkg, ver, k);
+			if (k == running && !failed)
+				continue;
+			std::string log = "/var/lib/dkms/" + pkg + "/" + ver + "/build/make.log";
+			if (failed)
+				out.push_back({ "dkms", severity::warning,
+						"DKMS's build of " + pkg + " " + ver + " for installed kernel " + k +
+							" failed (" + log + "): that kernel boots with no Neuron driver",
+						"read " + log + ", then: sudo dkms build " + pkg + "/" + ver + " -k " + k });
+			else
+				out.push_back({ "dkms", severity::warning,
+						"DKMS has no " + pkg + " " + ver + " build for installed kernel " + k +
+							": that kernel boots with no Neuron driver",
+						"sudo dkms install " + pkg + "/" + ver + " -k " + k });
+		}
+	}
+	return out;
+}
+
+// The installed version of Debian package @pkg (/var/lib/dpkg/status), if any.
+inline std::optional<std::string> dpkg_version(const context &c, std::string_view pkg)
+{
+	std::ifstream f(under(c, "/var/lib/dpkg/status"));
+	if (!f)
+		return std::nullopt;
+	std::string line, name, status, version;
+	auto done = [&]() -> std::optional<std::string> {
+		if (name == pkg && status.size() >= 10 && status.compare(status.size() - 10, 10, " installed") == 0 &&
+		    !version.empty())
+			return version;
+		return std::nullopt;
+	};
+	while (std::getline(f, line)) {
+		if (line.empty()) {
+			if (auto v = done())
+				return v;
+			name.clear();
+			status.clear();
+			version.clear();
+		} else if (line.rfind("Package: ", 0) == 0) {
+			name = line.substr(9);
+		} else if (line.rfind("Status: ", 0) == 0) {
+			status = line.substr(8);
+		} else if (line.rfind("Version: ", 0) == 0) {
+			version = line.substr(9);
+		}
+	}
+	return done();
+}
+
+// The vendor's published rules between its driver and its runtime (NRT):
+// driver 2.29 and later need NRT 2.33 or later; NRT 2.32 and later need a
+// driver newer than 2.26. Checked when the vendor's runtime is installed.
+inline std::vector<finding> check_runtime_compat(const context &c)
+{
+	const std::string chk = "compat";
+	auto rt = dpkg_version(c, kVendorRuntimePackage);
+	if (!rt)
+		return {};
+	std::string what = "the vendor's runtime " + std::string(kVendorRuntimePackage) + " " + *rt;
+	auto rv = version_fields(*rt);
+	std::string drv, from;
+	if (read_line_at(c, "/sys/module/neuron/version", drv) && version_fields(drv).size() >= 2 &&
+	    version_fields(drv)[0] == 2) {
+		from = "loaded";
+	} else {
+		drv = dkms_newest(c, kVendorDkmsPackage);
+		from = "DKMS";
+	}
+	auto dv = version_fields(drv);
+	if (rv.size() < 2)
+		return { { chk, severity::unknown, what + ": its version cannot be read, the rules not checked", "" } };
+	if (dv.size() < 2)
+		return { { chk, severity::note,
+			   what + " with this driver, not the vendor's: it speaks the vendor's ABI where this "
+				  "driver answers it (docs/vendor-abi.md); the vendor's version rules do not apply",
+			   "" } };
+	std::string pair = what + " with the vendor's driver " + drv + " (" + from + ")";
+	auto at_least = [](const std::vector<unsigned long> &v, unsigned long ma, unsigned long mi) {
+		return v[0] > ma || (v[0] == ma && v[1] >= mi);
+	};
+	if (at_least(dv, 2, 29) && !at_least(rv, 2, 33))
+		return { { chk, severity::error, pair + ": driver 2.29 and later need runtime 2.33 or later",
+			   "upgrade " + std::string(kVendorRuntimePackage) + " to 2.33 or later" } };
+	if (at_least(rv, 2, 32) && !at_least(dv, 2, 27))
+		return { { chk, severity::error, pair + ": runtime 2.32 and later need a driver newer than 2.26",
+			   "upgrade aws-neuronx-dkms to 2.27 or later" } };
+	return { { chk, severity::ok, pair + ": compatible by the vendor's published rules", "" } };
 }
 
 // ---- 2. the devices the driver has ------------------------------------------------
@@ -1203,6 +1371,8 @@ inline report run(const context &c)
 	bool loaded = false;
 	std::string hint = container_hint(c);
 	add_all(check_module(c, !hint.empty(), loaded));
+	add_all(check_dkms_kernels(c));
+	add_all(check_runtime_compat(c));
 	std::vector<device> devs;
 	if (loaded) {
 		devs = list_devices(c);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // neuron-doctor's checks (tools/doctor.hpp) against fake trees under a
 // mkdtemp directory: a healthy host, then one broken link at a time
-// (module, node, node mode, NEURON_RT_VISIBLE_CORES, device state, ECC,
+// (module, DKMS builds for installed kernels, the vendor's runtime and
+// driver versions, node, node mode, NEURON_RT_VISIBLE_CORES, device state, ECC,
 // firmware mailbox, a stopped holder, kernel log lines); the JSON report
 // read back with the tools' JSON reader; the NEURON_RT_VISIBLE_CORES
 // parser against libnrt's own; the command line.
@@ -237,6 +238,113 @@ static void vendor_driver(void **)
 	r = doc::run(t.ctx());
 	expect_first(r, "ecc", doc::severity::error, "stop and start");
 	assert_int_equal(doc::exit_code(r), 2);
+}
+
+// Every installed kernel (a /lib/modules/<k>/modules.dep) has a build of
+// the newest DKMS version, of this driver and of the vendor's; a missing
+// one is a warning naming the kernel, "failed" when DKMS's make.log says
+// its last build was for that kernel.
+static void dkms_kernels(void **)
+{
+	tree t;
+	healthy(t);
+	t.put("/lib/modules/6.2.0-next/modules.dep", "");
+	doc::report r = doc::run(t.ctx());
+	const doc::finding *f = find(r, "dkms", doc::severity::warning);
+	assert_non_null(f);
+	assert_true(has(f->detail, "DKMS has no neuron-oss 0.1.0 build for installed kernel 6.2.0-next"));
+	assert_string_equal(f->action.c_str(), "sudo dkms install neuron-oss/0.1.0 -k 6.2.0-next");
+	assert_int_equal(doc::exit_code(r), 1);
+
+	t.put("/var/lib/dkms/neuron-oss/0.1.0/build/make.log",
+	      "DKMS make.log for neuron-oss-0.1.0 for kernel 6.2.0-next (x86_64)\nerror: oops\n");
+	r = doc::run(t.ctx());
+	f = find(r, "dkms", doc::severity::warning);
+	assert_non_null(f);
+	assert_true(has(f->detail, "DKMS's build of neuron-oss 0.1.0 for installed kernel 6.2.0-next failed "
+				   "(/var/lib/dkms/neuron-oss/0.1.0/build/make.log)"));
+	assert_true(has(f->action, "sudo dkms build neuron-oss/0.1.0 -k 6.2.0-next"));
+
+	// built: nothing to say; a kernel directory without modules.dep is no installed kernel
+	t.put("/var/lib/dkms/neuron-oss/0.1.0/6.2.0-next/x86_64/module/neuron.ko.xz", "");
+	t.put("/lib/modules/5.10.0-gone/updates/dkms/neuron.ko", "");
+	r = doc::run(t.ctx());
+	assert_null(find(r, "dkms", doc::severity::warning));
+	assert_int_equal(doc::exit_code(r), 0);
+
+	// the vendor's package too, its newest version by number (0.10 after 0.9)
+	t.put("/var/lib/dkms/aws-neuronx/2.9.1.0/6.1.0-test/x86_64/module/neuron.ko", "");
+	t.put("/var/lib/dkms/aws-neuronx/2.9.1.0/6.2.0-next/x86_64/module/neuron.ko", "");
+	t.put("/var/lib/dkms/aws-neuronx/2.10.3.0/6.1.0-test/x86_64/module/neuron.ko", "");
+	r = doc::run(t.ctx());
+	f = find(r, "dkms", doc::severity::warning);
+	assert_non_null(f);
+	assert_true(has(f->detail, "DKMS has no aws-neuronx 2.10.3.0 build for installed kernel 6.2.0-next"));
+
+	// the running kernel's failed build is said too (check_module only says "no build")
+	t.rm("/var/lib/dkms/aws-neuronx");
+	t.rm("/var/lib/dkms/neuron-oss/0.1.0/6.1.0-test");
+	t.put("/var/lib/dkms/neuron-oss/0.1.0/build/make.log",
+	      "DKMS make.log for neuron-oss-0.1.0 for kernel 6.1.0-test (x86_64)\n");
+	r = doc::run(t.ctx());
+	f = find(r, "dkms", doc::severity::warning);
+	assert_non_null(f);
+	assert_true(has(f->detail, "for installed kernel 6.1.0-test failed"));
+	assert_true(doc::version_less("0.9.0", "0.10.0") && !doc::version_less("2.29.1", "2.29.1-2") &&
+		    doc::version_less("2.28", "2.28.1"));
+}
+
+static std::string dpkg_entry(const char *pkg, const char *status, const char *version)
+{
+	return std::string("Package: ") + pkg + "\nStatus: " + status + "\nPriority: optional\nVersion: " +
+	       version + "\nDescription: x\n multi-line\n\n";
+}
+
+// The vendor's rules between its driver and its runtime, when
+// /var/lib/dpkg/status has the runtime installed: driver >= 2.29 needs
+// runtime >= 2.33, runtime >= 2.32 needs driver >= 2.27. With this
+// project's driver loaded (version 0.x) the rules do not apply: a note.
+static void runtime_compat(void **)
+{
+	tree t;
+	healthy(t);
+	doc::report r = doc::run(t.ctx());
+	for (auto &f : r.findings)
+		assert_true(f.check != "compat");
+	t.put("/var/lib/dpkg/status", dpkg_entry("libc6", "install ok installed", "2.36-9") +
+					      dpkg_entry("aws-neuronx-runtime-lib", "install ok installed",
+							 "2.32.1.0-1a2b3c4d"));
+	r = doc::run(t.ctx());
+	const doc::finding *f = find(r, "compat", doc::severity::note);
+	assert_non_null(f);
+	assert_true(has(f->detail, "aws-neuronx-runtime-lib 2.32.1.0-1a2b3c4d with this driver, not the vendor's"));
+	assert_int_equal(doc::exit_code(r), 0);
+
+	// the vendor's 2.29 loaded, runtime 2.32: an error, upgrade the runtime
+	t.put("/sys/module/neuron/version", "2.29.5.0\n");
+	r = doc::run(t.ctx());
+	f = find(r, "compat", doc::severity::error);
+	assert_non_null(f);
+	assert_true(has(f->detail, "with the vendor's driver 2.29.5.0 (loaded): driver 2.29 and later need runtime 2.33"));
+	assert_string_equal(f->action.c_str(), "upgrade aws-neuronx-runtime-lib to 2.33 or later");
+
+	// the vendor's 2.26 from DKMS (no driver loaded), runtime 2.32: upgrade the driver
+	t.rm("/sys/module/neuron");
+	t.put("/var/lib/dkms/aws-neuronx/2.26.10.0/6.1.0-test/x86_64/module/neuron.ko", "");
+	r = doc::run(t.ctx());
+	f = find(r, "compat", doc::severity::error);
+	assert_non_null(f);
+	assert_true(has(f->detail, "driver 2.26.10.0 (DKMS): runtime 2.32 and later need a driver newer than 2.26"));
+	assert_string_equal(f->action.c_str(), "upgrade aws-neuronx-dkms to 2.27 or later");
+
+	// 2.28 with 2.32: fine; a runtime only configured (not installed) is not there
+	t.put("/var/lib/dkms/aws-neuronx/2.28.0.0/6.1.0-test/x86_64/module/neuron.ko", "");
+	r = doc::run(t.ctx());
+	assert_non_null(find(r, "compat", doc::severity::ok));
+	t.put("/var/lib/dpkg/status", dpkg_entry("aws-neuronx-runtime-lib", "deinstall ok config-files", "2.30.0.0"));
+	r = doc::run(t.ctx());
+	for (auto &g : r.findings)
+		assert_true(g.check != "compat");
 }
 
 static void module_missing(void **)
@@ -746,6 +854,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(healthy_tree),
 		cmocka_unit_test(vendor_driver),
+		cmocka_unit_test(dkms_kernels),
+		cmocka_unit_test(runtime_compat),
 		cmocka_unit_test(module_missing),
 		cmocka_unit_test(module_other_version),
 		cmocka_unit_test(no_device),

@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=146
+PLAN=148
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -23,12 +23,12 @@ if [ "${VM_TOOLS_HOLDERS:-1}" = 0 ]; then
 	PLAN=$((PLAN - 14))
 	TOOLS_HOLDERS_SKIPPED=1
 fi
-# neuron-doctor's checks (14, and 2 in the holders block) read what the
+# neuron-doctor's checks (16, and 2 in the holders block) read what the
 # other checks here read from the same module code, and judge it in
 # userspace: VM_TOOLS_DOCTOR=0 leaves them out (make check sets it where
 # it sets VM_TOOLS_HOLDERS=0, for time).
 if [ "${VM_TOOLS_DOCTOR:-1}" = 0 ]; then
-	PLAN=$((PLAN - 14))
+	PLAN=$((PLAN - 16))
 	[ -n "$TOOLS_HOLDERS_SKIPPED" ] || PLAN=$((PLAN - 2))
 fi
 doctor_on() { [ "${VM_TOOLS_DOCTOR:-1}" != 0 ]; }
@@ -477,6 +477,25 @@ if doctor_on; then
 	rc=$?
 	check_eq vendor-doctor-unknown "4 neuron-doctor: UNKNOWN: no fault found, but not checked: state, health, fw_io" \
 		"$rc $(head -n 1 $TMP/vdoc)"
+	# the vendor's runtime 2.32 installed (dpkg) beside the vendor's
+	# driver 2.26 in DKMS, whose build for a second installed kernel
+	# failed: the compatibility rule first (exit 2), the failed build a
+	# warning; both gone with the files
+	K=$(uname -r) V=/var/lib/dkms/aws-neuronx/2.26.10.0
+	mkdir -p $V/$K/x86_64/module $V/build /lib/modules/6.99.0-other /var/lib/dpkg
+	: > $V/$K/x86_64/module/neuron.ko
+	: > /lib/modules/6.99.0-other/modules.dep
+	echo 'DKMS make.log for aws-neuronx-2.26.10.0 for kernel 6.99.0-other (x86_64)' > $V/build/make.log
+	[ -e /var/lib/dpkg/status ] && cp /var/lib/dpkg/status $TMP/dpkg.status.saved
+	printf 'Package: aws-neuronx-runtime-lib\nStatus: install ok installed\nVersion: 2.32.1.0-1a2b3c4d\n\n' >> /var/lib/dpkg/status
+	$DOC --no-kmsg > $TMP/cdoc 2>&1
+	rc=$?
+	check_eq vendor-doctor-compat "2 neuron-doctor: compat: upgrade aws-neuronx-dkms to 2.27 or later" \
+		"$rc $(head -n 1 $TMP/cdoc)"
+	check_eq vendor-doctor-dkms-failed 1 \
+		"$(grep -c "^\[warn\] dkms: DKMS's build of aws-neuronx 2.26.10.0 for installed kernel 6.99.0-other failed " $TMP/cdoc)"
+	rm -rf /var/lib/dkms/aws-neuronx /lib/modules/6.99.0-other
+	if [ -e $TMP/dpkg.status.saved ]; then mv $TMP/dpkg.status.saved /var/lib/dpkg/status; else rm -f /var/lib/dpkg/status; fi
 fi
 # neuron-monitor --counters from sysfs: 24 counters x 2 cores x 2 devices
 /tests/neuron-monitor --counters --json > $TMP/vmon.json 2>&1
