@@ -107,6 +107,11 @@ struct page;
  *		device memory untouched. 0 or a negative errno (the cores stay
  *		as they were; the device stays READY). Sleeps. Without it the
  *		vendor's NC_RESET is -EOPNOTSUPP.
+ * @pe_read32:	optional; the BAR0 word at @off of the tensor engine's PE
+ *		activity counters (common/neuron_pe_counters.h: only offsets of
+ *		the device's layout): 0, -EINVAL for another offset, -ENODEV
+ *		when the function is gone. Without it (a simulated device) the
+ *		counters read 0.
  * @stop:	optional (with @exec); end the jobs in progress (-ENODEV) and
  *		refuse new ones, without waiting for them. The core calls it
  *		when neuron_device_create() fails after the node appeared,
@@ -164,6 +169,7 @@ struct neuron_backend_ops {
 	void (*mem_unmap)(void *backend, u64 addr, u64 len);
 	int (*reset)(void *backend);
 	int (*nc_reset)(void *backend, u32 nc_map);
+	int (*pe_read32)(void *backend, u64 off, u32 *val);
 	void (*pci_info)(void *backend, struct neuron_pci_info *info);
 	void (*stop)(void *backend);
 	bool (*nc_unrecoverable)(void *backend, u32 nc);

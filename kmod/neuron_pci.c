@@ -39,11 +39,13 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "neuron_backend.h"
 #include "neuron_fw_profile.h"
 #include "neuron_miscram_reg.h"
+#include "neuron_pe_counters.h"
 #include "neuron_products.h"
 
 static bool no_reset;
@@ -77,8 +79,11 @@ MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
  * @pdev:	the PCI device
  * @prod:	the product's constants, from the id table
  * @desc:	what the core reports of it (from @prod)
- * @misc:	the mapping of BAR0's MiscRAM window, all this driver touches
- *		of BAR0 (NEURON_MISCRAM_SIZE bytes at the product's offset)
+ * @misc:	the mapping of BAR0's MiscRAM window (NEURON_MISCRAM_SIZE
+ *		bytes at the product's offset)
+ * @pe:		per NeuronCore, the mapping of the page of BAR0 that holds its
+ *		PE activity counters (NULL: none)
+ * @pe_page:	the BAR0 offset of each of those pages
  * @bar0_len:	length of BAR0
  * @dma_lock:	protects @dma_on and @dma_dead
  * @dma_on:	DMA mask set and bus mastering enabled (first ops->dma_alloc)
@@ -90,6 +95,8 @@ struct neuron_pci_dev {
 	const struct neuron_product *prod;
 	struct neuron_arch_desc desc;
 	void __iomem *misc;
+	void __iomem *pe[NEURON_PE_MAX_NC];
+	u64 pe_page[NEURON_PE_MAX_NC];
 	resource_size_t bar0_len;
 	struct mutex dma_lock;
 	bool dma_on;
@@ -113,6 +120,58 @@ static void neuron_pci_misc_write(void *backend, u32 off, u32 val)
 	if ((off & 3) || off > NEURON_MISCRAM_SIZE - 4)
 		return;
 	writel(val, pd->misc + off);
+}
+
+/*
+ * Besides MiscRAM, BAR0 is mapped where the PE activity counters are: one
+ * page per NeuronCore (each NeuronCore's counters span less than a page
+ * from its base, 0x500 bytes on v2, 0x6C0 on v3), read only by
+ * neuron_core<K>/stats/tensor_engine/pe_cntrs.
+ */
+static void neuron_pci_map_pe(struct neuron_pci_dev *pd)
+{
+	const struct neuron_pe_layout *l = neuron_pe_layout_of(pd->prod->fw_arch);
+	u32 nc;
+
+	if (!l)
+		return;
+	for (nc = 0; nc < l->nc_count && nc < pd->prod->nc_count; nc++) {
+		u64 page = l->nc_base[nc] & ~(u64)(SZ_4K - 1);
+
+		if (page + SZ_4K > pd->bar0_len)
+			continue;
+		pd->pe_page[nc] = page;
+		pd->pe[nc] = pci_iomap_range(pd->pdev, 0, page, SZ_4K);
+	}
+}
+
+static void neuron_pci_unmap_pe(struct neuron_pci_dev *pd)
+{
+	u32 nc;
+
+	for (nc = 0; nc < NEURON_PE_MAX_NC; nc++)
+		if (pd->pe[nc])
+			pci_iounmap(pd->pdev, pd->pe[nc]);
+}
+
+/* ops->pe_read32 */
+static int neuron_pci_pe_read32(void *backend, u64 off, u32 *val)
+{
+	struct neuron_pci_dev *pd = backend;
+	u32 nc;
+
+	for (nc = 0; nc < NEURON_PE_MAX_NC; nc++) {
+		if (!pd->pe[nc] || off < pd->pe_page[nc] || off - pd->pe_page[nc] > SZ_4K - 4 ||
+		    (off & 3))
+			continue;
+		*val = readl(pd->pe[nc] + (off - pd->pe_page[nc]));
+		/* a counter half can read all-ones; a function that is gone reads it everywhere */
+		if (*val == NEURON_MISCRAM_GONE &&
+		    neuron_pci_misc_read(pd, NEURON_MISCRAM_DEVICE_ID) == NEURON_MISCRAM_GONE)
+			return -ENODEV;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 /* The first DMA user: the vendor's mask (64 bits, else 32), then bus mastering. */
@@ -212,6 +271,7 @@ static const struct neuron_backend_ops neuron_pci_ops = {
 	.dma_free = neuron_pci_dma_free,
 	.reset = neuron_pci_reset,
 	.nc_reset = neuron_pci_nc_reset,
+	.pe_read32 = neuron_pci_pe_read32,
 	.pci_info = neuron_pci_info,
 };
 
@@ -264,6 +324,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		ret = -ENOMEM;
 		goto err_region;
 	}
+	neuron_pci_map_pe(pd);
 
 	ret = neuron_fw_wait_ready(&neuron_pci_ops, pd, 0, &rid);
 	if (ret) {
@@ -321,6 +382,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 	return 0;
 
 err_unmap:
+	neuron_pci_unmap_pe(pd);
 	pci_iounmap(pdev, pd->misc);
 err_region:
 	pci_release_region(pdev, 0);
@@ -347,6 +409,7 @@ static void neuron_pci_remove(struct pci_dev *pdev)
 		pci_clear_master(pdev);
 	mutex_unlock(&pd->dma_lock);
 	neuron_device_destroy(pd->nd);
+	neuron_pci_unmap_pe(pd);
 	pci_iounmap(pdev, pd->misc);
 	pci_release_region(pdev, 0);
 	pci_disable_device(pdev);

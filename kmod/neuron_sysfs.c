@@ -14,6 +14,7 @@
  *   neuron_core<K>/info/architecture/arch_type
  *   neuron_core<K>/stats/status/<24 counters>/{total,present}
  *   neuron_core<K>/stats/other_info/<6 counters>/{total,present}
+ *   neuron_core<K>/stats/tensor_engine/pe_cntrs (PE activity counters)
  *
  * One ASCII value per file. Counter files are 0644: reading folds the live
  * NDS slabs first; writing anything (root only, by mode) clears that one
@@ -34,6 +35,7 @@
 #include "neuron_mem.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_nds_priv.h"
+#include "neuron_pe_counters.h"
 #include "neuron_reset.h"
 #include "neuron_power.h"
 #include "neuron_main.h"
@@ -432,6 +434,56 @@ static struct attribute *power_attrs[] = {
 };
 static const struct attribute_group power_group = { .attrs = power_attrs };
 
+/*
+ * neuron_core<K>/stats/tensor_engine/pe_cntrs, the vendor's file: the PE
+ * array's activity per row group, read from the device at each read
+ * (common/neuron_pe_counters.h); a simulated device counts none (0).
+ */
+static int pe_read_word(void *ctx, u64 off, u32 *val)
+{
+	struct neuron_device *nd = ctx;
+
+	return nd->ops->pe_read32(nd->backend, off, val);
+}
+
+static ssize_t pe_cntrs_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	struct neuron_sysfs_node *n = to_node(kobj);
+	struct neuron_device *nd = n->nd;
+	u64 v[NEURON_PE_ROW_GROUPS][NEURON_PE_FIELDS] = { { 0 } };
+	int len, ret = 0;
+	u32 rg;
+
+	if (nd->ops->pe_read32)
+		ret = neuron_pe_read(neuron_pe_layout_of(nd->arch->fw_arch), n->nc, pe_read_word,
+				     nd, v);
+	if (ret)
+		return ret;
+	len = sysfs_emit(buf, "xrow_grp,mm_active,wl_active,idle\n");
+	for (rg = 0; rg < NEURON_PE_ROW_GROUPS; rg++)
+		len += sysfs_emit_at(buf, len, "%u,%llu,%llu,%llu\n", rg, v[rg][NEURON_PE_MM],
+				     v[rg][NEURON_PE_WL], v[rg][NEURON_PE_IDLE]);
+	return len;
+}
+
+static struct kobj_attribute attr_pe_cntrs = __ATTR_RO(pe_cntrs);
+
+static struct attribute *tensor_engine_attrs[] = {
+	&attr_pe_cntrs.attr,
+	NULL,
+};
+static const struct attribute_group tensor_engine_group = { .attrs = tensor_engine_attrs };
+
+/* NeuronCore @nc has PE counters: the device's layout has it, or it is simulated */
+static bool nsys_has_pe(struct neuron_device *nd, u32 nc)
+{
+	const struct neuron_pe_layout *l = neuron_pe_layout_of(nd->arch->fw_arch);
+
+	if (!nd->ops->pe_read32)
+		return nd->ops->simulated;
+	return l && nc < l->nc_count;
+}
+
 /* ---- construction -------------------------------------------------------- */
 
 static struct neuron_sysfs_node *
@@ -506,6 +558,12 @@ static int nsys_add_core(struct neuron_device *nd, u32 nc)
 				       neuron_status_attrs[i].counter, NULL);
 		if (ret)
 			return ret;
+	}
+	if (nsys_has_pe(nd, nc)) {
+		n = nsys_add(nd, &stats->kobj, "tensor_engine", nc, &dir_ktype,
+			     &tensor_engine_group);
+		if (IS_ERR(n))
+			return PTR_ERR(n);
 	}
 	other = nsys_add(nd, &stats->kobj, "other_info", nc, &dir_ktype, NULL);
 	if (IS_ERR(other))

@@ -37,6 +37,7 @@ const char kHelp[] =
 	"clear log|metrics\n"
 	"set word OFFSET VALUE\n"
 	"set power DIE BIPS\n"
+	"set pe OFFSET VALUE\n"
 	"help\n";
 
 Control::Result err(const std::string &why)
@@ -199,6 +200,15 @@ Control::Result Control::execute(std::string_view line)
 		if (!parse_u64(t[3], 0xFFFFFFFFull, &w))
 			return err("VALUE: a 32-bit number");
 		fw_.misc_poke(u32(v), u32(w));
+		return ok();
+	}
+	if (t[0] == "set" && t.size() == 4 && t[1] == "pe") {
+		if (!parse_u64(t[2], ~0ull, &v))
+			return err("OFFSET: a BAR0 offset");
+		if (!parse_u64(t[3], ~0ull, &w))
+			return err("VALUE: a 64-bit number");
+		if (!fw_.set_pe_counter(v, w))
+			return err("OFFSET: not the low word of a PE activity counter of this architecture");
 		return ok();
 	}
 	if (t[0] == "set" && t.size() == 4 && t[1] == "power") {

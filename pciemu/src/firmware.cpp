@@ -129,7 +129,8 @@ std::string misc_name(u32 off)
 }
 
 Firmware::Firmware(const Arch &arch, Clock &clock, const Config &cfg)
-	: arch_(arch), clock_(clock), cfg_(cfg), misc_(kMiscSize / 4, 0)
+	: arch_(arch), clock_(clock), cfg_(cfg), misc_(kMiscSize / 4, 0),
+	  pe_layout_(neuron_pe_layout_of(arch.fw_arch))
 {
 	power_on();
 }
@@ -234,6 +235,19 @@ u32 Firmware::misc_peek(u32 off) const
 	return off < kMiscSize ? misc_[off / 4] : 0;
 }
 
+bool Firmware::set_pe_counter(u64 lsb_off, u64 value)
+{
+	u64 lsb;
+
+	if (!pe_layout_ || !neuron_pe_is_counter(pe_layout_, lsb_off, &lsb) || lsb != lsb_off)
+		return false;
+	if (value)
+		pe_[lsb] = value;
+	else
+		pe_.erase(lsb);
+	return true;
+}
+
 void Firmware::misc_poke(u32 off, u32 v)
 {
 	if (off < kMiscSize && !(off & 3))
@@ -242,8 +256,16 @@ void Firmware::misc_poke(u32 off, u32 v)
 
 u32 Firmware::bar0_peek32(u64 off) const
 {
+	u64 lsb;
+
 	if (off >= arch_.miscram_off && off - arch_.miscram_off < kMiscSize)
 		return misc_peek(u32(off - arch_.miscram_off));
+	if (pe_layout_ && neuron_pe_is_counter(pe_layout_, off, &lsb)) {
+		auto pe = pe_.find(lsb);
+		u64 v = pe == pe_.end() ? 0 : pe->second;
+
+		return off == lsb ? u32(v) : u32(v >> 32);
+	}
 	auto it = other_.find(off);
 	return it == other_.end() ? 0 : it->second;
 }
@@ -291,9 +313,15 @@ void Firmware::store_word(u64 off, u32 val)
 
 void Firmware::bar0_write32(u64 off, u32 val)
 {
+	u64 lsb;
+
 	advance();
 	if (!(off >= arch_.miscram_off && off - arch_.miscram_off < kMiscSize)) {
-		store_word(off, val);
+		// the PE counters are the hardware's: a write changes nothing
+		if (pe_layout_ && neuron_pe_is_counter(pe_layout_, off, &lsb))
+			st_.ro_writes++;
+		else
+			store_word(off, val);
 		return;
 	}
 	u32 m = u32(off - arch_.miscram_off);

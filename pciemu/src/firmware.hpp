@@ -183,6 +183,12 @@ public:
 	void misc_write(u32 off, u32 v) { bar0_write32(u64(arch_.miscram_off) + off, v); }
 	u32 misc_peek(u32 off) const;
 	void misc_poke(u32 off, u32 v);	// control channel: set any word as firmware
+	// The tensor engine's PE activity counter whose low word is at BAR0
+	// @lsb_off reads @value from now on (the counters are registers the
+	// driver only reads: its writes change nothing, counted in ro_writes;
+	// a reset leaves them). False, nothing set, when @lsb_off is no
+	// counter's low word (or the architecture has none: Trn3).
+	bool set_pe_counter(u64 lsb_off, u64 value);
 	// What die @die's power samples report from the next sample on (basis
 	// points, <= kPowerMaxBips): the workload's draw, kept over resets.
 	// Returns false (and changes nothing) for a bad die or value.
@@ -261,6 +267,10 @@ private:
 
 	std::vector<u32> misc_;		// MiscRAM words
 	std::map<u64, u32> other_;	// BAR0 words outside MiscRAM that read non-zero
+	// the tensor engine's PE activity counters (read-only registers), by
+	// the BAR0 offset of their low word; absent ones read 0
+	std::map<u64, u64> pe_;
+	const struct neuron_pe_layout *pe_layout_ = nullptr;
 	u64 ready_at_ = 0;		// DEVICE_ID readable from then on
 	u64 power_t0_ = 0;		// power-on: sample 1 of the power counter
 	u64 power_sample_ = 0;		// samples since power-on the words show

@@ -9,5 +9,6 @@ extern "C" {
 #include "neuron_metrics_pack.h"
 #include "neuron_miscram_reg.h"
 #include "neuron_parse.h"
+#include "neuron_pe_counters.h"
 #include "neuron_products.h"
 }

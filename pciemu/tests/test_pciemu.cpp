@@ -1296,6 +1296,70 @@ void fw_bar0_store_bound(void **)
 	assert_int_equal(r.fw.bar0_read32(0x1000), 0);
 }
 
+// The tensor engine's PE activity counters: read-only registers at the
+// vendor's BAR0 offsets (v2 NC0 0x305B1100.., v3 NC0 0x06141100.. and NC4
+// +0x40000000), set through "set pe", read as a high and a low word; the
+// driver's writes change nothing (ro_writes); none on Trn3. Through a
+// BAR0 region read too, with the access in the record.
+void fw_pe_counters(void **)
+{
+	for (const char *a : { "trn1", "inf2", "trn2" }) {
+		FwRig r(a);
+		bool v3 = r.arch.fw_arch == NEURON_FW_ARCH_V3;
+		u64 mm = v3 ? 0x061411C0 : 0x305B1200;		// NC0, row group 0, matmul
+		u64 fwl1 = v3 ? 0x06141138 : 0x305B1148;	// NC0, row group 0, fast wl c1
+		u64 nc1_idle = v3 ? 0x062C12E0 : 0x30CB1350;	// NC1, row group 1, idle
+		u64 ro0 = r.fw.stats().ro_writes;
+
+		assert_true(r.fw.set_pe_counter(mm, 0x123456789abcdef0ull));
+		assert_true(r.fw.set_pe_counter(fwl1, 7));
+		assert_true(r.fw.set_pe_counter(nc1_idle, 1ull << 32));
+		assert_int_equal(r.fw.bar0_read32(mm), 0x9abcdef0);
+		assert_int_equal(r.fw.bar0_read32(mm + 4), 0x12345678);
+		assert_int_equal(r.fw.bar0_read32(fwl1), 7);
+		assert_int_equal(r.fw.bar0_read32(fwl1 + 4), 0);
+		assert_int_equal(r.fw.bar0_read32(nc1_idle), 0);
+		assert_int_equal(r.fw.bar0_read32(nc1_idle + 4), 1);
+		// a write is the driver's mistake: ignored, counted
+		r.fw.bar0_write32(mm, 0);
+		r.fw.bar0_write32(mm + 4, 0);
+		assert_int_equal(r.fw.bar0_read32(mm + 4), 0x12345678);
+		assert_int_equal(r.fw.stats().ro_writes, ro0 + 2);
+		// only a counter's low word can be set; the words between counters are storage
+		assert_false(r.fw.set_pe_counter(mm + 4, 1));
+		assert_false(r.fw.set_pe_counter(mm + 0x18, 1));
+		assert_false(r.fw.set_pe_counter(0x1000, 1));
+		r.fw.bar0_write32(mm + 0x18, 9);
+		assert_int_equal(r.fw.bar0_read32(mm + 0x18), 9);
+		assert_true(r.fw.set_pe_counter(mm, 0));
+		assert_int_equal(r.fw.bar0_read32(mm), 0);
+		if (v3) {
+			assert_true(r.fw.set_pe_counter(0x461411C0, 5));	// NC4
+			assert_int_equal(r.fw.bar0_read32(0x461411C0), 5);
+		} else {
+			assert_false(r.fw.set_pe_counter(0x461411C0, 5));
+		}
+	}
+	FwRig t3("trn3");
+	assert_false(t3.fw.set_pe_counter(0x061411C0, 1));
+
+	// through the device's BAR0 and the control channel
+	ManualClock clk;
+	const Arch &arch = *arch_by_name("trn1");
+	Firmware fw(arch, clk, fw_config());
+	Device dev(arch, clk, fw, 0, arch.bar0_size, arch.bar4_size, 100);
+	Control c(dev, fw);
+	assert_string_equal(c.execute("set pe 0x305B1210 0x500000004").text.c_str(), "ok\n");
+	assert_int_equal(c.execute("set pe 0x305B1214 1").text.compare(0, 4, "err "), 0);
+	assert_int_equal(c.execute("set pe 0x305B1210").text.compare(0, 4, "err "), 0);
+	u64 v = 0;
+	assert_int_equal(dev.region_read(0, 0x305B1210, &v, 8), 0);
+	assert_true(v == 0x500000004ull);
+	u32 w = 0;
+	assert_int_equal(dev.region_read(0, 0x305B1214, &w, 4), 0);
+	assert_int_equal(w, 5);
+}
+
 // --bar0-size / --bar4-size as main() checks them (bar_sizes()).
 void opt_bar_sizes(void **)
 {
@@ -1808,6 +1872,7 @@ int main(void)
 		cmocka_unit_test(vu_bar4_bound),
 		cmocka_unit_test(vu_bar0_v3),
 		cmocka_unit_test(fw_bar0_store_bound),
+		cmocka_unit_test(fw_pe_counters),
 		cmocka_unit_test(opt_bar_sizes),
 		cmocka_unit_test(vu_malformed),
 		cmocka_unit_test(vu_dma_map_memfd_legacy),

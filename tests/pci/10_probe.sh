@@ -7,7 +7,7 @@ NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
 # reload, unload-2; the reset that never completes (14, neuron-doctor's included)
-PLAN=$((NDEV * 8 + 35))
+PLAN=$((NDEV * 8 + 41))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -90,6 +90,35 @@ for n in npe1 npe3; do
 	check_eq "nc-reset-$n" "ncreset: result 0" "$(vm_pci ncreset "$i" 0x2 2>&1)"
 	w=$(relay "$n" grep ' W bar0 .* (RESET_TPB_MAP|RESET|TRIGGER)$ @' get log | awk '{ print $NF "=" $7 }')
 	check_eq "nc-reset-writes-$n" "RESET_TPB_MAP=$want RESET=0x00000002 TRIGGER=0x00000001" "$(echo $w)"
+done
+
+# the tensor engine's PE activity counters, read as the vendor reads them:
+# row group 1 of NeuronCore 1 given a matmul count (above 2^32), the four
+# fast weight-load counts (and on Trn2 the weight-load counter of register
+# group 8) and an idle count; pe_cntrs sums the weight loads; one read is
+# 48 BAR0 words on Trn1 (56 on Trn2), high word first, all in the
+# NeuronCore's block
+for n in npe1 npe3; do
+	i=$(dev_index "$n")
+	case "$(dev_arch "$n")" in
+	trn1|inf2) b=0x30CB1100 rg=0x140 sz=0x40 want=10 words=48 pfx=0x30cb1 ;;
+	*) b=0x062C1100 rg=0x1B0 sz=0x30 want=110 words=56 pfx=0x62c1 ;;
+	esac
+	r1=$((b + rg))
+	set -- "$((r1 + 4 * sz)) 0x500000007" "$((r1 + 4 * sz + 0x10)) 42"
+	for c in 0 1 2 3; do set -- "$@" "$((r1 + c * sz + 8)) $((c + 1))"; done
+	[ "$want" = 110 ] && set -- "$@" "$((r1 + 8 * sz + 8)) 100"
+	bad=0
+	for kv in "$@"; do
+		relay "$n" set pe $(printf '0x%x' "${kv% *}") "${kv#* }" >/dev/null || bad=1
+	done
+	check_eq "pe-set-$n" 0 "$bad"
+	relay "$n" clear log >/dev/null
+	check_eq "pe-cntrs-$n" "xrow_grp,mm_active,wl_active,idle|0,0,0,0|1,21474836487,$want,42|2,0,0,0|3,0,0,0|" \
+		"$(tr '\n' '|' < "$(sysdev "$i")/neuron_core1/stats/tensor_engine/pe_cntrs")"
+	# the block's words: the NeuronCore's page (0x30cb1xxx, 0x62c1xxx)
+	check_eq "pe-cntrs-reads-$n" "$words" \
+		"$(relay "$n" grep ' R bar0 ' @ get log | awk -v p=$pfx '$5 ~ "^" p && length($5) == length(p) + 3 { n++ } END { print n + 0 }')"
 done
 
 # a reset that never completes: the vendor keeps the device, INVALID.

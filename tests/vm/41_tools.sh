@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=148
+PLAN=149
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -464,6 +464,10 @@ check_eq vendor-class-files "-1|-1|0000000000000000|0000000000000000||" \
 	"$(for f in node_id_2 node_id_4 server_id_2 server_id_4 ultraserver_mode; do printf '%s|' "$(cat $C/$f)"; done)"
 check_eq vendor-class-files-one-line "1 1 1 1 1" \
 	"$(for f in node_id_2 node_id_4 server_id_2 server_id_4 ultraserver_mode; do printf '%s ' "$(wc -l < $C/$f)"; done | sed 's/ $//')"
+# the vendor's tensor-engine file on every NeuronCore: a simulated device
+# counts no PE activity (four row groups of 0)
+check_eq vendor-pe-cntrs "xrow_grp,mm_active,wl_active,idle|0,0,0,0|1,0,0,0|2,0,0,0|3,0,0,0|4" \
+	"$(tr '\n' '|' < $SYS/neuron1/neuron_core1/stats/tensor_engine/pe_cntrs)$(ls $SYS/neuron*/neuron_core*/stats/tensor_engine/pe_cntrs | wc -l)"
 # neuron-ls lists both devices through the vendor's ioctls, no capability
 $LS -j > $TMP/vls.json 2>$TMP/vls.err
 rc=$?
