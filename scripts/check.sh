@@ -126,6 +126,9 @@ run_units unit-asan "${build}-asan"
 
 # The user ABI is the same for 32- and 64-bit processes.
 run_tap uapi-layout "$top/scripts/uapi-layout.sh"
+# The netlink family's YNL spec against the kernel's schema, the header
+# and the module (docs/genl.md).
+run_tap ynl "$top/scripts/ynl-check.sh"
 run_tap cdi env BUILD_DIR="$build" "$top/scripts/test-cdi.sh"
 
 # A short, time-bounded run of every libFuzzer target (tests/fuzz/run.sh

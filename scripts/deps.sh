@@ -20,6 +20,9 @@ PKGS=(
 	# validator for it: scripts/test-cdi.sh checks neuron-ls --cdi
 	golang-github-container-orchestrated-devices-container-device-interface-dev
 	python3-jsonschema
+	# the kernel's genetlink schema (Documentation/netlink/genetlink.yaml,
+	# not yet in 6.1's tree) for the netlink spec's check: scripts/ynl-check.sh
+	linux-source-6.12 python3-yaml
 )
 
 missing=()

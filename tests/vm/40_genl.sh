@@ -3,7 +3,7 @@
 # resolution, the counters dump (names, shape, live totals), error events
 # on the "errors" group, extack errors, Prometheus output.
 SUITE=genl
-PLAN=44
+PLAN=49
 . /tests/lib.sh
 
 M=/tests/neuron-monitor
@@ -118,6 +118,8 @@ $M --counters | tail -n +2 > $TMP/rows
 check_eq large-dump-entries $((large * 8 * 24)) "$(wc -l < $TMP/rows | tr -d ' ')"
 check_eq large-dump-cores-once $((large * 8)) "$(awk '{ print $1 ":" $2 ":" $3 }' $TMP/rows | sort -u | awk -F: '{ print $1 ":" $2 }' | uniq -c | awk '$1 == 24' | wc -l | tr -d ' ')"
 
+# the family the module registers is its YNL spec's (docs/netlink/neuron.yaml)
+run_prog /tests/vm_genl_family
 check unload unload
 check_fails family-gone-after-unload 1 'family "neuron": .*\(is neuron.ko loaded\?\)' $M --counters
 finish
