@@ -46,33 +46,37 @@ NRT_STATUS error_ring_locked(device_ctx &d, uint32_t nc)
 	return ret ? nrt_status_from_errno(NRT_SITE_NQ_INIT, ret) : NRT_SUCCESS;
 }
 
-// "major.minor.build" -> the NDS version encoding (build 0-31, minor 32-39,
-// major 40-47, framework type in 48-63). false on a malformed string.
+// A framework's version string -> the NDS version encoding (build 0-31,
+// minor 32-39, major 40-47, framework type in 48-63). Frameworks pass
+// what they are ("2.1.0+cu121", "v1.13", "nightly"): any string without
+// control characters is accepted. What parses is recorded: up to three
+// leading dot-separated decimal fields ("2.1.0+cu121" -> 2.1.0, "1.13" ->
+// 1.13.0); a string that does not start with a digit, or a field too wide
+// for its bits, records 0.0.0. The framework type is recorded whatever
+// the string. false only for a control character.
 bool encode_version(const char *s, uint64_t type, uint64_t *out)
 {
-	*out = type << 48;	// a missing version still records the framework type
-	if (!s || !*s)
+	*out = type << 48;
+	if (!s)
 		return true;
-	unsigned long v[3] = { 0, 0, 0 };
-	const char *p = s;
-	for (int i = 0; i < 3; i++) {
-		char *end;
-		errno = 0;
-		v[i] = std::strtoul(p, &end, 10);
-		if (end == p || errno)
+	for (const char *c = s; *c; c++)
+		if (static_cast<unsigned char>(*c) < 0x20 || *c == 0x7f)
 			return false;
-		p = end;
-		if (i < 2) {
-			if (*p == '\0')
-				break;
-			if (*p != '.')
-				return false;
+	uint64_t v[3] = { 0, 0, 0 };
+	const uint64_t max[3] = { 0xff, 0xff, 0xffffffff };
+	const char *p = s;
+	for (int i = 0; i < 3 && *p >= '0' && *p <= '9'; i++) {
+		while (*p >= '0' && *p <= '9') {
+			v[i] = v[i] * 10 + static_cast<uint64_t>(*p - '0');
+			if (v[i] > max[i])
+				return true;	// wider than its bits: 0.0.0
 			p++;
 		}
+		if (*p != '.')
+			break;
+		p++;
 	}
-	if (*p != '\0' || v[0] > 0xff || v[1] > 0xff || v[2] > 0xffffffffUL)
-		return false;
-	*out = (type << 48) | (uint64_t{v[0]} << 40) | (uint64_t{v[1]} << 32) | v[2];
+	*out = (type << 48) | (v[0] << 40) | (v[1] << 32) | v[2];
 	return true;
 }
 

@@ -83,6 +83,11 @@ struct runtime {
 	uint32_t visible_count = 0;
 };
 
+// A version string as nrt_init() takes it -> the NDS version encoding of
+// framework @type (runtime.cpp says what parses); false for a string with
+// a control character.
+bool encode_version(const char *s, uint64_t type, uint64_t *out);
+
 // NEURON_RT_VISIBLE_CORES against @total NeuronCores: the run it names
 // (*@set false and the whole range when it is unset or empty), or
 // NRT_INVALID (malformed, not one ascending contiguous run, past @total).

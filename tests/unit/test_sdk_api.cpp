@@ -27,6 +27,46 @@ extern "C" {
 
 namespace {
 
+// nrt_init()'s version strings: whatever a framework passes, what parses
+// recorded, the framework type always; only control characters refused.
+void version_strings(void **)
+{
+	struct {
+		const char *in;
+		bool ok;
+		uint64_t want;	// without the type
+	} cases[] = {
+		{ nullptr, true, 0 },
+		{ "", true, 0 },
+		{ "1.2.3", true, (1ull << 40) | (2ull << 32) | 3 },
+		{ "2.1.0+cu121", true, (2ull << 40) | (1ull << 32) },
+		{ "1.13", true, (1ull << 40) | (13ull << 32) },
+		{ "7", true, 7ull << 40 },
+		{ "2.1.0.dev20240101", true, (2ull << 40) | (1ull << 32) },
+		{ "1.2.3.4", true, (1ull << 40) | (2ull << 32) | 3 },
+		{ "spike", true, 0 },
+		{ "v2.1", true, 0 },
+		{ "bad.version.x", true, 0 },
+		{ "1..2", true, 1ull << 40 },
+		{ "256.0.0", true, 0 },
+		{ "1.256", true, 0 },
+		{ "1.2.4294967295", true, (1ull << 40) | (2ull << 32) | 0xffffffffull },
+		{ "1.2.4294967296", true, 0 },
+		{ "99999999999999999999999", true, 0 },
+		{ "2.1 (nightly) \xc3\xa9", true, (2ull << 40) | (1ull << 32) },
+		{ "1.0\n", false, 0 },
+		{ "\x1b[31m1.0", false, 0 },
+		{ "1.0\x7f", false, 0 },
+	};
+	for (auto &c : cases) {
+		uint64_t v = 1;
+		bool ok = nrt::rt::encode_version(c.in, 3, &v);
+		if (ok != c.ok || (ok && v != ((3ull << 48) | c.want)))
+			fail_msg("\"%s\": %d 0x%llx, expected %d 0x%llx", c.in ? c.in : "(null)", ok,
+				 (unsigned long long)v, c.ok, (unsigned long long)((3ull << 48) | c.want));
+	}
+}
+
 void visible_parse(void **)
 {
 	uint32_t first = 9, count = 9;
@@ -335,6 +375,7 @@ void tensor_and_model_info(void **)
 int main()
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(version_strings),
 		cmocka_unit_test(visible_parse),
 		cmocka_unit_test(num_cores_parse),
 		cmocka_unit_test(request_precedence),

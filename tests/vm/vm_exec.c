@@ -61,9 +61,26 @@ static int lifecycle_guards(void)
 	VT_ASSERT(nrt_get_visible_nc_count(&n) == NRT_SUCCESS && n == 8, "visible before init %u", n);
 	VT_ASSERT(nrt_get_total_nc_count(&n) == NRT_SUCCESS && n == 8, "total %u", n);
 	VT_ASSERT(nrt_get_total_nc_count(NULL) == NRT_INVALID, "NULL");
-	VT_ASSERT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "1.2.3", "bad.version.x") == NRT_INVALID,
-		  "bad version string");
-	VT_ASSERT(nrt_init(NRT_FRAMEWORK_TYPE_PYTORCH, "2.1.0", "1.0.7") == NRT_SUCCESS, "init");
+	VT_ASSERT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "1.2.3", "1.0\n") == NRT_INVALID,
+		  "a version string with a control character");
+	/* what frameworks pass: what parses is recorded (2.1.0, and 0 for "nightly") */
+	VT_ASSERT(nrt_init(NRT_FRAMEWORK_TYPE_PYTORCH, "2.1.0+cu121", "nightly") == NRT_SUCCESS,
+		  "init");
+	{
+		ndl_device_t *d = NULL;
+		nds_instance_t *inst = NULL;
+		uint64_t fw = 0, fal = 1;
+
+		VT_ASSERT(ndl_open_device(0, NULL, &d) == 0 && nds_open(d, 0, &inst) == 0, "open");
+		nds_get_nd_counter(inst, NDS_ND_COUNTER_FRAMEWORK_VERSION, &fw);
+		nds_get_nd_counter(inst, NDS_ND_COUNTER_FAL_VERSION, &fal);
+		nds_close(inst);
+		ndl_close_device(d);
+		VT_ASSERT(fw == ((uint64_t)NRT_FRAMEWORK_TYPE_PYTORCH << 48 | 2ULL << 40 | 1ULL << 32) &&
+				  fal == 0,
+			  "versions recorded: framework 0x%llx, FAL 0x%llx", (unsigned long long)fw,
+			  (unsigned long long)fal);
+	}
 	VT_ASSERT(nrt_init(NRT_FRAMEWORK_TYPE_PYTORCH, "2.1.0", NULL) == NRT_INVALID, "twice");
 	VT_ASSERT(nrt_get_visible_nc_count(&n) == NRT_SUCCESS && n == 8, "visible %u", n);
 	VT_ASSERT(nrt_sim_execute(0, 4, 0) == NRT_INVALID, "nc 4 of 4");
