@@ -272,10 +272,14 @@ NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t o
 				     const char *name, nrt_tensor_t **tensor_slice);
 
 /*
- * The address of a host tensor's bytes (its own memory, an attached
- * buffer, or its source's for a slice); NULL for an invalid handle, an
- * empty tensor, and a device tensor: simulated HBM is reached only through
- * the driver's MEM_READ/MEM_WRITE, it has no address in this process.
+ * The address of a tensor's bytes in this process: a host tensor's (its
+ * own memory, an attached buffer, or its source's for a slice), a device
+ * tensor's in the mapping of its device memory (the same bytes
+ * nrt_tensor_read/write see; valid until the tensor's memory is freed:
+ * nrt_tensor_free of it and of every slice of it, or nrt_close()). NULL
+ * for an invalid handle, an empty tensor, and a device tensor whose memory
+ * this process cannot map (a driver without mappable device memory, a
+ * forked child).
  */
 void *nrt_tensor_get_va(const nrt_tensor_t *tensor);
 

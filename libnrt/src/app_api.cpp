@@ -385,6 +385,10 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_sourc
 NRT_EXPORT void *nrt_tensor_get_va(const nrt_tensor_t *tensor)
 {
 	auto t = tensor::tensors().find(tensor);
-	// a device tensor's HBM has no address in this process (docs/sdk-compat.md)
-	return t ? t->host : nullptr;
+	if (!t)
+		return nullptr;
+	// a device tensor: its place in the mapping of its allocation (docs/sdk-compat.md)
+	if (t->placement == NRT_TENSOR_PLACEMENT_DEVICE && !t->host)
+		return tensor::device_va(*t);
+	return t->host;
 }

@@ -152,6 +152,15 @@ void mem_map(device_mem &m) noexcept
 	m.map_len = len;
 }
 
+uint8_t *device_va(const tensor &t) noexcept
+{
+	std::shared_ptr<device_mem> m = t.dmem();
+
+	if (!m || !mapping_usable(*m) || t.dev_offset > m->bytes)
+		return nullptr;
+	return m->map + t.dev_offset;
+}
+
 NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint64_t bytes,
 		  const void *ptr, uint32_t value) noexcept
 {

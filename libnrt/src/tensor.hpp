@@ -84,6 +84,11 @@ private:
 	std::shared_ptr<device_mem> mem_;
 };
 
+// A device tensor's address in this process: its allocation's mapping at
+// the tensor's offset; null without a mapping (the ioctl path: an older
+// driver, a refused mapping, a forked child) or once its memory is gone.
+uint8_t *device_va(const tensor &t) noexcept;
+
 using tensor_table = handles::table<tensor, handles::kind::tensor>;
 tensor_table &tensors();
 

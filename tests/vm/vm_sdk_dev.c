@@ -2,7 +2,8 @@
 /*
  * Guest: the device half of the SDK calls of docs/sdk-compat.md:
  * device tensor slices (reads, writes, memset, nrt_execute through them,
- * freeing the source first), nrt_tensor_attach_buffer on a device tensor,
+ * freeing the source first), a device tensor's address (nrt_tensor_get_va),
+ * nrt_tensor_attach_buffer on a device tensor,
  * NeuronCore ownership across processes (the SDK's default: nrt_init()
  * reserves every NeuronCore; NEURON_RT_VISIBLE_CORES and
  * NEURON_RT_NUM_CORES), relative NeuronCore indexes, nrt_load's vnc_count
@@ -512,6 +513,78 @@ static int device_slice_outlives_source(void)
 	return 0;
 }
 
+/* ---- a device tensor's address -------------------------------------------- */
+
+/* A forked child of the tensor's process: the mapping is not its (NULL). */
+static int va_in_child(nrt_tensor_t *t)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(nrt_tensor_get_va(t) == NULL ? 0 : 1);
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* Touching @p in a child: the signal that ends it, 0 when none does. */
+static int touch_signal(volatile uint8_t *p)
+{
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		(void)p[0];
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+/*
+ * nrt_tensor_get_va of a device tensor: its bytes in the mapping of its
+ * device memory, the same nrt_tensor_read/write see, both ways; a slice's
+ * at its offset; NULL in a forked child; once the memory is freed (the
+ * tensor and its last slice) the address maps nothing (SIGSEGV).
+ */
+static int device_tensor_va(void)
+{
+	nrt_tensor_t *t = NULL, *s = NULL;
+	uint32_t w[WORDS], r[WORDS];
+	volatile uint8_t *va;
+	uint8_t *sva;
+	unsigned int i;
+
+	EXPECT(fresh_init(), NRT_SUCCESS);
+	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 4096, "t", &t), NRT_SUCCESS);
+	va = nrt_tensor_get_va(t);
+	VT_ASSERT(va != NULL, "no address for a device tensor");
+	for (i = 0; i < WORDS; i++)
+		w[i] = 0x5a000000u + i;
+	EXPECT(nrt_tensor_write(t, w, 64, sizeof(w)), NRT_SUCCESS);
+	VT_ASSERT(!memcmp((const void *)(va + 64), w, sizeof(w)), "written bytes not at the address");
+	for (i = 0; i < WORDS; i++)
+		((volatile uint32_t *)(va + 1024))[i] = 0xc3000000u + i;
+	EXPECT(nrt_tensor_read(t, r, 1024, sizeof(r)), NRT_SUCCESS);
+	for (i = 0; i < WORDS; i++)
+		VT_ASSERT(r[i] == 0xc3000000u + i, "word %u read %#x, stored through the address", i,
+			  r[i]);
+	EXPECT(nrt_tensor_allocate_slice(t, 1024, 512, "s", &s), NRT_SUCCESS);
+	sva = nrt_tensor_get_va(s);
+	VT_ASSERT(sva == (const uint8_t *)va + 1024, "slice at %p, expected %p", (void *)sva,
+		  (void *)(va + 1024));
+	VT_ASSERT(va_in_child(t), "a forked child got an address");
+	/* the slice keeps the memory: the address stays valid */
+	nrt_tensor_free(&t);
+	VT_ASSERT(sva[0] == 0x00 && ((volatile uint32_t *)sva)[1] == 0xc3000001u,
+		  "the slice's bytes after the source's free");
+	nrt_tensor_free(&s);
+	VT_ASSERT(touch_signal(va) == SIGSEGV, "the freed tensor's address: signal %d, expected SIGSEGV",
+		  touch_signal(va));
+	nrt_close();
+	return 0;
+}
+
 /* ---- attach_buffer on a device tensor ------------------------------------ */
 
 static int attach_buffer_device(void)
@@ -526,7 +599,7 @@ static int attach_buffer_device(void)
 	before = tensor_bytes(1);
 	EXPECT(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 4096, "out", &t), NRT_SUCCESS);
 	VT_ASSERT(tensor_bytes(1) >= before + 4096, "no HBM for the device tensor");
-	VT_ASSERT(nrt_tensor_get_va(t) == NULL, "a device tensor has no address here");
+	VT_ASSERT(nrt_tensor_get_va(t) != NULL, "a device tensor has no address");
 	memset(buf, 0, sizeof(buf));
 	EXPECT(nrt_tensor_attach_buffer(t, buf, sizeof(buf)), NRT_SUCCESS);
 	/* its HBM is gone, and it is the caller's host buffer now */
@@ -852,6 +925,7 @@ int main(int argc, char **argv)
 		VT_CASE(device_slice_rw),
 		VT_CASE(device_slice_execute),
 		VT_CASE(device_slice_outlives_source),
+		VT_CASE(device_tensor_va),
 		VT_CASE(attach_buffer_device),
 		VT_CASE(default_reserves_all),
 		VT_CASE(visible_cores_ownership),
