@@ -382,6 +382,11 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_sourc
 	return issue(tensor::tensors(), std::move(t), tensor_slice);
 }
 
+NRT_EXPORT NRT_STATUS nrt_memcpy_to_device(void *dest, const void *src, size_t size)
+{
+	return tensor::memcpy_to_device(dest, src, size);
+}
+
 NRT_EXPORT void *nrt_tensor_get_va(const nrt_tensor_t *tensor)
 {
 	auto t = tensor::tensors().find(tensor);

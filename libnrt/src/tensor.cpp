@@ -15,6 +15,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 namespace nrt::tensor {
@@ -35,6 +38,31 @@ void on_fork_child()
 bool mapping_usable(const device_mem &m)
 {
 	return m.map && !forked.load(std::memory_order_relaxed);
+}
+
+/*
+ * The mappings of device memory this process has made, by start address:
+ * nrt_memcpy_to_device() copies only into one of them. A copy holds the
+ * lock shared; a mapping leaves it (exclusive) before it is unmapped, so
+ * no copy runs into memory being unmapped.
+ */
+std::shared_mutex maps_lock;
+std::map<uintptr_t, const device_mem *> maps;	// start -> the allocation
+
+void maps_add(const device_mem &m)
+{
+	try {
+		std::unique_lock<std::shared_mutex> g(maps_lock);
+		maps.emplace(reinterpret_cast<uintptr_t>(m.map), &m);
+	} catch (...) {
+		// not listed: nrt_memcpy_to_device refuses it, nothing else changes
+	}
+}
+
+void maps_remove(uint8_t *p)
+{
+	std::unique_lock<std::shared_mutex> g(maps_lock);
+	maps.erase(reinterpret_cast<uintptr_t>(p));
 }
 
 #ifndef MADV_POPULATE_READ
@@ -94,8 +122,10 @@ set_table &sets()
 
 device_mem::~device_mem()
 {
-	if (map && !forked.load(std::memory_order_relaxed))
+	if (map && !forked.load(std::memory_order_relaxed)) {
+		maps_remove(map);
 		::munmap(map, map_len);
+	}
 	if (!handle || !dev)
 		return;
 	neuron_mem_free arg{};
@@ -150,6 +180,30 @@ void mem_map(device_mem &m) noexcept
 		return;	// the ioctls still work
 	m.map = static_cast<uint8_t *>(p);
 	m.map_len = len;
+	maps_add(m);
+}
+
+NRT_STATUS memcpy_to_device(void *dest, const void *src, size_t size) noexcept
+{
+	if (!size)
+		return NRT_SUCCESS;
+	if (!dest || !src || forked.load(std::memory_order_relaxed))
+		return NRT_INVALID;
+	uintptr_t d = reinterpret_cast<uintptr_t>(dest);
+	std::shared_lock<std::shared_mutex> g(maps_lock);
+	auto it = maps.upper_bound(d);
+	if (it == maps.begin())
+		return NRT_INVALID;
+	--it;
+	const device_mem &m = *it->second;
+	uint64_t off = d - it->first;
+	// within one allocation's bytes: never past it into the page's tail
+	if (off >= m.bytes || size > m.bytes - off)
+		return NRT_INVALID;
+	// through the mapping, or MEM_WRITE where the source cannot be checked
+	// first (a kernel without MADV_POPULATE_READ): a bad source is the
+	// ioctl's EFAULT, NRT_INVALID
+	return mem_rw(m, NEURON_IOCTL_MEM_WRITE, off, size, src, 0);
 }
 
 uint8_t *device_va(const tensor &t) noexcept

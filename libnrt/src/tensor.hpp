@@ -46,6 +46,10 @@ NRT_STATUS mem_alloc(std::shared_ptr<rt::device_ctx> dev, uint32_t nc, uint32_t 
 		     uint32_t category, uint64_t bytes, std::unique_ptr<device_mem> *out) noexcept;
 // Map @m (a device allocation) when the driver can; failure leaves the ioctl path.
 void mem_map(device_mem &m) noexcept;
+// nrt_memcpy_to_device: @size bytes from @src to @dest, which must lie
+// within one device allocation's mapping in this process (NRT_INVALID
+// otherwise, or when @src cannot be read).
+NRT_STATUS memcpy_to_device(void *dest, const void *src, size_t size) noexcept;
 // MEM_READ / MEM_WRITE / MEM_SET (cmd) on @m, through its mapping when it has one.
 NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint64_t bytes,
 		  const void *ptr, uint32_t value) noexcept;

@@ -543,7 +543,8 @@ static int touch_signal(volatile uint8_t *p)
 
 /*
  * nrt_tensor_get_va of a device tensor: its bytes in the mapping of its
- * device memory, the same nrt_tensor_read/write see, both ways; a slice's
+ * device memory, the same nrt_tensor_read/write see, both ways, and
+ * nrt_memcpy_to_device's destination (one allocation only); a slice's
  * at its offset; NULL in a forked child; once the memory is freed (the
  * tensor and its last slice) the address maps nothing (SIGSEGV).
  */
@@ -569,6 +570,20 @@ static int device_tensor_va(void)
 	for (i = 0; i < WORDS; i++)
 		VT_ASSERT(r[i] == 0xc3000000u + i, "word %u read %#x, stored through the address", i,
 			  r[i]);
+	/* nrt_memcpy_to_device: into the mapping, within one allocation only */
+	for (i = 0; i < WORDS; i++)
+		w[i] = 0x77000000u + i;
+	EXPECT(nrt_memcpy_to_device((uint8_t *)va + 2048, w, sizeof(w)), NRT_SUCCESS);
+	EXPECT(nrt_tensor_read(t, r, 2048, sizeof(r)), NRT_SUCCESS);
+	VT_ASSERT(!memcmp(r, w, sizeof(w)), "nrt_memcpy_to_device's bytes not in the tensor");
+	EXPECT(nrt_memcpy_to_device((uint8_t *)va + 4092, w, 8), NRT_INVALID);
+	EXPECT(nrt_memcpy_to_device((uint8_t *)va + 4096, w, 1), NRT_INVALID);
+	EXPECT(nrt_memcpy_to_device(r, w, sizeof(w)), NRT_INVALID);	/* host memory */
+	EXPECT(nrt_memcpy_to_device(NULL, w, 4), NRT_INVALID);
+	EXPECT(nrt_memcpy_to_device((uint8_t *)va, NULL, 4), NRT_INVALID);
+	EXPECT(nrt_memcpy_to_device((uint8_t *)va, (const void *)16, 4), NRT_INVALID);
+	EXPECT(nrt_memcpy_to_device((uint8_t *)va, w, 0), NRT_SUCCESS);
+	VT_ASSERT(va[0] == 0, "a refused copy wrote");
 	EXPECT(nrt_tensor_allocate_slice(t, 1024, 512, "s", &s), NRT_SUCCESS);
 	sva = nrt_tensor_get_va(s);
 	VT_ASSERT(sva == (const uint8_t *)va + 1024, "slice at %p, expected %p", (void *)sva,
@@ -581,6 +596,7 @@ static int device_tensor_va(void)
 	nrt_tensor_free(&s);
 	VT_ASSERT(touch_signal(va) == SIGSEGV, "the freed tensor's address: signal %d, expected SIGSEGV",
 		  touch_signal(va));
+	EXPECT(nrt_memcpy_to_device((uint8_t *)va, w, 4), NRT_INVALID);	/* freed: refused */
 	nrt_close();
 	return 0;
 }
