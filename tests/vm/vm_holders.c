@@ -623,8 +623,11 @@ static void *loop_jobs(void *arg)
 
 /*
  * L: three threads loop 20 ms jobs on NeuronCore 1 (one of them always
- * running, most of the time); says 'l' once a job has run, and
- * exits 0 once every thread's job was refused with ECANCELED.
+ * running, most of the time); says 'l' once a job has run, and once
+ * every thread's job was refused with ECANCELED and the test closed @go,
+ * exits 0. It holds the core until then: an exit would release the core
+ * under a TAKE_BACK still on its way to take it (ENOENT, "released
+ * meanwhile").
  */
 static int job_looper(int done, int go)
 {
@@ -633,7 +636,6 @@ static int job_looper(int done, int go)
 	void *e;
 	char ch = 'l';
 
-	(void)go;
 	loop_fd = vt_open_dev(DEV);
 	if (loop_fd < 0 || core_ioctl(loop_fd, NEURON_IOCTL_CORE_RESERVE, 1))
 		return 50;
@@ -649,6 +651,8 @@ static int job_looper(int done, int go)
 		pthread_join(t[i], &e);
 		bad |= (intptr_t)e != ECANCELED;
 	}
+	while (read(go, &ch, 1) > 0)
+		;
 	return bad ? 53 : 0;
 }
 
@@ -668,11 +672,11 @@ static int take_back_beats_job_loop(void)
 	VT_ASSERT(l >= 0, "L did not start");
 	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0,
 		  "TAKE_BACK against looping jobs: %s", strerror(errno));
+	close(go);
 	VT_ASSERT(waitpid(l, &st, 0) == l && WIFEXITED(st) && !WEXITSTATUS(st),
 		  "L: status %#x (exit 50 open/reserve, 51 threads, 52 pipe, 53 a job not ECANCELED)",
 		  st);
 	close(done);
-	close(go);
 	VT_ASSERT(holders(fd, 1, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
 		  h.state);
 	close(fd);
