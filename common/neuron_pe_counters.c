@@ -45,8 +45,8 @@ u64 neuron_pe_counter_off(const struct neuron_pe_layout *l, u32 nc, u32 row_grp,
 
 bool neuron_pe_is_counter(const struct neuron_pe_layout *l, u64 off, u64 *lsb_off)
 {
-	u64 span = (u64)NEURON_PE_ROW_GROUPS * l->xbus_count * l->reg_grp_size;
-	u64 rel, in_grp;
+	u32 span = NEURON_PE_ROW_GROUPS * l->xbus_count * l->reg_grp_size;
+	u32 rel, in_grp;
 	u32 nc;
 
 	if (off & 3)
@@ -54,7 +54,8 @@ bool neuron_pe_is_counter(const struct neuron_pe_layout *l, u64 off, u64 *lsb_of
 	for (nc = 0; nc < l->nc_count; nc++) {
 		if (off < l->nc_base[nc] || off - l->nc_base[nc] >= span)
 			continue;
-		rel = off - l->nc_base[nc];
+		/* within a block of less than 4 KiB: 32-bit arithmetic on any kernel */
+		rel = (u32)(off - l->nc_base[nc]);
 		in_grp = rel % l->reg_grp_size;
 		/* three 8-byte counters at the start of each register group */
 		if (in_grp >= NEURON_PE_IDLE_LSB + 8)

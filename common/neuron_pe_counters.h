@@ -58,7 +58,9 @@ bool neuron_pe_is_counter(const struct neuron_pe_layout *l, u64 off, u64 *lsb_of
 
 /*
  * Read NeuronCore @nc's counters in the vendor's order through @read32
- * (0, or a negative errno that ends the read): out[row group][field].
+ * (0, or a negative errno that ends the read): out[row group][field]. As
+ * the vendor's, a counter whose low word carries between its two reads
+ * comes out 2^32 off: the counters are a sample, not an atomic snapshot.
  * 0, -EINVAL for a NeuronCore past the layout's, or @read32's error.
  */
 int neuron_pe_read(const struct neuron_pe_layout *l, u32 nc,

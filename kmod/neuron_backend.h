@@ -109,8 +109,8 @@ struct page;
  *		vendor's NC_RESET is -EOPNOTSUPP.
  * @pe_read32:	optional; the BAR0 word at @off of the tensor engine's PE
  *		activity counters (common/neuron_pe_counters.h: only offsets of
- *		the device's layout): 0, -EINVAL for another offset, -ENODEV
- *		when the function is gone. Without it (a simulated device) the
+ *		the device's layout): 0, -EIO when it cannot be read (its
+ *		page was not mapped), -ENODEV when the function is gone. Without it (a simulated device) the
  *		counters read 0.
  * @stop:	optional (with @exec); end the jobs in progress (-ENODEV) and
  *		refuse new ones, without waiting for them. The core calls it

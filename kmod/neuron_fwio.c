@@ -683,6 +683,27 @@ int neuron_fw_reset_tpb(const struct neuron_backend_ops *ops, void *backend, u32
 			       max_ms);
 }
 
+int neuron_fwio_reset_lock(struct neuron_device *nd)
+{
+	struct neuron_fwio *fw = nd->fwio;
+
+	if (!fw)
+		return 0;
+	if (mutex_lock_killable(&fw->lock))
+		return -EINTR;
+	if (READ_ONCE(fw->dying)) {
+		mutex_unlock(&fw->lock);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+void neuron_fwio_reset_unlock(struct neuron_device *nd)
+{
+	if (nd->fwio)
+		mutex_unlock(&nd->fwio->lock);
+}
+
 u64 neuron_fwio_err_count(struct neuron_device *nd)
 {
 	return nd->fwio ? atomic64_read(&nd->fwio->err_count) : 0;

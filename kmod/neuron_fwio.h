@@ -32,6 +32,13 @@ u64 neuron_fwio_timeout_count(struct neuron_device *nd);
  */
 bool neuron_fwio_unanswered(struct neuron_device *nd);
 /*
+ * A reset rings the same doorbell as an exchange: between these two no
+ * exchange is in flight or starts (fw->lock). 0, -EINTR (killed while
+ * waiting for the exchange in flight), -ENODEV (removal began). Sleeps.
+ */
+int neuron_fwio_reset_lock(struct neuron_device *nd);
+void neuron_fwio_reset_unlock(struct neuron_device *nd);
+/*
  * The performance (power) profile a SET_POWER_PROFILE last set on the
  * device (0 until one succeeded): posted as metric 56.
  */

@@ -512,6 +512,16 @@ void neuron_mem_revoke_all(struct neuron_device *nd)
 	mutex_unlock(&mem->map_lock);
 }
 
+bool neuron_mem_mapped(struct neuron_device *nd)
+{
+	bool mapped;
+
+	mutex_lock(&nd->mem->map_lock);
+	mapped = !list_empty(&nd->mem->maps);
+	mutex_unlock(&nd->mem->map_lock);
+	return mapped;
+}
+
 bool neuron_mem_can_map(struct neuron_device *nd)
 {
 	return nd->mem->hbm_size && nd->ops->mem_page && nd->ops->mem_unmap &&

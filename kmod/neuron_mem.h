@@ -98,6 +98,11 @@ int neuron_mem_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 void neuron_mem_revoke_all(struct neuron_device *nd);
 /* GET_INFO: allocations of this device can be mapped */
 bool neuron_mem_can_map(struct neuron_device *nd);
+/*
+ * True while an allocation of the device has mapping state (it was mapped
+ * and is not freed): a device reset would pull its pages from under it.
+ */
+bool neuron_mem_mapped(struct neuron_device *nd);
 
 /* Per open file: its handle table. Release frees everything the file allocated. */
 void neuron_mem_file_init(struct neuron_file *nf);

@@ -171,7 +171,8 @@ static int neuron_pci_pe_read32(void *backend, u64 off, u32 *val)
 			return -ENODEV;
 		return 0;
 	}
-	return -EINVAL;
+	/* the NeuronCore's page could not be mapped at probe */
+	return -EIO;
 }
 
 /* The first DMA user: the vendor's mask (64 bits, else 32), then bus mastering. */

@@ -49,6 +49,8 @@
 #include <linux/sysfs.h>
 
 #include "neuron_device.h"
+#include "neuron_fwio.h"
+#include "neuron_mem.h"
 #include "neuron_nq_priv.h"
 #include "neuron_reset.h"
 
@@ -139,11 +141,16 @@ static int device_reset_locked(struct neuron_device *nd)
 	int ret;
 
 	lockdep_assert_held(&nd->procs_lock);
+	/* no exchange may be in flight when the reset rings the doorbell */
+	ret = neuron_fwio_reset_lock(nd);
+	if (ret)
+		return ret;
 	WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
 	for (nc = 0; nc < NEURON_MAX_NC; nc++)
 		reset_count(nd->resets.req[nc]);
 	start = ktime_get();
 	ret = nd->ops->reset(nd->backend);
+	neuron_fwio_reset_unlock(nd);
 	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ktime_ms_delta(ktime_get(), start));
 	for (nc = 0; ret && nc < nd->nc_count; nc++)
 		reset_count(nd->resets.fail[nc]);
@@ -199,58 +206,79 @@ out:
 int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 {
 	struct pid *tgid = task_tgid(current);
-	bool device = nc_map == NEURON_RESET_MAP_DEVICE;
 	u32 map = nc_map, nc;
 	ktime_t start;
 	int ret, rc;
 
-	if (device) {
+	if (nc_map == NEURON_RESET_MAP_DEVICE) {
 		if (!capable(CAP_SYS_ADMIN))
 			return -EPERM;
 		if (!nd->ops->reset)
 			return -EOPNOTSUPP;
-		map = GENMASK(nd->nc_count - 1, 0);
-	} else {
-		if (!nc_map || (nc_map & ~GENMASK(nd->nc_count - 1, 0)))
-			return -EINVAL;
-		if (!nd->ops->nc_reset)
-			return -EOPNOTSUPP;
-	}
-	mutex_lock(&nd->procs_lock);
-	if (device && !procs_only(nd, tgid)) {
-		ret = -EBUSY;
+		mutex_lock(&nd->procs_lock);
+		/*
+		 * Nothing of another process may be lost, and no page of device
+		 * memory may be mapped: the reset discards device memory
+		 */
+		if (!procs_only(nd, tgid) || neuron_mem_mapped(nd)) {
+			ret = -EBUSY;
+		} else {
+			/* the caller's rings go, as the vendor's reset frees them */
+			map = GENMASK(nd->nc_count - 1, 0);
+			ret = neuron_core_reset_rings(nd, tgid, &map, true);
+			if (!ret) {
+				rc = device_reset_locked(nd);
+				/* killed, or removal began, before the reset ran */
+				if (rc == -EINTR || rc == -ENODEV)
+					ret = rc;
+				*failed = rc != 0;
+			}
+		}
+		mutex_unlock(&nd->procs_lock);
 		goto out;
 	}
+
+	if (!nc_map || (nc_map & ~GENMASK(nd->nc_count - 1, 0)))
+		return -EINVAL;
+	if (!nd->ops->nc_reset)
+		return -EOPNOTSUPP;
 	/* NeuronCores of a device that is not ready: a device reset first */
-	if (!device && READ_ONCE(nd->reset_state) != NEURON_DEVICE_STATE_READY) {
-		ret = -EIO;
-		goto out;
-	}
-	/* the cores' rings go, as the vendor's reset frees them */
-	ret = neuron_core_reset_rings(nd, tgid, &map, device);
+	if (READ_ONCE(nd->reset_state) != NEURON_DEVICE_STATE_READY)
+		return -EIO;
+	/*
+	 * The checks, the rings and the request counts under procs_lock (the
+	 * caller's last close cannot release the cores meanwhile); the
+	 * backend's reset, which may take the firmware minutes, outside it:
+	 * opens and closes of the device never wait for it. Two resets, and a
+	 * reset and an exchange, are serialized by the mailbox's lock.
+	 */
+	mutex_lock(&nd->procs_lock);
+	ret = neuron_core_reset_rings(nd, tgid, &map, false);
+	for (nc = 0; !ret && nc < nd->nc_count; nc++)
+		if (nc_map & BIT(nc))
+			reset_count(nd->resets.req[nc]);
+	mutex_unlock(&nd->procs_lock);
 	if (ret)
-		goto out;
-	if (device) {
-		rc = device_reset_locked(nd);
-	} else {
-		for (nc = 0; nc < nd->nc_count; nc++)
-			if (nc_map & BIT(nc))
-				reset_count(nd->resets.req[nc]);
+		return ret;
+	rc = neuron_fwio_reset_lock(nd);
+	if (!rc) {
 		start = ktime_get();
 		rc = nd->ops->nc_reset(nd->backend, nc_map);
+		neuron_fwio_reset_unlock(nd);
 		neuron_reset_record(nd, NEURON_METRIC_RESET_NC, rc,
 				    ktime_ms_delta(ktime_get(), start));
-		for (nc = 0; rc && nc < nd->nc_count; nc++)
-			if (nc_map & BIT(nc))
-				reset_count(nd->resets.fail[nc]);
-		if (rc)
-			dev_err(&nd->dev, "NeuronCore reset of 0x%x failed: %d\n", nc_map, rc);
-		else
-			dev_info(&nd->dev, "NeuronCore reset of 0x%x\n", nc_map);
 	}
+	mutex_lock(&nd->procs_lock);
+	for (nc = 0; rc && nc < nd->nc_count; nc++)
+		if (nc_map & BIT(nc))
+			reset_count(nd->resets.fail[nc]);
+	mutex_unlock(&nd->procs_lock);
+	if (rc)
+		dev_err(&nd->dev, "NeuronCore reset of 0x%x failed: %d\n", nc_map, rc);
+	else
+		dev_info(&nd->dev, "NeuronCore reset of 0x%x\n", nc_map);
 	*failed = rc != 0;
 out:
-	mutex_unlock(&nd->procs_lock);
 	/* a NeuronCore usable again is a health change, reported now */
 	if (!ret)
 		neuron_health_check(nd);

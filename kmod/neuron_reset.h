@@ -74,16 +74,19 @@ u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, boo
  * for the calling process, run before it returns:
  *  - NeuronCores (bit n = core n, only cores the device has, not none:
  *    -EINVAL): each must be the caller's (-EACCES; -ECANCELED when root
- *    took it back) with no job running and no ring mapped (-EBUSY), on a
- *    READY device
- *    (-EIO); their rings are freed, each counts in reset_req_count, and
- *    the backend resets them (ops->nc_reset; -EOPNOTSUPP without);
- *  - the device: CAP_SYS_ADMIN (-EPERM), and no other process has the
- *    device open (-EBUSY), nor a job or a mapped ring on a core the
- *    caller holds (-EBUSY): the caller's rings are freed and the device is
- *    reset as through the sysfs reset file.
+ *    took it back) with no job running and no ring mapped when the reset
+ *    starts (-EBUSY), on a READY device (-EIO); their rings are freed,
+ *    each counts in reset_req_count, and the backend resets them
+ *    (ops->nc_reset; -EOPNOTSUPP without) with no firmware exchange in
+ *    flight and without holding up opens and closes of the device;
+ *  - the device: CAP_SYS_ADMIN (-EPERM); no other process has the device
+ *    open, no allocation of device memory is mapped, no job or mapped
+ *    ring is on a core the caller holds (-EBUSY): the caller's rings are
+ *    freed and the device is reset as through the sysfs reset file.
  * 0 when the reset ran, *@failed telling whether it failed (counted in
- * reset_fail_count; a failed device reset leaves it INVALID). Sleeps.
+ * reset_fail_count; a failed device reset leaves it INVALID); -EINTR when
+ * killed, -ENODEV when removal began, before the backend's reset started.
+ * Sleeps.
  */
 int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed);
 

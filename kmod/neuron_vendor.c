@@ -405,6 +405,9 @@ static long vendor_reset_request(struct neuron_file *nf, u32 nc_map, u32 *id)
 	bool failed = false;
 	long ret;
 
+	/* the request is the opener's: its record stays in the opener's file */
+	if (task_tgid(current) != nf->tgid)
+		return -EACCES;
 	ret = neuron_device_nc_reset(nf->nd, nc_map, &failed);
 	if (ret)
 		return ret;

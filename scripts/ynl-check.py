@@ -101,6 +101,17 @@ def main():
     check("attr-number", len(named) == len(attrs),
           "header %d attributes, spec %d" % (len(named), len(attrs)))
 
+    enums = {}
+    for e in re.findall(r"enum\s+(\w+)\s*\{", header):
+        enums.update(dict(c_enum(header, e)))
+
+    def resolve(sym):
+        if re.fullmatch(r"\d+", sym):
+            return int(sym)
+        if "__" + sym in enums:
+            return enums["__" + sym] - 1
+        return enums.get(sym)
+
     # types and checks against the module's policy
     policy = dict(re.findall(r"\[(NEURON_GENL_A_\w+)\]\s*=\s*([^\n]+?),?\n", genl))
     nla = {"u32": "NLA_U32", "u64": "NLA_U64", "nest": "NLA_NESTED",
@@ -110,14 +121,17 @@ def main():
         p = policy.get(ident, "")
         check("policy-" + a["name"], nla[a["type"]] in p, "policy %r, spec %s" % (p, a["type"]))
         checks = a.get("checks", {})
-        want = []
-        if "min" in checks and "max" in checks:
-            want = ["NLA_POLICY_RANGE"]
-        elif "max" in checks:
-            want = ["NLA_POLICY_MAX"]
-        if want or "NLA_POLICY" in p:
-            check("policy-checks-" + a["name"], bool(want) and want[0] in p,
-                  "policy %r, spec checks %s" % (p, checks))
+        # the policy's bounds, numbers or <ENUM>_MAX (the enum's last value)
+        m = re.match(r"NLA_POLICY_(RANGE|MAX)\((\w+),\s*(\w+)(?:,\s*(\w+))?\)", p)
+        got = {}
+        if m:
+            args = [x for x in m.group(3, 4) if x]
+            vals = [resolve(x) for x in args]
+            got = {"min": vals[0], "max": vals[1]} if m.group(1) == "RANGE" else {"max": vals[0]}
+        if checks or got:
+            want = {k: checks[k] for k in ("min", "max") if k in checks}
+            check("policy-checks-" + a["name"], want == got,
+                  "policy %r %s, spec checks %s" % (p, got, want))
         if "enum" in a and "max" in checks:
             defn = next(x for x in spec["definitions"] if x["name"] == a["enum"])
             check("checks-max-" + a["name"], checks["max"] == len(defn["entries"]) - 1,

@@ -615,10 +615,16 @@ inline std::vector<finding> check_runtime_compat(const context &c)
 		return {};
 	std::string what = "the vendor's runtime " + std::string(kVendorRuntimePackage) + " " + *rt;
 	auto rv = version_fields(*rt);
+	// the driver loaded decides; without one, the vendor's newest DKMS
+	// build (the one the next boot loads). The vendor numbers its driver
+	// from 2; this one's versions are 0.x.
 	std::string drv, from;
-	if (read_line_at(c, "/sys/module/neuron/version", drv) && version_fields(drv).size() >= 2 &&
-	    version_fields(drv)[0] == 2) {
+	bool loaded = read_line_at(c, "/sys/module/neuron/version", drv);
+	auto lv = version_fields(drv);
+	if (loaded && lv.size() >= 2 && lv[0] >= 2) {
 		from = "loaded";
+	} else if (loaded) {
+		drv.clear();
 	} else {
 		drv = dkms_newest(c, kVendorDkmsPackage);
 		from = "DKMS";

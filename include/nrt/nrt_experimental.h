@@ -66,8 +66,9 @@ NRT_STATUS nrt_get_model_info(const nrt_model_t *model, nrt_model_info_t *info, 
  * Copy @size bytes from @src to @dest, an address in this process's
  * mapping of a device tensor's memory (nrt_tensor_get_va of a device
  * tensor, plus an offset): all of [@dest, @dest + @size) must lie in one
- * live allocation. NRT_INVALID for any other destination, a NULL pointer,
- * or a @src that cannot be read (nothing is copied then); 0 bytes is
+ * live allocation. NRT_INVALID for any other destination (nothing is
+ * copied), a NULL pointer, or a @src that cannot be read (nothing is
+ * copied, but on kernels before 5.14 part of it may be); 0 bytes is
  * NRT_SUCCESS.
  */
 NRT_STATUS nrt_memcpy_to_device(void *dest, const void *src, size_t size);

@@ -77,16 +77,23 @@ void maps_remove(uint8_t *p)
  * the copy, and the caller's ioctl path then reports it exactly as before.
  * An older kernel (EINVAL) also leaves the ioctl path.
  */
-bool buffer_ok(const void *buf, uint64_t bytes, bool write)
+int populate(const void *buf, uint64_t bytes, bool write)
 {
 	static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
 	uintptr_t a = reinterpret_cast<uintptr_t>(buf);
 	uintptr_t start = a & ~(page - 1);
 
 	if (a + bytes < a)
-		return false;
-	return ::madvise(reinterpret_cast<void *>(start), a + bytes - start,
-			 write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0;
+		return EFAULT;
+	if (::madvise(reinterpret_cast<void *>(start), a + bytes - start,
+		      write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) == 0)
+		return 0;
+	return errno;
+}
+
+bool buffer_ok(const void *buf, uint64_t bytes, bool write)
+{
+	return populate(buf, bytes, write) == 0;
 }
 
 /*
@@ -200,9 +207,16 @@ NRT_STATUS memcpy_to_device(void *dest, const void *src, size_t size) noexcept
 	// within one allocation's bytes: never past it into the page's tail
 	if (off >= m.bytes || size > m.bytes - off)
 		return NRT_INVALID;
-	// through the mapping, or MEM_WRITE where the source cannot be checked
-	// first (a kernel without MADV_POPULATE_READ): a bad source is the
-	// ioctl's EFAULT, NRT_INVALID
+	// the source checked first, so a bad one copies nothing; a kernel
+	// without MADV_POPULATE_READ (before 5.14) takes MEM_WRITE, whose
+	// EFAULT for a bad source may come after part of it was copied
+	int e = populate(src, size, false);
+	if (!e) {
+		std::memcpy(m.map + off, src, size);
+		return NRT_SUCCESS;
+	}
+	if (e != EINVAL)
+		return NRT_INVALID;
 	return mem_rw(m, NEURON_IOCTL_MEM_WRITE, off, size, src, 0);
 }
 

@@ -328,6 +328,14 @@ static void runtime_compat(void **)
 	assert_true(has(f->detail, "with the vendor's driver 2.29.5.0 (loaded): driver 2.29 and later need runtime 2.33"));
 	assert_string_equal(f->action.c_str(), "upgrade aws-neuronx-runtime-lib to 2.33 or later");
 
+	// this driver loaded: the vendor's DKMS build beside it does not count
+	t.put("/sys/module/neuron/version", "0.1.0\n");
+	t.put("/var/lib/dkms/aws-neuronx/2.26.10.0/6.1.0-test/x86_64/module/neuron.ko", "");
+	r = doc::run(t.ctx());
+	assert_non_null(find(r, "compat", doc::severity::note));
+	assert_null(find(r, "compat", doc::severity::error));
+	t.put("/sys/module/neuron/version", "2.29.5.0\n");
+
 	// the vendor's 2.26 from DKMS (no driver loaded), runtime 2.32: upgrade the driver
 	t.rm("/sys/module/neuron");
 	t.put("/var/lib/dkms/aws-neuronx/2.26.10.0/6.1.0-test/x86_64/module/neuron.ko", "");

@@ -2480,7 +2480,7 @@ ISOLATED(nq_v2_ring_entries)
  * (EOPNOTSUPP); another device type, a core past the device's (no
  * truncation to 8 bits: 256 is not core 0), a type past THROTTLE, an
  * engine past 15, a size not a power of two in 256..1 MiB: EINVAL.
- * Nothing of a refused call is left: the core stays free.
+ * An argument refused leaves nothing: the core stays free.
  */
 static int nq_init_refusals_body(void)
 {
@@ -2837,19 +2837,46 @@ static int nc_reset_revives_core_body(void)
 ISOLATED(nc_reset_revives_core)
 
 /*
- * DEVICE_RESET by root with nobody else on the device: the whole device
- * is reset (every core's reset_req_count moves), DEVICE_READY reads 1
- * after, and NC_RESET_READY of the caller's pid answers 0.
+ * DEVICE_RESET by root with nobody else on the device: refused (EBUSY,
+ * nothing counted) while an allocation of device memory is mapped, or
+ * was and is not freed (the reset discards device memory); then the
+ * whole device is reset (every core's reset_req_count moves),
+ * DEVICE_READY reads 1 after, and NC_RESET_READY of the caller's pid
+ * answers 0.
  */
 static int device_reset_alone_body(void)
 {
 	struct vnd_device_ready rd;
+	struct neuron_mem_alloc ma;
+	struct neuron_mem_free mf;
 	uint64_t req[NC_COUNT];
 	__u8 ready = 0;
 	int fd = open_dev(1, O_RDWR), nc;
+	void *p;
 	long r;
 
 	VT_ASSERT(fd >= 0, "open");
+	memset(&ma, 0, sizeof(ma));
+	ma.size = sizeof(ma);
+	ma.location = NEURON_MEM_LOC_DEVICE;
+	ma.bytes = 8192;
+	VT_ASSERT(xioctl(fd, NEURON_IOCTL_MEM_ALLOC, &ma) == 0, "MEM_ALLOC");
+	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 (off_t)NEURON_MEM_MMAP_OFFSET(ma.device_addr));
+	VT_ASSERT(p != MAP_FAILED, "mmap of device memory: %s", strerror(errno));
+	((volatile char *)p)[0] = 1;
+	req[1] = req_count(1, 1);
+	r = xioctl(fd, VND_DEVICE_RESET, NULL);
+	VT_ASSERT(r == -EBUSY && req_count(1, 1) == req[1],
+		  "DEVICE_RESET with device memory mapped: %s, expected EBUSY", err(r));
+	munmap(p, 8192);
+	r = xioctl(fd, VND_DEVICE_RESET, NULL);
+	VT_ASSERT(r == -EBUSY, "DEVICE_RESET with a mapped allocation not freed: %s, expected EBUSY",
+		  err(r));
+	memset(&mf, 0, sizeof(mf));
+	mf.size = sizeof(mf);
+	mf.handle = ma.handle;
+	VT_ASSERT(xioctl(fd, NEURON_IOCTL_MEM_FREE, &mf) == 0, "MEM_FREE");
 	for (nc = 0; nc < NC_COUNT; nc++)
 		req[nc] = req_count(1, nc);
 	r = xioctl(fd, VND_DEVICE_RESET, NULL);
