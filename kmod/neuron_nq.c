@@ -521,10 +521,40 @@ static int core_arg(struct neuron_file *nf, const void *karg, struct neuron_core
  * (for nq_put() after the lock) and it is free. Returns how many rings,
  * or -EBUSY. Caller holds nqd->lock.
  */
+/* True when one of @nc's rings is mapped. Caller holds nqd->lock. */
+static bool core_rings_mapped_locked(struct neuron_nq_dev *nqd, u32 nc)
+{
+	int i;
+
+	lockdep_assert_held(&nqd->lock);
+	for (i = 0; i < NEURON_NQ_PER_NC; i++)
+		if (nqd->rings[nc][i] && atomic_read(&nqd->rings[nc][i]->maps))
+			return true;
+	return false;
+}
+
+/*
+ * @nc's rings leave the table into @doomed (for nq_put() after the lock):
+ * how many. Caller holds nqd->lock.
+ */
+static int core_take_rings_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq **doomed)
+{
+	int i, n = 0;
+
+	lockdep_assert_held(&nqd->lock);
+	for (i = 0; i < NEURON_NQ_PER_NC; i++) {
+		doomed[n] = nqd->rings[nc][i];
+		if (doomed[n]) {
+			nqd->rings[nc][i] = NULL;
+			n++;
+		}
+	}
+	return n;
+}
+
 static int core_free_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq **doomed)
 {
 	struct neuron_core_slot *s = &nqd->cores[nc];
-	int i, n = 0;
 
 	lockdep_assert_held(&nqd->lock);
 	/* checked and cleared at once: a job of the holder starts before, or not at all */
@@ -535,14 +565,7 @@ static int core_free_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq 
 	}
 	core_set_owner(nqd, nc, NULL, 0);
 	spin_unlock(&s->lock);
-	for (i = 0; i < NEURON_NQ_PER_NC; i++) {
-		doomed[n] = nqd->rings[nc][i];
-		if (doomed[n]) {
-			nqd->rings[nc][i] = NULL;
-			n++;
-		}
-	}
-	return n;
+	return core_take_rings_locked(nqd, nc, doomed);
 }
 
 int neuron_core_reset_rings(struct neuron_device *nd, struct pid *tgid, u32 *nc_map,
@@ -576,25 +599,15 @@ int neuron_core_reset_rings(struct neuron_device *nd, struct pid *tgid, u32 *nc_
 			goto out;
 		}
 		/* a mapped ring stays, as for CORE_RELEASE: unmap first */
-		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
-			if (nqd->rings[nc][i] && atomic_read(&nqd->rings[nc][i]->maps)) {
-				ret = -EBUSY;
-				goto out;
-			}
+		if (core_rings_mapped_locked(nqd, nc)) {
+			ret = -EBUSY;
+			goto out;
 		}
 		map |= BIT(nc);
 	}
-	for (nc = 0; nc < nd->nc_count; nc++) {
-		if (!(map & BIT(nc)))
-			continue;
-		for (i = 0; i < NEURON_NQ_PER_NC; i++) {
-			doomed[n] = nqd->rings[nc][i];
-			if (doomed[n]) {
-				nqd->rings[nc][i] = NULL;
-				n++;
-			}
-		}
-	}
+	for (nc = 0; nc < nd->nc_count; nc++)
+		if (map & BIT(nc))
+			n += core_take_rings_locked(nqd, nc, doomed + n);
 	*nc_map = map;
 out:
 	mutex_unlock(&nqd->lock);
@@ -626,8 +639,6 @@ long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg)
 static int core_release_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_nq **doomed,
 			       int *n)
 {
-	int i;
-
 	lockdep_assert_held(&nqd->lock);
 	/*
 	 * The core's rings go with it, so the next holder can create its
@@ -635,9 +646,8 @@ static int core_release_locked(struct neuron_nq_dev *nqd, u32 nc, struct neuron_
 	 * reservation (unmap first), and so does a running job (its
 	 * entries are ours).
 	 */
-	for (i = 0; i < NEURON_NQ_PER_NC; i++)
-		if (nqd->rings[nc][i] && atomic_read(&nqd->rings[nc][i]->maps))
-			return -EBUSY;
+	if (core_rings_mapped_locked(nqd, nc))
+		return -EBUSY;
 	*n = core_free_locked(nqd, nc, doomed);
 	if (*n < 0) {
 		*n = 0;

@@ -54,12 +54,26 @@
 #include "neuron_nq_priv.h"
 #include "neuron_reset.h"
 
-/* +1 into {total, present} (present: the last change, as for every counter). */
-static void reset_count(u64 *cell)
+/*
+ * +1 into {total, present} (present: the last change, as for every counter)
+ * of each NeuronCore slot of @map in @cells. Caller holds procs_lock.
+ */
+static void reset_count(u64 cells[NEURON_MAX_NC][2], u32 map)
 {
-	cell[0]++;
-	cell[1] = 1;
+	u32 nc;
+
+	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
+		if (map & BIT(nc)) {
+			cells[nc][0]++;
+			cells[nc][1] = 1;
+		}
+	}
 }
+
+/* every slot: a whole-device request counts on all of them, as the vendor's */
+#define RESET_ALL_SLOTS		GENMASK(NEURON_MAX_NC - 1, 0)
+/* the NeuronCores the device has: a whole-device failure counts on them */
+#define RESET_DEVICE_NCS(nd)	GENMASK((nd)->nc_count - 1, 0)
 
 u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, bool total,
 			 bool clear)
@@ -100,13 +114,10 @@ void neuron_reset_record(struct neuron_device *nd, u32 kind, int ret, u64 ms)
  */
 void neuron_device_probe_reset(struct neuron_device *nd, int ret, u64 ms)
 {
-	u32 nc;
-
 	mutex_lock(&nd->procs_lock);
-	for (nc = 0; nc < NEURON_MAX_NC; nc++)
-		reset_count(nd->resets.req[nc]);
-	for (nc = 0; ret && nc < nd->nc_count; nc++)
-		reset_count(nd->resets.fail[nc]);
+	reset_count(nd->resets.req, RESET_ALL_SLOTS);
+	if (ret)
+		reset_count(nd->resets.fail, RESET_DEVICE_NCS(nd));
 	mutex_unlock(&nd->procs_lock);
 	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ms);
 }
@@ -137,7 +148,6 @@ static ssize_t reset_show(struct device *dev, struct device_attribute *attr, cha
 static int device_reset_locked(struct neuron_device *nd)
 {
 	ktime_t start;
-	u32 nc;
 	int ret;
 
 	lockdep_assert_held(&nd->procs_lock);
@@ -146,14 +156,13 @@ static int device_reset_locked(struct neuron_device *nd)
 	if (ret)
 		return ret;
 	WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
-	for (nc = 0; nc < NEURON_MAX_NC; nc++)
-		reset_count(nd->resets.req[nc]);
+	reset_count(nd->resets.req, RESET_ALL_SLOTS);
 	start = ktime_get();
 	ret = nd->ops->reset(nd->backend);
 	neuron_fwio_reset_unlock(nd);
 	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ktime_ms_delta(ktime_get(), start));
-	for (nc = 0; ret && nc < nd->nc_count; nc++)
-		reset_count(nd->resets.fail[nc]);
+	if (ret)
+		reset_count(nd->resets.fail, RESET_DEVICE_NCS(nd));
 	/* before READY: the health never reads the old counts as new */
 	if (!ret)
 		neuron_health_rebase(nd);
@@ -206,7 +215,7 @@ out:
 int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 {
 	struct pid *tgid = task_tgid(current);
-	u32 map = nc_map, nc;
+	u32 map = nc_map;
 	ktime_t start;
 	int ret, rc;
 
@@ -224,7 +233,7 @@ int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 			ret = -EBUSY;
 		} else {
 			/* the caller's rings go, as the vendor's reset frees them */
-			map = GENMASK(nd->nc_count - 1, 0);
+			map = RESET_DEVICE_NCS(nd);
 			ret = neuron_core_reset_rings(nd, tgid, &map, true);
 			if (!ret) {
 				rc = device_reset_locked(nd);
@@ -238,7 +247,7 @@ int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 		goto out;
 	}
 
-	if (!nc_map || (nc_map & ~GENMASK(nd->nc_count - 1, 0)))
+	if (!nc_map || (nc_map & ~RESET_DEVICE_NCS(nd)))
 		return -EINVAL;
 	if (!nd->ops->nc_reset)
 		return -EOPNOTSUPP;
@@ -254,9 +263,8 @@ int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 	 */
 	mutex_lock(&nd->procs_lock);
 	ret = neuron_core_reset_rings(nd, tgid, &map, false);
-	for (nc = 0; !ret && nc < nd->nc_count; nc++)
-		if (nc_map & BIT(nc))
-			reset_count(nd->resets.req[nc]);
+	if (!ret)
+		reset_count(nd->resets.req, nc_map);
 	mutex_unlock(&nd->procs_lock);
 	if (ret)
 		return ret;
@@ -268,11 +276,11 @@ int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 		neuron_reset_record(nd, NEURON_METRIC_RESET_NC, rc,
 				    ktime_ms_delta(ktime_get(), start));
 	}
-	mutex_lock(&nd->procs_lock);
-	for (nc = 0; rc && nc < nd->nc_count; nc++)
-		if (nc_map & BIT(nc))
-			reset_count(nd->resets.fail[nc]);
-	mutex_unlock(&nd->procs_lock);
+	if (rc) {
+		mutex_lock(&nd->procs_lock);
+		reset_count(nd->resets.fail, nc_map);
+		mutex_unlock(&nd->procs_lock);
+	}
 	if (rc)
 		dev_err(&nd->dev, "NeuronCore reset of 0x%x failed: %d\n", nc_map, rc);
 	else

@@ -367,11 +367,11 @@ inline std::string ids_text(const std::vector<int> &ids)
 
 // ---- 1. the module ------------------------------------------------------------
 
-// DKMS's versions of the package (directories named after the version)
-inline std::vector<std::string> dkms_versions(const context &c)
+// DKMS's versions of @pkg (directories named after the version)
+inline std::vector<std::string> dkms_versions(const context &c, const std::string &pkg = kDkmsPackage)
 {
 	std::vector<std::string> out;
-	for (auto &v : list_dir(c, std::string("/var/lib/dkms/") + kDkmsPackage, true))
+	for (auto &v : list_dir(c, "/var/lib/dkms/" + pkg, true))
 		if (!v.empty() && v[0] >= '0' && v[0] <= '9')
 			out.push_back(v);
 	return out;
@@ -511,11 +511,8 @@ inline bool version_less(std::string_view a, std::string_view b)
 // The newest version DKMS has of @pkg, "" when none.
 inline std::string dkms_newest(const context &c, const std::string &pkg)
 {
-	std::string best;
-	for (auto &v : list_dir(c, "/var/lib/dkms/" + pkg, true))
-		if (!v.empty() && v[0] >= '0' && v[0] <= '9' && (best.empty() || version_less(best, v)))
-			best = v;
-	return best;
+	std::vector<std::string> v = dkms_versions(c, pkg);
+	return v.empty() ? "" : *std::max_element(v.begin(), v.end(), version_less);
 }
 
 // Kernels installed on the host: those /lib/modules has a modules.dep for.
