@@ -7,8 +7,9 @@
  * process whose file table has a file of the reservation's owner.
  *
  * The list is the device's process list (neuron_device.c) under
- * procs_lock; the NeuronCore holders come from the ring/reservation table
- * under nq->lock (order procs_lock -> nq->lock, as at release). Processes
+ * procs_lock; the NeuronCores each holds come from the reservation table
+ * (neuron_core.c) under its lock (order procs_lock -> that lock, as at
+ * release), and its memory from its struct neuron_proc. Processes
  * are reported by their number in the caller's pid namespace; one the
  * caller cannot see is left out.
  */
@@ -30,22 +31,10 @@
 #include "neuron_apps.h"
 #include "neuron_cdev.h"
 #include "neuron_compat.h"
+#include "neuron_core.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_mem.h"
-#include "neuron_nq_priv.h"
-
-static u32 neuron_apps_nc_map(struct neuron_device *nd, struct pid *tgid)
-{
-	u32 nc, map = 0;
-
-	mutex_lock(&nd->nq->lock);
-	for (nc = 0; nc < nd->nc_count; nc++)
-		if (nd->nq->cores[nc].owner == tgid)
-			map |= BIT(nc);
-	mutex_unlock(&nd->nq->lock);
-	return map;
-}
 
 long neuron_apps_ioctl_info(struct neuron_file *nf, void *karg)
 {
@@ -81,7 +70,7 @@ long neuron_apps_ioctl_info(struct neuron_file *nf, void *karg)
 			continue;
 		e = &arg->app[arg->count++];
 		e->pid = nr;
-		e->nc_map = neuron_apps_nc_map(nd, p->tgid);
+		e->nc_map = neuron_core_held_map(nd, p);
 	}
 	mutex_unlock(&nd->procs_lock);
 	arg->total = seen;
@@ -116,9 +105,8 @@ int neuron_apps_vendor_list(struct neuron_device *nd, u32 flags, u32 max,
 			    struct neuron_ioctl_app_info *rec)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
-	struct pid *tgid[NEURON_APP_INFO_MAX_APPS];
 	struct neuron_proc *p;
-	u32 i, n = 0;
+	u32 n = 0;
 
 	max = min_t(u32, max, NEURON_APP_INFO_MAX_APPS);
 	mutex_lock(&nd->procs_lock);
@@ -131,19 +119,13 @@ int neuron_apps_vendor_list(struct neuron_device *nd, u32 flags, u32 max,
 			break;
 		memset(&rec[n], 0, sizeof(rec[n]));
 		rec[n].pid = nr;
-		tgid[n++] = get_pid(p->tgid);
+		if (flags & NEURON_APP_INFO_PID_NC_LOCK_INFO)
+			rec[n].nc_lock_map = neuron_core_held_map(nd, p) & 0xff;
+		if (flags & NEURON_APP_INFO_PID_MEM_USAGE)
+			neuron_mem_proc_usage(p, &rec[n].host_mem_size, &rec[n].device_mem_size);
+		n++;
 	}
 	mutex_unlock(&nd->procs_lock);
-
-	/* the core map and memory of each, outside procs_lock */
-	for (i = 0; i < n; i++) {
-		if (flags & NEURON_APP_INFO_PID_NC_LOCK_INFO)
-			rec[i].nc_lock_map = neuron_apps_nc_map(nd, tgid[i]) & 0xff;
-		if (flags & NEURON_APP_INFO_PID_MEM_USAGE)
-			neuron_mem_proc_usage(nd, tgid[i], &rec[i].host_mem_size,
-					      &rec[i].device_mem_size);
-		put_pid(tgid[i]);
-	}
 	return n;
 }
 

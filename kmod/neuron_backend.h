@@ -364,7 +364,7 @@ int neuron_fw_reset_tpb(const struct neuron_backend_ops *ops, void *backend, u32
  */
 void neuron_device_probe_reset(struct neuron_device *nd, int ret, u64 ms);
 
-/* neuron_nq.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
+/* neuron_core.c: pid (initial namespace) of the process holding NeuronCore @nc, 0 if none. */
 pid_t neuron_core_holder(struct neuron_device *nd, u32 nc);
 
 /*

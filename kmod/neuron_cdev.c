@@ -33,6 +33,7 @@
 #include "neuron_main.h"
 #include "neuron_mem.h"
 #include "neuron_nds_priv.h"
+#include "neuron_core.h"
 #include "neuron_nq_priv.h"
 #include "neuron_reset.h"
 #include "neuron_vendor.h"
@@ -72,9 +73,11 @@ static int neuron_cdev_open(struct inode *inode, struct file *filp)
 		ret = -EINVAL;
 		goto err;
 	}
-	ret = neuron_device_proc_attach(nd, nf->tgid);
-	if (ret)
+	nf->proc = neuron_device_proc_attach(nd, nf->tgid);
+	if (IS_ERR(nf->proc)) {
+		ret = PTR_ERR(nf->proc);
 		goto err;
+	}
 	get_device(&nd->dev);
 	up_read(&nd->gone_sem);
 	filp->private_data = nf;
@@ -113,7 +116,7 @@ static int neuron_cdev_release(struct inode *inode, struct file *filp)
 	size_t i;
 
 	neuron_mem_file_release(nf);
-	neuron_device_proc_detach(nd, nf->tgid);
+	neuron_device_proc_detach(nd, nf->proc);
 	for (i = 0; i < ARRAY_SIZE(nf->nds_grant); i++)
 		put_pid(nf->nds_grant[i]);
 	put_pid(nf->tgid);

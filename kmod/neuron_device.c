@@ -18,6 +18,7 @@
 
 #include "neuron_cdev.h"
 #include "neuron_compat.h"
+#include "neuron_core.h"
 #include "neuron_device.h"
 #include "neuron_fwio.h"
 #include "neuron_hwerr.h"
@@ -104,6 +105,7 @@ static void neuron_device_release(struct device *dev)
 	/* the last open file is gone: no process holds anything any more */
 	WARN_ON(!list_empty(&nd->procs));
 	neuron_nq_free(nd);
+	neuron_core_free(nd);
 	neuron_nds_exit(nd);
 	neuron_hwerr_free(nd);
 	neuron_power_free(nd);
@@ -119,7 +121,7 @@ static void neuron_device_release(struct device *dev)
  * release frees what it held: its NDS slab is folded into the totals first,
  * so nothing it counted is lost, whether it closed, exited or was killed.
  */
-int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid)
+struct neuron_proc *neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid)
 {
 	struct neuron_proc *p;
 
@@ -128,51 +130,44 @@ int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid)
 		if (p->tgid == tgid) {
 			p->files++;
 			mutex_unlock(&nd->procs_lock);
-			return 0;
+			return p;
 		}
 	}
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	if (!p) {
 		mutex_unlock(&nd->procs_lock);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
 	p->tgid = get_pid(tgid);
 	p->files = 1;
 	list_add_tail(&p->node, &nd->procs);
 	mutex_unlock(&nd->procs_lock);
-	return 0;
+	return p;
 }
 
-void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid)
+void neuron_device_proc_detach(struct neuron_device *nd, struct neuron_proc *p)
 {
-	struct neuron_proc *p, *found = NULL;
-	bool folded = false;
+	bool last, folded = false;
 
 	mutex_lock(&nd->procs_lock);
-	list_for_each_entry(p, &nd->procs, node) {
-		if (p->tgid == tgid) {
-			found = p;
-			break;
-		}
-	}
-	if (found && --found->files == 0)
-		list_del(&found->node);
-	else
-		found = NULL;
+	last = --p->files == 0;
 	/*
 	 * Release under procs_lock: a new open by the same process (another
 	 * thread) must not attach, acquire and map the slab or ring this
-	 * release is about to free. Order: procs_lock -> nq->lock, nds->lock.
+	 * release is about to free. Order: procs_lock -> nds->lock -> the
+	 * core table's lock.
 	 */
-	if (found) {
-		neuron_nq_release_tgid(nd, tgid);
-		folded = neuron_nds_release_tgid(nd, tgid);
+	if (last) {
+		list_del(&p->node);
+		neuron_core_release_proc(nd, p);
+		folded = neuron_nds_release_tgid(nd, p->tgid);
 	}
 	mutex_unlock(&nd->procs_lock);
 
-	if (found)
-		put_pid(found->tgid);
-	kfree(found);
+	if (last) {
+		put_pid(p->tgid);
+		kfree(p);
+	}
 	/* takes gone_sem, which orders before procs_lock: after the unlock */
 	if (folded)
 		neuron_sysfs_counters_changed(nd);
@@ -235,15 +230,19 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	ret = neuron_nds_init(nd);
 	if (ret)
 		goto err_debugfs;
+	/* these three are freed by the release callback */
+	ret = neuron_core_init(nd);
+	if (ret)
+		goto err_debugfs;
 	ret = neuron_nq_init(nd);
 	if (ret)
 		goto err_debugfs;
-	ret = neuron_mem_init(nd);	/* freed by the release callback */
+	ret = neuron_mem_init(nd);
 	if (ret)
-		goto err_nq;
+		goto err_debugfs;
 	ret = neuron_fwio_init(nd);
 	if (ret)
-		goto err_nq;
+		goto err_debugfs;
 
 	cdev_init(&nd->cdev, &neuron_cdev_fops);
 	nd->cdev.owner = THIS_MODULE;
@@ -293,8 +292,6 @@ err_cdev:
 	cdev_device_del(&nd->cdev, &nd->dev);
 err_fwio:
 	neuron_fwio_exit(nd);
-err_nq:
-	neuron_nq_exit(nd);
 err_debugfs:
 	debugfs_remove_recursive(nd->debugfs);
 	nd->debugfs = NULL;
@@ -371,7 +368,6 @@ void neuron_device_destroy(struct neuron_device *nd)
 	debugfs_remove_recursive(nd->debugfs);
 	nd->debugfs = NULL;
 	neuron_fwio_exit(nd);
-	neuron_nq_exit(nd);
 	/* no op is called from here on; a stray use faults loudly */
 	nd->backend = NULL;
 	dev_info(&nd->dev, "removed\n");

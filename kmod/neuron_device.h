@@ -26,6 +26,7 @@ struct neuron_nds;
 struct neuron_fwio;
 struct neuron_metrics;
 struct neuron_sysfs;
+struct neuron_core_dev;
 struct neuron_nq_dev;
 struct neuron_mem_dev;
 struct neuron_hwerr;
@@ -53,7 +54,8 @@ struct neuron_power;
  * @fwio:	FW-IO mailbox state (neuron_fwio.c)
  * @metrics:	metrics post worker (neuron_metrics.c)
  * @sysfs:	the metrics sysfs tree (neuron_sysfs.c)
- * @nq:		notification queues and NeuronCore reservations (neuron_nq.c)
+ * @cores:	NeuronCore reservations (neuron_core.c)
+ * @nq:		notification queues (neuron_nq.c)
  * @mem:		device memory and memory accounting (neuron_mem.c)
  * @reset_state: NEURON_DEVICE_STATE_* (neuron_reset.c); written under
  *		procs_lock, read locklessly
@@ -82,6 +84,7 @@ struct neuron_device {
 	struct neuron_fwio *fwio;
 	struct neuron_metrics *metrics;
 	struct neuron_sysfs *sysfs;
+	struct neuron_core_dev *cores;
 	struct neuron_nq_dev *nq;
 	struct neuron_mem_dev *mem;
 	u32 reset_state;
@@ -93,18 +96,33 @@ struct neuron_device {
 };
 
 /**
- * struct neuron_proc - a process with the device open
+ * struct neuron_proc - a process with the device open: the one per-process
+ * object of the device, which every subsystem's per-process state extends
  * @node:	in neuron_device.procs
  * @tgid:	the process (a reference); every owner field of the
- *		subsystems (slab, ring, core) points at one of these and is
- *		cleared before the reference is dropped
- * @files:	its open files on this device; at 0 everything it held is
- *		released (slab folded, queues and cores freed)
+ *		subsystems (slab, ring, allocation) is this pid or this
+ *		struct, and is cleared before the reference is dropped
+ * @files:	its open files on this device (procs_lock); at 0 everything
+ *		it held is released (slab folded, rings and cores freed) and
+ *		the struct freed
+ * @cores_taken: bit K: root took NeuronCore K back from it; its use is
+ *		-ECANCELED until its last close (neuron_core.c, under the
+ *		core table's lock)
+ * @mem_host:	host bytes of its allocations, page-rounded, against
+ *		mem_host_proc_max_mb (neuron_mem.c, written under mem->lock)
+ * @mem_device:	device bytes of its allocations, as asked for (same)
+ *
+ * Every file of the process points here (neuron_file.proc) and keeps it
+ * alive; an allocation, a ring or a reservation of the process is gone
+ * before its last file's release frees it.
  */
 struct neuron_proc {
 	struct list_head node;
 	struct pid *tgid;
 	unsigned int files;
+	u32 cores_taken;
+	u64 mem_host;
+	u64 mem_device;
 };
 
 static inline struct neuron_device *to_neuron_device(struct device *dev)
@@ -154,7 +172,7 @@ struct neuron_device *neuron_device_get_next(u32 index);
 /* The backend's create_fault for @step (enum neuron_create_step), 0 without one. */
 int neuron_device_create_fault(struct neuron_device *nd, u32 step);
 
-int neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
-void neuron_device_proc_detach(struct neuron_device *nd, struct pid *tgid);
+struct neuron_proc *neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
+void neuron_device_proc_detach(struct neuron_device *nd, struct neuron_proc *p);
 
 #endif /* NEURON_DEVICE_H */

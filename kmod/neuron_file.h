@@ -15,6 +15,7 @@
 #include <neuron/neuron_nds.h>
 
 struct neuron_device;
+struct neuron_proc;
 struct pid;
 struct vm_area_struct;
 
@@ -24,6 +25,8 @@ struct vm_area_struct;
  * @tgid:	process that opened the file (a reference: processes are told
  *		apart by struct pid, never by number, so a reused pid or another
  *		pid namespace is never mistaken for the owner)
+ * @proc:	the opener's entry on the device (struct neuron_proc), which
+ *		this file keeps alive; set at open
  * @nds_grant:	per NDS slab, the owner whose slab an NDS_ACQUIRE through
  *		this file handed out (a reference), or NULL: mmap maps a slab
  *		only while it still belongs to that owner (under nds->lock)
@@ -38,6 +41,7 @@ struct vm_area_struct;
 struct neuron_file {
 	struct neuron_device *nd;
 	struct pid *tgid;
+	struct neuron_proc *proc;
 	struct pid *nds_grant[NEURON_NDS_PER_DEVICE];
 	struct xarray mem_handles;
 	u32 mem_tag;

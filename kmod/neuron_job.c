@@ -28,6 +28,7 @@
 #include <neuron/neuron_genl.h>
 
 #include "neuron_abi.h"
+#include "neuron_core.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_genl_priv.h"
@@ -75,7 +76,7 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 	if (task_tgid(current) != nf->tgid)
 		return -EACCES;
 	/* the core stays ours (CORE_RELEASE, CORE_TAKE_BACK refused) until the job is done */
-	ret = neuron_core_job_begin(nd, nc, nf->tgid);
+	ret = neuron_core_job_begin(nd, nc, nf->proc);
 	if (ret)
 		return ret;
 

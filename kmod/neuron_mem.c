@@ -79,26 +79,11 @@ MODULE_PARM_DESC(mem_host_proc_max_mb,
 static atomic_t neuron_mem_tags = ATOMIC_INIT(0);
 
 /**
- * struct neuron_mem_proc - what one process holds on the device
- * @node:	in mem->procs
- * @tgid:	the process (a reference)
- * @host:	host bytes, page-rounded (against mem_host_proc_max_mb)
- * @device:	device bytes (as requested)
- * @objs:	allocations pointing here; the entry goes at 0
- */
-struct neuron_mem_proc {
-	struct list_head node;
-	struct pid *tgid;
-	u64 host;
-	u64 device;
-	u32 objs;
-};
-
-/**
  * struct neuron_mem_obj - one allocation
  * @ref:	the handle table's reference plus one per user in progress
  * @nd:		the device (the file holds a reference on it)
- * @proc:	its process's usage entry
+ * @proc:	its process (the opener of @owner, which keeps it alive), whose
+ *		usage counts it
  * @nc:		NeuronCore it is accounted to
  * @location:	NEURON_MEM_LOC_*
  * @category:	NEURON_MEM_CAT_*
@@ -114,7 +99,7 @@ struct neuron_mem_proc {
 struct neuron_mem_obj {
 	refcount_t ref;
 	struct neuron_device *nd;
-	struct neuron_mem_proc *proc;
+	struct neuron_proc *proc;
 	u32 nc;
 	u32 location;
 	u32 category;
@@ -160,50 +145,26 @@ static u64 obj_span(const struct neuron_mem_obj *obj)
 
 /* ---- per-process usage ------------------------------------------------------ */
 
-/* The entry of @tgid, created when absent; NULL without memory. Caller holds mem->lock. */
-static struct neuron_mem_proc *mem_proc_get_locked(struct neuron_mem_dev *mem, struct pid *tgid)
+void neuron_mem_proc_usage(const struct neuron_proc *p, u64 *host, u64 *device)
 {
-	struct neuron_mem_proc *p;
+	/* a snapshot: written under mem->lock, which the caller need not hold */
+	*host = READ_ONCE(p->mem_host);
+	*device = READ_ONCE(p->mem_device);
+}
+
+/* Add (@add) or take away @obj's bytes in its process's usage. Caller holds mem->lock. */
+static void mem_proc_charge_locked(struct neuron_mem_dev *mem, struct neuron_mem_obj *obj,
+				   bool add)
+{
+	struct neuron_proc *p = obj->proc;
 
 	lockdep_assert_held(&mem->lock);
-	list_for_each_entry(p, &mem->procs, node)
-		if (p->tgid == tgid)
-			goto found;
-	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
-	if (!p)
-		return NULL;
-	p->tgid = get_pid(tgid);
-	list_add_tail(&p->node, &mem->procs);
-found:
-	p->objs++;
-	return p;
-}
-
-/* Drop one allocation's hold on @p. Caller holds mem->lock. */
-static void mem_proc_put_locked(struct neuron_mem_proc *p)
-{
-	if (--p->objs)
-		return;
-	list_del(&p->node);
-	put_pid(p->tgid);
-	kfree(p);
-}
-
-void neuron_mem_proc_usage(struct neuron_device *nd, struct pid *tgid, u64 *host, u64 *device)
-{
-	struct neuron_mem_dev *mem = nd->mem;
-	struct neuron_mem_proc *p;
-
-	*host = 0;
-	*device = 0;
-	mutex_lock(&mem->lock);
-	list_for_each_entry(p, &mem->procs, node) {
-		if (p->tgid == tgid) {
-			*host = p->host;
-			*device = p->device;
-		}
-	}
-	mutex_unlock(&mem->lock);
+	if (obj->location == NEURON_MEM_LOC_DEVICE)
+		WRITE_ONCE(p->mem_device, add ? p->mem_device + obj->bytes :
+						p->mem_device - obj->bytes);
+	else
+		WRITE_ONCE(p->mem_host, add ? p->mem_host + obj->host_size :
+					      p->mem_host - obj->host_size);
 }
 
 /* ---- allocations ------------------------------------------------------------ */
@@ -245,13 +206,9 @@ static void mem_obj_destroy(struct neuron_mem_obj *obj, bool locked)
 		vfree(obj->host);
 
 	mutex_lock(&mem->lock);
-	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+	if (obj->location == NEURON_MEM_LOC_DEVICE)
 		WARN_ON_ONCE(neuron_mem_range_free(&mem->range, obj->start, obj->granules));
-		obj->proc->device -= obj->bytes;
-	} else {
-		obj->proc->host -= obj->host_size;
-	}
-	mem_proc_put_locked(obj->proc);
+	mem_proc_charge_locked(mem, obj, false);
 	mutex_unlock(&mem->lock);
 	kfree(obj);
 }
@@ -311,8 +268,12 @@ bool neuron_mem_same(const struct neuron_mem_obj *a, const struct neuron_mem_obj
 	return a == b;
 }
 
-/* Reserve the memory of a new allocation: device granules, or host bytes under the cap. */
-static int mem_obj_reserve(struct neuron_device *nd, struct neuron_mem_obj *obj)
+/*
+ * Reserve the memory of a new allocation of @p: device granules, or host
+ * bytes under the cap.
+ */
+static int mem_obj_reserve(struct neuron_device *nd, struct neuron_proc *p,
+			   struct neuron_mem_obj *obj)
 {
 	struct neuron_mem_dev *mem = nd->mem;
 	u64 cap = (u64)READ_ONCE(mem_host_proc_max_mb.value) << 20;
@@ -328,21 +289,14 @@ static int mem_obj_reserve(struct neuron_device *nd, struct neuron_mem_obj *obj)
 		obj->host_size = PAGE_ALIGN(obj->bytes);
 	}
 
+	obj->proc = p;
 	mutex_lock(&mem->lock);
-	obj->proc = mem_proc_get_locked(mem, task_tgid(current));
-	if (!obj->proc) {
-		ret = -ENOMEM;
-	} else if (obj->location == NEURON_MEM_LOC_DEVICE) {
+	if (obj->location == NEURON_MEM_LOC_DEVICE)
 		ret = neuron_mem_range_alloc(&mem->range, obj->granules, &obj->start);
-		if (!ret)
-			obj->proc->device += obj->bytes;
-	} else if (obj->proc->host + obj->host_size > cap) {
+	else if (p->mem_host + obj->host_size > cap)
 		ret = -ENOMEM;
-	} else {
-		obj->proc->host += obj->host_size;
-	}
-	if (ret && obj->proc)
-		mem_proc_put_locked(obj->proc);
+	if (!ret)
+		mem_proc_charge_locked(mem, obj, true);
 	mutex_unlock(&mem->lock);
 	return ret;
 }
@@ -353,13 +307,9 @@ static void mem_obj_unreserve(struct neuron_device *nd, struct neuron_mem_obj *o
 	struct neuron_mem_dev *mem = nd->mem;
 
 	mutex_lock(&mem->lock);
-	if (obj->location == NEURON_MEM_LOC_DEVICE) {
+	if (obj->location == NEURON_MEM_LOC_DEVICE)
 		neuron_mem_range_free(&mem->range, obj->start, obj->granules);
-		obj->proc->device -= obj->bytes;
-	} else {
-		obj->proc->host -= obj->host_size;
-	}
-	mem_proc_put_locked(obj->proc);
+	mem_proc_charge_locked(mem, obj, false);
 	mutex_unlock(&mem->lock);
 }
 
@@ -396,7 +346,7 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 	obj->category = arg.category;
 	obj->bytes = arg.bytes;
 	obj->owner = nf;
-	ret = mem_obj_reserve(nd, obj);
+	ret = mem_obj_reserve(nd, nf->proc, obj);
 	if (ret)
 		goto err_free;
 	if (obj->location == NEURON_MEM_LOC_DEVICE) {
@@ -854,7 +804,6 @@ int neuron_mem_init(struct neuron_device *nd)
 		return -ENOMEM;
 	mutex_init(&mem->lock);
 	spin_lock_init(&mem->stat_lock);
-	INIT_LIST_HEAD(&mem->procs);
 	INIT_LIST_HEAD(&mem->nodes);
 	mutex_init(&mem->map_lock);
 	xa_init(&mem->by_start);
@@ -886,7 +835,6 @@ void neuron_mem_free(struct neuron_device *nd)
 	if (!mem)
 		return;
 	/* every file is gone, and with it every allocation */
-	WARN_ON(!list_empty(&mem->procs));
 	WARN_ON(!list_empty(&mem->maps));
 	xa_destroy(&mem->by_start);
 	mutex_destroy(&mem->map_lock);

@@ -28,6 +28,7 @@ struct kobject;
 struct neuron_device;
 struct neuron_file;
 struct neuron_job_buf;
+struct neuron_proc;
 struct vm_area_struct;
 
 /* root stats/memory_usage/host_mem/<name> (facts: nds-sysfs-metrics 2.3c) */
@@ -47,11 +48,11 @@ struct neuron_memstat_cell {
 
 /**
  * struct neuron_mem_dev - memory state of one device
- * @lock:	protects @range and @procs
+ * @lock:	protects @range and the usage of every process
+ *		(neuron_proc.mem_host, .mem_device)
  * @hbm_size:	bytes of device memory (0: none)
  * @range:	the HBM address space in NEURON_MEM_GRANULE granules
  * @bits:	its bitmap
- * @procs:	struct neuron_mem_proc, processes holding MEM allocations
  * @stat_lock:	protects the cells below (a leaf lock)
  * @root_host:	root host_mem/<category>
  * @nc_host:	neuron_core<K>/stats/memory_usage/host_mem
@@ -71,7 +72,6 @@ struct neuron_mem_dev {
 	u64 hbm_size;
 	struct neuron_mem_range range;
 	u64 *bits;
-	struct list_head procs;
 	spinlock_t stat_lock;
 	struct neuron_memstat_cell root_host[NEURON_MEMSTAT_HOST_CATS];
 	struct neuron_memstat_cell nc_host[NEURON_MAX_NC];
@@ -132,7 +132,7 @@ void neuron_mem_put_locked(struct neuron_mem_obj *obj);
  * Usage of one process on the device: bytes of MEM allocations it holds,
  * host (page-rounded, what the per-process cap counts) and device.
  */
-void neuron_mem_proc_usage(struct neuron_device *nd, struct pid *tgid, u64 *host, u64 *device);
+void neuron_mem_proc_usage(const struct neuron_proc *p, u64 *host, u64 *device);
 
 /* ---- accounting (neuron_memstat.c) ---------------------------------------- */
 

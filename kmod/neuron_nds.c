@@ -33,12 +33,12 @@
 #include <linux/vmalloc.h>
 
 #include "neuron_abi.h"
+#include "neuron_core.h"
 #include "neuron_counters.h"
 #include "neuron_device.h"
 #include "neuron_file.h"
 #include "neuron_mem.h"
 #include "neuron_nds_priv.h"
-#include "neuron_nq_priv.h"
 #include "neuron_sysfs.h"
 
 /* mmap cookie space of the slabs: slot s maps at BASE + s * NEURON_NDS_SIZE */
@@ -258,11 +258,11 @@ static int nds_slot_by_owner(struct neuron_nds *nds, struct pid *tgid)
 }
 
 /*
- * Claim a free slot for @tgid, the calling process: a new, zeroed slab
- * charged to its memory cgroup. Caller holds the lock; takes nq->lock
- * under it (the only nesting of the two: nds->lock -> nq->lock).
+ * Claim a free slot for @proc, the calling process: a new, zeroed slab
+ * charged to its memory cgroup. Caller holds the lock; takes the core
+ * table's lock under it (nds->lock -> the core table's lock).
  */
-static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pid *tgid)
+static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct neuron_proc *proc)
 {
 	size_t shadow_len = (size_t)nds->nc_count * NEURON_NDS_ID_COUNT;
 	struct neuron_nds_slot *slot = NULL;
@@ -287,8 +287,8 @@ static int nds_claim(struct neuron_device *nd, struct neuron_nds *nds, struct pi
 		return -ENOMEM;
 	memset(slot->shadow, 0, shadow_len * sizeof(u64));
 	/* a process that released its slab keeps what root took back from it */
-	slot->taken = neuron_core_taken_map(nd, tgid);
-	slot->owner = tgid;
+	slot->taken = neuron_core_taken_map(nd, proc);
+	slot->owner = proc->tgid;
 	/* driver memory of the device while the owner holds it (facts: NCDEV, nc 0) */
 	neuron_memstat_account(nd, 0, NEURON_MEM_LOC_HOST, NEURON_MEM_CAT_NCDEV,
 			       NEURON_NDS_SIZE, true);
@@ -322,7 +322,7 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg)
 		}
 		s = nds_slot_by_owner(nds, nf->tgid);
 		if (s < 0)
-			s = nds_claim(nf->nd, nds, nf->tgid);
+			s = nds_claim(nf->nd, nds, nf->proc);
 		access = NEURON_NDS_ACCESS_RW;
 	} else {
 		struct pid *target;

@@ -1,22 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Notification queues and NeuronCore reservations of one device.
+ * Notification queues of one device.
  *
- * Locking: nq_dev->lock (mutex) protects the ring table, every ring's
- * producer state and contents and the core reservations, whose owners
- * change under it and the core slot's spinlock both (struct
- * neuron_core_slot: a holder's job takes only the slot's). Nothing else
- * is taken under it but those slot locks and the memory accounting's
- * leaf spinlock.
+ * Locking: the core table's lock (neuron_core.h) protects the ring table
+ * and every ring's producer state and contents: a ring belongs to its
+ * NeuronCore's reservation.
  */
 #ifndef NEURON_NQ_PRIV_H
 #define NEURON_NQ_PRIV_H
 
-#include <linux/list.h>
-#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 
 #include <neuron/neuron_nq.h>
 
@@ -72,67 +66,31 @@ struct neuron_nq {
 #define NEURON_NQ_PROC_BYTES_MAX	(16UL << 20)
 
 /**
- * struct neuron_core_slot - one NeuronCore's reservation, on a cache line
- * of its own: a job of its holder checks and counts itself here alone
- * (neuron_core_job_begin), so jobs on different NeuronCores of a device
- * share no lock and no line
- * @lock:	protects @jobs and @takers; @owner and @since are written
- *		under it and neuron_nq_dev.lock both, and read under either
- * @jobs:	jobs running on it (CORE_RELEASE is refused with -EBUSY
- *		meanwhile, and CORE_TAKE_BACK waits: their entries belong to
- *		the holder)
- * @takers:	CORE_TAKE_BACKs waiting for @jobs to reach 0: no new job of
- *		the holder starts meanwhile (-ECANCELED)
- * @owner:	the process holding the reservation (the proc entry holds the
- *		reference), NULL when free
- * @since:	CLOCK_BOOTTIME ns of the reservation
- */
-struct neuron_core_slot {
-	spinlock_t lock;	/* @jobs, @takers; @owner and @since with neuron_nq_dev.lock */
-	u32 jobs;
-	u32 takers;
-	struct pid *owner;
-	u64 since;
-} ____cacheline_aligned_in_smp;
-
-/**
- * struct neuron_nq_dev - the rings and NeuronCore reservations of a device
- * @lock:	protects everything here but what a core slot's own lock
- *		does, and every ring's producer state and contents
+ * struct neuron_nq_dev - the rings of a device, under the core table's lock
  * @rings:	per NeuronCore, per (type, engine)
- * @cores:	per NeuronCore, its reservation
- * @taken:	processes root took NeuronCores back from (struct
- *		neuron_core_taken), each until its last close
- * @idle_wq:	CORE_TAKE_BACK waits here for a core's last job to end
  */
 struct neuron_nq_dev {
-	struct mutex lock;
 	struct neuron_nq *rings[NEURON_MAX_NC][NEURON_NQ_PER_NC];
-	struct neuron_core_slot cores[NEURON_MAX_NC];
-	struct list_head taken;
-	wait_queue_head_t idle_wq;
-};
-
-/**
- * struct neuron_core_taken - the NeuronCores taken back from one process
- * @node:	in neuron_nq_dev.taken
- * @tgid:	the process (the proc entry holds the reference; the entry
- *		goes in neuron_nq_release_tgid, before it is dropped)
- * @nc_map:	bit K: NeuronCore K was taken; its use is -ECANCELED
- */
-struct neuron_core_taken {
-	struct list_head node;
-	struct pid *tgid;
-	u32 nc_map;
 };
 
 int neuron_nq_init(struct neuron_device *nd);
-/* Device removal: nothing new may start (the tables stay for open files). */
-void neuron_nq_exit(struct neuron_device *nd);
-/* The device's last reference: free the tables and every ring left. */
+/* The device's last reference: free the table and every ring left. */
 void neuron_nq_free(struct neuron_device *nd);
-/* The last file of @tgid went: free its rings and core reservations. */
-void neuron_nq_release_tgid(struct neuron_device *nd, struct pid *tgid);
+/*
+ * Drop a reference: the ring table's (when it lets the ring go) or a
+ * mapping's. The last one frees the ring. Never under the core table's
+ * lock (a ring taken out of the table is put after it).
+ */
+void neuron_nq_put(struct neuron_nq *q);
+/*
+ * For neuron_core.c, under the core table's lock: whether a ring of @nc
+ * is mapped; @nc's rings (those of @tgid) taken out of the table into
+ * @doomed (room for NEURON_NQ_PER_NC), how many.
+ */
+bool neuron_nq_core_mapped_locked(struct neuron_device *nd, u32 nc);
+int neuron_nq_core_take_locked(struct neuron_device *nd, u32 nc, struct neuron_nq **doomed);
+int neuron_nq_proc_take_locked(struct neuron_device *nd, u32 nc, struct pid *tgid,
+			       struct neuron_nq **doomed);
 /* mmap of a ring by its cookie offset; NEURON_MMAP_NOT_MINE outside the ring range */
 int neuron_nq_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 
@@ -148,46 +106,6 @@ long neuron_nq_ioctl_release(struct neuron_file *nf, void *karg);
 int neuron_nq_vendor_init(struct neuron_file *nf, u32 nc, u32 type, u32 engine, u32 size,
 			  bool replace, u64 *mmap_offset, u64 *handle);
 /*
- * A reset of NeuronCores *@nc_map asked by @tgid (neuron_reset.c): each
- * must be @tgid's (-EACCES; -ECANCELED when root took it back) with no
- * job running and no ring mapped (-EBUSY); with @held_only only those
- * @tgid holds count, and *@nc_map becomes them. Their rings leave the
- * table and are freed. Sleeps.
- */
-int neuron_core_reset_rings(struct neuron_device *nd, struct pid *tgid, u32 *nc_map,
-			    bool held_only);
-long neuron_core_ioctl_reserve(struct neuron_file *nf, void *karg);
-long neuron_core_ioctl_release(struct neuron_file *nf, void *karg);
-long neuron_core_ioctl_take_back(struct neuron_file *nf, void *karg);
-
-/*
- * The vendor's range marks (docs/vendor-abi.md), reservations as
- * CORE_RESERVE makes them. Mark: the first run of @count NeuronCores in
- * @start..@end (past the last core: the last core) that nobody holds, the
- * caller included, becomes the caller's process's; *@map the run (bit n =
- * core n), *@longest the longest free run in the range; -EBUSY when none
- * fits, -EINVAL for a bad range, -EACCES through another process's file.
- * Unmark: each core of @map the caller holds is released as CORE_RELEASE
- * does; others are ignored; -EBUSY when one stays held.
- */
-int neuron_core_mark_range(struct neuron_file *nf, u32 count, u32 start, u32 end, u64 *map,
-			   u32 *longest);
-int neuron_core_unmark(struct neuron_file *nf, u64 map);
-
-/*
- * The NeuronCores root took back from @tgid (bit n = core n), until its
- * last close: a slab it claims anew does not count for them. Takes
- * nq->lock; may be called under nds->lock (order nds->lock -> nq->lock).
- */
-u32 neuron_core_taken_map(struct neuron_device *nd, struct pid *tgid);
-
-/*
- * The process holding NeuronCore @nc (a reference, to put_pid()) and the
- * CLOCK_BOOTTIME ns of its reservation in *@since_ns; NULL when free.
- */
-struct pid *neuron_core_owner_get(struct neuron_device *nd, u32 nc, u64 *since_ns);
-
-/*
  * The device writes @n entries into ring (@nc, @type, @engine), which
  * takes them only when it belongs to the process holding NeuronCore @nc.
  * Adds to *@written the entries written and to *@dropped the others (a
@@ -195,14 +113,5 @@ struct pid *neuron_core_owner_get(struct neuron_device *nd, u32 nc, u64 *since_n
  */
 void neuron_nq_emit(struct neuron_device *nd, u32 nc, u32 type, u32 engine,
 		    const struct neuron_nq_entry *e, u32 n, u32 *written, u32 *dropped);
-/*
- * A job on @nc: reserve it for @tgid (-EBUSY while another process holds
- * it, -ECANCELED when root took it back from @tgid) and count the job;
- * CORE_RELEASE and CORE_TAKE_BACK are refused until every job's
- * neuron_core_job_end(). A job of the core's holder takes only the
- * core's slot lock.
- */
-int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct pid *tgid);
-void neuron_core_job_end(struct neuron_device *nd, u32 nc);
 
 #endif /* NEURON_NQ_PRIV_H */

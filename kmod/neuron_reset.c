@@ -48,10 +48,11 @@
 #include <linux/sched/signal.h>
 #include <linux/sysfs.h>
 
+#include "neuron_core.h"
 #include "neuron_device.h"
+#include "neuron_file.h"
 #include "neuron_fwio.h"
 #include "neuron_mem.h"
-#include "neuron_nq_priv.h"
 #include "neuron_reset.h"
 
 /*
@@ -212,9 +213,10 @@ out:
 	return ret ? ret : count;
 }
 
-int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
+int neuron_device_nc_reset(struct neuron_file *nf, u32 nc_map, bool *failed)
 {
-	struct pid *tgid = task_tgid(current);
+	struct neuron_device *nd = nf->nd;
+	struct pid *tgid = nf->tgid;
 	u32 map = nc_map;
 	ktime_t start;
 	int ret, rc;
@@ -234,7 +236,7 @@ int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 		} else {
 			/* the caller's rings go, as the vendor's reset frees them */
 			map = RESET_DEVICE_NCS(nd);
-			ret = neuron_core_reset_rings(nd, tgid, &map, true);
+			ret = neuron_core_reset_rings(nf, &map, true);
 			if (!ret) {
 				rc = device_reset_locked(nd);
 				/* killed, or removal began, before the reset ran */
@@ -262,7 +264,7 @@ int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed)
 	 * reset and an exchange, are serialized by the mailbox's lock.
 	 */
 	mutex_lock(&nd->procs_lock);
-	ret = neuron_core_reset_rings(nd, tgid, &map, false);
+	ret = neuron_core_reset_rings(nf, &map, false);
 	if (!ret)
 		reset_count(nd->resets.req, nc_map);
 	mutex_unlock(&nd->procs_lock);

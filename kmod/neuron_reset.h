@@ -14,6 +14,8 @@
 #include "neuron_backend.h"
 #include "neuron_metrics_pack.h"
 
+struct neuron_file;
+
 struct neuron_device;
 
 /* device states, as the vendor's reset file reads (facts: fwio-nq-cdev-dkms 3.5) */
@@ -71,7 +73,7 @@ u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, boo
 
 /*
  * The vendor's NC_RESET (and DEVICE_RESET, @nc_map NEURON_RESET_MAP_DEVICE)
- * for the calling process, run before it returns:
+ * through @nf, for its opener (the caller), run before it returns:
  *  - NeuronCores (bit n = core n, only cores the device has, not none:
  *    -EINVAL): each must be the caller's (-EACCES; -ECANCELED when root
  *    took it back) with no job running and no ring mapped when the reset
@@ -88,6 +90,6 @@ u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, boo
  * killed, -ENODEV when removal began, before the backend's reset started.
  * Sleeps.
  */
-int neuron_device_nc_reset(struct neuron_device *nd, u32 nc_map, bool *failed);
+int neuron_device_nc_reset(struct neuron_file *nf, u32 nc_map, bool *failed);
 
 #endif /* NEURON_RESET_H */

@@ -9,7 +9,7 @@
  * table does. The dispatcher copies the argument in (-EFAULT), calls the
  * handler on the kernel copy and copies the answer out. A command with an
  * equivalent among this driver's own calls the same code: the range marks
- * are reservations (neuron_nq.c), the slab is the NDS slab (neuron_nds.c),
+ * are reservations (neuron_core.c), the slab is the NDS slab (neuron_nds.c),
  * READ_HW_COUNTERS is FW_READ's exchange, the apps listing is APPS_INFO's
  * process list (neuron_apps.c).
  */
@@ -31,6 +31,7 @@
 #include "neuron_fwio_frame.h"
 #include "neuron_fwio_msg.h"
 #include "neuron_nds_priv.h"
+#include "neuron_core.h"
 #include "neuron_nq_priv.h"
 #include "neuron_reset.h"
 #include "neuron_vendor.h"
@@ -408,7 +409,7 @@ static long vendor_reset_request(struct neuron_file *nf, u32 nc_map, u32 *id)
 	/* the request is the opener's: its record stays in the opener's file */
 	if (task_tgid(current) != nf->tgid)
 		return -EACCES;
-	ret = neuron_device_nc_reset(nf->nd, nc_map, &failed);
+	ret = neuron_device_nc_reset(nf, nc_map, &failed);
 	if (ret)
 		return ret;
 	*id = task_tgid_vnr(current);
