@@ -9,7 +9,7 @@
 /*
  * CRC-32C, reflected polynomial 0x82F63B78: entry i is the register after
  * shifting byte i through eight rounds. Generated offline from the
- * polynomial; tests/unit/test_fwio.c recomputes it bit by bit.
+ * polynomial; tests/unit/test_fwio_frame.c recomputes it bit by bit.
  */
 static const u32 neuron_crc32c_table[256] = {
 	0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4,

@@ -6,7 +6,7 @@
  * per-call-site collapse of it (a table the host tests compare against the
  * reference; the module returns the errno). The registers are in
  * neuron_miscram_reg.h. Pure logic: built into neuron.ko and into the host
- * test library (tests/unit/test_fwio.c).
+ * test library (tests/unit/test_fwio_frame.c).
  *
  * The protocol is the register-only mailbox ("new framework", firmware API
  * >= 7): the payload travels in the MiscRAM DATA window, the request header

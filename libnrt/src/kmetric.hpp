@@ -52,9 +52,9 @@ inline void add_us(uint8_t *block, uint32_t id, uint64_t ns)
 // Where one NeuronCore's accounting goes on the straight path: the
 // slab and the NeuronCore's counter block in its first region, kept
 // beside the core's lock (rt::core_ctx) so that a job's accounting reads
-// nothing but what the job already touched and the slab itself (issue
-// 25: under an emulated CPU each further page a job touches after its
-// system call costs about as much as an atomic add). Empty (slab null)
+// nothing but what the job already touched and the slab itself (under an
+// emulated CPU each further page a job touches after its system call
+// costs about as much as an atomic add). Empty (slab null)
 // where the straight path never applies: no slab, a read-only one, or a
 // NeuronCore past the first region.
 struct core_account {

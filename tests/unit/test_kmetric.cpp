@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The execution paths' inline accounting (libnrt/src/kmetric.hpp, issue
-// 25; through the per-NeuronCore core_account nrt_init() keeps) against
+// The execution paths' inline accounting (libnrt/src/kmetric.hpp, through
+// the per-NeuronCore core_account nrt_init() keeps) against
 // the exported kmetric_record_execution() and nds_record_latency(): for
 // every NeuronCore index (the slab's three regions, and past the
 // instance), read-only and writable instances, a sample of statuses
