@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: the vendor's ioctl ABI (docs/vendor-abi.md), proved by
-# vm_vendor, a program typed only from the vendor's layouts: command
-# numbers and struct layouts, what each answered command returns and where
-# this driver differs from the vendor's (bar_address 0, zeroed bytes,
-# -ENOTTY for unknown commands, named errnos), range marks and this
-# driver's core reservations as one state, the NDS slab behind both
-# acquire commands, READ_HW_COUNTERS against FW_READ and its limits for
-# an unprivileged caller, and the process listing.
+# vm_vendor (tests/vm/vendor/), a program typed only from the vendor's
+# layouts: command numbers and struct layouts, what each answered command
+# returns and where this driver differs from the vendor's (bar_address 0,
+# zeroed bytes, -ENOTTY for unknown commands, named errnos), range marks
+# and this driver's core reservations as one state, the NDS slab behind
+# both acquire commands, READ_HW_COUNTERS against FW_READ and its limits
+# for an unprivileged caller, and the process listing.
 #
 # The nodes are made 0666 (the vendor's udev rule's mode), so that
 # vm_vendor's unprivileged case reaches them as nobody.

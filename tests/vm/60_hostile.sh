@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Guest suite: the hostile-userspace fuzzer (vm_hostile, docs/RELIABILITY.md).
+# Guest suite: the hostile-userspace fuzzer (vm_hostile, built from
+# tests/vm/hostile/; docs/RELIABILITY.md).
 # Records the memory baseline before the module loads, fuzzes every user
 # interface of two simulated devices from several processes and threads
 # (SIGKILLed and forked at random), then requires: the fuzzer's own

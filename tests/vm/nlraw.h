@@ -2,8 +2,9 @@
 /*
  * Raw generic netlink for guest test programs (no libnl): resolve a family
  * and its multicast groups through the controller, build requests, read
- * replies and netlink errors. Header-only; used by vm_hostile.c and
- * vm_perms.c. No allocation: a forked child of a threaded program may use it.
+ * replies and netlink errors. Header-only; used by the fuzzer
+ * (tests/vm/hostile/), vm_perms.c and vm_genl_events.c. No allocation: a
+ * forked child of a threaded program may use it.
  */
 #ifndef NLRAW_H
 #define NLRAW_H
