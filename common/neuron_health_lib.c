@@ -4,6 +4,7 @@
  * (neuron_health_lib.h). No state: the same inputs always give the same answer.
  */
 #include "neuron_health_lib.h"
+#include "neuron_names.h"
 
 static const char *const neuron_health_states[NEURON_HEALTH_MAX + 1] = {
 	[NEURON_HEALTH_OK] = "ok",
@@ -79,16 +80,22 @@ const char *neuron_health_reason_name(u32 reason)
 	return neuron_health_reasons[reason];
 }
 
-const char *neuron_health_action(struct neuron_health h)
+u32 neuron_health_action_id(struct neuron_health h)
 {
 	switch (h.state) {
 	case NEURON_HEALTH_OK:
-		return "NONE";
+		return NEURON_ACTION_NONE;
 	case NEURON_HEALTH_DEGRADED:
-		return h.reason == NEURON_HEALTH_REASON_RESET_IN_PROGRESS ? "NONE" : "RESET_DEVICE";
+		return h.reason == NEURON_HEALTH_REASON_RESET_IN_PROGRESS ? NEURON_ACTION_NONE :
+									     NEURON_ACTION_RESET_DEVICE;
 	case NEURON_HEALTH_NEEDS_RESET:
-		return "RESET_DEVICE";
+		return NEURON_ACTION_RESET_DEVICE;
 	default:
-		return "TERMINATE_INSTANCE";
+		return NEURON_ACTION_TERMINATE_INSTANCE;
 	}
+}
+
+const char *neuron_health_action(struct neuron_health h)
+{
+	return neuron_action_name(neuron_health_action_id(h));
 }

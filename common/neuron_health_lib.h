@@ -60,10 +60,12 @@ const char *neuron_health_state_name(u32 state);
 /* "none", "sram_uncorrectable", ...; "unknown" out of range. */
 const char *neuron_health_reason_name(u32 reason);
 /*
- * The action= word of the NEURON_HW_ERR line: NONE (ok, a reset in
- * progress), RESET_DEVICE (degraded, needs_reset), TERMINATE_INSTANCE
- * (failed).
+ * The recovery action of a health (enum neuron_recovery_action): NONE
+ * (ok, a reset in progress), RESET_DEVICE (degraded, needs_reset),
+ * TERMINATE_INSTANCE (failed); and its name, the action= word of the
+ * NEURON_HW_ERR=HEALTH line.
  */
+u32 neuron_health_action_id(struct neuron_health h);
 const char *neuron_health_action(struct neuron_health h);
 
 #endif /* NEURON_HEALTH_LIB_H */

@@ -193,7 +193,7 @@ enum neuron_create_step {
  * @device_name:	product name ("Trainium1")
  * @hbm_channels:	HBM ECC words in MiscRAM (NEURON_MISCRAM_HBM_ECC(ch))
  * @has_repair_state:	MiscRAM carries the HBM repair state (v3+)
- * @fw_arch:		enum neuron_fw_arch (lib/neuron_fw_profile.h): whose
+ * @fw_arch:		enum neuron_fw_arch (common/neuron_fw_profile.h): whose
  *			firmware contract the FW-IO transport follows
  * @fw_time_div:	simulated devices only: the contract's timeouts divided
  *			by this (0 and 1: real time, what every PCI device has)
@@ -330,7 +330,7 @@ struct dentry *neuron_device_fw_debugfs(const struct neuron_device *nd);
 /*
  * neuron_fwio.c: before a device is created, wait until its firmware is
  * ready as the vendor's probe does: DEVICE_ID (MiscRAM 0x24) stops reading
- * 0xDEADBEEF (bounds: lib/neuron_fw_profile.h, NEURON_FW_READY_*, each
+ * 0xDEADBEEF (bounds: common/neuron_fw_profile.h, NEURON_FW_READY_*, each
  * divided by @time_div when it is > 1). 0 and the routing id in
  * *@routing_id, -ENODEV when the bound passes, -EINTR when killed. Sleeps.
  */
@@ -339,7 +339,7 @@ int neuron_fw_wait_ready(const struct neuron_backend_ops *ops, void *backend, u3
 
 /*
  * neuron_fwio.c: reset the device as the vendor's probe does
- * (lib/neuron_fw_profile.h, NEURON_FW_RESET_*), before the device is
+ * (common/neuron_fw_profile.h, NEURON_FW_RESET_*), before the device is
  * created and before any bus mastering: RESET = 1, TRIGGER = 1, wait for
  * firmware to take it and for FW_STATUS to stop reading busy. Times
  * divided by @time_div when it is > 1. 0, -ETIMEDOUT, -EINTR. Sleeps.

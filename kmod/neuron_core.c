@@ -402,6 +402,18 @@ int neuron_core_unmark(struct neuron_file *nf, u64 map)
 	return ret;
 }
 
+bool neuron_pid_comm(struct pid *tgid, struct neuron_comm *comm)
+{
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
+	if (task)
+		get_task_comm(comm->s, task);
+	rcu_read_unlock();
+	return task;
+}
+
 /*
  * "<pid> (<comm>)" of @tgid in the initial pid namespace, for the log. The
  * name is the process's to choose: escaped (neuron_log_escape()), so it
@@ -409,16 +421,11 @@ int neuron_core_unmark(struct neuron_file *nf, u64 map)
  */
 static void core_describe(struct pid *tgid, char *buf, size_t size)
 {
-	char comm[TASK_COMM_LEN], esc[NEURON_LOG_ESCAPED_MAX(TASK_COMM_LEN)];
-	struct task_struct *task;
+	char esc[NEURON_LOG_ESCAPED_MAX(TASK_COMM_LEN)];
+	struct neuron_comm comm;
 
-	rcu_read_lock();
-	task = pid_task(tgid, PIDTYPE_TGID);
-	if (task)
-		get_task_comm(comm, task);
-	rcu_read_unlock();
-	if (task) {
-		neuron_log_escape(esc, sizeof(esc), comm);
+	if (neuron_pid_comm(tgid, &comm)) {
+		neuron_log_escape(esc, sizeof(esc), comm.s);
 		snprintf(buf, size, "%d (%s)", pid_nr(tgid), esc);
 	} else {
 		snprintf(buf, size, "%d (exited)", pid_nr(tgid));

@@ -17,6 +17,7 @@
 #define NEURON_CORE_H
 
 #include <linux/mutex.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -120,6 +121,14 @@ u32 neuron_core_taken_map(struct neuron_device *nd, struct neuron_proc *p);
 
 /* The NeuronCores @p holds (bit n = core n). Takes neuron_core_dev.lock. */
 u32 neuron_core_held_map(struct neuron_device *nd, struct neuron_proc *p);
+
+/* A process's name as the kernel keeps it (TASK_COMM_LEN bytes with the NUL) */
+struct neuron_comm {
+	char s[TASK_COMM_LEN];
+};
+
+/* The name of process @tgid (its thread group leader's) in @comm: false when it has exited. */
+bool neuron_pid_comm(struct pid *tgid, struct neuron_comm *comm);
 
 /*
  * The process holding NeuronCore @nc (a reference, to put_pid()) and the

@@ -63,6 +63,8 @@ struct neuron_power;
  * @hwerr:	NEURON_HW_ERR kernel log lines (neuron_hwerr.c)
  * @health:	what the health needs besides the driver's facts: the ECC
  *		baselines and the last reported health (neuron_health.c)
+ * @events:	netlink error and health events (neuron_genl.c): the last
+ *		sequence number taken, and the events not delivered
  * @power:	power utilization sampling (neuron_power.c)
  * @node:	in the live-device list (neuron_device.c), for lookups by index
  */
@@ -91,6 +93,10 @@ struct neuron_device {
 	struct neuron_reset_counts resets;
 	struct neuron_hwerr *hwerr;
 	struct neuron_health_track health;
+	struct {
+		atomic64_t seq;
+		atomic64_t dropped;
+	} events;
 	struct neuron_power *power;
 	struct list_head node;
 };

@@ -2,7 +2,7 @@
 /*
  * FW-IO transport: one exchange in flight per device, over the transport
  * the device's firmware contract names for the command
- * (lib/neuron_fw_profile.c, the vendor's per-architecture table; the
+ * (common/neuron_fw_profile.c, the vendor's per-architecture table; the
  * lenient simulated firmware has a row of its own):
  *
  *  - register-only ("new framework", firmware API >= 7): the payload in
@@ -26,7 +26,7 @@
  * Per command the profile gives the attempt's timeout, the attempts of an
  * exchange and the response-size rule. The loop and the per-attempt rules
  * (what retries, what is counted where) are neuron_fwio_loop() and
- * neuron_fwio_attempt_step() in lib/neuron_fwio_frame.c, shared with the
+ * neuron_fwio_attempt_step() in common/neuron_fwio_frame.c, shared with the
  * host tests.
  *
  * Locking: fw->lock (mutex) serializes exchanges: it covers the mailbox
@@ -108,7 +108,7 @@ struct neuron_fwio {
 /*
  * CRC-32C with the kernel's implementation (lib/crc32.c, built in): the
  * raw-register form, so the header and the payload chain; inverted at the
- * end. lib/neuron_fwio_frame.c has the same CRC as a software table, which
+ * end. common/neuron_fwio_frame.c has the same CRC as a software table, which
  * the host tests and the simulated firmware check against this one.
  */
 static u32 neuron_fwio_req_crc(u32 dw0, const void *payload, size_t len)
@@ -226,7 +226,7 @@ static const char *neuron_fwio_attempt_name(enum neuron_fwio_attempt a)
 	return "?";
 }
 
-/* The transport's side of neuron_fwio_loop() (lib/neuron_fwio_frame.c). */
+/* The transport's side of neuron_fwio_loop() (common/neuron_fwio_frame.c). */
 struct neuron_fwio_loop_ctx {
 	struct neuron_fwio *fw;
 	struct neuron_fwio_xfer *x;

@@ -7,7 +7,7 @@
  * appears / after it is gone). Every function returns 0 or a plain negative
  * errno; the reference driver's 0/-1/-ENOTSUPP collapse of the same
  * outcomes is the pure table neuron_fwio_outcome_collapse()
- * (lib/neuron_fwio_frame.c), which only the host tests apply.
+ * (common/neuron_fwio_frame.c), which only the host tests apply.
  */
 #ifndef NEURON_FWIO_H
 #define NEURON_FWIO_H

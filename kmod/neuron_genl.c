@@ -18,6 +18,7 @@
 #include <neuron/neuron_genl.h>
 
 #include "neuron_compat.h"
+#include "neuron_core.h"
 #include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_genl_priv.h"
@@ -53,6 +54,11 @@ static const struct nla_policy neuron_genl_policy[NEURON_GENL_A_MAX + 1] = {
 	[NEURON_GENL_A_HEALTH_REASON] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_REASON_MAX),
 	[NEURON_GENL_A_HEALTH_PREV] = NLA_POLICY_MAX(NLA_U32, NEURON_HEALTH_MAX),
 	[NEURON_GENL_A_SIMULATED] = { .type = NLA_FLAG },
+	[NEURON_GENL_A_ACTION] = NLA_POLICY_MAX(NLA_U32, NEURON_ACTION_MAX),
+	[NEURON_GENL_A_PID] = { .type = NLA_U32 },
+	[NEURON_GENL_A_COMM] = { .type = NLA_NUL_STRING, .len = TASK_COMM_LEN - 1 },
+	[NEURON_GENL_A_SEQ] = { .type = NLA_U64 },
+	[NEURON_GENL_A_DROPPED] = { .type = NLA_U64 },
 };
 
 static struct genl_family neuron_genl_family;
@@ -224,84 +230,122 @@ static struct genl_family neuron_genl_family __ro_after_init = {
 	NEURON_GENL_RESV_START_OP(NEURON_GENL_CMD_MAX + 1)
 };
 
+/* room for seven u32 attributes, the simulated flag, a name and three u64 */
+#define NEURON_GENL_EVENT_LEN							\
+	(7 * nla_total_size(sizeof(u32)) + nla_total_size(0) +			\
+	 nla_total_size(TASK_COMM_LEN) + 3 * nla_total_size_64bit(sizeof(u64)))
+
 /*
- * A notification of @cmd for the "errors" group with room for @len bytes of
- * attributes, or NULL when nobody listens or there is no memory (*@hdr set).
+ * A notification of @cmd for the "errors" group of @nd: the device's next
+ * sequence number in *@seq, and the message (with room for the attributes)
+ * or NULL when nobody listens, the family is hidden, or there is no memory
+ * (a drop). *@hdr set with the message.
  */
-static struct sk_buff *neuron_genl_event_new(u8 cmd, size_t len, void **hdr)
+static struct sk_buff *neuron_genl_event_new(struct neuron_device *nd, u8 cmd, u64 *seq,
+					     void **hdr)
 {
 	struct sk_buff *msg;
 
+	*seq = atomic64_inc_return(&nd->events.seq);
 	if (neuron_vendor_only() ||
 	    !genl_has_listeners(&neuron_genl_family, &init_net, NEURON_GENL_MCGRP_ERRORS_IDX))
 		return NULL;
-	msg = genlmsg_new(len, GFP_KERNEL);
-	if (!msg)
-		return NULL;
-	*hdr = genlmsg_put(msg, 0, 0, &neuron_genl_family, 0, cmd);
-	if (!*hdr) {
+	msg = genlmsg_new(NEURON_GENL_EVENT_LEN, GFP_KERNEL);
+	if (msg) {
+		*hdr = genlmsg_put(msg, 0, 0, &neuron_genl_family, 0, cmd);
+		if (*hdr)
+			return msg;
 		nlmsg_free(msg);
-		return NULL;
 	}
-	return msg;
+	atomic64_inc(&nd->events.dropped);
+	return NULL;
 }
 
-/* Stamp, close and send a notification; @failed: an attribute did not fit. */
-static void neuron_genl_event_send(struct sk_buff *msg, void *hdr, bool failed)
+/*
+ * What every event carries after its own attributes: the action, the
+ * process (@tgid, NULL: none known) and its name, the device's simulated
+ * flag, the sequence number, the drops so far and the time. Nonzero when
+ * one did not fit.
+ */
+static int neuron_genl_event_common(struct sk_buff *msg, struct neuron_device *nd, u32 action,
+				    struct pid *tgid, u64 seq)
 {
-	if (failed || nla_put_u64_64bit(msg, NEURON_GENL_A_TIMESTAMP_NS, ktime_get_ns(),
-					NEURON_GENL_A_PAD)) {
+	struct neuron_comm comm;
+
+	if (nla_put_u32(msg, NEURON_GENL_A_ACTION, action) ||
+	    (nd->ops->simulated && nla_put_flag(msg, NEURON_GENL_A_SIMULATED)) ||
+	    nla_put_u64_64bit(msg, NEURON_GENL_A_SEQ, seq, NEURON_GENL_A_PAD) ||
+	    nla_put_u64_64bit(msg, NEURON_GENL_A_DROPPED, atomic64_read(&nd->events.dropped),
+			      NEURON_GENL_A_PAD) ||
+	    nla_put_u64_64bit(msg, NEURON_GENL_A_TIMESTAMP_NS, ktime_get_ns(), NEURON_GENL_A_PAD))
+		return -EMSGSIZE;
+	if (tgid && neuron_pid_comm(tgid, &comm) &&
+	    (nla_put_u32(msg, NEURON_GENL_A_PID, pid_nr(tgid)) ||
+	     nla_put_string(msg, NEURON_GENL_A_COMM, comm.s)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * Close and send a notification; @failed: an attribute did not fit. A
+ * message not built, or one a listener that asked for delivery errors
+ * could not take (-ENOBUFS), is a drop; -ESRCH (the last listener left
+ * meanwhile) is not.
+ */
+static void neuron_genl_event_send(struct neuron_device *nd, struct sk_buff *msg, void *hdr,
+				   bool failed)
+{
+	if (failed) {
 		nlmsg_free(msg);
+		atomic64_inc(&nd->events.dropped);
 		return;
 	}
 	genlmsg_end(msg, hdr);
-	/* -ESRCH when the last listener left meanwhile: nothing to do */
-	genlmsg_multicast(&neuron_genl_family, msg, 0, NEURON_GENL_MCGRP_ERRORS_IDX,
-			  GFP_KERNEL);
+	if (genlmsg_multicast(&neuron_genl_family, msg, 0, NEURON_GENL_MCGRP_ERRORS_IDX,
+			      GFP_KERNEL) == -ENOBUFS)
+		atomic64_inc(&nd->events.dropped);
 }
 
-/* room for five u32 attributes, the simulated flag and the timestamp */
-#define NEURON_GENL_EVENT_LEN \
-	(5 * nla_total_size(sizeof(u32)) + nla_total_size(0) + nla_total_size_64bit(sizeof(u64)))
-
 void neuron_genl_error_event(struct neuron_device *nd, u32 nc, u32 kind, u32 code,
-			     u32 count)
+			     u32 count, u32 action, struct pid *tgid)
 {
 	struct sk_buff *msg;
 	void *hdr;
+	u64 seq;
 
 	might_sleep();
 	if (!count)
 		return;
-	msg = neuron_genl_event_new(NEURON_GENL_CMD_ERROR_EVENT, NEURON_GENL_EVENT_LEN, &hdr);
+	msg = neuron_genl_event_new(nd, NEURON_GENL_CMD_ERROR_EVENT, &seq, &hdr);
 	if (!msg)
 		return;
-	neuron_genl_event_send(msg, hdr,
+	neuron_genl_event_send(nd, msg, hdr,
 			       nla_put_u32(msg, NEURON_GENL_A_DEVICE, nd->index) ||
 			       nla_put_u32(msg, NEURON_GENL_A_NC, nc) ||
 			       nla_put_u32(msg, NEURON_GENL_A_EVENT_KIND, kind) ||
 			       nla_put_u32(msg, NEURON_GENL_A_ERROR_CODE, code) ||
 			       nla_put_u32(msg, NEURON_GENL_A_COUNT, count) ||
-			       (nd->ops->simulated && nla_put_flag(msg, NEURON_GENL_A_SIMULATED)));
+			       neuron_genl_event_common(msg, nd, action, tgid, seq));
 }
 
 void neuron_genl_health_event(struct neuron_device *nd, s32 nc, u32 prev, u32 state,
-			      u32 reason)
+			      u32 reason, u32 action, struct pid *tgid)
 {
 	struct sk_buff *msg;
 	void *hdr;
+	u64 seq;
 
 	might_sleep();
-	msg = neuron_genl_event_new(NEURON_GENL_CMD_HEALTH_EVENT, NEURON_GENL_EVENT_LEN, &hdr);
+	msg = neuron_genl_event_new(nd, NEURON_GENL_CMD_HEALTH_EVENT, &seq, &hdr);
 	if (!msg)
 		return;
-	neuron_genl_event_send(msg, hdr,
+	neuron_genl_event_send(nd, msg, hdr,
 			       nla_put_u32(msg, NEURON_GENL_A_DEVICE, nd->index) ||
 			       (nc >= 0 && nla_put_u32(msg, NEURON_GENL_A_NC, nc)) ||
 			       nla_put_u32(msg, NEURON_GENL_A_HEALTH, state) ||
 			       nla_put_u32(msg, NEURON_GENL_A_HEALTH_REASON, reason) ||
 			       nla_put_u32(msg, NEURON_GENL_A_HEALTH_PREV, prev) ||
-			       (nd->ops->simulated && nla_put_flag(msg, NEURON_GENL_A_SIMULATED)));
+			       neuron_genl_event_common(msg, nd, action, tgid, seq));
 }
 
 /* no family at all with vendor_only: the vendor's driver has none */

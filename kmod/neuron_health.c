@@ -2,7 +2,7 @@
 /*
  * Health of a device and of each NeuronCore: ok, degraded, needs_reset or
  * failed, with a reason, derived on every read from what the driver
- * already holds (lib/neuron_health_lib.c has the rules):
+ * already holds (common/neuron_health_lib.c has the rules):
  *
  *  - the reset state (neuron_reset.c): INVALID -> failed (reset_failed),
  *    RESET -> degraded (reset_in_progress);
@@ -33,6 +33,7 @@
 
 #include <linux/kobject.h>
 
+#include "neuron_core.h"
 #include "neuron_device.h"
 #include "neuron_fwio.h"
 #include "neuron_genl_priv.h"
@@ -153,13 +154,21 @@ static void health_uevent(struct neuron_device *nd, s32 nc, struct neuron_health
 	kobject_uevent_env(&nd->dev.kobj, KOBJ_CHANGE, envp);
 }
 
+/* A change, with the NeuronCore's holder when one holds it. */
 static void health_report(struct neuron_device *nd, s32 nc, struct neuron_health prev,
 			  struct neuron_health now)
 {
-	neuron_hwerr_health(nd, nc, neuron_health_state_name(now.state),
-			    neuron_health_reason_name(now.reason), neuron_health_action(now));
-	neuron_genl_health_event(nd, nc, prev.state, now.state, now.reason);
+	struct pid *holder = NULL;
+	u64 since;
+
+	if (nc >= 0)
+		holder = neuron_core_owner_get(nd, nc, &since);
+	neuron_hwerr_health(nd, nc, holder, neuron_health_state_name(now.state),
+			    neuron_health_reason_name(now.reason), neuron_health_action_id(now));
+	neuron_genl_health_event(nd, nc, prev.state, now.state, now.reason,
+				 neuron_health_action_id(now), holder);
 	health_uevent(nd, nc, prev, now);
+	put_pid(holder);
 }
 
 static bool health_same(struct neuron_health a, struct neuron_health b)

@@ -5,7 +5,15 @@
  * (".* NEURON_HW_ERR=<TYPE> .*"):
  *
  *   neuron_device neuron<N>: NEURON_HW_ERR=<TYPE> instance-id=<id> hostname=<host>
- *       nd-id=<N> nc-id=<K> serial-num=<serial> action=<ACTION>
+ *       nd-id=<N> nc-id=<K> serial-num=<serial> action=<ACTION> seq=<S>
+ *       [pid=<pid> comm=<name>]
+ *
+ * ACTION is the error class's recovery action (common/neuron_names.c,
+ * docs/recovery.md). S numbers the device's errors from 1, those the rate
+ * limit kept out of the log included, so a gap in it is lines suppressed.
+ * pid (initial namespace) and comm (escaped, neuron_log_escape()) name the
+ * process whose job met the error, or the NeuronCore's holder for a health
+ * change of a held core; an ECC rise has neither.
  *
  * Two sources:
  *  - the device's uncorrected ECC counts (MiscRAM SRAM_ECC, HBM_ECC(ch)),
@@ -30,19 +38,20 @@
  * one per poll at most):
  *
  *   ... NEURON_HW_ERR=HEALTH ... serial-num=<serial> health=<state>
- *       reason=<reason> action=<NONE|RESET_DEVICE|TERMINATE_INSTANCE>
+ *       reason=<reason> action=<NONE|RESET_DEVICE|TERMINATE_INSTANCE> seq=<S>
+ *       [pid=<pid> comm=<name>]
  *
  * Rate limit, per device and TYPE: at most hw_err_ratelimit_burst lines
  * per hw_err_ratelimit_ms; the lines over it are counted, and the count is
  * logged on its own line ("neuron_device neuron<N>: hw_err <TYPE>: <n> lines suppressed"
  * — not matching the consumers' pattern, so nothing is counted twice)
  * right after the next line of that TYPE, or by the poller once the
- * period is over. The actions are ours: TERMINATE_INSTANCE for an
- * uncorrectable memory or NeuronCore error, REBOOT_INSTANCE for an HBM
- * error a reboot repairs, RESTART_JOB for a DMA abort or a collectives
- * hang.
+ * period is over. Without a rate limit (hw_err_ratelimit_ms=0) one job
+ * still logs at most NEURON_HWERR_MAX_PER_CALL lines of a TYPE; the rest
+ * are counted the same way.
  *
- * Locking: h->lock (spinlock) protects the rate-limit state; nothing is
+ * Locking: h->lock (spinlock) protects the rate-limit state and the
+ * sequence; nothing is
  * taken under it and nothing is logged under it. The ECC baselines are
  * the poller's own.
  */
@@ -58,11 +67,13 @@
 #include <linux/utsname.h>
 #include <linux/workqueue.h>
 
+#include "neuron_core.h"
 #include "neuron_device.h"
 #include "neuron_fwio.h"
 #include "neuron_hwerr.h"
 #include "neuron_log.h"
 #include "neuron_miscram_reg.h"
+#include "neuron_names.h"
 #include "neuron_reset.h"
 
 static struct neuron_uint_param hw_err_poll_ms = { .value = 1000, .min = 10, .max = 60000 };
@@ -123,6 +134,7 @@ struct neuron_hwerr_rl {
  * @lock:	protects @rl and @stopping
  * @stopping:	no line and no poll after neuron_hwerr_stop()
  * @rl:		rate-limit state per TYPE
+ * @seq:	the last sequence number taken (lines and suppressed lines)
  * @sram_unc:	the poller's baseline: uncorrected SRAM count
  * @hbm_unc:	the poller's baseline per HBM channel
  * @instance_id: the backend's instance id, else the DMI board asset tag,
@@ -134,6 +146,7 @@ struct neuron_hwerr {
 	spinlock_t lock;
 	bool stopping;
 	struct neuron_hwerr_rl rl[NEURON_HWERR_TYPE_COUNT];
+	u64 seq;
 	u32 sram_unc;
 	u32 hbm_unc[NEURON_MISCRAM_HBM_CHANNELS];
 	char instance_id[NEURON_LOG_ESCAPED_MAX(NEURON_HWERR_INSTANCE_MAX)];
@@ -192,33 +205,57 @@ static void neuron_hwerr_serial(struct neuron_device *nd, char *serial, size_t s
 		strscpy(serial, "0", size);
 }
 
+/* " pid=<pid> comm=<escaped name>" of @tgid, or "" (none, or it exited) */
+#define NEURON_HWERR_PROC_MAX	(NEURON_LOG_ESCAPED_MAX(TASK_COMM_LEN) + 24)
+static void neuron_hwerr_proc(struct pid *tgid, char *buf)
+{
+	char esc[NEURON_LOG_ESCAPED_MAX(TASK_COMM_LEN)];
+	struct neuron_comm comm;
+
+	buf[0] = '\0';
+	if (!tgid || !neuron_pid_comm(tgid, &comm))
+		return;
+	neuron_log_escape(esc, sizeof(esc), comm.s);
+	snprintf(buf, NEURON_HWERR_PROC_MAX, " pid=%d comm=%s", pid_nr(tgid), esc);
+}
+
 static void neuron_hwerr_line(struct neuron_hwerr *h, enum neuron_hwerr_type type, int nc,
-			      const char *action)
+			      u32 action, u64 seq, const char *proc)
 {
 	struct neuron_device *nd = h->nd;
 	char serial[20], name[NEURON_HWERR_NAME_MAX];
 
 	neuron_hwerr_serial(nd, serial, sizeof(serial));
 	dev_err(&nd->dev,
-		"%s=%s instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s action=%s%s\n",
+		"%s=%s instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s action=%s seq=%llu%s%s\n",
 		neuron_hwerr_token(nd), neuron_hwerr_type_name(nd, type, name), h->instance_id,
-		init_utsname()->nodename, nd->index, nc, serial, action, neuron_hwerr_sim_tail(nd));
+		init_utsname()->nodename, nd->index, nc, serial, neuron_action_name(action), seq,
+		proc, neuron_hwerr_sim_tail(nd));
 }
 
-void neuron_hwerr_health(struct neuron_device *nd, int nc, const char *state, const char *reason,
-			 const char *action)
+void neuron_hwerr_health(struct neuron_device *nd, int nc, struct pid *tgid, const char *state,
+			 const char *reason, u32 action)
 {
 	/* pairs with neuron_hwerr_init(): @h is seen initialised */
 	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
-	char serial[20];
+	char serial[20], proc[NEURON_HWERR_PROC_MAX];
+	unsigned long flags;
+	u64 seq;
 
-	if (!h || READ_ONCE(h->stopping))
+	if (!h)
+		return;
+	spin_lock_irqsave(&h->lock, flags);
+	seq = ++h->seq;
+	spin_unlock_irqrestore(&h->lock, flags);
+	if (READ_ONCE(h->stopping))
 		return;
 	neuron_hwerr_serial(nd, serial, sizeof(serial));
+	neuron_hwerr_proc(tgid, proc);
 	dev_err(&nd->dev,
-		"%s=HEALTH instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s health=%s reason=%s action=%s%s\n",
+		"%s=HEALTH instance-id=%s hostname=%s nd-id=%u nc-id=%d serial-num=%s health=%s reason=%s action=%s seq=%llu%s%s\n",
 		neuron_hwerr_token(nd), h->instance_id, init_utsname()->nodename, nd->index, nc,
-		serial, state, reason, action, neuron_hwerr_sim_tail(nd));
+		serial, state, reason, neuron_action_name(action), seq, proc,
+		neuron_hwerr_sim_tail(nd));
 }
 
 static void neuron_hwerr_suppressed_line(struct neuron_hwerr *h, enum neuron_hwerr_type type,
@@ -230,26 +267,36 @@ static void neuron_hwerr_suppressed_line(struct neuron_hwerr *h, enum neuron_hwe
 		neuron_hwerr_type_name(h->nd, type, name), n);
 }
 
-/* @n errors of @type: log what the rate limit allows, count the rest. */
+/*
+ * @n errors of @type met by process @tgid (NULL: none): log what the rate
+ * limit allows, count the rest; each takes a sequence number.
+ */
 static void neuron_hwerr_report(struct neuron_hwerr *h, enum neuron_hwerr_type type, int nc,
-				const char *action, u32 n)
+				u32 action, u32 n, struct pid *tgid)
 {
 	struct neuron_hwerr_rl *rl = &h->rl[type];
 	unsigned long period = msecs_to_jiffies(READ_ONCE(hw_err_ratelimit_ms.value));
 	u32 burst = READ_ONCE(hw_err_ratelimit_burst.value);
+	char proc[NEURON_HWERR_PROC_MAX];
 	u32 print, report = 0, i;
 	unsigned long flags;
+	u64 seq;
 
 	if (!n)
 		return;
+	neuron_hwerr_proc(tgid, proc);
 	spin_lock_irqsave(&h->lock, flags);
 	if (h->stopping) {
 		spin_unlock_irqrestore(&h->lock, flags);
 		return;
 	}
+	seq = h->seq + 1;
+	h->seq += n;
 	if (!period) {
 		/* no rate limit, but never thousands of lines from one job */
 		print = min_t(u32, n, NEURON_HWERR_MAX_PER_CALL);
+		report = rl->suppressed;
+		rl->suppressed = n - print;
 	} else {
 		if (time_after_eq(jiffies, rl->begin + period)) {
 			rl->begin = jiffies;
@@ -264,7 +311,7 @@ static void neuron_hwerr_report(struct neuron_hwerr *h, enum neuron_hwerr_type t
 	spin_unlock_irqrestore(&h->lock, flags);
 
 	for (i = 0; i < print; i++) {
-		neuron_hwerr_line(h, type, nc, action);
+		neuron_hwerr_line(h, type, nc, action, seq + i, proc);
 		if (i == 0 && report)
 			neuron_hwerr_suppressed_line(h, type, report);
 		cond_resched();
@@ -329,12 +376,12 @@ static void neuron_hwerr_poll_ecc(struct neuron_hwerr *h, bool baseline)
 
 	rise = neuron_hwerr_rise(&h->sram_unc, neuron_hwerr_ecc(nd, NEURON_MISCRAM_SRAM_ECC));
 	if (!baseline && rise)
-		neuron_hwerr_report(h, NEURON_HWERR_SRAM, -1, "TERMINATE_INSTANCE", 1);
+		neuron_hwerr_report(h, NEURON_HWERR_SRAM, -1, NEURON_ECC_UE_ACTION, 1, NULL);
 	for (ch = 0; ch < nd->arch->hbm_channels && ch < NEURON_MISCRAM_HBM_CHANNELS; ch++) {
 		rise = neuron_hwerr_rise(&h->hbm_unc[ch],
 					 neuron_hwerr_ecc(nd, NEURON_MISCRAM_HBM_ECC(ch)));
 		if (!baseline && rise)
-			neuron_hwerr_report(h, NEURON_HWERR_HBM, -1, "TERMINATE_INSTANCE", 1);
+			neuron_hwerr_report(h, NEURON_HWERR_HBM, -1, NEURON_ECC_UE_ACTION, 1, NULL);
 	}
 }
 
@@ -353,23 +400,33 @@ static void neuron_hwerr_poll_work(struct work_struct *work)
 				      msecs_to_jiffies(READ_ONCE(hw_err_poll_ms.value)));
 }
 
-void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_faults *f)
+/* The hardware faults a job writes, in the order their lines come, and each one's TYPE */
+static const struct {
+	u8 fault;
+	u8 type;
+} neuron_hwerr_of_fault[] = {
+	{ NEURON_NQ_HW_COLLECTIVES, NEURON_HWERR_COLLECTIVES },
+	{ NEURON_NQ_HW_HBM_UE, NEURON_HWERR_HBM },
+	{ NEURON_NQ_HW_REPAIRABLE_HBM_UE, NEURON_HWERR_HBM },
+	{ NEURON_NQ_HW_NC_UE, NEURON_HWERR_NC },
+	{ NEURON_NQ_HW_DMA_ABORT, NEURON_HWERR_DMA },
+};
+
+void neuron_hwerr_job(struct neuron_device *nd, u32 nc, struct pid *tgid,
+		      const struct neuron_job_faults *f)
 {
 	/* pairs with neuron_hwerr_init(): @h is seen initialised */
 	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
+	u32 i;
 
 	if (!h)
 		return;
-	neuron_hwerr_report(h, NEURON_HWERR_COLLECTIVES, nc, "RESTART_JOB",
-			    f->hw[NEURON_NQ_HW_COLLECTIVES]);
-	neuron_hwerr_report(h, NEURON_HWERR_HBM, nc, "TERMINATE_INSTANCE",
-			    f->hw[NEURON_NQ_HW_HBM_UE]);
-	neuron_hwerr_report(h, NEURON_HWERR_HBM, nc, "REBOOT_INSTANCE",
-			    f->hw[NEURON_NQ_HW_REPAIRABLE_HBM_UE]);
-	neuron_hwerr_report(h, NEURON_HWERR_NC, nc, "TERMINATE_INSTANCE",
-			    f->hw[NEURON_NQ_HW_NC_UE]);
-	neuron_hwerr_report(h, NEURON_HWERR_DMA, nc, "RESTART_JOB",
-			    f->hw[NEURON_NQ_HW_DMA_ABORT]);
+	for (i = 0; i < ARRAY_SIZE(neuron_hwerr_of_fault); i++) {
+		u8 fault = neuron_hwerr_of_fault[i].fault;
+
+		neuron_hwerr_report(h, neuron_hwerr_of_fault[i].type, nc,
+				    neuron_hw_fault_actions[fault], f->hw[fault], tgid);
+	}
 }
 
 int neuron_hwerr_init(struct neuron_device *nd)

@@ -18,15 +18,17 @@ int neuron_hwerr_init(struct neuron_device *nd);
 void neuron_hwerr_stop(struct neuron_device *nd);
 /* Free what init allocated (the device's release). */
 void neuron_hwerr_free(struct neuron_device *nd);
-/* A job on NeuronCore @nc wrote these hardware-error notifications. */
-void neuron_hwerr_job(struct neuron_device *nd, u32 nc, const struct neuron_job_faults *f);
+/* A job of process @tgid on NeuronCore @nc wrote these hardware-error notifications. */
+void neuron_hwerr_job(struct neuron_device *nd, u32 nc, struct pid *tgid,
+		      const struct neuron_job_faults *f);
 
 /*
  * The NEURON_HW_ERR=HEALTH line of a health change of the device (@nc -1)
- * or of NeuronCore @nc (neuron_health.c). Nothing once stopped.
+ * or of NeuronCore @nc (neuron_health.c); @tgid the process holding the
+ * NeuronCore, or NULL. Nothing once stopped.
  */
-void neuron_hwerr_health(struct neuron_device *nd, int nc, const char *state, const char *reason,
-			 const char *action);
+void neuron_hwerr_health(struct neuron_device *nd, int nc, struct pid *tgid, const char *state,
+			 const char *reason, u32 action);
 
 /*
  * sim_hw_err_real: simulated devices log the real tokens (the module says

@@ -35,6 +35,7 @@
 #include "neuron_hwerr.h"
 #include "neuron_job.h"
 #include "neuron_mem.h"
+#include "neuron_names.h"
 #include "neuron_nq_priv.h"
 
 void neuron_job_emit(struct neuron_job *job, const struct neuron_nq_entry *e, u32 n)
@@ -43,17 +44,23 @@ void neuron_job_emit(struct neuron_job *job, const struct neuron_nq_entry *e, u3
 		       &job->dropped);
 }
 
-/* One "errors" notification per fault kind the job wrote; no lock held. */
-static void neuron_job_notify(struct neuron_device *nd, u32 nc, const struct neuron_job_faults *f)
+/*
+ * One "errors" notification per fault kind the job of process @tgid
+ * wrote, each with its class's recovery action; no lock held.
+ */
+static void neuron_job_notify(struct neuron_device *nd, u32 nc, struct pid *tgid,
+			      const struct neuron_job_faults *f)
 {
 	u32 i;
 
 	neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_NQ_FLOOD,
-				NEURON_TPB_ERROR_FP_UNDERFLOW, f->flood);
+				NEURON_TPB_ERROR_FP_UNDERFLOW, f->flood, NEURON_NQ_FLOOD_ACTION, tgid);
 	for (i = 0; i < NEURON_TPB_ERROR_COUNT; i++)
-		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_TPB_ERROR, i, f->tpb[i]);
+		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_TPB_ERROR, i, f->tpb[i],
+					neuron_tpb_error_actions[i], tgid);
 	for (i = 1; i < NEURON_NQ_HW_COUNT; i++)
-		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_HW_ERROR, i, f->hw[i]);
+		neuron_genl_error_event(nd, nc, NEURON_GENL_EVENT_HW_ERROR, i, f->hw[i],
+					neuron_hw_fault_actions[i], tgid);
 }
 
 /*
@@ -91,8 +98,8 @@ static int neuron_job_run(struct neuron_file *nf, struct neuron_job *job, u32 nc
 	 * or log: one test instead of a call per fault kind.
 	 */
 	if (memchr_inv(&job->faults, 0, sizeof(job->faults))) {
-		neuron_job_notify(nd, nc, &job->faults);
-		neuron_hwerr_job(nd, nc, &job->faults);
+		neuron_job_notify(nd, nc, nf->tgid, &job->faults);
+		neuron_hwerr_job(nd, nc, nf->tgid, &job->faults);
 	}
 	/*
 	 * The job's time for the caller (@job_ns): local_clock() is the

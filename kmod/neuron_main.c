@@ -49,7 +49,7 @@ const struct kernel_param_ops neuron_uint_range_ops = {
  * time; read at the start of every exchange / when the next post is
  * scheduled. The two FW-IO parameters apply to lenient simulated devices
  * only: every other device follows its architecture's firmware contract
- * (lib/neuron_fw_profile.c). There a fully hung firmware blocks a caller
+ * (common/neuron_fw_profile.c). There a fully hung firmware blocks a caller
  * for at most fwio_timeout_ms x fwio_retries (3 s by default).
  */
 static struct neuron_uint_param fwio_timeout_ms = { .value = 1000, .min = 1, .max = 60000 };

@@ -5,7 +5,7 @@
  *
  * Device memory is the backend's HBM (ops mem_*): the core owns its
  * address space (a first-fit allocator of 4 KiB granules,
- * lib/neuron_mem_range.c) and zeroes every allocation when it is made and
+ * common/neuron_mem_range.c) and zeroes every allocation when it is made and
  * when it is freed, so no process ever reads another's data. Host memory
  * is vmalloc memory charged to the caller's memory cgroup
  * (GFP_KERNEL_ACCOUNT), at most mem_host_proc_max_mb per process and

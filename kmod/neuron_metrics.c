@@ -3,7 +3,7 @@
  * The metrics post: every nmetric_post_delay_ms a per-device delayed work
  * samples the NDS totals (neuron_nds_snapshot) and the FW-IO error count,
  * turns them into CloudWatch records (deltas since the last delivered post,
- * lib/neuron_metrics_pack.c) and sends them to firmware in one POST_TO_CW
+ * common/neuron_metrics_pack.c) and sends them to firmware in one POST_TO_CW
  * blob of at most 128 bytes. As on the reference, each post is a tick and
  * ticks alternate between two metric sets (0, 1, 0, ...; the constants go
  * out on every tick); a record that does not fit is left out. debugfs

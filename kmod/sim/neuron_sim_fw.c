@@ -11,9 +11,9 @@
  * response address) the request in the host buffer at the request address
  * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). The serving
  * (an irq_work; a work item on PREEMPT_RT, below) validates size, CRC
- * (the software CRC-32C of lib/neuron_fwio_frame.c, against the kernel's
+ * (the software CRC-32C of common/neuron_fwio_frame.c, against the kernel's
  * on the driver side) and command, executes and builds the answer as the
- * shared firmware model does it (lib/neuron_fw_model.c, also the emulated
+ * shared firmware model does it (common/neuron_fw_model.c, also the emulated
  * PCI device's), then delivers it: register-only, the response header
  * into 0x1F0, its payload into DATA, then TRIGGER cleared; legacy,
  * TRIGGER cleared, then the response payload and header in the response

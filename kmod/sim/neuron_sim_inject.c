@@ -34,7 +34,7 @@
  *                     test harness proves that its kernel-log scan fails a
  *                     run that warned (scripts/harness-selftest.sh)
  *
- * Text knobs go through one tokenizer (lib/neuron_parse.c); malformed input
+ * Text knobs go through one tokenizer (common/neuron_parse.c); malformed input
  * is -EINVAL and one log line giving the expected format.
  *
  * Locking: inject->lock (spinlock) protects the armed faults; it is never

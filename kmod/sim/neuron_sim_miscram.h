@@ -2,7 +2,7 @@
 /*
  * The simulated device's MiscRAM: the one accessor every part of the
  * simulator (the backend ops, the firmware emulator, the fault knobs) uses.
- * Offsets are those of the register map, lib/neuron_miscram_reg.h.
+ * Offsets are those of the register map, common/neuron_miscram_reg.h.
  */
 #ifndef NEURON_SIM_MISCRAM_H
 #define NEURON_SIM_MISCRAM_H

@@ -155,9 +155,14 @@ static void test_actions(void **state)
 	h.state = NEURON_HEALTH_NEEDS_RESET;
 	h.reason = NEURON_HEALTH_REASON_HBM_UNCORRECTABLE;
 	assert_string_equal(neuron_health_action(h), "RESET_DEVICE");
+	assert_int_equal(neuron_health_action_id(h), NEURON_ACTION_RESET_DEVICE);
 	h.state = NEURON_HEALTH_FAILED;
 	h.reason = NEURON_HEALTH_REASON_RESET_FAILED;
 	assert_string_equal(neuron_health_action(h), "TERMINATE_INSTANCE");
+	assert_int_equal(neuron_health_action_id(h), NEURON_ACTION_TERMINATE_INSTANCE);
+	h.state = NEURON_HEALTH_OK;
+	h.reason = NEURON_HEALTH_REASON_NONE;
+	assert_int_equal(neuron_health_action_id(h), NEURON_ACTION_NONE);
 }
 
 static void test_since(void **state)

@@ -42,6 +42,48 @@ struct cores_case {
 	unsigned long long core, last;
 };
 
+/*
+ * The recovery action of every error class, written out again from
+ * docs/recovery.md: the action names, each TPB type by its status (1003
+ * and the transient type: NONE; 1004: RESTART_JOB), each hardware fault.
+ */
+static void actions(void **state)
+{
+	static const char *const want_names[] = {
+		"NONE", "RESTART_JOB", "RESET_DEVICE", "REBOOT_INSTANCE", "TERMINATE_INSTANCE",
+	};
+	static const unsigned int want_tpb[NEURON_TPB_ERROR_COUNT] = {
+		0, 0, 0, 0,	/* FP_UNDERFLOW, FP_NAN, FP_INF, FP_OVERFLOW */
+		1, 1, 1, 1, 1,	/* MEMORY, FAKE, SEMAPHORE, EVENT, PSUM_COLLISION */
+		0,		/* SEQUENCER_NONFATAL */
+		1,		/* SEQUENCER_FATAL */
+	};
+	static const unsigned int want_hw[NEURON_NQ_HW_COUNT] = {
+		0,	/* none */
+		1,	/* collectives */
+		4,	/* hbm_ue */
+		4,	/* nc_ue */
+		1,	/* dma_abort */
+		3,	/* repairable_hbm_ue */
+	};
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(NEURON_ACTION_MAX + 1, sizeof(want_names) / sizeof(want_names[0]));
+	for (i = 0; i <= NEURON_ACTION_MAX; i++) {
+		assert_string_equal(neuron_action_names[i], want_names[i]);
+		assert_string_equal(neuron_action_name(i), want_names[i]);
+	}
+	assert_string_equal(neuron_action_name(NEURON_ACTION_MAX + 1), "UNKNOWN");
+	assert_string_equal(neuron_action_name(0xffffffffu), "UNKNOWN");
+	for (i = 0; i < NEURON_TPB_ERROR_COUNT; i++)
+		assert_int_equal(neuron_tpb_error_actions[i], want_tpb[i]);
+	for (i = 0; i < NEURON_NQ_HW_COUNT; i++)
+		assert_int_equal(neuron_hw_fault_actions[i], want_hw[i]);
+	assert_int_equal(NEURON_ECC_UE_ACTION, 4);
+	assert_int_equal(NEURON_NQ_FLOOD_ACTION, 0);
+}
+
 static void cores(void **state)
 {
 	static const struct cores_case c[] = {
@@ -122,6 +164,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names),
+		cmocka_unit_test(actions),
 		cmocka_unit_test(cores),
 		cmocka_unit_test(json),
 	};

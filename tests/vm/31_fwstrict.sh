@@ -2,7 +2,7 @@
 # Guest suite: the PCI backend's firmware paths against the strict
 # simulated firmware (docs/fwio.md, "Strict simulated firmware"): probe
 # readiness and routing-id numbering, the per-architecture contract of
-# lib/neuron_fw_profile.c (transport, attempts, timeouts, response rules)
+# common/neuron_fw_profile.c (transport, attempts, timeouts, response rules)
 # on both transports, TRIGGER never written 0, stale answers told apart by
 # sequence number. Times of the contract are divided by sim_fw_time_div.
 SUITE=fwstrict

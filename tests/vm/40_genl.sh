@@ -3,7 +3,7 @@
 # resolution, the counters dump (names, shape, live totals), error events
 # on the "errors" group, extack errors, Prometheus output.
 SUITE=genl
-PLAN=49
+PLAN=53
 . /tests/lib.sh
 
 M=/tests/neuron-monitor
@@ -118,6 +118,9 @@ $M --counters | tail -n +2 > $TMP/rows
 check_eq large-dump-entries $((large * 8 * 24)) "$(wc -l < $TMP/rows | tr -d ' ')"
 check_eq large-dump-cores-once $((large * 8)) "$(awk '{ print $1 ":" $2 ":" $3 }' $TMP/rows | sort -u | awk -F: '{ print $1 ":" $2 }' | uniq -c | awk '$1 == 24' | wc -l | tr -d ' ')"
 
+# every event's recovery action, process, sequence number and drop count
+# (docs/recovery.md), raw, with a listener that overruns
+run_prog /tests/vm_genl_events
 # the family the module registers is its YNL spec's (docs/netlink/neuron.yaml)
 run_prog /tests/vm_genl_family
 check unload unload

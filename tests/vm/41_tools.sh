@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=150
+PLAN=153
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -191,7 +191,10 @@ echo 0 > $DBG/neuron0/power_util
 
 # ---- NEURON_HW_ERR lines, matched as NPD and the EKS agent match them --
 hw_lines() { since_mark | grep -E ".* NEURON_HW_ERR=$1 .*" | grep -vc 'suppressed'; }
-FULL='instance-id=sim hostname=[^ ]+ nd-id=%s nc-id=%s serial-num=[0-9a-f]{16} action=[A-Z_]+$'
+FULL='instance-id=sim hostname=[^ ]+ nd-id=%s nc-id=%s serial-num=[0-9a-f]{16} action=TERMINATE_INSTANCE seq=[1-9][0-9]*$'
+# a job's line: its class's action (docs/recovery.md) and the job's process
+JOBL='instance-id=sim hostname=[^ ]+ nd-id=%s nc-id=%s serial-num=[0-9a-f]{16} action=%s seq=[1-9][0-9]* pid=[1-9][0-9]* comm=vm_genl_job$'
+line_seq() { sed -n 's/.* seq=\([0-9]*\).*/\1/p'; }
 mark
 echo "sram 1" > $DBG/neuron0/inject/ecc
 # the driver notices on its own within 2 s (hw_err_poll_ms=1000 by default)
@@ -215,8 +218,10 @@ echo "1 nc_ue" > $DBG/neuron0/inject/hw_error
 echo "0 collectives" >> $DBG/neuron0/inject/hw_error
 check job-nc-ue /tests/vm_genl_job 0 1
 check job-collectives /tests/vm_genl_job 0 0
-check_eq nc-ue-line 1 "$(since_mark | grep -cE "NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR $(printf "$FULL" 0 1)")"
-check_eq collectives-line 1 "$(since_mark | grep -cE "NEURON_HW_ERR=HANG_ON_COLLECTIVES $(printf "$FULL" 0 0)")"
+check_eq nc-ue-line 1 "$(since_mark | grep -cE "NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR $(printf "$JOBL" 0 1 TERMINATE_INSTANCE)")"
+check_eq collectives-line 1 "$(since_mark | grep -cE "NEURON_HW_ERR=HANG_ON_COLLECTIVES $(printf "$JOBL" 0 0 RESTART_JOB)")"
+# one sequence per device: the second line of neuron0 follows the first
+check_eq job-lines-seq 1 "$(since_mark | grep -E ' NEURON_HW_ERR=(NC_UNCORRECTABLE_ERROR|HANG_ON_COLLECTIVES) ' | line_seq | awk 'NR == 1 { a = $1 } NR == 2 { print $1 - a }')"
 for t in SRAM_UNCORRECTABLE_ERROR HBM_UNCORRECTABLE_ERROR DMA_ERROR; do
 	check_eq "no-$t-from-jobs" 0 "$(hw_lines $t)"
 done
@@ -229,6 +234,12 @@ check job-dma-5 /tests/vm_genl_job 1 1
 check_eq dma-limited-to-2 2 "$(hw_lines DMA_ERROR)"
 wait_for dma-suppressed-3 8000 sh -c "dmesg | sed -n '/$KMARK\$/,\$p' | grep -q 'hw_err DMA_ERROR: 3 lines suppressed'"
 check_eq suppressed-not-matched 0 "$(since_mark | grep 'suppressed' | grep -cE '.* NEURON_HW_ERR=DMA_ERROR .*')"
+# the suppressed lines took their sequence numbers: the two logged lines
+# are consecutive, and the next one (the period is over: it is logged) is
+# 4 past the second, 3 numbers for the 3 suppressed
+echo "1 dma_abort" > $DBG/neuron1/inject/hw_error
+check job-dma-1 /tests/vm_genl_job 1 1
+check_eq dma-seq-gap-is-suppressed "1 4" "$(since_mark | grep -E ' NEURON_HW_ERR=DMA_ERROR ' | line_seq | awk 'NR == 1 { a = $1 } NR == 2 { b = $1 } NR == 3 { print b - a, $1 - b }')"
 echo 10 > $PAR/hw_err_ratelimit_burst
 echo 5000 > $PAR/hw_err_ratelimit_ms
 
@@ -252,7 +263,7 @@ exec 5< $TMP/hfifo 6< $TMP/jfifo
 read -t 20 -r ready <&5
 read -t 20 -r jready <&6
 check_eq health-subscriber-ready "neuron-monitor: subscribed to neuron/errors neuron-monitor: subscribed to neuron/errors" "$ready $jready"
-HL='NEURON_HW_ERR=HEALTH instance-id=sim hostname=[^ ]+ nd-id=1 nc-id=%s serial-num=[0-9a-f]{16} health=%s reason=%s action=%s$'
+HL='NEURON_HW_ERR=HEALTH instance-id=sim hostname=[^ ]+ nd-id=1 nc-id=%s serial-num=[0-9a-f]{16} health=%s reason=%s action=%s seq=[1-9][0-9]*$'
 health_lines() { since_mark | grep -c ' NEURON_HW_ERR=HEALTH '; }
 # an uncorrectable SRAM error: needs_reset, one line, the cores unaffected;
 # one uevent for a udev rule to act on (vm_uevent prints it)
@@ -430,7 +441,7 @@ fi
 # of a simulated device, spelled apart, with simulated=1.
 NPD='.* NEURON_HW_ERR=(SRAM_UNCORRECTABLE_ERROR|NC_UNCORRECTABLE_ERROR|HBM_UNCORRECTABLE_ERROR|DMA_ERROR) .*'
 EKS='SRAM_UNCORRECTABLE_ERROR|NC_UNCORRECTABLE_ERROR|HBM_UNCORRECTABLE_ERROR|DMA_ERROR'
-SIMF='instance-id=sim hostname=[^ ]+ nd-id=%s nc-id=%s serial-num=[0-9a-f]{16} action=[A-Z_]+ simulated=1$'
+SIMF='instance-id=sim hostname=[^ ]+ nd-id=%s nc-id=%s serial-num=[0-9a-f]{16} action=[A-Z_]+ seq=[1-9][0-9]*( pid=[1-9][0-9]* comm=vm_genl_job)? simulated=1$'
 mark
 check sim-default-reload reload sim_devices=2 sim_nc_per_device=2 hw_err_ratelimit_burst=1 \
 	hw_err_ratelimit_ms=100
@@ -452,7 +463,7 @@ check_eq sim-real-not-announced 0 "$(since_mark | grep -c 'sim_hw_err_real=1')"
 
 # ---- the vendor's driver: this driver's extensions hidden (vendor_only=1) --
 # No health, state or fw_io files, no corrected ECC counts, no netlink
-# family, its own ioctls -ENOTTY (tests/vm/vm_vendor.c checks the ioctls).
+# family, its own ioctls -ENOTTY (tests/vm/vendor/ checks the ioctls).
 check vendor-only-reload reload sim_devices=2 sim_nc_per_device=2 vendor_only=1
 check_eq vendor-only-no-extension-files "" \
 	"$(ls -d $SYS/neuron0/health $SYS/neuron0/state $SYS/neuron0/stats/fw_io $SYS/neuron0/neuron_core0/health \

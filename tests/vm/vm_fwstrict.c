@@ -7,7 +7,7 @@
  * time of the vendor's contract is divided by D).
  *
  * Each case drives the same core functions a PCI device uses (the
- * architecture's row of lib/neuron_fw_profile.c, the register-only and the
+ * architecture's row of common/neuron_fw_profile.c, the register-only and the
  * legacy host-memory transports) through the public interfaces: ioctl
  * results, sysfs stats/fw_io/, the firmware's own counters (fw/sim_stats),
  * fw/posted, wall time.

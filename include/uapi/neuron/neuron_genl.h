@@ -18,16 +18,28 @@
  *		required attribute is missing; each with an extack message.
  *
  * NEURON_GENL_CMD_ERROR_EVENT (multicast on NEURON_GENL_MCGRP_ERRORS)
- *	DEVICE, NC, EVENT_KIND, ERROR_CODE, COUNT, TIMESTAMP_NS: a job on the
- *	NeuronCore wrote COUNT error entries of one fault kind into its error
- *	ring (entries dropped on a full ring included). One notification
- *	per (job, kind, code).
+ *	DEVICE, NC, EVENT_KIND, ERROR_CODE, COUNT, ACTION, PID, COMM, SEQ,
+ *	DROPPED, TIMESTAMP_NS: a job on the NeuronCore wrote COUNT error
+ *	entries of one fault kind into its error ring (entries dropped on a
+ *	full ring included). One notification per (job, kind, code). PID and
+ *	COMM are the job's process.
  *
  * NEURON_GENL_CMD_HEALTH_EVENT (multicast on NEURON_GENL_MCGRP_ERRORS)
- *	DEVICE, [NC], HEALTH, HEALTH_REASON, HEALTH_PREV, TIMESTAMP_NS: the
- *	health of the device (no NC) or of one of its NeuronCores (NC) changed
- *	from HEALTH_PREV to HEALTH, for HEALTH_REASON. One notification per
- *	change; what sysfs .../health and .../health_reason read after it.
+ *	DEVICE, [NC], HEALTH, HEALTH_REASON, HEALTH_PREV, ACTION, [PID, COMM],
+ *	SEQ, DROPPED, TIMESTAMP_NS: the health of the device (no NC) or of
+ *	one of its NeuronCores (NC) changed from HEALTH_PREV to HEALTH, for
+ *	HEALTH_REASON. One notification per change; what sysfs .../health
+ *	and .../health_reason read after it. PID and COMM: the process
+ *	holding the NeuronCore, when one does.
+ *
+ * Every event of a device takes the next SEQ of the device (from 1),
+ * whether or not it could be sent, and carries DROPPED, the device's
+ * events not delivered so far: never sent (no memory), or not taken by a
+ * listener that asked for delivery errors (NETLINK_BROADCAST_ERROR) with
+ * a full receive buffer. A listener finds what it missed from the gaps
+ * in SEQ (and is told of an overrun by ENOBUFS on its socket, as any
+ * netlink listener is); ACTION is what a responder does about the event
+ * (enum neuron_recovery_action, one table per error class: docs).
  */
 #ifndef _UAPI_NEURON_GENL_H
 #define _UAPI_NEURON_GENL_H
@@ -63,6 +75,11 @@ enum neuron_genl_attr {
 	NEURON_GENL_A_HEALTH_REASON,	/* u32: enum neuron_health_reason */
 	NEURON_GENL_A_HEALTH_PREV,	/* u32: enum neuron_health_state, before */
 	NEURON_GENL_A_SIMULATED,	/* flag: the device is simulated (events, counters) */
+	NEURON_GENL_A_ACTION,		/* u32: enum neuron_recovery_action */
+	NEURON_GENL_A_PID,		/* u32: process, in the initial pid namespace */
+	NEURON_GENL_A_COMM,		/* string: that process's name, as the kernel keeps it */
+	NEURON_GENL_A_SEQ,		/* u64: the device's event sequence number, from 1 */
+	NEURON_GENL_A_DROPPED,		/* u64: the device's events not delivered so far */
 
 	__NEURON_GENL_A_MAX,
 	NEURON_GENL_A_MAX = __NEURON_GENL_A_MAX - 1
@@ -108,6 +125,22 @@ enum neuron_health_reason {
 
 	__NEURON_HEALTH_REASON_MAX,
 	NEURON_HEALTH_REASON_MAX = __NEURON_HEALTH_REASON_MAX - 1
+};
+
+/*
+ * What a responder does about an event (NEURON_GENL_A_ACTION; the action=
+ * word of the kernel log lines: the names in the comments), least
+ * disruptive first.
+ */
+enum neuron_recovery_action {
+	NEURON_ACTION_NONE,			/* "NONE": nothing to do */
+	NEURON_ACTION_RESTART_JOB,		/* "RESTART_JOB": run the job again */
+	NEURON_ACTION_RESET_DEVICE,		/* "RESET_DEVICE": reset the device */
+	NEURON_ACTION_REBOOT_INSTANCE,		/* "REBOOT_INSTANCE": reboot the host */
+	NEURON_ACTION_TERMINATE_INSTANCE,	/* "TERMINATE_INSTANCE": replace the host */
+
+	__NEURON_ACTION_MAX,
+	NEURON_ACTION_MAX = __NEURON_ACTION_MAX - 1
 };
 
 #endif /* _UAPI_NEURON_GENL_H */
