@@ -206,11 +206,12 @@ libnrt_test() {
 		fail install-prefix-honoured "make install PREFIX=/opt/neuron-pkgtest failed" "$(cat "$logs/make-install2.log")"
 	fi
 
-	# The command-line tools.
+	# The command-line tools: tools/<name>/main.cpp is program <name>; its
+	# command line is parsed in main.cpp, or in args.cpp beside it.
 	local src t out
-	for src in "$top"/tools/*.cpp; do
+	for src in "$top"/tools/*/main.cpp; do
 		[ -e "$src" ] || continue
-		t=$(basename "$src" .cpp)
+		t=$(basename "$(dirname "$src")")
 		if [ ! -x "$D/bin/$t" ]; then
 			fail "tool-$t" "$prefix/bin/$t not installed"
 			continue
@@ -220,8 +221,9 @@ libnrt_test() {
 			continue
 		fi
 		# Every long option the source compares against is in --help.
-		local opt undoc=
-		for opt in $(grep -vE '^[[:space:]]*(//|/?\*)' "$src" | grep -oE '"--[a-z][a-z0-9-]*' | tr -d '"' | sort -u); do
+		local opt undoc= parse=("$src")
+		[ -e "$(dirname "$src")/args.cpp" ] && parse+=("$(dirname "$src")/args.cpp")
+		for opt in $(cat "${parse[@]}" | grep -vE '^[[:space:]]*(//|/?\*)' | grep -oE '"--[a-z][a-z0-9-]*' | tr -d '"' | sort -u); do
 			grep -qe "$opt" <<<"$out" || undoc+=" $opt"
 		done
 		if [ -z "$undoc" ]; then

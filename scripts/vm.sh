@@ -108,8 +108,8 @@ if [ -d "$build/vm" ]; then
 		[ -x "$b" ] && [ -f "$b" ] && bins+=("$b")
 	done
 fi
-for src in "$top"/tools/*.cpp; do
-	t=$(basename "$src" .cpp)
+for src in "$top"/tools/*/main.cpp; do
+	t=$(basename "$(dirname "$src")")
 	[ -x "$build/$t" ] && bins+=("$build/$t")
 done
 for b in "${bins[@]}"; do

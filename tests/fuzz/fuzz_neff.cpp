@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// libFuzzer target: the NEFF loader (libnrt/src/neff.cpp) under ASan/UBSan.
+// libFuzzer target: the NEFF loader (libnrt/neff/neff.cpp) under ASan/UBSan.
 // The first input byte picks how far in the rest goes:
 //   0: the bytes are a whole NEFF (header checks, digest)
 //   1: the bytes are the data section, behind a valid header and digest

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// neuron-doctor's checks (tools/doctor.hpp) against fake trees under a
-// mkdtemp directory: a healthy host, then one broken link at a time
-// (module, DKMS builds for installed kernels, the vendor's runtime and
-// driver versions, node, node mode, NEURON_RT_VISIBLE_CORES, device state, ECC,
-// firmware mailbox, a stopped holder, kernel log lines); the JSON report
-// read back with the tools' JSON reader; the NEURON_RT_VISIBLE_CORES
-// parser against libnrt's own; the command line.
+// neuron-doctor's checks (tools/neuron-doctor/doctor.hpp) against fake
+// trees under a mkdtemp directory: a healthy host, then one broken link at
+// a time (module, DKMS builds for installed kernels, the vendor's runtime
+// and driver versions, node, node mode, NEURON_RT_VISIBLE_CORES, device
+// state, ECC, firmware mailbox, a stopped holder, kernel log lines); the
+// JSON report read back with the tools' JSON reader; the
+// NEURON_RT_VISIBLE_CORES parser against libnrt's own; the command line.
 #include <cerrno>
 #include <csetjmp>
 #include <cstdarg>
@@ -26,8 +26,8 @@ extern "C" {
 
 #include "runtime.hpp"	// libnrt's visible_cores(), to compare with
 
-#include "../../tools/doctor.hpp"
-#include "../../tools/json.hpp"
+#include "common/json.hpp"
+#include "neuron-doctor/doctor.hpp"
 
 namespace doc = tools::doctor;
 namespace fs = std::filesystem;

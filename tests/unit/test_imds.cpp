@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// neuron-monitor's instance metadata client (tools/imds.hpp): the HTTP
-// response reader (good responses whole and in pieces, 404, chunked
-// refused, truncated, oversized, malformed status and header lines), the
-// address override's parser, a query of a port nobody listens on, and the
-// IMDSv1 fallback when the token PUT is never answered (an in-process
-// server on the loopback).
+// neuron-monitor's instance metadata client
+// (tools/neuron-monitor/imds.hpp): the HTTP response reader (good
+// responses whole and in pieces, 404, chunked refused, truncated,
+// oversized, malformed status and header lines), the address override's
+// parser, a query of a port nobody listens on, and the IMDSv1 fallback
+// when the token PUT is never answered (an in-process server on the
+// loopback).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <csetjmp>
@@ -15,7 +22,7 @@
 #include <thread>
 
 // before cmocka.h, whose fail() macro the C++ headers would meet
-#include "../../tools/imds.hpp"
+#include "neuron-monitor/imds.hpp"
 
 extern "C" {
 #include <cmocka.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// NEFF container and model description (libnrt/src/neff.*): the SDK's
+// NEFF container and model description (libnrt/neff/neff.*): the SDK's
 // documented header layout (written here by hand, offsets as literals),
 // digests of both packaging versions, version refusal, truncation and
 // corruption, a compiled NEFF (the SDK's tarball members, written here with

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 // The profile (libnrt/src/profile_trace.*, profile.cpp) on the host:
 // synthetic executions recorded, the Chrome trace event JSON written and
-// parsed back with tools/json.hpp's reader (every field, the keys Perfetto
-// needs, escaping, the dropped count), the atomic save (a failed write
-// leaves no file behind and the old file untouched), the recorder's cap
+// parsed back with tools/common/json.hpp's reader (every field, the keys
+// Perfetto needs, escaping, the dropped count), the atomic save (a failed
+// write leaves no file behind and the old file untouched), the recorder's cap
 // under threads, and nrt_profile_start/stop's rules on a model put straight
 // into the handle table (executing one needs a device: tests/vm/25_app.sh).
 #include <algorithm>
@@ -29,7 +29,7 @@
 #include <nrt/nrt.h>
 #include <nrt/nrt_profile.h>
 
-#include "../../tools/json.hpp"
+#include "common/json.hpp"
 #include "model.hpp"
 #include "profile.hpp"
 #include "profile_trace.hpp"

@@ -1,26 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// A small client for the EC2 instance metadata service (IMDS), header only
-// (neuron-monitor includes it, and so do the unit tests): plain POSIX
-// sockets, one HTTP/1.1 request per connection ("Connection: close"), a
-// strict, bounded reader of the response, and the query neuron-monitor's
-// instance_info needs: IMDSv2 (a session token from PUT /latest/api/token)
-// first, IMDSv1 (plain GETs) when the PUT is answered with an HTTP error or
-// not answered at all within kTokenTimeoutMs (a container behind the
-// instance's default PUT response hop limit of 1 never sees the token's
-// answer, while its GETs are answered).
-//
-// The response reader accepts HTTP/1.0 and HTTP/1.1 with CRLF line ends, a
-// status line "HTTP/1.x NNN[ reason]" with a final status (200..599),
-// headers "name: value" (no folded lines, at most kMaxHeaderBytes in all)
-// and a body delimited by Content-Length or by the connection's close, of
-// at most kMaxBody bytes. It refuses any Transfer-Encoding (chunked
-// included: the metadata service sends Content-Length), bytes after the
-// Content-Length body, and anything malformed or truncated.
-#pragma once
+// The EC2 instance metadata client of imds.hpp: the response reader, the
+// one-request-per-connection client and the query of instance_info.
+#include "imds.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -29,40 +13,20 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <string>
-#include <string_view>
 
 namespace tools::imds {
 
-inline constexpr size_t kMaxBody = 4096;
-inline constexpr size_t kMaxHeaderBytes = 8192;
-inline constexpr int kConnectTimeoutMs = 1000;
-inline constexpr int kTokenTimeoutMs = 1000;	// the token PUT's own bound
-inline constexpr int kQueryTimeoutMs = 2000;	// the GETs together, after the PUT
-inline constexpr const char *kDefaultAddr = "169.254.169.254:80";
-inline constexpr const char *kAddrEnv = "NEURON_MONITOR_IMDS_ADDR";
-
-struct response {
-	int status = 0;
-	std::string body;
-};
-
-enum class parse_status {
-	complete,	// @out holds the response
-	incomplete,	// more bytes needed (only when !eof)
-	bad,		// malformed, truncated or oversized: @err says which
-};
-
 namespace detail {
+namespace {
 
-inline bool is_tchar(char c)
+bool is_tchar(char c)
 {
 	unsigned char u = static_cast<unsigned char>(c);
 	return (u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
 	       std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
 }
 
-inline bool iequal(std::string_view a, std::string_view b)
+bool iequal(std::string_view a, std::string_view b)
 {
 	if (a.size() != b.size())
 		return false;
@@ -78,7 +42,7 @@ inline bool iequal(std::string_view a, std::string_view b)
 	return true;
 }
 
-inline std::string_view trim_ows(std::string_view v)
+std::string_view trim_ows(std::string_view v)
 {
 	while (!v.empty() && (v.front() == ' ' || v.front() == '\t'))
 		v.remove_prefix(1);
@@ -87,11 +51,10 @@ inline std::string_view trim_ows(std::string_view v)
 	return v;
 }
 
+} // namespace
 } // namespace detail
 
-// Parse the bytes @raw received so far of one response; @eof: the peer has
-// closed the connection (nothing more will come).
-inline parse_status parse_response(std::string_view raw, bool eof, response &out, std::string &err)
+parse_status parse_response(std::string_view raw, bool eof, response &out, std::string &err)
 {
 	using detail::iequal;
 	size_t end = raw.find("\r\n\r\n");
@@ -223,8 +186,7 @@ inline parse_status parse_response(std::string_view raw, bool eof, response &out
 	return parse_status::complete;
 }
 
-// "a.b.c.d:port" (IPv4, numeric) -> @sa.
-inline bool parse_addr(std::string_view s, struct sockaddr_in &sa)
+bool parse_addr(std::string_view s, struct sockaddr_in &sa)
 {
 	size_t colon = s.rfind(':');
 	if (colon == std::string_view::npos || colon == 0 || colon + 1 == s.size() ||
@@ -244,6 +206,8 @@ inline bool parse_addr(std::string_view s, struct sockaddr_in &sa)
 	sa.sin_port = htons(static_cast<uint16_t>(port));
 	return inet_pton(AF_INET, host.c_str(), &sa.sin_addr) == 1;
 }
+
+namespace {
 
 // One request per connection, all of them within one deadline.
 class client {
@@ -380,18 +344,14 @@ private:
 	clock::time_point deadline_;
 };
 
-// What neuron-monitor reports of the instance.
-struct instance {
-	std::string name, id, type, az, az_id, region, ami_id, subnet_id;
-	bool reachable = false;	// the service answered (any HTTP response)
-	std::string error;	// "" when every field came back
-};
+} // namespace
 
 namespace detail {
+namespace {
 
 // A metadata value: one line of printable characters (a trailing newline
 // dropped).
-inline bool clean_value(std::string &v)
+bool clean_value(std::string &v)
 {
 	while (!v.empty() && (v.back() == '\n' || v.back() == '\r'))
 		v.pop_back();
@@ -401,11 +361,10 @@ inline bool clean_value(std::string &v)
 	return true;
 }
 
+} // namespace
 } // namespace detail
 
-// Query the service at @addr ("host:port"): the token within
-// kTokenTimeoutMs, then the GETs together within kQueryTimeoutMs.
-inline instance query(const std::string &addr)
+instance query(const std::string &addr)
 {
 	instance in;
 	struct sockaddr_in sa;

@@ -1,41 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// What an operator reads about an NRT_STATUS: the class of failure it is
-// and what to do about it (nrt-status --explain). One constexpr row per
-// assigned code; each row's `why` says which words of the vendor's
-// error-model reference (docs/error-model.md) put the code in its class,
-// so a reviewer can check the choice against the source.
-// tests/unit/test_tools.cpp checks that the table has exactly one row per
-// assigned code, none missing and none extra.
-#pragma once
-
-#include <nrt/nrt_error_model.h>
-#include <nrt/nrt_status.h>
+// nrt-status --explain: the class/action table of every assigned
+// NRT_STATUS code and its text and JSON forms (status_explain.hpp).
+#include "status_explain.hpp"
 
 #include <cerrno>
-#include <cstddef>
-#include <cstdint>
 #include <cstdlib>
-#include <string>
 
-#include "json.hpp"
+#include "common/json.hpp"
 
 namespace tools::explain {
 
-// The classes. One per code: the first question an operator has is "whose
-// problem is this": the caller's (fix the input), nobody's yet (retry),
-// the host's capacity (free or add resources), the program's run on the
-// device (look at the model and the runtime), or the silicon's (take the
-// device or the instance out).
-enum class failure_class {
-	none,		// not a failure: success
-	user_input,	// the caller's arguments, model or use of the API
-	transient,	// a state that passes: retry or poll again
-	resource,	// memory or NeuronCores not available
-	execution,	// the program failed on the device without a named silicon fault
-	hardware,	// a fault of the device itself
-};
-
-constexpr const char *class_name(failure_class c)
+const char *class_name(failure_class c)
 {
 	switch (c) {
 	case failure_class::none:
@@ -54,7 +29,7 @@ constexpr const char *class_name(failure_class c)
 	return "?";
 }
 
-constexpr const char *class_text(failure_class c)
+const char *class_text(failure_class c)
 {
 	switch (c) {
 	case failure_class::none:
@@ -73,16 +48,9 @@ constexpr const char *class_text(failure_class c)
 	return "?";
 }
 
-struct entry {
-	uint32_t code;
-	failure_class cls;
-	const char *why;	// the seed's words that put the code in its class
-	const char *action;	// what the operator or the caller does next
-};
-
-// Ascending by code (checked below). The actions for the 1200 band match
+// Ascending by code (checked below: table_sorted, table_complete). The actions for the 1200 band match
 // the kernel's NEURON_HW_ERR action words (docs/tools.md).
-inline constexpr entry table[] = {
+constexpr entry table[] = {
 	{ 0, failure_class::none, "0 is success",
 	  "nothing" },
 	{ 1, failure_class::user_input,
@@ -172,7 +140,7 @@ inline constexpr entry table[] = {
 	  "retry; if it repeats, check the network path of the collectives (EFA, proxy)" },
 };
 
-inline constexpr size_t table_size = sizeof(table) / sizeof(table[0]);
+namespace {
 
 constexpr bool table_sorted()
 {
@@ -181,11 +149,23 @@ constexpr bool table_sorted()
 			return false;
 	return true;
 }
-static_assert(table_sorted(), "rows ascending by code, no code twice");
-static_assert(table_size == NRT_STATUS_CODE_COUNT, "one row per assigned code");
 
-// The row of @code, or nullptr.
-constexpr const entry *find(uint32_t code)
+// every row written out: a row missing from the list above would be
+// zero-filled to the declared NRT_STATUS_CODE_COUNT, without a reason
+constexpr bool table_complete()
+{
+	for (const entry &e : table)
+		if (!e.why || !e.action)
+			return false;
+	return true;
+}
+
+} // namespace
+
+static_assert(table_sorted(), "rows ascending by code, no code twice");
+static_assert(table_complete(), "one row per assigned code");
+
+const entry *find(uint32_t code)
 {
 	for (const entry &e : table)
 		if (e.code == code)
@@ -193,10 +173,7 @@ constexpr const entry *find(uint32_t code)
 	return nullptr;
 }
 
-// CODE as given on the command line: a number (decimal or 0x hex) or a
-// name, case-insensitive, NRT_ prefix optional. False, with @why set to one
-// line, when it names no assigned code.
-inline bool lookup(const char *arg, const entry **out, std::string &why)
+bool lookup(const char *arg, const entry **out, std::string &why)
 {
 	NRT_STATUS s;
 	const char *p = arg;
@@ -223,7 +200,7 @@ inline bool lookup(const char *arg, const entry **out, std::string &why)
 	return true;
 }
 
-inline std::string to_text(const entry &e)
+std::string to_text(const entry &e)
 {
 	auto s = static_cast<NRT_STATUS>(e.code);
 	std::string o;
@@ -240,7 +217,7 @@ inline std::string to_text(const entry &e)
 	return o;
 }
 
-inline std::string to_json(const entry &e)
+std::string to_json(const entry &e)
 {
 	auto s = static_cast<NRT_STATUS>(e.code);
 	std::string o = "{\"value\":" + std::to_string(e.code) + ",\"name\":" +

@@ -1,36 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// The processes that have a Neuron device open and the NeuronCores each
-// holds, as the driver lists them (NEURON_IOCTL_APPS_INFO through
-// ndl_get_all_apps_info()), and who holds each NeuronCore since when
-// (NEURON_IOCTL_CORE_HOLDERS). neuron-ls prints them; neuron-doctor checks
-// that each is alive and running. Header only, like the tools' other
-// shared parts.
-#pragma once
+// The processes holding a Neuron device and its NeuronCores (apps.hpp):
+// the driver's lists, /proc for their command lines and cgroups.
+#include "apps.hpp"
 
-#include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iterator>
-#include <string>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <vector>
 
 namespace tools::apps {
 
-struct process {
-	int pid;
-	std::string command;
-	std::vector<int> nc_ids;	// global NeuronCore ids
-};
-
-// The first line of @path, without its newline ("" when unreadable).
-inline std::string read_line(const std::string &path)
+std::string read_line(const std::string &path)
 {
 	std::ifstream f(path);
 	std::string line;
@@ -38,9 +23,7 @@ inline std::string read_line(const std::string &path)
 	return line;
 }
 
-// The process's command line (arguments joined by spaces), else its comm;
-// @proc is where procfs is mounted.
-inline std::string command_of(int pid, const std::string &proc = "/proc")
+std::string command_of(int pid, const std::string &proc)
 {
 	std::string dir = proc + "/" + std::to_string(pid);
 	std::ifstream f(dir + "/cmdline", std::ios::binary);
@@ -55,10 +38,7 @@ inline std::string command_of(int pid, const std::string &proc = "/proc")
 	return read_line(dir + "/comm");
 }
 
-// The processes with @dev open, this one left out (it opened the device
-// to ask), in the driver's order; the NeuronCores each holds as global ids
-// counted from @first_nc, the device's first. 0, or a negative errno.
-inline int holders(ndl_device_t *dev, int first_nc, std::vector<process> &out)
+int holders(ndl_device_t *dev, int first_nc, std::vector<process> &out)
 {
 	neuron_app_info *apps = nullptr;
 	size_t n = 0;
@@ -83,24 +63,7 @@ inline int holders(ndl_device_t *dev, int first_nc, std::vector<process> &out)
 	return 0;
 }
 
-// Who holds one NeuronCore (NEURON_IOCTL_CORE_HOLDERS): the process that
-// reserved it and every process that can still use it through one of its
-// files (a forked child keeps it), since when, in which cgroup.
-struct core_holding {
-	int nc = 0;			// global NeuronCore id
-	bool held = false;
-	int owner_pid = 0;		// 0: free, or in a pid namespace we cannot see
-	bool owner_exited = false;
-	bool owner_hidden = false;
-	uint64_t since_ns = 0;		// CLOCK_BOOTTIME
-	std::vector<int> pids;		// the holders we can see
-	unsigned total = 0;		// holders, seen and hidden
-	unsigned hidden = 0;		// in pid namespaces we cannot see
-};
-
-// The process's cgroup as /proc/<pid>/cgroup gives it (the unified
-// hierarchy's "0::" line, else the first line's path); "" when unreadable.
-inline std::string cgroup_of(int pid, const std::string &proc = "/proc")
+std::string cgroup_of(int pid, const std::string &proc)
 {
 	std::ifstream f(proc + "/" + std::to_string(pid) + "/cgroup");
 	std::string line, first;
@@ -116,9 +79,7 @@ inline std::string cgroup_of(int pid, const std::string &proc = "/proc")
 	return first;
 }
 
-// NeuronCore @nc of the device open on @fd, @global its global id. 0, or a
-// negative errno (-ENOTTY: a driver without CORE_HOLDERS).
-inline int core_holders(int fd, unsigned nc, int global, core_holding &out)
+int core_holders(int fd, unsigned nc, int global, core_holding &out)
 {
 	neuron_core_holders h{};
 	h.size = sizeof(h);
@@ -138,9 +99,7 @@ inline int core_holders(int fd, unsigned nc, int global, core_holding &out)
 	return 0;
 }
 
-// Seconds a reservation made at @since_ns (CLOCK_BOOTTIME) has lasted, and
-// the wall-clock time it was made at (UTC, seconds since the epoch).
-inline void held_for(uint64_t since_ns, uint64_t &seconds, int64_t &at_epoch)
+void held_for(uint64_t since_ns, uint64_t &seconds, int64_t &at_epoch)
 {
 	timespec boot{}, real{};
 	::clock_gettime(CLOCK_BOOTTIME, &boot);

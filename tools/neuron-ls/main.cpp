@@ -21,9 +21,9 @@
 #include <unistd.h>
 #include <vector>
 
-#include "apps.hpp"
 #include "cdi.hpp"
-#include "json.hpp"
+#include "common/apps.hpp"
+#include "common/json.hpp"
 
 namespace {
 

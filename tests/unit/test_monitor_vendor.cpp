@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-// The tools' pure parts: the JSON reader, neuron-monitor's configuration,
-// its report (schema checked with the reader: every documented key, every
-// group's "error"), its Prometheus text (the companion's names, one sample
-// per line), the latency percentiles of a period, nrt_get_version(),
-// ndl's sysfs parsers, the NDS tag, nrt-status --explain's class/action
-// table and the CDI spec neuron-ls --cdi writes.
+// neuron-monitor's vendor mode (tools/neuron-monitor/vendor_report.hpp):
+// the configuration, the report (schema checked with the JSON reader: every
+// documented key, every group's "error"), the Prometheus text (the
+// companion's names, one sample per line), the latency percentiles of a
+// period, and the NDS tag an application is reported by.
 #include <cerrno>
 #include <cmath>
 #include <csetjmp>
@@ -20,11 +19,9 @@ extern "C" {
 }
 
 #include <nrt/nds/neuron_ds.h>
-#include <nrt/nrt_version.h>
 
-#include "../../tools/cdi.hpp"
-#include "../../tools/monitor_vendor.hpp"
-#include "../../tools/status_explain.hpp"
+#include "common/json.hpp"
+#include "neuron-monitor/vendor_report.hpp"
 
 namespace j = tools::json;
 namespace m = tools::monitor;
@@ -33,21 +30,6 @@ static bool parses(const char *text, j::value &v)
 {
 	j::parser p(text);
 	return p.parse(v);
-}
-
-static void json_reader(void **)
-{
-	j::value v;
-	assert_true(parses("{\"a\": [1, -2.5e3, true, null, \"x\\u00e9\\ud83d\\ude00\"]}", v));
-	const j::value *a = v.get("a");
-	assert_non_null(a);
-	assert_int_equal(a->arr.size(), 5);
-	assert_true(a->arr[1].num == -2500.0);
-	assert_string_equal(a->arr[4].str.c_str(), "x\xc3\xa9\xf0\x9f\x98\x80");
-	for (const char *bad : { "", "{", "[1,]", "{\"a\" 1}", "01", "\"\\x\"", "tru", "{} x",
-				 "\"a\nb\"", "[\"\\ud800\"]" })
-		assert_false(parses(bad, v));
-	assert_string_equal(j::quote("a\"b\\\n\x01").c_str(), "\"a\\\"b\\\\\\n\\u0001\"");
 }
 
 static void config_default(void **)
@@ -308,22 +290,8 @@ static void latency_stats(void **)
 	assert_null(std::strstr(t.c_str(), "runtime_tag=\"42\",percentile="));
 }
 
-static void version(void **)
-{
-	nrt_version_t v;
-	std::memset(&v, 0xff, sizeof(v));
-	assert_int_equal(nrt_get_version(&v, sizeof(v)), NRT_SUCCESS);
-	assert_non_null(std::memchr(v.rt_detail, '\0', sizeof(v.rt_detail)));
-	assert_non_null(std::memchr(v.git_hash, '\0', sizeof(v.git_hash)));
-	assert_true(v.rt_major < 1000 && v.rt_minor < 1000);
-	assert_int_equal(nrt_get_version(nullptr, sizeof(v)), NRT_INVALID);
-	// an older, shorter struct: nothing past its size is written
-	unsigned char small[16 + 1];
-	std::memset(small, 0xab, sizeof(small));
-	assert_int_equal(nrt_get_version(reinterpret_cast<nrt_version_t *>(small), 16), NRT_SUCCESS);
-	assert_int_equal(small[16], 0xab);
-}
-
+// The tag the report names an application by (neuron_runtime_tag): set by
+// the application, read by a read-only reader such as neuron-monitor.
 static void process_tag(void **)
 {
 	alignas(8) static unsigned char slab[NEURON_NDS_SIZE];
@@ -343,173 +311,9 @@ static void process_tag(void **)
 	nds_close(r);
 }
 
-// Every NRT_STATUS value the vendor assigns (the 28 codes of the reference
-// catalogue, docs/error-model.md), written out here rather than taken from
-// the library, so a code the library lost or gained shows up as well.
-static const uint32_t seed_codes[] = {
-	0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 13, 14, 15, 101,
-	1002, 1003, 1004, 1005, 1006, 1100,
-	1200, 1201, 1202, 1203, 1204, 1205, 1206,
-};
-
-static void explain_table_complete(void **)
-{
-	namespace x = tools::explain;
-	assert_int_equal(sizeof(seed_codes) / sizeof(seed_codes[0]), 28);
-	// no code missing, none twice
-	for (uint32_t c : seed_codes) {
-		size_t rows = 0;
-		for (const x::entry &e : x::table)
-			rows += e.code == c;
-		assert_int_equal(rows, 1);
-	}
-	// none extra
-	for (const x::entry &e : x::table) {
-		bool in_seed = false;
-		for (uint32_t c : seed_codes)
-			in_seed |= e.code == c;
-		assert_true(in_seed);
-		assert_true(nrt_status_is_valid(static_cast<NRT_STATUS>(e.code)));
-		assert_non_null(e.why);
-		assert_true(std::strlen(e.why) > 0);
-		assert_true(std::strlen(e.action) > 0);
-		// success alone is no failure
-		assert_true((e.cls == x::failure_class::none) == (e.code == 0));
-	}
-	assert_int_equal(x::table_size, NRT_STATUS_CODE_COUNT);
-	// the library's own list agrees, index by index
-	NRT_STATUS s;
-	for (size_t i = 0; nrt_status_code_at(i, &s); i++)
-		assert_int_equal(x::table[i].code, static_cast<uint32_t>(s));
-}
-
-static void explain_output(void **)
-{
-	namespace x = tools::explain;
-	const x::entry *e = nullptr;
-	std::string why;
-
-	// a name, with or without the prefix, any case; a number; 0x hex
-	for (const char *arg : { "NRT_EXEC_HW_ERR_DMA_ABORT", "exec_hw_err_dma_abort",
-				 "Nrt_Exec_Hw_Err_Dma_Abort", "1203", "0x4b3" }) {
-		e = nullptr;
-		assert_true(x::lookup(arg, &e, why));
-		assert_non_null(e);
-		assert_int_equal(e->code, 1203);
-	}
-	assert_true(e->cls == x::failure_class::hardware);
-	assert_string_equal(x::to_text(*e).c_str(),
-			    "NRT_EXEC_HW_ERR_DMA_ABORT (1203)\n"
-			    "  class:    hardware: a fault of the Neuron device itself\n"
-			    "  because:  the error model says \"1203 is a DMA-engine abort\", one of \"the "
-			    "four hardware faults\"\n"
-			    "  action:   RESTART_JOB; if it repeats on the same device, take the "
-			    "device out of service\n"
-			    "  priority: 3 (0..3, higher wins when statuses race)\n");
-
-	// the classes of a few codes, each for the reason its row gives
-	struct {
-		const char *arg;
-		x::failure_class cls;
-	} const want[] = {
-		{ "SUCCESS", x::failure_class::none },
-		{ "invalid", x::failure_class::user_input },
-		{ "EXEC_BAD_INPUT", x::failure_class::user_input },
-		{ "NRT_TIMEOUT", x::failure_class::transient },
-		{ "coll_pending", x::failure_class::transient },
-		{ "EXEC_SW_NQ_OVERFLOW", x::failure_class::transient },
-		{ "NETWORK_PROXY_FAILURE", x::failure_class::transient },
-		{ "RESOURCE", x::failure_class::resource },
-		{ "EXEC_NC_BUSY", x::failure_class::resource },
-		{ "EXEC_COMPLETED_WITH_ERR", x::failure_class::execution },
-		{ "HW_ERROR", x::failure_class::hardware },
-		{ "EXEC_UNIT_UNRECOVERABLE", x::failure_class::hardware },
-		{ "EXEC_HW_ERR_REPAIRABLE_HBM_UE", x::failure_class::hardware },
-	};
-	for (const auto &w : want) {
-		assert_true(x::lookup(w.arg, &e, why));
-		assert_true(e->cls == w.cls);
-	}
-
-	// JSON: the same fields, parsed back
-	assert_true(x::lookup("1100", &e, why));
-	j::value v;
-	assert_true(parses(x::to_json(*e).c_str(), v));
-	assert_true(v.get("value")->num == 1100);
-	assert_string_equal(v.get("name")->str.c_str(), "NRT_COLL_PENDING");
-	assert_string_equal(v.get("class")->str.c_str(), "transient");
-	assert_string_equal(v.get("action")->str.c_str(), "the collective has not finished: poll again");
-	assert_true(v.get("retry")->b);
-	assert_true(v.get("priority")->num == 1);
-	assert_non_null(v.get("because"));
-	assert_non_null(v.get("class_text"));
-
-	// what names no assigned code, each with its one-line reason
-	struct {
-		const char *arg;
-		const char *why;
-	} const bad[] = {
-		{ "8", "8 is not an assigned NRT_STATUS code" },
-		{ "1207", "1207 is not an assigned NRT_STATUS code" },
-		{ "UNKNOWN", "'UNKNOWN' names no NRT_STATUS code" },
-		{ "NRT_", "'NRT_' names no NRT_STATUS code" },
-		{ "-1", "'-1' names no NRT_STATUS code" },
-		{ "12x", "'12x' is not a status number" },
-		{ "99999999999", "'99999999999' is not a status number" },
-	};
-	for (const auto &b : bad) {
-		e = nullptr;
-		assert_false(x::lookup(b.arg, &e, why));
-		assert_null(e);
-		assert_string_equal(why.c_str(), b.why);
-		assert_null(std::strchr(why.c_str(), '\n'));
-	}
-}
-
-// neuron-ls --cdi's spec for nodes given here (the schema check of a
-// scanned tree is scripts/test-cdi.sh).
-static void cdi_spec(void **)
-{
-	namespace c = tools::cdi;
-	std::vector<c::node> nodes = {
-		{ 0, "/dev/neuron0", "/dev/neuron0", 240, 0 },
-		{ 3, "/tmp/t/neuron3", "/dev/neuron3", 240, 3 },
-	};
-	j::value v;
-	assert_true(parses(c::spec_json(nodes).c_str(), v));
-	assert_string_equal(v.get("cdiVersion")->str.c_str(), "0.5.0");
-	assert_string_equal(v.get("kind")->str.c_str(), "aws.amazon.com/neuron");
-	const j::value *devs = v.get("devices");
-	assert_non_null(devs);
-	assert_int_equal(devs->arr.size(), 3);
-	const char *names[] = { "0", "3", "all" };
-	size_t counts[] = { 1, 1, 2 };
-	for (size_t i = 0; i < 3; i++) {
-		assert_string_equal(devs->arr[i].get("name")->str.c_str(), names[i]);
-		const j::value *dn = devs->arr[i].get("containerEdits")->get("deviceNodes");
-		assert_int_equal(dn->arr.size(), counts[i]);
-	}
-	const j::value &n0 = devs->arr[0].get("containerEdits")->get("deviceNodes")->arr[0];
-	assert_string_equal(n0.get("path")->str.c_str(), "/dev/neuron0");
-	assert_null(n0.get("hostPath"));	// the same as path: left out
-	assert_string_equal(n0.get("type")->str.c_str(), "c");
-	assert_true(n0.get("major")->num == 240 && n0.get("minor")->num == 0);
-	const j::value &n3 = devs->arr[2].get("containerEdits")->get("deviceNodes")->arr[1];
-	assert_string_equal(n3.get("path")->str.c_str(), "/dev/neuron3");
-	assert_string_equal(n3.get("hostPath")->str.c_str(), "/tmp/t/neuron3");
-	assert_true(n3.get("minor")->num == 3);
-
-	// a directory with no Neuron node scans to nothing, without error
-	std::vector<c::node> found;
-	std::string err;
-	assert_true(c::scan("/proc/self", found, err));
-	assert_int_equal(found.size(), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(json_reader),
 		cmocka_unit_test(config_default),
 		cmocka_unit_test(config_documented),
 		cmocka_unit_test(config_errors),
@@ -518,11 +322,7 @@ int main(void)
 		cmocka_unit_test(prometheus_text),
 		cmocka_unit_test(prometheus_simulated_and_vendor),
 		cmocka_unit_test(latency_stats),
-		cmocka_unit_test(version),
 		cmocka_unit_test(process_tag),
-		cmocka_unit_test(explain_table_complete),
-		cmocka_unit_test(explain_output),
-		cmocka_unit_test(cdi_spec),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -6,7 +6,9 @@
 // Neuron compiler a simulation recipe found by the NEFF's uuid or hash
 // (docs/neff.md). No exceptions out of parse() (allocation failure is
 // reported as NRT_FAIL_HOST_MEM_ALLOC); it reads files only from the
-// recipe directories its caller names.
+// recipe directories its caller names. Built into libnrt (nrt_load()) and
+// into neff-pack, which writes and checks NEFFs with it; it needs nothing
+// else of libnrt.
 #pragma once
 
 #include <nrt/nrt_status.h>

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // neuron-doctor: walk the chain a Neuron job depends on, from the driver to
 // the kernel log, name the first broken link with one action, then list
-// every finding. The checks are tools/doctor.hpp; this is the command line.
+// every finding. The checks are the library of this folder (doctor.hpp);
+// this is the command line.
 #include <ndl/ndl.h>
+#include <neuron/neuron_ioctl.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -14,7 +16,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "apps.hpp"
+#include "common/apps.hpp"
 #include "doctor.hpp"
 
 namespace {

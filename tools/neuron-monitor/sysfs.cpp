@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+// neuron-monitor's file readers (sysfs.hpp).
+#include "sysfs.hpp"
+
+#include <fstream>
+#include <iterator>
+
+namespace tools::monitor {
+
+std::string read_text(const std::string &path)
+{
+	std::ifstream f(path);
+	return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+std::string first_line(const std::string &path)
+{
+	std::ifstream f(path);
+	std::string l;
+	std::getline(f, l);
+	return l;
+}
+
+bool read_u64(const std::string &path, uint64_t &v)
+{
+	std::ifstream f(path);
+	return static_cast<bool>(f >> v);
+}
+
+std::string sysfs_dev(int index)
+{
+	return "/sys/class/neuron_device/neuron" + std::to_string(index);
+}
+
+} // namespace tools::monitor

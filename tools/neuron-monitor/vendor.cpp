@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+// neuron-monitor's vendor report stream (vendor.hpp): what one period saw,
+// gathered from the NDS slabs, sysfs and /proc, and the loop that reports it.
+#include "vendor.hpp"
+
+#include <ndl/ndl.h>
+#include <nrt/nds/neuron_ds.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#include "imds.hpp"
+#include "sysfs.hpp"
+#include "vendor_report.hpp"
+
+namespace tools::monitor::vendor {
+
+namespace m = tools::monitor;
+
+namespace {
+
+// Every application's NDS counters now, summed over the devices it has a
+// slab on. Processes without a slab (tools, this monitor) are no runtime.
+std::map<int, m::app_sample> collect_apps(std::string &err)
+{
+	std::map<int, m::app_sample> apps;
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	int first_nc = 0;
+	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
+		ndl_device_t *dev = nullptr;
+		if (ndl_open_device(idx[i], nullptr, &dev) != 0) {
+			err = "cannot open /dev/neuron" + std::to_string(idx[i]);
+			continue;
+		}
+		uint32_t ncs = ndl_device_get_info(dev)->nc_count;
+		neuron_app_info *info = nullptr;
+		size_t count = 0;
+		if (ndl_get_all_apps_info(dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) != 0) {
+			err = "cannot list the processes of /dev/neuron" + std::to_string(idx[i]);
+			count = 0;
+		}
+		for (size_t k = 0; k < count; k++) {
+			int pid = info[k].pid;
+			if (pid == ::getpid())
+				continue;
+			nds_instance_t *inst = nullptr;
+			if (nds_open(dev, pid, &inst) != 0)
+				continue;
+			m::app_sample &a = apps[pid];
+			a.pid = pid;
+			char tag[NDS_PROCESS_TAG_MAX + 1];
+			if (a.tag.empty() && nds_get_process_tag(inst, tag, sizeof(tag)) > 0)
+				a.tag = tag;
+			for (uint32_t nc = 0; nc < ncs; nc++) {
+				m::nc_counters &c = a.nc[first_nc + static_cast<int>(nc)];
+				for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++) {
+					uint64_t v = 0;
+					nds_get_nc_counter(inst, static_cast<int>(nc), id, &v);
+					c[id] += v;
+				}
+				if (info[k].nc_lock_map & (1u << nc))
+					a.held.insert(first_nc + static_cast<int>(nc));
+			}
+			for (uint32_t id = 0; id < NEURON_NDS_ND_COUNT; id++) {
+				uint64_t v = 0;
+				nds_get_nd_counter(inst, id, &v);
+				a.nd[id] += v;
+			}
+			// the latency histograms, where the runtime keeps them
+			for (unsigned kind = 0; kind < NDS_LATENCY_KINDS; kind++) {
+				m::latency_hist h;
+				if (nds_get_latency(inst, kind, h.data()) != 0)
+					break;
+				a.has_latency = true;
+				for (size_t b = 0; b < h.size(); b++)
+					a.latency[kind][b] += h[b];
+			}
+			nds_close(inst);
+		}
+		std::free(info);
+		first_nc += static_cast<int>(ncs);
+		ndl_close_device(dev);
+	}
+	for (auto &[pid, a] : apps) {
+		if (a.tag.empty())
+			a.tag = std::to_string(pid);
+		// utime, stime: fields 14 and 15, after the ")" that ends comm
+		std::string st = read_text("/proc/" + std::to_string(pid) + "/stat");
+		size_t p = st.rfind(')');
+		if (p == std::string::npos) {
+			a.error = "cannot read /proc/" + std::to_string(pid) + "/stat";
+			continue;
+		}
+		std::istringstream in(st.substr(p + 2));
+		std::string f;
+		for (int field = 3; field <= 15 && in >> f; field++) {
+			if (field == 14)
+				a.utime = std::strtoull(f.c_str(), nullptr, 10);
+			if (field == 15)
+				a.stime = std::strtoull(f.c_str(), nullptr, 10);
+		}
+	}
+	return apps;
+}
+
+std::vector<m::device_hw> collect_hw(std::string &err)
+{
+	std::vector<m::device_hw> hw;
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
+		m::device_hw h;
+		h.index = idx[i];
+		std::string d = sysfs_dev(idx[i]) + "/stats/hardware/";
+		if (!read_u64(d + "mem_ecc_uncorrected", h.mem_ecc_uncorrected) ||
+		    !read_u64(d + "sram_ecc_uncorrected", h.sram_ecc_uncorrected))
+			err = "cannot read " + d;
+		// the corrected counts are this driver's files (not the vendor's)
+		bool mem = ::access((d + "mem_ecc_corrected").c_str(), F_OK) == 0;
+		bool sram = ::access((d + "sram_ecc_corrected").c_str(), F_OK) == 0;
+		h.corrected_known = mem && sram;
+		if (h.corrected_known && (!read_u64(d + "mem_ecc_corrected", h.mem_ecc_corrected) ||
+					  !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected)))
+			err = "cannot read " + d;
+		h.simulated = first_line(sysfs_dev(idx[i]) + "/info/architecture/arch_type").rfind("NDsim", 0) == 0;
+		// a driver without health files: no health series
+		h.health = first_line(sysfs_dev(idx[i]) + "/health");
+		h.health_reason = first_line(sysfs_dev(idx[i]) + "/health_reason");
+		hw.push_back(h);
+	}
+	return hw;
+}
+
+std::vector<m::cpu_times> collect_cpus(std::string &err)
+{
+	std::vector<m::cpu_times> cpus;
+	std::ifstream f("/proc/stat");
+	std::string line;
+	while (std::getline(f, line)) {
+		if (line.rfind("cpu", 0) != 0 || line.size() < 4 || line[3] == ' ')
+			continue;	// "cpuN" lines only
+		std::istringstream in(line);
+		std::string name;
+		m::cpu_times c;
+		in >> name >> c.user >> c.nice >> c.system >> c.idle >> c.io_wait >> c.irq >> c.soft_irq;
+		cpus.push_back(c);
+	}
+	if (cpus.empty())
+		err = "cannot read /proc/stat";
+	return cpus;
+}
+
+void collect_mem(m::system_sample &s)
+{
+	std::ifstream f("/proc/meminfo");
+	std::string key;
+	uint64_t v, total = 0, avail = 0, st = 0, sf = 0;
+	std::string unit;
+	bool got = false;
+	while (f >> key >> v) {
+		std::getline(f, unit);
+		if (key == "MemTotal:")
+			total = v, got = true;
+		else if (key == "MemAvailable:")
+			avail = v;
+		else if (key == "SwapTotal:")
+			st = v;
+		else if (key == "SwapFree:")
+			sf = v;
+	}
+	if (!got) {
+		s.mem_error = "cannot read /proc/meminfo";
+		return;
+	}
+	s.mem_total = total * 1024;
+	s.mem_used = (total - std::min(avail, total)) * 1024;
+	s.swap_total = st * 1024;
+	s.swap_used = (st - std::min(sf, st)) * 1024;
+}
+
+m::hardware_info collect_hwinfo()
+{
+	m::hardware_info h;
+	int idx[MAX_NEURON_DEVICE_COUNT];
+	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
+	h.device_count = n > 0 ? n : 0;
+	if (n <= 0) {
+		h.error = "no Neuron device";
+		return h;
+	}
+	std::string d = sysfs_dev(idx[0]);
+	std::string name = first_line(d + "/info/architecture/device_name");
+	for (char &c : name)
+		c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+	h.device_type = name;
+	std::string arch = first_line(d + "/info/architecture/arch_type");
+	h.device_version = arch.rfind("ND", 0) == 0 ? arch.substr(2) : arch;
+	std::string nca = first_line(d + "/neuron_core0/info/architecture/arch_type");
+	h.neuroncore_version = nca.rfind("NC", 0) == 0 ? nca.substr(2) : nca;
+	uint64_t ncs = 0;
+	read_u64(d + "/core_count", ncs);
+	h.nc_per_device = static_cast<int>(ncs);
+	return h;
+}
+
+// The instance metadata service's answer, asked once (it does not change
+// while the instance runs); when the service is unreachable, the instance id
+// is the DMI board asset tag if it is one.
+m::instance_info collect_instance()
+{
+	const char *env = std::getenv(tools::imds::kAddrEnv);
+	tools::imds::instance q = tools::imds::query(env && *env ? env : tools::imds::kDefaultAddr);
+	m::instance_info i;
+	i.name = q.name;
+	i.id = q.id;
+	i.type = q.type;
+	i.az = q.az;
+	i.az_id = q.az_id;
+	i.region = q.region;
+	i.ami_id = q.ami_id;
+	i.subnet_id = q.subnet_id;
+	i.error = q.error;
+	if (!q.reachable && i.id.empty()) {
+		std::string tag = first_line("/sys/devices/virtual/dmi/id/board_asset_tag");
+		while (!tag.empty() && std::isspace(static_cast<unsigned char>(tag.back())))
+			tag.pop_back();
+		if (tag.rfind("i-", 0) == 0)
+			i.id = tag;
+	}
+	return i;
+}
+
+volatile std::sig_atomic_t g_stop;
+
+void on_signal(int)
+{
+	g_stop = 1;
+}
+
+} // namespace
+
+int run(const Options &opt)
+{
+	m::config cfg = m::default_config();
+	if (opt.config) {
+		std::ifstream f(opt.config);
+		if (!f) {
+			std::fprintf(stderr, "neuron-monitor: cannot read %s: %s\n", opt.config,
+				     std::strerror(errno));
+			return 1;
+		}
+		std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+		std::string err;
+		if (!m::parse_config(text, cfg, err)) {
+			std::fprintf(stderr, "neuron-monitor: %s: %s\n", opt.config, err.c_str());
+			return 1;
+		}
+	}
+	if (::access("/sys/class/neuron_device", F_OK) != 0) {
+		std::fprintf(stderr, "neuron-monitor: no Neuron driver: /sys/class/neuron_device is missing (is neuron.ko loaded?)\n");
+		return 1;
+	}
+	std::signal(SIGINT, on_signal);
+	std::signal(SIGTERM, on_signal);
+
+	std::string err;
+	std::map<int, m::app_sample> prev_apps;	// no baseline: the first report counts from 0
+	std::vector<m::device_hw> prev_hw = collect_hw(err);
+	std::vector<m::cpu_times> prev_cpu = collect_cpus(err);
+	m::prometheus prom;
+	auto period = std::chrono::duration<double>(cfg.period_s);
+	auto next = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+	// once, while the first period runs (bounded: tools::imds::kTokenTimeoutMs
+	// for the token, kQueryTimeoutMs for the rest)
+	const m::instance_info inst = collect_instance();
+	for (long reports = 0; opt.count < 0 || reports < opt.count; reports++) {
+		while (!g_stop && std::chrono::steady_clock::now() < next)
+			std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+				next - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
+		if (g_stop)
+			break;
+		next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
+
+		m::report r;
+		r.period_s = cfg.period_s;
+		std::string apps_err;
+		std::map<int, m::app_sample> cur = collect_apps(apps_err);
+		for (auto &[pid, a] : cur) {
+			auto it = prev_apps.find(pid);
+			m::app_sample d = m::delta(a, it == prev_apps.end() ? nullptr : &it->second);
+			for (const m::runtime_group &g : cfg.runtimes) {
+				if (std::regex_search(d.tag, g.re)) {
+					r.apps.emplace_back(&g, std::move(d));
+					break;
+				}
+			}
+		}
+		prev_apps = std::move(cur);
+
+		std::string hw_err = apps_err;
+		std::vector<m::device_hw> hw = collect_hw(hw_err);
+		for (m::device_hw &h : hw) {
+			for (const m::device_hw &p : prev_hw) {
+				if (p.index != h.index)
+					continue;
+				m::device_hw d = h;
+				auto sub = [](uint64_t a, uint64_t b) { return a >= b ? a - b : a; };
+				d.mem_ecc_corrected = sub(h.mem_ecc_corrected, p.mem_ecc_corrected);
+				d.mem_ecc_uncorrected = sub(h.mem_ecc_uncorrected, p.mem_ecc_uncorrected);
+				d.sram_ecc_corrected = sub(h.sram_ecc_corrected, p.sram_ecc_corrected);
+				d.sram_ecc_uncorrected = sub(h.sram_ecc_uncorrected, p.sram_ecc_uncorrected);
+				r.sys.hw.push_back(d);
+			}
+		}
+		prev_hw = std::move(hw);
+		r.sys.hw_error = hw_err;
+		std::vector<m::cpu_times> cpus = collect_cpus(r.sys.cpu_error);
+		for (size_t i = 0; i < cpus.size() && i < prev_cpu.size(); i++)
+			r.sys.cpus.push_back(cpus[i] - prev_cpu[i]);
+		prev_cpu = std::move(cpus);
+		collect_mem(r.sys);
+		r.hwinfo = collect_hwinfo();
+		r.inst = inst;
+
+		if (opt.format == Format::Prometheus) {
+			prom.add(cfg, r);
+			std::printf("%s\n", prom.text().c_str());
+		} else {
+			std::printf("%s\n", m::report_json(cfg, r).c_str());
+		}
+		if (std::fflush(stdout) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+} // namespace tools::monitor::vendor
