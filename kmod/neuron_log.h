@@ -23,6 +23,8 @@
 #include <linux/printk.h>
 #include <linux/ratelimit.h>
 
+#include "neuron_escape.h"
+
 #define NEURON_KNOB_LOG_INTERVAL	(5 * HZ)
 #define NEURON_KNOB_LOG_BURST		50
 
@@ -41,39 +43,17 @@
 
 /*
  * Strings the driver does not choose (a process's name, an instance id
- * from the platform) are logged escaped: every byte outside '!'..'~', and
- * the backslash, becomes "\xHH". An escaped string has no newline, no
- * control character and no space, so it can neither end the line, nor
- * start one of its own, nor pass for another key=value field of it.
- * NEURON_LOG_ESCAPED_MAX(n): the buffer that holds any @n-byte string
- * escaped, with its NUL.
+ * from the platform) are logged escaped (common/neuron_escape.h): no
+ * newline, no control character and no space, so they can neither end
+ * the line, nor start one of its own, nor pass for another key=value
+ * field of it. NEURON_LOG_ESCAPED_MAX(n): the buffer that holds any
+ * @n-byte string escaped, with its NUL.
  */
-#define NEURON_LOG_ESCAPED_MAX(n)	(4 * (n) + 1)
+#define NEURON_LOG_ESCAPED_MAX(n)	NEURON_ESCAPED_MAX(n)
 
 static inline void neuron_log_escape(char *dst, size_t size, const char *src)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t o = 0;
-
-	if (!size)
-		return;
-	for (; *src; src++) {
-		unsigned char c = *src;
-
-		if (c > ' ' && c < 0x7f && c != '\\') {
-			if (o + 1 >= size)
-				break;
-			dst[o++] = c;
-			continue;
-		}
-		if (o + 4 >= size)
-			break;
-		dst[o++] = '\\';
-		dst[o++] = 'x';
-		dst[o++] = hex[c >> 4];
-		dst[o++] = hex[c & 15];
-	}
-	dst[o] = '\0';
+	neuron_escape_word(dst, size, src);
 }
 
 #endif /* NEURON_LOG_H */

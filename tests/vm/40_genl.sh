@@ -3,7 +3,7 @@
 # resolution, the counters dump (names, shape, live totals), error events
 # on the "errors" group, extack errors, Prometheus output.
 SUITE=genl
-PLAN=53
+PLAN=54
 . /tests/lib.sh
 
 M=/tests/neuron-monitor
@@ -70,8 +70,11 @@ check job-0-1-sentinel $JOB 0 1
 wait $mon
 check_eq subscriber-exit 0 $?
 exec 3<&-
-check_eq events "device 1 core 0 tpb_error SEMAPHORE_ERROR(6) count 3 simulated|device 1 core 0 hw_error hbm_ue(2) count 2 simulated|device 0 core 1 tpb_error FP_NAN(1) count 1 simulated|" \
-	"$(sed 's/ ts_ns .*//' $TMP/events | tr '\n' '|')"
+# each with its class's recovery action and the job's process
+check_eq events "device 1 core 0 tpb_error SEMAPHORE_ERROR(6) count 3 action RESTART_JOB pid P comm vm_genl_job simulated|device 1 core 0 hw_error hbm_ue(2) count 2 action TERMINATE_INSTANCE pid P comm vm_genl_job simulated|device 0 core 1 tpb_error FP_NAN(1) count 1 action NONE pid P comm vm_genl_job simulated|" \
+	"$(sed -E 's/ ts_ns .*//; s/ seq [0-9]+ dropped 0//; s/ pid [1-9][0-9]* / pid P /' $TMP/events | tr '\n' '|')"
+# one job's two events on device 1: consecutive numbers of its sequence
+check_eq events-seq-consecutive 1 "$(sed -n 's/.* seq \([0-9]*\) .*/\1/p' $TMP/events | head -n 2 | awk 'NR == 1 { a = $1 } NR == 2 { print $1 - a }')"
 check_eq events-have-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/events)"
 
 # JSON event line.
@@ -83,7 +86,7 @@ check arm-json sh -c "echo '1 nc_ue' > /sys/kernel/debug/neuron/neuron1/inject/h
 check job-1-1 $JOB 1 1
 wait $mon
 exec 3<&-
-check event-json grep -qE '^\{"device": 1, "core": 1, "kind": "hw_error", "code": 3, "name": "nc_ue", "count": 1, "simulated": true, "timestamp_ns": [1-9][0-9]*\}$' $TMP/events
+check event-json grep -qE '^\{"device": 1, "core": 1, "kind": "hw_error", "code": 3, "name": "nc_ue", "count": 1, "action": "TERMINATE_INSTANCE", "seq": [1-9][0-9]*, "dropped": 0, "pid": [1-9][0-9]*, "comm": "vm_genl_job", "simulated": true, "timestamp_ns": [1-9][0-9]*\}$' $TMP/events
 
 # Errors: the kernel's errno and extack text, exit 1; bad usage exit 2.
 expect_err() {

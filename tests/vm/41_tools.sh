@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=153
+PLAN=154
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -361,11 +361,13 @@ wait $jmon
 jrc=$?
 exec 5<&- 6<&-
 # the JSON form: eight objects; the firmware's silence as one of them
-jq_batch $TMP/hevj '"n \(length)", "fw \(.[6] | del(.timestamp_ns) | tojson)", "ts \(all(.[]; .timestamp_ns > 0))"' -s
-check_eq health-events-json "0 8 {\"device\":1,\"core\":null,\"kind\":\"health\",\"health\":\"degraded\",\"reason\":\"fw_not_answering\",\"previous\":\"ok\",\"simulated\":true} true" \
+jq_batch $TMP/hevj '"n \(length)", "fw \(.[6] | del(.timestamp_ns, .seq, .dropped) | tojson)", "ts \(all(.[]; .timestamp_ns > 0))"' -s
+check_eq health-events-json "0 8 {\"device\":1,\"core\":null,\"kind\":\"health\",\"health\":\"degraded\",\"reason\":\"fw_not_answering\",\"previous\":\"ok\",\"action\":\"RESET_DEVICE\",\"pid\":null,\"comm\":null,\"simulated\":true} true" \
 	"$jrc $(jv n) $(jv fw) $(jv ts)"
-check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok simulated|device 1 health ok reason none previous needs_reset simulated|device 1 health needs_reset reason nc_unrecoverable previous ok simulated|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok simulated|device 1 health ok reason none previous needs_reset simulated|device 1 core 1 health ok reason none previous needs_reset simulated|device 1 health degraded reason fw_not_answering previous ok simulated|device 1 health ok reason none previous degraded simulated|" \
-	"$(sed 's/ ts_ns [0-9]*$//' $TMP/hev | tr '\n' '|')"
+check_eq health-events "device 1 health needs_reset reason sram_uncorrectable previous ok action RESET_DEVICE simulated|device 1 health ok reason none previous needs_reset action NONE simulated|device 1 health needs_reset reason nc_unrecoverable previous ok action RESET_DEVICE simulated|device 1 core 1 health needs_reset reason nc_unrecoverable previous ok action RESET_DEVICE simulated|device 1 health ok reason none previous needs_reset action NONE simulated|device 1 core 1 health ok reason none previous needs_reset action NONE simulated|device 1 health degraded reason fw_not_answering previous ok action RESET_DEVICE simulated|device 1 health ok reason none previous degraded action NONE simulated|" \
+	"$(sed -E 's/ ts_ns [0-9]*$//; s/ seq [0-9]+ dropped 0//' $TMP/hev | tr '\n' '|')"
+# the device's events, one after the other in its sequence: nothing missed
+check_eq health-events-seq "1 1 1 1 1 1 1" "$(sed -n 's/.* seq \([0-9]*\) .*/\1/p' $TMP/hev | awk 'NR > 1 { printf "%s%d", (NR > 2 ? " " : ""), $1 - p } { p = $1 }')"
 check_eq health-events-timestamps 0 "$(grep -vcE ' ts_ns [1-9][0-9]*$' $TMP/hev)"
 
 # ---- who holds each NeuronCore, and root taking one back ----------------

@@ -29,6 +29,9 @@
 
 extern "C" {
 #include "neuron_counters.h"
+#include "neuron_escape.h"
+#include "neuron_health_lib.h"
+#include "neuron_json.h"
 #include "neuron_names.h"
 }
 
@@ -152,6 +155,11 @@ struct nla_policy *policy()
 		p[NEURON_GENL_A_HEALTH_REASON].type = NLA_U32;
 		p[NEURON_GENL_A_HEALTH_PREV].type = NLA_U32;
 		p[NEURON_GENL_A_SIMULATED].type = NLA_FLAG;
+		p[NEURON_GENL_A_ACTION].type = NLA_U32;
+		p[NEURON_GENL_A_PID].type = NLA_U32;
+		p[NEURON_GENL_A_COMM].type = NLA_STRING;
+		p[NEURON_GENL_A_SEQ].type = NLA_U64;
+		p[NEURON_GENL_A_DROPPED].type = NLA_U64;
 		init = true;
 	}
 	return p;
@@ -209,19 +217,38 @@ int on_counters(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-// enum neuron_health_state / _reason as sysfs health and health_reason read them
-const char *health_name(uint32_t s)
+// What every event carries after its own fields (docs/recovery.md): the
+// recovery action, the sequence number, the drops so far and the process
+// when there is one, as text words (the name escaped) or JSON members.
+std::string event_tail(const Options &opt, struct nlattr **tb)
 {
-	static const char *const n[] = { "ok", "degraded", "needs_reset", "failed" };
-	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
-}
-
-const char *health_reason_name(uint32_t r)
-{
-	static const char *const n[] = { "none", "reset_in_progress", "fw_not_answering",
-					 "nc_unrecoverable", "hbm_uncorrectable",
-					 "sram_uncorrectable", "reset_failed" };
-	return r < sizeof(n) / sizeof(n[0]) ? n[r] : "unknown";
+	auto u64 = [&](int a) { return tb[a] ? (unsigned long long)nla_get_u64(tb[a]) : 0ull; };
+	const char *action = neuron_action_name(tb[NEURON_GENL_A_ACTION] ?
+						nla_get_u32(tb[NEURON_GENL_A_ACTION]) : ~0u);
+	const char *comm = tb[NEURON_GENL_A_COMM] ? nla_get_string(tb[NEURON_GENL_A_COMM]) : "";
+	bool proc = tb[NEURON_GENL_A_PID];
+	char buf[320];
+	if (opt.format == Format::Json) {
+		// a name of at most 15 bytes, each at most 6 quoted, and the quotes
+		char q[6 * 16 + 3] = "null";
+		char pid[16] = "null";
+		if (proc) {
+			neuron_json_quote(q, sizeof(q), comm, std::strlen(comm));
+			std::snprintf(pid, sizeof(pid), "%u", nla_get_u32(tb[NEURON_GENL_A_PID]));
+		}
+		std::snprintf(buf, sizeof(buf), "\"action\": \"%s\", \"seq\": %llu, \"dropped\": %llu, "
+			      "\"pid\": %s, \"comm\": %s, ", action, u64(NEURON_GENL_A_SEQ),
+			      u64(NEURON_GENL_A_DROPPED), pid, q);
+		return buf;
+	}
+	char esc[NEURON_ESCAPED_MAX(16)];
+	neuron_escape_word(esc, sizeof(esc), comm);
+	int n = std::snprintf(buf, sizeof(buf), " action %s seq %llu dropped %llu", action,
+			      u64(NEURON_GENL_A_SEQ), u64(NEURON_GENL_A_DROPPED));
+	if (proc && n > 0 && (size_t)n < sizeof(buf))
+		std::snprintf(buf + n, sizeof(buf) - n, " pid %u comm %s",
+			      nla_get_u32(tb[NEURON_GENL_A_PID]), esc);
+	return buf;
 }
 
 // A HEALTH_EVENT: the device's (no NC) or a NeuronCore's health changed.
@@ -231,20 +258,22 @@ void print_health(const Options &opt, struct nlattr **tb)
 	unsigned long long ts = tb[NEURON_GENL_A_TIMESTAMP_NS] ?
 		nla_get_u64(tb[NEURON_GENL_A_TIMESTAMP_NS]) : 0;
 	std::string core = tb[NEURON_GENL_A_NC] ? std::to_string(u32(NEURON_GENL_A_NC)) : "";
-	const char *now = health_name(u32(NEURON_GENL_A_HEALTH));
-	const char *why = health_reason_name(u32(NEURON_GENL_A_HEALTH_REASON));
-	const char *prev = health_name(u32(NEURON_GENL_A_HEALTH_PREV));
+	// the names sysfs health and health_reason read
+	const char *now = neuron_health_state_name(u32(NEURON_GENL_A_HEALTH));
+	const char *why = neuron_health_reason_name(u32(NEURON_GENL_A_HEALTH_REASON));
+	const char *prev = neuron_health_state_name(u32(NEURON_GENL_A_HEALTH_PREV));
 	bool sim = tb[NEURON_GENL_A_SIMULATED];
+	std::string tail = event_tail(opt, tb);
 	if (opt.format == Format::Json)
 		std::printf("{\"device\": %u, \"core\": %s, \"kind\": \"health\", \"health\": \"%s\", "
-			    "\"reason\": \"%s\", \"previous\": \"%s\", \"simulated\": %s, "
+			    "\"reason\": \"%s\", \"previous\": \"%s\", %s\"simulated\": %s, "
 			    "\"timestamp_ns\": %llu}\n",
 			    u32(NEURON_GENL_A_DEVICE), core.empty() ? "null" : core.c_str(), now, why,
-			    prev, sim ? "true" : "false", ts);
+			    prev, tail.c_str(), sim ? "true" : "false", ts);
 	else
-		std::printf("device %u%s%s health %s reason %s previous %s%s ts_ns %llu\n",
+		std::printf("device %u%s%s health %s reason %s previous %s%s%s ts_ns %llu\n",
 			    u32(NEURON_GENL_A_DEVICE), core.empty() ? "" : " core ", core.c_str(),
-			    now, why, prev, sim ? " simulated" : "", ts);
+			    now, why, prev, tail.c_str(), sim ? " simulated" : "", ts);
 }
 
 int on_event(struct nl_msg *msg, void *arg)
@@ -276,15 +305,16 @@ int on_event(struct nl_msg *msg, void *arg)
 	unsigned long long ts = tb[NEURON_GENL_A_TIMESTAMP_NS] ?
 		nla_get_u64(tb[NEURON_GENL_A_TIMESTAMP_NS]) : 0;
 	bool sim = tb[NEURON_GENL_A_SIMULATED];
+	std::string tail = event_tail(*ctx->opt, tb);
 	if (ctx->opt->format == Format::Json)
 		std::printf("{\"device\": %u, \"core\": %u, \"kind\": \"%s\", \"code\": %u, "
-			    "\"name\": \"%s\", \"count\": %u, \"simulated\": %s, \"timestamp_ns\": %llu}\n",
+			    "\"name\": \"%s\", \"count\": %u, %s\"simulated\": %s, \"timestamp_ns\": %llu}\n",
 			    u32(NEURON_GENL_A_DEVICE), u32(NEURON_GENL_A_NC), kind_name(kind), code,
-			    name, u32(NEURON_GENL_A_COUNT), sim ? "true" : "false", ts);
+			    name, u32(NEURON_GENL_A_COUNT), tail.c_str(), sim ? "true" : "false", ts);
 	else
-		std::printf("device %u core %u %s %s(%u) count %u%s ts_ns %llu\n",
+		std::printf("device %u core %u %s %s(%u) count %u%s%s ts_ns %llu\n",
 			    u32(NEURON_GENL_A_DEVICE), u32(NEURON_GENL_A_NC), kind_name(kind), name,
-			    code, u32(NEURON_GENL_A_COUNT), sim ? " simulated" : "", ts);
+			    code, u32(NEURON_GENL_A_COUNT), tail.c_str(), sim ? " simulated" : "", ts);
 	return printed();
 }
 
