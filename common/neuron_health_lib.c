@@ -23,6 +23,60 @@ static const char *const neuron_health_reasons[NEURON_HEALTH_REASON_MAX + 1] = {
 	[NEURON_HEALTH_REASON_RESET_FAILED] = "reset_failed",
 };
 
+const char *const neuron_component_names[NEURON_COMPONENT_COUNT] = {
+	[NEURON_COMPONENT_HBM] = "hbm",
+	[NEURON_COMPONENT_SRAM] = "sram",
+	[NEURON_COMPONENT_FW_SERVICE_API] = "firmware_service_api",
+	[NEURON_COMPONENT_FW_SERVICE_PROCESSOR] = "firmware_service_processor",
+	[NEURON_COMPONENT_LINK_INTRASERVER] = "link_intraserver",
+	[NEURON_COMPONENT_LINK_HOST] = "link_host",
+	[NEURON_COMPONENT_LINK_EFA] = "link_efa",
+	[NEURON_COMPONENT_LINK_INTERSERVER] = "link_interserver",
+	[NEURON_COMPONENT_LINK_SWITCH] = "link_switch",
+	[NEURON_COMPONENT_AXI_FABRIC] = "axi_fabric",
+};
+
+const struct neuron_health_map neuron_health_maps[NEURON_HEALTH_REASON_MAX + 1] = {
+	[NEURON_HEALTH_REASON_NONE] = { -1, "healthy" },
+	[NEURON_HEALTH_REASON_RESET_IN_PROGRESS] = { -1, "unknown" },
+	[NEURON_HEALTH_REASON_FW_NOT_ANSWERING] = { NEURON_COMPONENT_FW_SERVICE_API, "unhealthy" },
+	[NEURON_HEALTH_REASON_NC_UNRECOVERABLE] = { -1, "unhealthy" },
+	[NEURON_HEALTH_REASON_HBM_UNCORRECTABLE] = { NEURON_COMPONENT_HBM, "unhealthy" },
+	[NEURON_HEALTH_REASON_SRAM_UNCORRECTABLE] = { NEURON_COMPONENT_SRAM, "unhealthy" },
+	[NEURON_HEALTH_REASON_RESET_FAILED] = { NEURON_COMPONENT_FW_SERVICE_PROCESSOR,
+						"unhealthy" },
+};
+
+static u32 neuron_health_component_of(u32 reason)
+{
+	s8 c = neuron_health_maps[reason].component;
+
+	return c < 0 ? 0 : 1u << c;
+}
+
+u32 neuron_health_components(const struct neuron_health_in *in)
+{
+	u32 bits = 0;
+
+	if (in->reset_failed)
+		bits |= neuron_health_component_of(NEURON_HEALTH_REASON_RESET_FAILED);
+	if (in->fw_unanswered)
+		bits |= neuron_health_component_of(NEURON_HEALTH_REASON_FW_NOT_ANSWERING);
+	if (in->sram_ue)
+		bits |= neuron_health_component_of(NEURON_HEALTH_REASON_SRAM_UNCORRECTABLE);
+	if (in->hbm_ue)
+		bits |= neuron_health_component_of(NEURON_HEALTH_REASON_HBM_UNCORRECTABLE);
+	if (in->nc_unrecoverable)
+		bits |= neuron_health_component_of(NEURON_HEALTH_REASON_NC_UNRECOVERABLE);
+	return bits & NEURON_COMPONENTS_KNOWN;
+}
+
+const char *neuron_health_observer(struct neuron_health h)
+{
+	return h.reason <= NEURON_HEALTH_REASON_MAX ? neuron_health_maps[h.reason].observer :
+						       "unknown";
+}
+
 static struct neuron_health neuron_health_make(u32 state, u32 reason)
 {
 	struct neuron_health h = { .state = state, .reason = reason };

@@ -68,4 +68,50 @@ const char *neuron_health_reason_name(u32 reason);
 u32 neuron_health_action_id(struct neuron_health h);
 const char *neuron_health_action(struct neuron_health h);
 
+/*
+ * The vendor's component names of stats/hardware/health_status/
+ * unhealthy_components (driver 2.30.2), in its order. This driver knows
+ * the first four from its own facts; the links and the fabric it cannot
+ * see (docs/ABI/sysfs-devices-neuron says so), and never reports them.
+ */
+enum neuron_component {
+	NEURON_COMPONENT_HBM,
+	NEURON_COMPONENT_SRAM,
+	NEURON_COMPONENT_FW_SERVICE_API,
+	NEURON_COMPONENT_FW_SERVICE_PROCESSOR,
+	NEURON_COMPONENT_LINK_INTRASERVER,
+	NEURON_COMPONENT_LINK_HOST,
+	NEURON_COMPONENT_LINK_EFA,
+	NEURON_COMPONENT_LINK_INTERSERVER,
+	NEURON_COMPONENT_LINK_SWITCH,
+	NEURON_COMPONENT_AXI_FABRIC,
+	NEURON_COMPONENT_COUNT,
+};
+extern const char *const neuron_component_names[NEURON_COMPONENT_COUNT];
+#define NEURON_COMPONENTS_KNOWN							\
+	((1u << NEURON_COMPONENT_HBM) | (1u << NEURON_COMPONENT_SRAM) |		\
+	 (1u << NEURON_COMPONENT_FW_SERVICE_API) |				\
+	 (1u << NEURON_COMPONENT_FW_SERVICE_PROCESSOR))
+
+/*
+ * The one table from this driver's health onto the vendor's and Neuron
+ * Observer's vocabularies: each health reason's component (-1: none of
+ * the ten) and Observer's device state ("healthy", "unhealthy",
+ * "unknown"). NeuronCore unrecoverable has no component of the vendor's
+ * list (it names no NeuronCore); a reset in progress is "unknown".
+ */
+struct neuron_health_map {
+	s8 component;
+	const char *observer;
+};
+extern const struct neuron_health_map neuron_health_maps[NEURON_HEALTH_REASON_MAX + 1];
+
+/*
+ * Bit C: component C is unhealthy by @in, every cause counted (not only
+ * the worst, which the health's reason names). Only known components.
+ */
+u32 neuron_health_components(const struct neuron_health_in *in);
+/* Observer's state of a health; "unknown" for a reason out of range. */
+const char *neuron_health_observer(struct neuron_health h);
+
 #endif /* NEURON_HEALTH_LIB_H */

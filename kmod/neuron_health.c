@@ -82,6 +82,19 @@ static void health_inputs(struct neuron_device *nd, struct neuron_health_in *in)
 			in->hbm_ue += neuron_health_since(v, READ_ONCE(t->hbm_base[ch]));
 }
 
+u32 neuron_health_components_now(struct neuron_device *nd)
+{
+	struct neuron_health_in in;
+
+	health_inputs(nd, &in);
+	return neuron_health_components(&in);
+}
+
+u64 neuron_health_heartbeat(struct neuron_device *nd)
+{
+	return atomic64_read(&nd->health.checks);
+}
+
 struct neuron_health neuron_health_get(struct neuron_device *nd, s32 nc)
 {
 	struct neuron_health_in in;
@@ -184,6 +197,7 @@ void neuron_health_check(struct neuron_device *nd)
 	u32 nc;
 
 	might_sleep();
+	atomic64_inc(&t->checks);
 	mutex_lock(&t->lock);
 	health_inputs(nd, &in);
 	/*

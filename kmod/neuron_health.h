@@ -7,6 +7,7 @@
 #ifndef NEURON_HEALTH_H
 #define NEURON_HEALTH_H
 
+#include <linux/atomic.h>
 #include <linux/device.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -30,6 +31,8 @@ extern struct device_attribute dev_attr_health_reason;
  * @last_dev:	the device's health as last reported (not a second source:
  *		only what a change is detected against)
  * @last_nc:	the same per NeuronCore
+ * @checks:	health checks run (the poller's and the reset file's): the
+ *		health_status/healthcheck_heartbeat file
  */
 struct neuron_health_track {
 	struct mutex lock;
@@ -37,10 +40,15 @@ struct neuron_health_track {
 	u32 hbm_base[NEURON_MISCRAM_HBM_CHANNELS];
 	struct neuron_health last_dev;
 	struct neuron_health last_nc[NEURON_MAX_NC];
+	atomic64_t checks;
 };
 
 /* Before anything can read the health: the ECC counts now are the baseline. */
 void neuron_health_init(struct neuron_device *nd);
+/* The vendor's components unhealthy now (bit per enum neuron_component). Any time. */
+u32 neuron_health_components_now(struct neuron_device *nd);
+/* Health checks run since the device registered. Any time. */
+u64 neuron_health_heartbeat(struct neuron_device *nd);
 /* The health now of the device (@nc < 0) or of NeuronCore @nc. Any time. */
 struct neuron_health neuron_health_get(struct neuron_device *nd, s32 nc);
 /* A reset completed: the ECC counts now are the new baseline. */

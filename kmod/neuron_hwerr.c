@@ -75,6 +75,7 @@
 #include "neuron_miscram_reg.h"
 #include "neuron_names.h"
 #include "neuron_reset.h"
+#include "neuron_sysfs.h"
 
 static struct neuron_uint_param hw_err_poll_ms = { .value = 1000, .min = 10, .max = 60000 };
 static struct neuron_uint_param hw_err_ratelimit_ms = { .value = 5000, .min = 0, .max = 3600000 };
@@ -135,8 +136,9 @@ struct neuron_hwerr_rl {
  * @stopping:	no line and no poll after neuron_hwerr_stop()
  * @rl:		rate-limit state per TYPE
  * @seq:	the last sequence number taken (lines and suppressed lines)
- * @sram_unc:	the poller's baseline: uncorrected SRAM count
- * @hbm_unc:	the poller's baseline per HBM channel
+ * @sram_unc:	the poller's baseline: uncorrected SRAM count at its last
+ *		read (health_status/sram_ecc_uncorrected reads it)
+ * @hbm_unc:	the poller's baseline per HBM channel (the same)
  * @instance_id: the backend's instance id, else the DMI board asset tag,
  *		escaped (neuron_log_escape())
  */
@@ -155,6 +157,35 @@ struct neuron_hwerr {
 bool neuron_hwerr_sim_real(void)
 {
 	return sim_hw_err_real;
+}
+
+u64 neuron_hwerr_events(struct neuron_device *nd)
+{
+	/* pairs with neuron_hwerr_init(): @h is seen initialised */
+	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
+	unsigned long flags;
+	u64 seq;
+
+	if (!h)
+		return 0;
+	spin_lock_irqsave(&h->lock, flags);
+	seq = h->seq;
+	spin_unlock_irqrestore(&h->lock, flags);
+	return seq;
+}
+
+bool neuron_hwerr_cached_ecc(struct neuron_device *nd, u32 *sram, u64 *hbm)
+{
+	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
+	u32 ch;
+
+	if (!h)
+		return false;
+	*sram = READ_ONCE(h->sram_unc);
+	*hbm = 0;
+	for (ch = 0; ch < nd->arch->hbm_channels && ch < NEURON_MISCRAM_HBM_CHANNELS; ch++)
+		*hbm += READ_ONCE(h->hbm_unc[ch]);
+	return true;
 }
 
 /*
@@ -247,6 +278,7 @@ void neuron_hwerr_health(struct neuron_device *nd, int nc, struct pid *tgid, con
 	spin_lock_irqsave(&h->lock, flags);
 	seq = ++h->seq;
 	spin_unlock_irqrestore(&h->lock, flags);
+	neuron_sysfs_hw_events_changed(nd);
 	if (READ_ONCE(h->stopping))
 		return;
 	neuron_hwerr_serial(nd, serial, sizeof(serial));
@@ -309,6 +341,7 @@ static void neuron_hwerr_report(struct neuron_hwerr *h, enum neuron_hwerr_type t
 		rl->suppressed += n - print;
 	}
 	spin_unlock_irqrestore(&h->lock, flags);
+	neuron_sysfs_hw_events_changed(h->nd);
 
 	for (i = 0; i < print; i++) {
 		neuron_hwerr_line(h, type, nc, action, seq + i, proc);
@@ -365,7 +398,7 @@ static u32 neuron_hwerr_rise(u32 *base, s64 now)
 		return 0;
 	if (now > *base)
 		rise = now - *base;
-	*base = now;
+	WRITE_ONCE(*base, now);
 	return rise;
 }
 
@@ -374,6 +407,7 @@ static void neuron_hwerr_poll_ecc(struct neuron_hwerr *h, bool baseline)
 	struct neuron_device *nd = h->nd;
 	u32 ch, rise;
 
+	/* the baselines are also health_status/'s cached counts: written once each */
 	rise = neuron_hwerr_rise(&h->sram_unc, neuron_hwerr_ecc(nd, NEURON_MISCRAM_SRAM_ECC));
 	if (!baseline && rise)
 		neuron_hwerr_report(h, NEURON_HWERR_SRAM, -1, NEURON_ECC_UE_ACTION, 1, NULL);

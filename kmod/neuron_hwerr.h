@@ -31,6 +31,18 @@ void neuron_hwerr_health(struct neuron_device *nd, int nc, struct pid *tgid, con
 			 const char *reason, u32 action);
 
 /*
+ * The device's NEURON_HW_ERR events so far (error lines, those the rate
+ * limit held back included, and health changes): the last sequence
+ * number. health_status/hw_error_events; sysfs_notify on each change.
+ */
+u64 neuron_hwerr_events(struct neuron_device *nd);
+/*
+ * The uncorrected ECC counts as the poller last read them (SRAM, the sum
+ * of the HBM channels): false before the poller starts.
+ */
+bool neuron_hwerr_cached_ecc(struct neuron_device *nd, u32 *sram, u64 *hbm);
+
+/*
  * sim_hw_err_real: simulated devices log the real tokens (the module says
  * so at load).
  */

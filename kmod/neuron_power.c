@@ -195,6 +195,22 @@ ssize_t neuron_power_show(struct neuron_device *nd, char *buf)
 			  (long long)ts, mn / 100, mn % 100, mx / 100, mx % 100, avg / 100, avg % 100);
 }
 
+ssize_t neuron_power_raw_show(struct neuron_device *nd, char *buf)
+{
+	u32 dice = nd->arch->fw_arch == NEURON_FW_ARCH_V2 ? 1 : NEURON_POWER_DICE;
+	u32 api, die, w, util;
+	ssize_t n = 0;
+
+	if (!neuron_misc_value(nd, NEURON_MISCRAM_API_VERSION, &api) || api < NEURON_POWER_MIN_API)
+		return sysfs_emit(buf, "%s\n", neuron_power_status_names[NEURON_POWER_NO_DATA]);
+	for (die = 0; die < dice; die++) {
+		util = neuron_misc_value(nd, NEURON_MISCRAM_POWER(die), &w) ?
+		       min_t(u32, w & 0xffff, NEURON_POWER_MAX_BIPS) : 0;
+		n += sysfs_emit_at(buf, n, "%s%u.%02u", die ? "," : "", util / 100, util % 100);
+	}
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
 int neuron_power_init(struct neuron_device *nd)
 {
 	struct neuron_power *p;

@@ -7,9 +7,11 @@
  *   info/architecture/{arch_type,instance_type,device_name}
  *   stats/hardware/{sram_ecc_uncorrected,mem_ecc_uncorrected,
  *                   mem_ecc_repairable_uncorrected,sram_ecc_corrected,mem_ecc_corrected}
+ *   stats/hardware/health_status/{unhealthy_components,healthcheck_heartbeat,
+ *                   hw_error_events,sram_ecc_uncorrected,mem_ecc_uncorrected}
  *   stats/fw_io/{err_count,timeout_count}
  *   stats/memory_usage/..., neuron_core<K>/stats/memory_usage/... (neuron_memstat.c)
- *   stats/power/utilization (neuron_power.c)
+ *   stats/power/{utilization,utilization_raw} (neuron_power.c)
  *   neuron_core<K>/{health,health_reason} (neuron_health.c)
  *   neuron_core<K>/info/architecture/arch_type
  *   neuron_core<K>/stats/status/<24 counters>/{total,present}
@@ -31,6 +33,8 @@
 #include "neuron_device.h"
 #include "neuron_counters.h"
 #include "neuron_fwio.h"
+#include "neuron_health.h"
+#include "neuron_hwerr.h"
 #include "neuron_log.h"
 #include "neuron_mem.h"
 #include "neuron_miscram_reg.h"
@@ -67,10 +71,12 @@ struct neuron_sysfs_node {
  * struct neuron_sysfs - the tree of one device
  * @nodes:	every directory, parents before children; torn down in reverse
  * @notify:	info/notify_delay is 0: counter changes are sysfs_notify'd
+ * @kn_hw_events: health_status/hw_error_events, for sysfs_notify
  */
 struct neuron_sysfs {
 	struct list_head nodes;
 	bool notify;
+	struct kernfs_node *kn_hw_events;
 };
 
 static inline struct neuron_sysfs_node *to_node(struct kobject *kobj)
@@ -381,6 +387,74 @@ static const struct attribute_group hardware_group = {
 	.is_visible = nsys_ext_visible,
 };
 
+/*
+ * stats/hardware/health_status/ (the vendor's since driver 2.28/2.30):
+ * what the driver already knows, read at each read, stored nowhere else:
+ * the components unhealthy now, the health checks run, the ECC counts as
+ * the poller last read them, and the NEURON_HW_ERR events so far (with
+ * sysfs_notify on each).
+ */
+static ssize_t unhealthy_components_show(struct kobject *kobj, struct kobj_attribute *attr,
+					 char *buf)
+{
+	u32 bits = neuron_health_components_now(to_node(kobj)->nd);
+	ssize_t n = 0;
+	u32 c;
+
+	for (c = 0; c < NEURON_COMPONENT_COUNT; c++)
+		if (bits & BIT(c))
+			n += sysfs_emit_at(buf, n, "%s%s", n ? " " : "", neuron_component_names[c]);
+	return n + sysfs_emit_at(buf, n, "\n");
+}
+
+static ssize_t healthcheck_heartbeat_show(struct kobject *kobj, struct kobj_attribute *attr,
+					  char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", neuron_health_heartbeat(to_node(kobj)->nd));
+}
+
+static ssize_t hw_error_events_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", neuron_hwerr_events(to_node(kobj)->nd));
+}
+
+static ssize_t cached_ecc_show(struct kobject *kobj, char *buf, bool sram)
+{
+	u32 s = 0;
+	u64 h = 0;
+
+	neuron_hwerr_cached_ecc(to_node(kobj)->nd, &s, &h);
+	return sysfs_emit(buf, "%llu\n", sram ? (u64)s : h);
+}
+
+static ssize_t cached_sram_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return cached_ecc_show(kobj, buf, true);
+}
+
+static ssize_t cached_mem_show(struct kobject *kobj, struct kobj_attribute *attr, char *buf)
+{
+	return cached_ecc_show(kobj, buf, false);
+}
+
+static struct kobj_attribute attr_unhealthy_components = __ATTR_RO(unhealthy_components);
+static struct kobj_attribute attr_healthcheck_heartbeat = __ATTR_RO(healthcheck_heartbeat);
+static struct kobj_attribute attr_hw_error_events = __ATTR_RO(hw_error_events);
+static struct kobj_attribute attr_cached_sram =
+	__ATTR(sram_ecc_uncorrected, 0444, cached_sram_show, NULL);
+static struct kobj_attribute attr_cached_mem =
+	__ATTR(mem_ecc_uncorrected, 0444, cached_mem_show, NULL);
+
+static struct attribute *health_status_attrs[] = {
+	&attr_unhealthy_components.attr,
+	&attr_healthcheck_heartbeat.attr,
+	&attr_hw_error_events.attr,
+	&attr_cached_sram.attr,
+	&attr_cached_mem.attr,
+	NULL,
+};
+static const struct attribute_group health_status_group = { .attrs = health_status_attrs };
+
 /* the files of this driver only (hidden with vendor_only) */
 static const struct attribute *const nsys_ext_attrs[] = {
 	&attr_fw_api_version.attr,
@@ -426,10 +500,18 @@ static ssize_t utilization_show(struct kobject *kobj, struct kobj_attribute *att
 	return neuron_power_show(to_node(kobj)->nd, buf);
 }
 
+static ssize_t utilization_raw_show(struct kobject *kobj, struct kobj_attribute *attr,
+				    char *buf)
+{
+	return neuron_power_raw_show(to_node(kobj)->nd, buf);
+}
+
 static struct kobj_attribute attr_utilization = __ATTR_RO(utilization);
+static struct kobj_attribute attr_utilization_raw = __ATTR_RO(utilization_raw);
 
 static struct attribute *power_attrs[] = {
 	&attr_utilization.attr,
+	&attr_utilization_raw.attr,
 	NULL,
 };
 static const struct attribute_group power_group = { .attrs = power_attrs };
@@ -607,6 +689,11 @@ int neuron_sysfs_init(struct neuron_device *nd)
 	ret = PTR_ERR_OR_ZERO(n);
 	if (ret)
 		goto err;
+	n = nsys_add(nd, &n->kobj, "health_status", -1, &dir_ktype, &health_status_group);
+	ret = PTR_ERR_OR_ZERO(n);
+	if (ret)
+		goto err;
+	nd->sysfs->kn_hw_events = sysfs_get_dirent(n->kobj.sd, "hw_error_events");
 	if (!neuron_vendor_only()) {
 		n = nsys_add(nd, &stats->kobj, "fw_io", -1, &dir_ktype, &fw_io_group);
 		ret = PTR_ERR_OR_ZERO(n);
@@ -654,8 +741,21 @@ void neuron_sysfs_exit(struct neuron_device *nd)
 		kobject_del(&n->kobj);
 		kobject_put(&n->kobj);
 	}
+	sysfs_put(nd->sysfs->kn_hw_events);
 	kfree(nd->sysfs);
 	nd->sysfs = NULL;
+}
+
+void neuron_sysfs_hw_events_changed(struct neuron_device *nd)
+{
+	/*
+	 * Every caller comes before neuron_sysfs_exit(): an ioctl or the
+	 * reset file under gone_sem with the device not gone, or the ECC
+	 * poller, stopped before the tree goes. kernfs_notify is safe in
+	 * any context.
+	 */
+	if (nd->sysfs && nd->sysfs->kn_hw_events)
+		kernfs_notify(nd->sysfs->kn_hw_events);
 }
 
 void neuron_sysfs_counters_changed_locked(struct neuron_device *nd)

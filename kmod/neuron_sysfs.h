@@ -17,5 +17,10 @@ void neuron_sysfs_exit(struct neuron_device *nd);
 void neuron_sysfs_counters_changed(struct neuron_device *nd);
 /* The same with @nd->gone_sem held by the caller (an ioctl). */
 void neuron_sysfs_counters_changed_locked(struct neuron_device *nd);
+/*
+ * health_status/hw_error_events changed: sysfs_notify (always, as the
+ * vendor's). Any context; only before neuron_sysfs_exit().
+ */
+void neuron_sysfs_hw_events_changed(struct neuron_device *nd);
 
 #endif /* NEURON_SYSFS_H */

@@ -165,6 +165,51 @@ static void test_actions(void **state)
 	assert_int_equal(neuron_health_action_id(h), NEURON_ACTION_NONE);
 }
 
+/*
+ * The one table onto the vendor's unhealthy_components and Observer's
+ * states: each cause alone, all at once (every cause, the vendor's
+ * order), a reset in progress unknown, NeuronCores no component.
+ */
+static void test_components(void **state)
+{
+	struct neuron_health_in in;
+	struct neuron_health h;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	assert_int_equal(neuron_health_components(&in), 0);
+	in.sram_ue = 1;
+	assert_int_equal(neuron_health_components(&in), 1u << NEURON_COMPONENT_SRAM);
+	in.hbm_ue = 2;
+	in.fw_unanswered = true;
+	in.reset_failed = true;
+	in.nc_unrecoverable = 5;
+	assert_int_equal(neuron_health_components(&in),
+			 (1u << NEURON_COMPONENT_HBM) | (1u << NEURON_COMPONENT_SRAM) |
+			 (1u << NEURON_COMPONENT_FW_SERVICE_API) |
+			 (1u << NEURON_COMPONENT_FW_SERVICE_PROCESSOR));
+	memset(&in, 0, sizeof(in));
+	in.nc_unrecoverable = 1;
+	assert_int_equal(neuron_health_components(&in), 0);
+	assert_string_equal(neuron_component_names[NEURON_COMPONENT_HBM], "hbm");
+	assert_string_equal(neuron_component_names[NEURON_COMPONENT_FW_SERVICE_PROCESSOR],
+			    "firmware_service_processor");
+	assert_string_equal(neuron_component_names[NEURON_COMPONENT_AXI_FABRIC], "axi_fabric");
+	h.state = NEURON_HEALTH_OK;
+	h.reason = NEURON_HEALTH_REASON_NONE;
+	assert_string_equal(neuron_health_observer(h), "healthy");
+	h.state = NEURON_HEALTH_DEGRADED;
+	h.reason = NEURON_HEALTH_REASON_RESET_IN_PROGRESS;
+	assert_string_equal(neuron_health_observer(h), "unknown");
+	h.reason = NEURON_HEALTH_REASON_FW_NOT_ANSWERING;
+	assert_string_equal(neuron_health_observer(h), "unhealthy");
+	h.state = NEURON_HEALTH_NEEDS_RESET;
+	h.reason = NEURON_HEALTH_REASON_NC_UNRECOVERABLE;
+	assert_string_equal(neuron_health_observer(h), "unhealthy");
+	h.reason = NEURON_HEALTH_REASON_MAX + 1;
+	assert_string_equal(neuron_health_observer(h), "unknown");
+}
+
 static void test_since(void **state)
 {
 	(void)state;
@@ -185,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_core),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_actions),
+		cmocka_unit_test(test_components),
 		cmocka_unit_test(test_since),
 	};
 

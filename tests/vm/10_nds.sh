@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: NDS slabs, the counter bridge, the sysfs counter tree, ECC files.
 SUITE=nds
-PLAN=52
+PLAN=59
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=8
@@ -30,8 +30,14 @@ check_eq no-core-8 "" "$(ls -d $D/neuron_core8 2>/dev/null)"
 check_eq counter-mode "-rw-r--r--" "$(ls -l $D/neuron_core0/stats/status/success/total | cut -c1-10)"
 check_eq arch-type NDsim "$(cat $D/info/architecture/arch_type)"
 check_eq nc-arch-type NCsim "$(cat $D/neuron_core0/info/architecture/arch_type)"
-check_eq hardware-files "mem_ecc_corrected mem_ecc_repairable_uncorrected mem_ecc_uncorrected sram_ecc_corrected sram_ecc_uncorrected" \
+check_eq hardware-files "health_status mem_ecc_corrected mem_ecc_repairable_uncorrected mem_ecc_uncorrected sram_ecc_corrected sram_ecc_uncorrected" \
 	"$(ls $D/stats/hardware | sort | tr '\n' ' ' | sed 's/ $//')"
+HS=$D/stats/hardware/health_status
+check_eq health-status-files "healthcheck_heartbeat hw_error_events mem_ecc_uncorrected sram_ecc_uncorrected unhealthy_components" \
+	"$(ls $HS | sort | tr '\n' ' ' | sed 's/ $//')"
+check_eq health-status-idle "|0|0|0" "$(cat $HS/unhealthy_components)|$(cat $HS/hw_error_events)|$(cat $HS/sram_ecc_uncorrected)|$(cat $HS/mem_ecc_uncorrected)"
+check_eq power-files "utilization utilization_raw" "$(ls $D/stats/power | sort | tr '\n' ' ' | sed 's/ $//')"
+check power-raw-form grep -qE '^([0-9]+\.[0-9]{2}(,[0-9]+\.[0-9]{2})*|POWER_STATUS_NO_DATA)$' $D/stats/power/utilization_raw
 check fw-io-files test -f $D/stats/fw_io/err_count -a -f $D/stats/fw_io/timeout_count
 check_eq notify-default -1 "$(cat $D/info/notify_delay)"
 
@@ -42,8 +48,16 @@ I=/sys/kernel/debug/neuron/neuron0/inject/ecc
 check_eq ecc-initial "0 0 0" "$(cat $D/stats/hardware/sram_ecc_uncorrected) $(cat $D/stats/hardware/mem_ecc_uncorrected) $(cat $D/stats/hardware/mem_ecc_repairable_uncorrected)"
 check ecc-inject-sram sh -c "echo 'sram 3 9' > $I"
 check_eq ecc-sram "3 9" "$(cat $D/stats/hardware/sram_ecc_uncorrected) $(cat $D/stats/hardware/sram_ecc_corrected)"
+# health_status/: the poller's next read (hw_err_poll_ms, 1 s) caches the
+# count, logs one line and one health change, and names the component
+hs_is() { [ "$(cat $HS/sram_ecc_uncorrected) $(cat $HS/unhealthy_components) $(cat $HS/hw_error_events)" = "$1" ]; }
+beat=$(cat $HS/healthcheck_heartbeat)
+wait_for health-status-sram 5000 hs_is "3 sram 2"
+check health-status-heartbeat test "$(cat $HS/healthcheck_heartbeat)" -gt "$beat"
 check ecc-inject-hbm sh -c "echo 'hbm0 2 1' > $I && echo 'hbm3 5 4' > $I"
 check_eq ecc-hbm-sum "7 5" "$(cat $D/stats/hardware/mem_ecc_uncorrected) $(cat $D/stats/hardware/mem_ecc_corrected)"
+# two HBM lines (one per channel that rose); the health stays needs_reset
+wait_for health-status-hbm 5000 sh -c "[ \"\$(cat $HS/mem_ecc_uncorrected) \$(cat $HS/unhealthy_components) \$(cat $HS/hw_error_events)\" = '7 hbm sram 4' ]"
 check ecc-repair-pending sh -c "echo 'repair pending' > $I"
 check_eq ecc-repairable "0 7" "$(cat $D/stats/hardware/mem_ecc_uncorrected) $(cat $D/stats/hardware/mem_ecc_repairable_uncorrected)"
 check ecc-repair-failed sh -c "echo 'repair failed' > $I"

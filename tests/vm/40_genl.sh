@@ -3,7 +3,7 @@
 # resolution, the counters dump (names, shape, live totals), error events
 # on the "errors" group, extack errors, Prometheus output.
 SUITE=genl
-PLAN=54
+PLAN=55
 . /tests/lib.sh
 
 M=/tests/neuron-monitor

@@ -4,14 +4,17 @@
  * "errors" group of the "neuron" family, docs/recovery.md): the error
  * class's recovery action, the job's process (pid and name), the
  * device's sequence number, and the count of events not delivered, in
- * the stream itself. Runs its own jobs (SIM_EXEC) on NeuronCore 0 of
+ * the stream itself; and the device's count of them in sysfs, which wakes
+ * a poll()er. Runs its own jobs (SIM_EXEC) on NeuronCore 0 of
  * device 0 after arming faults through debugfs; expects the module loaded
  * with simulated devices and nothing else running jobs there.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -257,11 +260,47 @@ static int drops_in_stream(void)
 	return 0;
 }
 
+/*
+ * stats/hardware/health_status/hw_error_events counts the device's
+ * NEURON_HW_ERR events and wakes a poll()er on each: a job's DMA abort is
+ * one more.
+ */
+static int hw_error_events_notify(void)
+{
+	char path[256], buf[32];
+	int fd, dev = vt_open_dev(0), ret;
+	unsigned long long before, after;
+	struct pollfd pfd;
+
+	snprintf(path, sizeof(path), VT_SYSFS_DEV "/stats/hardware/health_status/hw_error_events",
+		 0);
+	fd = open(path, O_RDONLY);
+	VT_ASSERT(fd >= 0 && dev >= 0, "open %s: %s", path, strerror(errno));
+	memset(buf, 0, sizeof(buf));
+	VT_ASSERT(read(fd, buf, sizeof(buf) - 1) > 0, "prime read");
+	before = strtoull(buf, NULL, 10);
+	VT_ASSERT(arm_and_run(dev, "inject/hw_error", "0 dma_abort") == 0, "job: %s",
+		  strerror(errno));
+	pfd = (struct pollfd){ .fd = fd, .events = POLLPRI | POLLERR };
+	ret = poll(&pfd, 1, 10000);
+	VT_ASSERT(ret == 1 && (pfd.revents & (POLLPRI | POLLERR)), "poll: %d revents %x", ret,
+		  pfd.revents);
+	memset(buf, 0, sizeof(buf));
+	VT_ASSERT(pread(fd, buf, sizeof(buf) - 1, 0) > 0, "read after");
+	after = strtoull(buf, NULL, 10);
+	VT_ASSERT(after == before + 1, "hw_error_events %llu -> %llu for one DMA abort", before,
+		  after);
+	close(fd);
+	close(dev);
+	return 0;
+}
+
 int main(void)
 {
 	static const struct vt_case cases[] = {
 		VT_CASE(fields),
 		VT_CASE(drops_in_stream),
+		VT_CASE(hw_error_events_notify),
 	};
 
 	return vt_run("genl-events", cases, VT_COUNT(cases));
