@@ -176,6 +176,7 @@ u64 neuron_hwerr_events(struct neuron_device *nd)
 
 bool neuron_hwerr_cached_ecc(struct neuron_device *nd, u32 *sram, u64 *hbm)
 {
+	/* pairs with neuron_hwerr_init(): @h is seen initialised */
 	struct neuron_hwerr *h = smp_load_acquire(&nd->hwerr);
 	u32 ch;
 

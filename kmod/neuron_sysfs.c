@@ -609,105 +609,173 @@ static int nsys_add_counter(struct neuron_device *nd, struct kobject *parent, u3
 	return 0;
 }
 
-static int nsys_add_core(struct neuron_device *nd, u32 nc)
+/*
+ * Every directory of a device's tree, by parent and name, in creation
+ * order: the one place a path is spelled, so that moving a node is a
+ * change of this table. The NSYS_CORE.. block is made once per NeuronCore
+ * (its root named neuron_core<K>). @group: the files of the directory;
+ * @flags: NSYS_EXT, this driver's own (not with vendor_only); NSYS_PE,
+ * only on a NeuronCore with PE counters; @fill: what goes in besides the
+ * group (counter directories, the memory_usage tree of neuron_memstat.c,
+ * the notify handle of hw_error_events). The device's own files (health,
+ * reset, state, ...) are its attribute groups (neuron_device.c).
+ */
+enum nsys_dir {
+	NSYS_INFO,
+	NSYS_INFO_ARCH,
+	NSYS_STATS,
+	NSYS_HARDWARE,
+	NSYS_HEALTH_STATUS,
+	NSYS_FW_IO,
+	NSYS_CORE,
+	NSYS_CORE_INFO,
+	NSYS_CORE_ARCH,
+	NSYS_CORE_STATS,
+	NSYS_CORE_STATUS,
+	NSYS_CORE_TENSOR_ENGINE,
+	NSYS_CORE_OTHER_INFO,
+	NSYS_POWER,
+	NSYS_DIRS,
+	NSYS_DEVICE = -1,	/* the device's own directory: a parent only */
+};
+
+#define NSYS_EXT	BIT(0)
+#define NSYS_PE		BIT(1)
+
+enum nsys_fill {
+	NSYS_FILL_NONE,
+	NSYS_FILL_MEMSTAT_ROOT,
+	NSYS_FILL_MEMSTAT_CORE,
+	NSYS_FILL_STATUS_COUNTERS,
+	NSYS_FILL_OTHER_COUNTERS,
+	NSYS_FILL_HW_EVENTS,
+};
+
+static const struct nsys_dir_desc {
+	const char *name;
+	s8 parent;
+	u8 flags;
+	u8 fill;
+	const struct attribute_group *group;
+} nsys_dirs[NSYS_DIRS] = {
+	[NSYS_INFO] = { "info", NSYS_DEVICE, 0, NSYS_FILL_NONE, &info_group },
+	[NSYS_INFO_ARCH] = { "architecture", NSYS_INFO, 0, NSYS_FILL_NONE, &arch_group },
+	[NSYS_STATS] = { "stats", NSYS_DEVICE, 0, NSYS_FILL_MEMSTAT_ROOT, NULL },
+	[NSYS_HARDWARE] = { "hardware", NSYS_STATS, 0, NSYS_FILL_NONE, &hardware_group },
+	[NSYS_HEALTH_STATUS] = { "health_status", NSYS_HARDWARE, 0, NSYS_FILL_HW_EVENTS,
+				 &health_status_group },
+	[NSYS_FW_IO] = { "fw_io", NSYS_STATS, NSYS_EXT, NSYS_FILL_NONE, &fw_io_group },
+	[NSYS_CORE] = { "neuron_core%u", NSYS_DEVICE, 0, NSYS_FILL_NONE, &nc_health_group },
+	[NSYS_CORE_INFO] = { "info", NSYS_CORE, 0, NSYS_FILL_NONE, NULL },
+	[NSYS_CORE_ARCH] = { "architecture", NSYS_CORE_INFO, 0, NSYS_FILL_NONE, &nc_arch_group },
+	[NSYS_CORE_STATS] = { "stats", NSYS_CORE, 0, NSYS_FILL_MEMSTAT_CORE, NULL },
+	[NSYS_CORE_STATUS] = { "status", NSYS_CORE_STATS, 0, NSYS_FILL_STATUS_COUNTERS, NULL },
+	[NSYS_CORE_TENSOR_ENGINE] = { "tensor_engine", NSYS_CORE_STATS, NSYS_PE, NSYS_FILL_NONE,
+				      &tensor_engine_group },
+	[NSYS_CORE_OTHER_INFO] = { "other_info", NSYS_CORE_STATS, 0, NSYS_FILL_OTHER_COUNTERS,
+				   NULL },
+	/* last, after the cores, as the vendor's tree */
+	[NSYS_POWER] = { "power", NSYS_STATS, 0, NSYS_FILL_NONE, &power_group },
+};
+
+static bool nsys_per_core(int d)
 {
-	struct neuron_sysfs_node *core, *info, *stats, *status, *other, *n;
-	char name[32];
+	return d >= NSYS_CORE && d <= NSYS_CORE_OTHER_INFO;
+}
+
+/* What @fill puts into the new directory @n (NeuronCore @nc, or -1). */
+static int nsys_fill(struct neuron_device *nd, struct neuron_sysfs_node *n, s32 nc, u8 fill)
+{
 	u32 i;
 	int ret;
 
-	snprintf(name, sizeof(name), "neuron_core%u", nc);
-	core = nsys_add(nd, &nd->dev.kobj, name, nc, &dir_ktype, &nc_health_group);
-	if (IS_ERR(core))
-		return PTR_ERR(core);
-	info = nsys_add(nd, &core->kobj, "info", nc, &dir_ktype, NULL);
-	if (IS_ERR(info))
-		return PTR_ERR(info);
-	n = nsys_add(nd, &info->kobj, "architecture", nc, &dir_ktype, &nc_arch_group);
+	switch (fill) {
+	case NSYS_FILL_MEMSTAT_ROOT:
+		return neuron_memstat_sysfs_root(nd, &n->kobj);
+	case NSYS_FILL_MEMSTAT_CORE:
+		return neuron_memstat_sysfs_core(nd, nc, &n->kobj);
+	case NSYS_FILL_STATUS_COUNTERS:
+		for (i = 0; i < neuron_status_attr_count(); i++) {
+			ret = nsys_add_counter(nd, &n->kobj, nc, neuron_status_attrs[i].name,
+					       neuron_status_attrs[i].counter, NULL);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	case NSYS_FILL_OTHER_COUNTERS:
+		for (i = 0; i < neuron_other_attr_count(); i++) {
+			ret = nsys_add_counter(nd, &n->kobj, nc, neuron_other_attrs[i].name, 0,
+					       &neuron_other_attrs[i]);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	case NSYS_FILL_HW_EVENTS:
+		nd->sysfs->kn_hw_events = sysfs_get_dirent(n->kobj.sd, "hw_error_events");
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Directory @d of the table (of NeuronCore @nc for a per-core one), under
+ * the one made for its parent in @made; skipped (NULL in @made) when its
+ * flags rule it out here, or its parent was.
+ */
+static int nsys_make(struct neuron_device *nd, int d, s32 nc,
+		     struct neuron_sysfs_node *made[NSYS_DIRS])
+{
+	const struct nsys_dir_desc *e = &nsys_dirs[d];
+	struct kobject *parent;
+	struct neuron_sysfs_node *n;
+	char name[32];
+
+	made[d] = NULL;
+	if ((e->flags & NSYS_EXT) && neuron_vendor_only())
+		return 0;
+	if ((e->flags & NSYS_PE) && !nsys_has_pe(nd, nc))
+		return 0;
+	if (e->parent == NSYS_DEVICE)
+		parent = &nd->dev.kobj;
+	else if (made[e->parent])
+		parent = &made[e->parent]->kobj;
+	else
+		return 0;
+	if (d == NSYS_CORE)
+		snprintf(name, sizeof(name), e->name, nc);
+	else
+		strscpy(name, e->name, sizeof(name));
+	n = nsys_add(nd, parent, name, nc, &dir_ktype, e->group);
 	if (IS_ERR(n))
 		return PTR_ERR(n);
-	stats = nsys_add(nd, &core->kobj, "stats", nc, &dir_ktype, NULL);
-	if (IS_ERR(stats))
-		return PTR_ERR(stats);
-	status = nsys_add(nd, &stats->kobj, "status", nc, &dir_ktype, NULL);
-	if (IS_ERR(status))
-		return PTR_ERR(status);
-	ret = neuron_memstat_sysfs_core(nd, nc, &stats->kobj);
-	if (ret)
-		return ret;
-	for (i = 0; i < neuron_status_attr_count(); i++) {
-		ret = nsys_add_counter(nd, &status->kobj, nc, neuron_status_attrs[i].name,
-				       neuron_status_attrs[i].counter, NULL);
-		if (ret)
-			return ret;
-	}
-	if (nsys_has_pe(nd, nc)) {
-		n = nsys_add(nd, &stats->kobj, "tensor_engine", nc, &dir_ktype,
-			     &tensor_engine_group);
-		if (IS_ERR(n))
-			return PTR_ERR(n);
-	}
-	other = nsys_add(nd, &stats->kobj, "other_info", nc, &dir_ktype, NULL);
-	if (IS_ERR(other))
-		return PTR_ERR(other);
-	for (i = 0; i < neuron_other_attr_count(); i++) {
-		ret = nsys_add_counter(nd, &other->kobj, nc, neuron_other_attrs[i].name, 0,
-				       &neuron_other_attrs[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	made[d] = n;
+	return nsys_fill(nd, n, nc, e->fill);
 }
 
 int neuron_sysfs_init(struct neuron_device *nd)
 {
-	struct neuron_sysfs_node *info, *stats, *n;
+	struct neuron_sysfs_node *made[NSYS_DIRS];
+	int d, c, ret = 0;
 	u32 nc;
-	int ret;
 
 	nd->sysfs = kzalloc(sizeof(*nd->sysfs), GFP_KERNEL);
 	if (!nd->sysfs)
 		return -ENOMEM;
 	INIT_LIST_HEAD(&nd->sysfs->nodes);
 
-	info = nsys_add(nd, &nd->dev.kobj, "info", -1, &dir_ktype, &info_group);
-	ret = PTR_ERR_OR_ZERO(info);
-	if (ret)
-		goto err;
-	n = nsys_add(nd, &info->kobj, "architecture", -1, &dir_ktype, &arch_group);
-	ret = PTR_ERR_OR_ZERO(n);
-	if (ret)
-		goto err;
-	stats = nsys_add(nd, &nd->dev.kobj, "stats", -1, &dir_ktype, NULL);
-	ret = PTR_ERR_OR_ZERO(stats);
-	if (ret)
-		goto err;
-	ret = neuron_memstat_sysfs_root(nd, &stats->kobj);
-	if (ret)
-		goto err;
-	n = nsys_add(nd, &stats->kobj, "hardware", -1, &dir_ktype, &hardware_group);
-	ret = PTR_ERR_OR_ZERO(n);
-	if (ret)
-		goto err;
-	n = nsys_add(nd, &n->kobj, "health_status", -1, &dir_ktype, &health_status_group);
-	ret = PTR_ERR_OR_ZERO(n);
-	if (ret)
-		goto err;
-	nd->sysfs->kn_hw_events = sysfs_get_dirent(n->kobj.sd, "hw_error_events");
-	if (!neuron_vendor_only()) {
-		n = nsys_add(nd, &stats->kobj, "fw_io", -1, &dir_ktype, &fw_io_group);
-		ret = PTR_ERR_OR_ZERO(n);
-		if (ret)
-			goto err;
+	for (d = 0; d < NSYS_DIRS && !ret; d++) {
+		if (!nsys_per_core(d)) {
+			ret = nsys_make(nd, d, -1, made);
+			continue;
+		}
+		/* the per-core block, once for each NeuronCore */
+		for (nc = 0; nc < nd->nc_count && !ret; nc++)
+			for (c = d; nsys_per_core(c) && !ret; c++)
+				ret = nsys_make(nd, c, nc, made);
+		while (nsys_per_core(d + 1))
+			d++;
 	}
-	for (nc = 0; nc < nd->nc_count; nc++) {
-		ret = nsys_add_core(nd, nc);
-		if (ret)
-			goto err;
-	}
-	/* last, after the cores, as the vendor's tree */
-	n = nsys_add(nd, &stats->kobj, "power", -1, &dir_ktype, &power_group);
-	ret = PTR_ERR_OR_ZERO(n);
 	if (ret)
 		goto err;
 	ret = neuron_device_create_fault(nd, NEURON_CREATE_STEP_SYSFS);
