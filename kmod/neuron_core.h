@@ -11,7 +11,9 @@
  * notification ring table (neuron_nq.c): a ring exists only on a
  * NeuronCore its creator holds, and leaves with the reservation. Nothing
  * is taken under it but the slot locks and the memory accounting's leaf
- * spinlock. Order: procs_lock -> nds->lock -> neuron_core_dev.lock.
+ * spinlock. Order: procs_lock -> nds->lock -> neuron_core_dev.lock, and
+ * health.lock -> neuron_core_dev.lock (a health change names the core's
+ * holder).
  */
 #ifndef NEURON_CORE_H
 #define NEURON_CORE_H

@@ -26,8 +26,10 @@
  * the last reported health is kept, to tell a change.
  *
  * Locking: t->lock (mutex) serializes checks and rebases; under it only
- * MiscRAM reads, the backend's nc_unrecoverable, the log line, the
- * netlink send and the uevent. The reset file takes it under procs_lock (rebase).
+ * MiscRAM reads, the backend's nc_unrecoverable, the NeuronCore's holder
+ * (the core table's lock: t->lock -> cores->lock), the log line with its
+ * sysfs_notify, the netlink send and the uevent. The reset file takes it
+ * under procs_lock (rebase).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -47,8 +47,8 @@
  * — not matching the consumers' pattern, so nothing is counted twice)
  * right after the next line of that TYPE, or by the poller once the
  * period is over. Without a rate limit (hw_err_ratelimit_ms=0) one job
- * still logs at most NEURON_HWERR_MAX_PER_CALL lines of a TYPE; the rest
- * are counted the same way.
+ * still logs at most NEURON_HWERR_MAX_PER_CALL lines of a fault kind; the
+ * rest are counted the same way.
  *
  * Locking: h->lock (spinlock) protects the rate-limit state and the
  * sequence; nothing is

@@ -201,7 +201,9 @@ ssize_t neuron_power_raw_show(struct neuron_device *nd, char *buf)
 	u32 api, die, w, util;
 	ssize_t n = 0;
 
-	if (!neuron_misc_value(nd, NEURON_MISCRAM_API_VERSION, &api) || api < NEURON_POWER_MIN_API)
+	/* a device whose reset did not complete: its words mean nothing */
+	if (neuron_device_invalid(nd) ||
+	    !neuron_misc_value(nd, NEURON_MISCRAM_API_VERSION, &api) || api < NEURON_POWER_MIN_API)
 		return sysfs_emit(buf, "%s\n", neuron_power_status_names[NEURON_POWER_NO_DATA]);
 	for (die = 0; die < dice; die++) {
 		util = neuron_misc_value(nd, NEURON_MISCRAM_POWER(die), &w) ?

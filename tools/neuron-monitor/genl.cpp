@@ -233,8 +233,10 @@ std::string event_tail(const Options &opt, struct nlattr **tb)
 		char q[6 * 16 + 3] = "null";
 		char pid[16] = "null";
 		if (proc) {
-			neuron_json_quote(q, sizeof(q), comm, std::strlen(comm));
 			std::snprintf(pid, sizeof(pid), "%u", nla_get_u32(tb[NEURON_GENL_A_PID]));
+			// a name longer than the kernel's 15 bytes is not the kernel's: null
+			if (neuron_json_quote(q, sizeof(q), comm, std::strlen(comm)) >= sizeof(q))
+				std::snprintf(q, sizeof(q), "null");
 		}
 		std::snprintf(buf, sizeof(buf), "\"action\": \"%s\", \"seq\": %llu, \"dropped\": %llu, "
 			      "\"pid\": %s, \"comm\": %s, ", action, u64(NEURON_GENL_A_SEQ),
@@ -403,7 +405,16 @@ int watch_events(struct nl_sock *sk, const Options &opt)
 	std::fflush(stderr);
 	if (opt.count == 0)
 		return 0;
-	r = receive(sk, ctx);
+	for (;;) {
+		r = receive(sk, ctx);
+		// the socket overran (ENOBUFS, which libnl reports as no memory):
+		// events were lost here, and the gap in each device's seq says
+		// how many; say so and read on
+		if (r != -NLE_NOMEM || ctx.kernel_err)
+			break;
+		std::fprintf(stderr, "neuron-monitor: events: overrun, events lost (see the gap in seq)\n");
+		std::fflush(stderr);
+	}
 	if (r < 0)
 		return report("events", ctx, r);
 	return 0;

@@ -36,9 +36,10 @@
  * whether or not it could be sent, and carries DROPPED, the device's
  * events not delivered so far: never sent (no memory), or not taken by a
  * listener that asked for delivery errors (NETLINK_BROADCAST_ERROR) with
- * a full receive buffer. A listener finds what it missed from the gaps
- * in SEQ (and is told of an overrun by ENOBUFS on its socket, as any
- * netlink listener is); ACTION is what a responder does about the event
+ * a full receive buffer. Events of two NeuronCores may arrive in the
+ * other order of their SEQ; a number still missing once later ones have
+ * come is an event the listener missed (it is also told of an overrun by
+ * ENOBUFS on its socket, as any netlink listener is); ACTION is what a responder does about the event
  * (enum neuron_recovery_action, one table per error class: docs).
  */
 #ifndef _UAPI_NEURON_GENL_H
