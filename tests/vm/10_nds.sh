@@ -51,9 +51,10 @@ check_eq ecc-sram "3 9" "$(cat $D/stats/hardware/sram_ecc_uncorrected) $(cat $D/
 # health_status/: the poller's next read (hw_err_poll_ms, 1 s) caches the
 # count, logs one line and one health change, and names the component
 hs_is() { [ "$(cat $HS/sram_ecc_uncorrected) $(cat $HS/unhealthy_components) $(cat $HS/hw_error_events)" = "$1" ]; }
-beat=$(cat $HS/healthcheck_heartbeat)
 wait_for health-status-sram 5000 hs_is "3 sram 2"
-check health-status-heartbeat test "$(cat $HS/healthcheck_heartbeat)" -gt "$beat"
+# the poller's next check (every hw_err_poll_ms) counts one more
+beat=$(cat $HS/healthcheck_heartbeat)
+wait_for health-status-heartbeat 5000 sh -c "[ \$(cat $HS/healthcheck_heartbeat) -gt $beat ]"
 check ecc-inject-hbm sh -c "echo 'hbm0 2 1' > $I && echo 'hbm3 5 4' > $I"
 check_eq ecc-hbm-sum "7 5" "$(cat $D/stats/hardware/mem_ecc_uncorrected) $(cat $D/stats/hardware/mem_ecc_corrected)"
 # two HBM lines (one per channel that rose); the health stays needs_reset
