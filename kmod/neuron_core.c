@@ -31,6 +31,18 @@ static struct neuron_core_slot *core_slot(struct neuron_device *nd, u32 nc)
 	return &nd->cores->slots[nc];
 }
 
+/* True when @s is held by the process @tgid. Caller holds the slot's lock or the table's. */
+static bool slot_held_by(const struct neuron_core_slot *s, struct pid *tgid)
+{
+	return s->holder && s->holder->tgid == tgid;
+}
+
+bool neuron_core_held_by_locked(struct neuron_device *nd, u32 nc, struct pid *tgid)
+{
+	lockdep_assert_held(&nd->cores->lock);
+	return slot_held_by(core_slot(nd, nc), tgid);
+}
+
 /*
  * @nc's holder becomes @p (NULL: nobody) as of @since. Caller holds the
  * table's lock and the slot's.
@@ -62,13 +74,6 @@ int neuron_core_reserve_locked(struct neuron_device *nd, u32 nc, struct neuron_p
 	return 0;
 }
 
-bool neuron_core_held_by_locked(struct neuron_device *nd, u32 nc, struct pid *tgid)
-{
-	struct neuron_proc *holder = core_slot(nd, nc)->holder;
-
-	lockdep_assert_held(&nd->cores->lock);
-	return holder && holder->tgid == tgid;
-}
 
 int neuron_core_job_begin(struct neuron_device *nd, u32 nc, struct neuron_proc *p)
 {
@@ -440,11 +445,6 @@ static void core_describe(struct pid *tgid, char *buf, size_t size)
 #define CORE_TAKE_BACK_WAIT_MS							\
 	((NEURON_EXEC_MAX_DURATION_US + NEURON_EXEC_MAX_TIMEOUT_US) / 1000 + 1000)
 
-/* True when @s is held by the process @tgid. Caller holds the slot's lock or the table's. */
-static bool slot_held_by(const struct neuron_core_slot *s, struct pid *tgid)
-{
-	return s->holder && s->holder->tgid == tgid;
-}
 
 /* No job of @owner runs on @s any more, or @owner does not hold it. */
 static bool core_idle_for(struct neuron_core_slot *s, struct pid *owner)

@@ -146,7 +146,7 @@ std::vector<finding> check_nodes(const context &c, const std::vector<device> &de
 				if (member)
 					out.push_back({ chk, severity::error,
 							node + " is " + mode + "; " + who + " is in group " + gname +
-								" but this session is not (added after login)",
+								" but this process's groups do not include it (added after login)",
 							"log in again (or run: newgrp " + gname + ")" });
 				else
 					out.push_back({ chk, severity::error,
