@@ -268,6 +268,9 @@ struct neuron_job_model {
  * @model:	NULL for NEURON_IOCTL_SIM_EXEC; for NEURON_IOCTL_SIM_EXEC_MODEL
  *		the data the job computes on after its run time, before it
  *		completes (a backend that cannot returns -EOPNOTSUPP)
+ * @coll_error:	NEURON_SIM_EXEC_COLL_ERROR: after its run time the job writes
+ *		one NEURON_NQ_HW_COLLECTIVES entry besides what was armed
+ *		(and counts it in @faults)
  */
 struct neuron_job {
 	struct neuron_device *nd;
@@ -279,6 +282,7 @@ struct neuron_job {
 	u64 ns;		/* core: the job's time, local_clock(), for @job_ns */
 	struct neuron_job_faults faults;
 	const struct neuron_job_model *model;
+	bool coll_error;
 };
 
 /*

@@ -27,6 +27,7 @@
 #include "neuron_apps.h"
 #include "neuron_cdev.h"
 #include "neuron_device.h"
+#include "neuron_dmabuf.h"
 #include "neuron_file.h"
 #include "neuron_fwio_msg.h"
 #include "neuron_job.h"
@@ -150,7 +151,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	if (nd->mem->hbm_size)
 		info.capabilities |= NEURON_CAP_MEM;
 	if (neuron_mem_can_map(nd))
-		info.capabilities |= NEURON_CAP_MEM_MMAP;
+		info.capabilities |= NEURON_CAP_MEM_MMAP | NEURON_CAP_MEM_DMABUF;
 	info.hbm_size = nd->mem->hbm_size;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 
@@ -203,6 +204,7 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_MEM_READ,	neuron_mem_ioctl_read,			NEURON_IOCTL_UNLOCKED },
 	{ NEURON_IOCTL_MEM_WRITE,	neuron_mem_ioctl_write,			NEURON_IOCTL_UNLOCKED },
 	{ NEURON_IOCTL_MEM_SET,		neuron_mem_ioctl_set,			NEURON_IOCTL_UNLOCKED },
+	{ NEURON_IOCTL_MEM_DMABUF_READ,	neuron_dmabuf_ioctl_read,		NEURON_IOCTL_UNLOCKED },
 };
 
 /* Numbers below this one are the vendor's (neuron_vendor.c). */
@@ -230,6 +232,7 @@ static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_FREE) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_READ) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_WRITE) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_SET) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_MEM_DMABUF_READ) <= NEURON_IOCTL_ARG_MAX);
 
 /*
  * The argument is copied in before gone_sem is taken and out after it is

@@ -127,6 +127,33 @@
 #endif
 
 /*
+ * 5.16 put the dma-buf API in the DMA_BUF symbol namespace, which a module
+ * must import; 6.13 made MODULE_IMPORT_NS() take a string literal.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define NEURON_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS("DMA_BUF")
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+#define NEURON_IMPORT_NS_DMA_BUF	MODULE_IMPORT_NS(DMA_BUF)
+#else
+#define NEURON_IMPORT_NS_DMA_BUF	static_assert(1)
+#endif
+
+/*
+ * 6.2 (and the 6.1 stable kernels of the matrix) made
+ * dma_buf_map_attachment() require the reservation lock and added the
+ * _unlocked() pair for importers that do not hold it; before, the plain
+ * calls took what they needed themselves.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 1, 0)
+#define neuron_dma_buf_map_attachment(a, dir)	dma_buf_map_attachment_unlocked(a, dir)
+#define neuron_dma_buf_unmap_attachment(a, sgt, dir)				\
+	dma_buf_unmap_attachment_unlocked(a, sgt, dir)
+#else
+#define neuron_dma_buf_map_attachment(a, dir)	dma_buf_map_attachment(a, dir)
+#define neuron_dma_buf_unmap_attachment(a, sgt, dir)	dma_buf_unmap_attachment(a, sgt, dir)
+#endif
+
+/*
  * The first pid of @ns numbered @nr or more, under rcu_read_lock().
  * find_ge_pid() is exported to modules on 6.1 (not on 5.10, where it is
  * idr_get_next() over the namespace's idr, which is exported).

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/kdev_t.h>
 #include <linux/module.h>
@@ -240,6 +241,17 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	ret = neuron_mem_init(nd);
 	if (ret)
 		goto err_debugfs;
+	/*
+	 * A device whose memory has pages (the simulated one) imports dma-bufs
+	 * with its own struct device: it reaches all of memory, with no IOMMU
+	 * in front of it (neuron_dmabuf.c).
+	 */
+	if (neuron_mem_can_map(nd)) {
+		nd->dev.dma_mask = &nd->dev.coherent_dma_mask;
+		ret = dma_coerce_mask_and_coherent(&nd->dev, DMA_BIT_MASK(64));
+		if (ret)
+			goto err_debugfs;
+	}
 	ret = neuron_fwio_init(nd);
 	if (ret)
 		goto err_debugfs;

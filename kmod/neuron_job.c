@@ -119,12 +119,13 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	struct neuron_job job = { };
 	int ret;
 
-	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), NEURON_SIM_EXEC_COLL_ERROR);
 	if (ret)
 		return ret;
 	if (arg.reserved0 || arg.entries || arg.dropped ||
 	    !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
 		return -EINVAL;
+	job.coll_error = arg.flags & NEURON_SIM_EXEC_COLL_ERROR;
 	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
 	if (ret && !neuron_ioctl_job_answers(ret))
 		return ret;

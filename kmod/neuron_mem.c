@@ -95,6 +95,12 @@ static atomic_t neuron_mem_tags = ATOMIC_INIT(0);
  * @owner:	the file whose handle table holds it
  * @map:	device: its mapping state once mapped, until revoked (map_lock)
  * @freed:	its handle is gone (FREE or release): never mapped again (map_lock)
+ * @idx:	its index in @owner's handle table (0 until it has one)
+ *
+ * A dma-buf exported from it (neuron_dmabuf.c) holds a reference: the
+ * memory outlives its handle while the dma-buf lives. @proc is cleared
+ * (and the process's usage given back) when the handle goes, since the
+ * process may end before the dma-buf does.
  */
 struct neuron_mem_obj {
 	refcount_t ref;
@@ -111,15 +117,19 @@ struct neuron_mem_obj {
 	struct neuron_file *owner;
 	struct neuron_mem_map *map;
 	bool freed;
+	u32 idx;
 };
 
 /**
  * struct neuron_mem_map - the mappings of one device allocation
  * @ref:	one for the allocation (until revoked) plus one per vma
  * @nd:		the device (every vma holds a file, which holds the device)
- * @addr:	the allocation's device address
+ * @addr:	device address of its first byte
  * @span:	bytes it covers (whole pages)
- * @mapping:	the address space its vmas are in (the owner's file's)
+ * @mapping:	the address space its vmas are in (the owner's file's, or a
+ *		dma-buf's)
+ * @file_off:	the offset of @addr in @mapping (NEURON_MEM_MMAP_OFFSET of
+ *		it for the owner's file, 0 for a dma-buf)
  * @node:	in mem->maps until revoked
  * @revoked:	faults get SIGBUS (map_lock)
  */
@@ -129,6 +139,7 @@ struct neuron_mem_map {
 	u64 addr;
 	u64 span;
 	struct address_space *mapping;
+	u64 file_off;
 	struct list_head node;
 	bool revoked;
 };
@@ -196,6 +207,13 @@ static void mem_obj_destroy(struct neuron_mem_obj *obj, bool locked)
 		/* mmap finds allocations there under map_lock only */
 		mutex_lock(&mem->map_lock);
 		xa_erase(&mem->by_start, obj->start);
+		/*
+		 * Every mapping of it (its file's, its dma-bufs') was revoked
+		 * or ended, and every dma-buf attachment's pages were given
+		 * back: the backend may drop the pages once zeroed.
+		 */
+		if (nd->ops->mem_unmap && !mem->maps_dead)
+			nd->ops->mem_unmap(nd->backend, obj_addr(obj), obj_span(obj));
 		mutex_unlock(&mem->map_lock);
 	}
 	neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes, false);
@@ -208,9 +226,25 @@ static void mem_obj_destroy(struct neuron_mem_obj *obj, bool locked)
 	mutex_lock(&mem->lock);
 	if (obj->location == NEURON_MEM_LOC_DEVICE)
 		WARN_ON_ONCE(neuron_mem_range_free(&mem->range, obj->start, obj->granules));
-	mem_proc_charge_locked(mem, obj, false);
+	/* given back when its handle went (neuron_mem_obj_unhandle) */
+	WARN_ON_ONCE(obj->proc);
 	mutex_unlock(&mem->lock);
 	kfree(obj);
+}
+
+/*
+ * @obj's handle is gone (FREE, its file's release): whatever still holds
+ * it (an ioctl in progress, a job, a dma-buf) no longer counts against the
+ * process, which may end first.
+ */
+static void mem_obj_unhandle(struct neuron_mem_obj *obj)
+{
+	struct neuron_mem_dev *mem = obj->nd->mem;
+
+	mutex_lock(&mem->lock);
+	mem_proc_charge_locked(mem, obj, false);
+	obj->proc = NULL;
+	mutex_unlock(&mem->lock);
 }
 
 static void mem_obj_put(struct neuron_mem_obj *obj, bool locked)
@@ -371,7 +405,14 @@ long neuron_mem_ioctl_alloc(struct neuron_file *nf, void *karg)
 	device_addr = obj->location == NEURON_MEM_LOC_DEVICE ? obj_addr(obj) : 0;
 	/* accounted before anyone can free it */
 	neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes, true);
-	ret = xa_alloc(&nf->mem_handles, &idx, obj, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	/*
+	 * @obj->idx is written before the entry is visible (a dma-buf export
+	 * checks it) and read back before the lock lets a FREE in.
+	 */
+	xa_lock(&nf->mem_handles);
+	ret = __xa_alloc(&nf->mem_handles, &obj->idx, obj, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	idx = obj->idx;
+	xa_unlock(&nf->mem_handles);
 	if (ret) {
 		neuron_memstat_account(nd, obj->nc, obj->location, obj->category, obj->bytes,
 				       false);
@@ -391,10 +432,15 @@ err_mem:
 	if (obj->location == NEURON_MEM_LOC_HOST) {
 		vfree(obj->host);
 	} else {
-		/* another thread of the file may have mapped it already */
+		/*
+		 * Another thread of the file may have mapped it already (but
+		 * not exported it: it never had a handle).
+		 */
 		mem_obj_revoke(obj);
 		mutex_lock(&nd->mem->map_lock);
 		xa_erase(&nd->mem->by_start, obj->start);
+		if (nd->ops->mem_unmap && !nd->mem->maps_dead)
+			nd->ops->mem_unmap(nd->backend, obj_addr(obj), obj_span(obj));
 		mutex_unlock(&nd->mem->map_lock);
 	}
 err_unreserve:
@@ -419,10 +465,12 @@ static void mem_map_zap_locked(struct neuron_mem_map *map)
 
 	lockdep_assert_held(&nd->mem->map_lock);
 	map->revoked = true;
-	unmap_mapping_range(map->mapping, NEURON_MEM_MMAP_OFFSET(map->addr), map->span, 1);
-	/* no PTE is left: the backend may give the pages back (not once the device is gone) */
-	if (!nd->mem->maps_dead)
-		nd->ops->mem_unmap(nd->backend, map->addr, map->span);
+	/*
+	 * No PTE is left. The backend hears that the pages are mapped
+	 * nowhere when the allocation goes (mem_obj_destroy): a dma-buf may
+	 * still map or attach them until then.
+	 */
+	unmap_mapping_range(map->mapping, map->file_off, map->span, 1);
 }
 
 /*
@@ -467,7 +515,7 @@ bool neuron_mem_mapped(struct neuron_device *nd)
 	bool mapped;
 
 	mutex_lock(&nd->mem->map_lock);
-	mapped = !list_empty(&nd->mem->maps);
+	mapped = !list_empty(&nd->mem->maps) || nd->mem->exports;
 	mutex_unlock(&nd->mem->map_lock);
 	return mapped;
 }
@@ -495,12 +543,14 @@ static vm_fault_t mem_vm_fault(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 	struct neuron_mem_map *map = vma->vm_private_data;
 	struct neuron_device *nd = map->nd;
-	u64 addr = ((u64)vmf->pgoff << PAGE_SHIFT) - NEURON_MEM_MMAP_BASE;
+	/* wraps to a huge value below the map's start */
+	u64 off = ((u64)vmf->pgoff << PAGE_SHIFT) - map->file_off;
+	u64 addr = map->addr + off;
 	struct page *page;
 	vm_fault_t ret;
 
 	mutex_lock(&nd->mem->map_lock);
-	if (map->revoked || addr < map->addr || addr - map->addr >= map->span) {
+	if (map->revoked || off >= map->span) {
 		/* freed, or the device is gone: never another allocation's memory */
 		ret = VM_FAULT_SIGBUS;
 	} else {
@@ -527,6 +577,150 @@ static const struct vm_operations_struct mem_vm_ops = {
 	.close = mem_vm_close,
 	.fault = mem_vm_fault,
 };
+
+/* the same, for a dma-buf's mappings: never exported again */
+static const struct vm_operations_struct mem_dmabuf_vm_ops = {
+	.open = mem_vm_open,
+	.close = mem_vm_close,
+	.fault = mem_vm_fault,
+};
+
+/* ---- dma-buf export (neuron_dmabuf.c) ------------------------------------------ */
+
+struct neuron_mem_obj *neuron_mem_export_get(u64 va, u64 len, struct neuron_device **ndp,
+					     u64 *offp)
+{
+	struct mm_struct *mm = current->mm;
+	struct neuron_mem_obj *obj = ERR_PTR(-EINVAL);
+	struct vm_area_struct *vma;
+	struct neuron_mem_map *map;
+	struct neuron_file *owner;
+	struct neuron_mem_dev *mem;
+	u64 off;
+
+	if (!len || va % PAGE_SIZE || len > U64_MAX - va)
+		return ERR_PTR(-EINVAL);
+	mmap_read_lock(mm);
+	vma = find_vma(mm, va);
+	/* a mapping of a device allocation through its own file, wholly covering the range */
+	if (!vma || va < vma->vm_start || vma->vm_ops != &mem_vm_ops ||
+	    len > vma->vm_end - va)
+		goto out;
+	owner = vma->vm_file->private_data;
+	if (owner->tgid != task_tgid(current))
+		goto out;
+	map = vma->vm_private_data;
+	mem = map->nd->mem;
+	off = ((u64)vma->vm_pgoff << PAGE_SHIFT) - map->file_off + (va - vma->vm_start);
+
+	mutex_lock(&mem->map_lock);
+	/* the allocation is destroyed only after it leaves @by_start, under this lock */
+	obj = map->revoked || mem->maps_dead ? NULL :
+		xa_load(&mem->by_start, (unsigned long)(map->addr / NEURON_MEM_GRANULE));
+	/*
+	 * Still its handle's, and not freed: an allocation whose MEM_ALLOC
+	 * failed after another thread mapped it never had a handle, and is
+	 * freed by that failure path alone.
+	 */
+	if (!obj || obj->map != map || obj->freed || !obj->idx ||
+	    xa_load(&owner->mem_handles, obj->idx) != obj ||
+	    off > obj_span(obj) || len > obj_span(obj) - off ||
+	    !refcount_inc_not_zero(&obj->ref)) {
+		obj = ERR_PTR(-EINVAL);
+	} else {
+		mem->exports++;
+		*ndp = obj->nd;
+		*offp = off;
+	}
+	mutex_unlock(&mem->map_lock);
+out:
+	mmap_read_unlock(mm);
+	return obj;
+}
+
+u64 neuron_mem_export_addr(const struct neuron_mem_obj *obj)
+{
+	return obj_addr(obj);
+}
+
+int neuron_mem_export_pages(struct neuron_mem_obj *obj, u64 off, unsigned int n,
+			    struct page **pages)
+{
+	struct neuron_device *nd = obj->nd;
+	unsigned int i;
+	int ret = 0;
+
+	mutex_lock(&nd->mem->map_lock);
+	for (i = 0; i < n && !ret; i++) {
+		pages[i] = nd->mem->maps_dead ? NULL :
+			   nd->ops->mem_page(nd->backend, obj_addr(obj) + off + (u64)i * PAGE_SIZE);
+		if (!pages[i])
+			ret = nd->mem->maps_dead ? -ENODEV : -ENOMEM;
+	}
+	mutex_unlock(&nd->mem->map_lock);
+	if (ret)
+		while (--i)
+			put_page(pages[i - 1]);
+	return ret;
+}
+
+int neuron_mem_export_mmap(struct neuron_mem_obj *obj, u64 off, u64 len,
+			   struct neuron_mem_map **mapp, struct vm_area_struct *vma)
+{
+	struct neuron_mem_dev *mem = obj->nd->mem;
+	struct neuron_mem_map *map, *fresh;
+	int ret = 0;
+
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	if (!fresh)
+		return -ENOMEM;
+	mutex_lock(&mem->map_lock);
+	map = *mapp;
+	if (mem->maps_dead) {
+		ret = -ENODEV;
+	} else if (!map) {
+		map = fresh;
+		fresh = NULL;
+		refcount_set(&map->ref, 1);	/* the dma-buf's */
+		map->nd = obj->nd;
+		map->addr = obj_addr(obj) + off;
+		map->span = len;
+		map->mapping = vma->vm_file->f_mapping;
+		map->file_off = 0;
+		list_add_tail(&map->node, &mem->maps);
+		*mapp = map;
+	}
+	if (!ret)
+		refcount_inc(&map->ref);	/* this vma's */
+	mutex_unlock(&mem->map_lock);
+	kfree(fresh);
+	if (ret)
+		return ret;
+	neuron_vm_flags_clear(vma, VM_MAYEXEC);
+	neuron_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_PFNMAP);
+	vma->vm_ops = &mem_dmabuf_vm_ops;
+	vma->vm_private_data = map;
+	return 0;
+}
+
+void neuron_mem_export_put(struct neuron_mem_obj *obj, struct neuron_mem_map *map)
+{
+	struct neuron_mem_dev *mem = obj->nd->mem;
+
+	mutex_lock(&mem->map_lock);
+	/* its vmas are gone (each held the dma-buf's file) */
+	if (map)
+		list_del(&map->node);
+	mem->exports--;
+	mutex_unlock(&mem->map_lock);
+	if (map)
+		mem_map_put(map);
+	mem_obj_put(obj, false);
+}
 
 int neuron_mem_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 {
@@ -580,6 +774,7 @@ int neuron_mem_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 			map->addr = obj_addr(obj);
 			map->span = obj_span(obj);
 			map->mapping = vma->vm_file->f_mapping;
+			map->file_off = NEURON_MEM_MMAP_OFFSET(map->addr);
 			list_add_tail(&map->node, &mem->maps);
 			obj->map = map;
 		}
@@ -624,7 +819,8 @@ long neuron_mem_ioctl_free(struct neuron_file *nf, void *karg)
 		return -ENOENT;
 	/* unmapped now: the memory is zeroed and reused once the last user is done */
 	mem_obj_revoke(obj);
-	/* a READ/WRITE or job still using it frees it when done */
+	mem_obj_unhandle(obj);
+	/* a READ/WRITE, a job or a dma-buf still using it frees it when done */
 	mem_obj_put(obj, true);
 	return 0;
 }
@@ -767,6 +963,25 @@ long neuron_mem_ioctl_set(struct neuron_file *nf, void *karg)
 	return mem_ioctl_rw(nf, karg, MEM_OP_SET);
 }
 
+/* ---- for the dma-buf importer (neuron_dmabuf.c) ---------------------------------- */
+
+bool neuron_mem_dev_range_ok(const struct neuron_mem_obj *obj, u64 off, u64 bytes)
+{
+	return obj->location == NEURON_MEM_LOC_DEVICE && obj_range_ok(obj, off, bytes);
+}
+
+int neuron_mem_dev_write(struct neuron_mem_obj *obj, u64 off, const void *buf, size_t len)
+{
+	if (!neuron_mem_dev_range_ok(obj, off, len))
+		return -EINVAL;
+	return mem_dev_chunk(obj->nd, MEM_OP_WRITE, obj_addr(obj) + off, (void *)buf, len, 0);
+}
+
+void neuron_mem_put(struct neuron_mem_obj *obj)
+{
+	mem_obj_put(obj, false);
+}
+
 /* ---- files and devices -------------------------------------------------------- */
 
 void neuron_mem_file_init(struct neuron_file *nf)
@@ -787,6 +1002,7 @@ void neuron_mem_file_release(struct neuron_file *nf)
 	xa_for_each(&nf->mem_handles, idx, obj) {
 		xa_erase(&nf->mem_handles, idx);
 		mem_obj_revoke(obj);
+		mem_obj_unhandle(obj);
 		mem_obj_put(obj, false);
 		cond_resched();
 	}

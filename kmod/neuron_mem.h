@@ -66,6 +66,7 @@ struct neuron_memstat_cell {
  * @by_start:	first granule -> device allocation, while it lives
  * @maps:	mapped allocations' mapping state, until revoked
  * @maps_dead:	the device is gone: every mapping revoked, no new one
+ * @exports:	dma-bufs exported from its allocations that are alive (map_lock)
  */
 struct neuron_mem_dev {
 	struct mutex lock;
@@ -82,6 +83,7 @@ struct neuron_mem_dev {
 	struct xarray by_start;
 	struct list_head maps;
 	bool maps_dead;
+	unsigned int exports;
 };
 
 /* Device creation (after the backend is known) and the device's release. */
@@ -127,6 +129,39 @@ struct neuron_mem_obj *neuron_mem_get(struct neuron_file *nf, u64 handle);
 int neuron_mem_job_buf(struct neuron_mem_obj *obj, u64 off, u64 bytes, struct neuron_job_buf *b);
 bool neuron_mem_same(const struct neuron_mem_obj *a, const struct neuron_mem_obj *b);
 void neuron_mem_put_locked(struct neuron_mem_obj *obj);
+/* the same without gone_sem held */
+void neuron_mem_put(struct neuron_mem_obj *obj);
+/*
+ * The dma-buf importer: [@off, @off + @bytes) is within a device
+ * allocation; write @len bytes at @off of it (takes gone_sem; -ENODEV once
+ * the device is gone).
+ */
+bool neuron_mem_dev_range_ok(const struct neuron_mem_obj *obj, u64 off, u64 bytes);
+int neuron_mem_dev_write(struct neuron_mem_obj *obj, u64 off, const void *buf, size_t len);
+
+/*
+ * dma-buf export (neuron_dmabuf.c) of device memory a process mapped.
+ * neuron_mem_export_get: the allocation the caller's mapping shows at
+ * [@va, @va + @len) (@va page aligned, the range within one mapping of the
+ * allocation through its own file, the allocation live), referenced and
+ * counted as exported (a device reset is refused while it is), with its
+ * device and the range's offset in it; ERR_PTR(-EINVAL) otherwise.
+ * neuron_mem_export_pages: the pages of @n pages from @off, referenced
+ * (put_page each); -ENODEV once the device is gone. neuron_mem_export_mmap:
+ * map the range into @vma (a dma-buf's), creating its mapping state @mapp
+ * (revoked at the device's removal) on the first call.
+ * neuron_mem_export_put: the dma-buf is released.
+ */
+struct page;
+struct neuron_mem_map;
+struct neuron_mem_obj *neuron_mem_export_get(u64 va, u64 len, struct neuron_device **ndp,
+					     u64 *offp);
+u64 neuron_mem_export_addr(const struct neuron_mem_obj *obj);
+int neuron_mem_export_pages(struct neuron_mem_obj *obj, u64 off, unsigned int n,
+			    struct page **pages);
+int neuron_mem_export_mmap(struct neuron_mem_obj *obj, u64 off, u64 len,
+			   struct neuron_mem_map **mapp, struct vm_area_struct *vma);
+void neuron_mem_export_put(struct neuron_mem_obj *obj, struct neuron_mem_map *map);
 
 /*
  * Usage of one process on the device: bytes of MEM allocations it holds,

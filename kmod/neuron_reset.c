@@ -203,7 +203,8 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 		goto out;
 	}
 	mutex_lock(&nd->procs_lock);
-	ret = procs_only(nd, NULL) ? device_reset_locked(nd) : -EBUSY;
+	/* no process has it open, and no dma-buf holds its memory */
+	ret = procs_only(nd, NULL) && !neuron_mem_mapped(nd) ? device_reset_locked(nd) : -EBUSY;
 	mutex_unlock(&nd->procs_lock);
 	/* the reset's outcome is a health change: reported now, not at the next poll */
 	if (ret != -EBUSY)

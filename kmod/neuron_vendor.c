@@ -26,10 +26,12 @@
 
 #include "neuron_apps.h"
 #include "neuron_device.h"
+#include "neuron_dmabuf.h"
 #include "neuron_file.h"
 #include "neuron_fw_profile.h"
 #include "neuron_fwio_frame.h"
 #include "neuron_fwio_msg.h"
+#include "neuron_mem.h"
 #include "neuron_nds_priv.h"
 #include "neuron_core.h"
 #include "neuron_nq_priv.h"
@@ -163,6 +165,14 @@ static long vendor_compatible_version(struct neuron_file *nf, void *karg)
 	return 0;
 }
 
+/* DMABUF_FD: any device file of the caller; the mapping names the device */
+static long vendor_dmabuf_fd(struct neuron_file *nf, void *karg)
+{
+	struct neuron_ioctl_dmabuf_fd *a = karg;
+
+	return neuron_dmabuf_export(a->va, a->size, u64_to_user_ptr(a->fd));
+}
+
 static long vendor_driver_info(struct neuron_file *nf, void *karg)
 {
 	struct neuron_ioctl_device_driver_info *a = karg;
@@ -173,8 +183,8 @@ static long vendor_driver_info(struct neuron_file *nf, void *karg)
 	a->revision = pi.revision;
 	a->version = NEURON_DEVICE_DRIVER_INFO_VERSION0;
 	a->size = sizeof(*a);
-	/* none of the vendor's listed features is provided */
-	a->feature_flags1 = 0;
+	/* of the vendor's listed features, only DMABUF_FD (where memory can be mapped) */
+	a->feature_flags1 = neuron_mem_can_map(nf->nd) ? NEURON_DRIVER_FEATURE_DMABUF : 0;
 	return 0;
 }
 
@@ -530,6 +540,8 @@ static const struct neuron_vendor_cmd neuron_vendor_cmds[] = {
 	  vendor_host_device_id },
 	{ NEURON_IOCTL_DRIVER_INFO_GET, 0, VSIZE(neuron_ioctl_device_driver_info), 0,
 	  vendor_driver_info },
+	/* takes mmap_lock, which the mmap path holds while it takes gone_sem */
+	{ NEURON_IOCTL_DMABUF_FD, VSIZE(neuron_ioctl_dmabuf_fd), 0, V_UNLOCKED, vendor_dmabuf_fd },
 };
 
 

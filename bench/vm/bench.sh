@@ -13,6 +13,9 @@ echo "== FW-IO: mailbox round trip vs GET_INFO"
 echo
 echo "== application API: nrt_execute vs the raw job ioctl; tensor write+read vs memcpy"
 /tests/vm_bench_app || rc=1
+echo
+echo "== asynchronous API: executions on two queues of two NeuronCores vs one synchronous caller"
+/tests/vm_bench_async || rc=1
 rmmod neuron || rc=1
 echo
 echo "== the vendor's ABI against this driver's: NDS update, core reservation, job"

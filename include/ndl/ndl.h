@@ -123,7 +123,7 @@ int ndl_device_fd(const ndl_device_t *device);
 /*
  * The processes using the device (NEURON_IOCTL_APPS_INFO): *@info is a
  * malloc()ed array of *@count entries the caller free()s (NULL when 0).
- * @apps_info_flags: APP_INFO_* (unknown bits -EINVAL). Processes in
+ * @apps_info_flags: APP_INFO_* (bits outside APP_INFO_ALL -EINVAL). Processes in
  * another pid namespace are not listed. -ENOTTY: a driver without the
  * call.
  */

@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #include <stddef.h>
 
+#include "neuron_driver_shared_tensor_batch_op.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,10 +18,14 @@ extern "C" {
 /* NeuronCores an application's model uuids are reported for (ours: 4). */
 #define APP_INFO_MAX_MODELS_PER_DEVICE 4
 
-/* ndl_get_all_apps_info() flags (ours: the bit values). */
+/*
+ * ndl_get_all_apps_info() flags, the SDK's values. APP_INFO_ALL is the
+ * SDK's 0xF: its two upper bits name nothing in the SDK either, and a
+ * caller may pass them; they select nothing more.
+ */
 #define APP_INFO_PID_NC_LOCK_INFO	(1 << 0)	/* fill nc_lock_map */
 #define APP_INFO_PID_MEM_USAGE		(1 << 1)	/* fill the memory sizes */
-#define APP_INFO_ALL			(APP_INFO_PID_NC_LOCK_INFO | APP_INFO_PID_MEM_USAGE)
+#define APP_INFO_ALL			(0xF)
 
 struct neuron_uuid {
 	__u8 value[32];

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ndl/neuron_driver_shared_tensor_batch_op.h>
 #include <nrt/nrt_error_model.h>
 #include <nrt/nrt_status.h>
 
@@ -59,6 +60,65 @@ typedef enum nrt_dtype {
 	NRT_DTYPE_FP8_E4 = 0xE,
 	NRT_DTYPE_FP8_E5 = 0xF,
 } nrt_dtype_t;
+
+/*
+ * Instance families and sizes (nrt_instance_info_t), the SDK's values.
+ * Append only: the values are shared with programs built against the SDK.
+ */
+enum {
+	NRT_INSTANCE_UNKNOWN = 0,
+	NRT_INSTANCE_INF1 = 1,
+	NRT_INSTANCE_TRN1 = 2,
+	NRT_INSTANCE_TRN1N = 3,
+	NRT_INSTANCE_INF2 = 4,
+	NRT_INSTANCE_TRN2 = 5,
+	NRT_INSTANCE_TRN2N = 6,
+	NRT_INSTANCE_INF2E = 7,
+	NRT_INSTANCE_TRN2P = 8,
+	NRT_INSTANCE_TRN2U = 9,
+	NRT_INSTANCE_TRN2E = 10,
+	NRT_INSTANCE_TRN2EU = 11,
+	NRT_INSTANCE_TRN2AC = 12,
+	NRT_INSTANCE_TRN2UAC = 13,
+	NRT_INSTANCE_TRN3 = 14,
+	NRT_INSTANCE_TRN3PDS98 = 15
+};
+
+enum {
+	NRT_INSTANCE_SIZE_1XL,		/* 0: xlarge */
+	NRT_INSTANCE_SIZE_2XL,
+	NRT_INSTANCE_SIZE_4XL,
+	NRT_INSTANCE_SIZE_6XL,
+	NRT_INSTANCE_SIZE_8XL,
+	NRT_INSTANCE_SIZE_24XL,
+	NRT_INSTANCE_SIZE_32XL,
+	NRT_INSTANCE_SIZE_48XL,
+	NRT_INSTANCE_SIZE_3XL,		/* 8 */
+	NRT_INSTANCE_SIZE_UNKNOWN,	/* 9 */
+	NRT_INSTANCE_SIZE_NUM = NRT_INSTANCE_SIZE_UNKNOWN,
+};
+
+/* Grows at its end only; callers pass the size they were compiled with. */
+typedef struct nrt_instance_info {
+	uint32_t family;		/* NRT_INSTANCE_* */
+	uint32_t size;			/* NRT_INSTANCE_SIZE_* */
+	char arch_name[16];		/* the family's name: "trn1", "inf2", "trn2", "trn3" */
+	char device_revision[8];	/* the device's architecture: "NDv3", "NDsim" */
+} nrt_instance_info_t;
+
+/*
+ * What machine this is (any state, before nrt_init() too). The family is
+ * the Neuron devices' (the first present: its sysfs
+ * info/architecture/instance_type; a simulated device models a Trainium2,
+ * NRT_INSTANCE_TRN2), refined by the EC2 instance type the DMI product
+ * name gives when it is one of that family's ("trn1n.32xlarge" ->
+ * NRT_INSTANCE_TRN1N); the size comes from that instance type only, else
+ * NRT_INSTANCE_SIZE_UNKNOWN. No device and no such DMI name: UNKNOWN,
+ * UNKNOWN, NRT_SUCCESS. Writes at most @instance_info_len bytes (callers
+ * built against the SDK's older 8-byte struct keep their stack);
+ * NRT_INVALID on NULL or a length below 8 (family and size).
+ */
+NRT_STATUS nrt_get_instance_info(nrt_instance_info_t *info, size_t instance_info_len);
 
 /* libnrt's version string, e.g. "0.1.0". */
 const char *nrt_get_version_string(void);
@@ -282,6 +342,112 @@ NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t o
  * forked child).
  */
 void *nrt_tensor_get_va(const nrt_tensor_t *tensor);
+
+/*
+ * A dma-buf of the device memory at [@va, @va + @size): @va an address
+ * nrt_tensor_get_va gave for a device tensor (or inside one, on a page
+ * boundary), the range inside that tensor's allocation. The descriptor
+ * (close-on-exec) goes to *@fd; the dma-buf starts at @va's byte. The
+ * memory stays while the descriptor, or any mapping or attachment of the
+ * dma-buf, lives, even after the tensor is freed. NRT_INVALID for NULL
+ * @fd, @size 0, an address that is not mapped device memory of this
+ * process, a range past the allocation, @va not on a page, a driver that
+ * does not export dma-bufs, or a forked child; NRT_RESOURCE when the
+ * process is out of descriptors or memory.
+ */
+NRT_STATUS nrt_get_dmabuf_fd(uint64_t va, uint64_t size, int *fd);
+
+/* One tensor's operations in a batch (nrt_tensor_read_batch/write_batch). */
+typedef struct nrt_tensor_batch {
+	const nrt_tensor_t *tensor;
+	const nrt_tensor_batch_op_t *ops;	/* @num_ops operations on @tensor */
+	uint32_t num_ops;
+} nrt_tensor_batch_t;
+
+/*
+ * Every operation of @num_batches batches, in order: each op reads
+ * (write_batch: writes) op.size bytes at op.offset of its batch's tensor
+ * into (from) op.buffer, exactly as nrt_tensor_read (nrt_tensor_write)
+ * with the same arguments. Every handle and range is checked before any
+ * byte moves: a bad one is its nrt_tensor_read/write status
+ * (NRT_INVALID_HANDLE, NRT_INVALID, NRT_CLOSED) with nothing done; a
+ * buffer that faults is NRT_INVALID at its op (the ops before it are
+ * done). NRT_INVALID for NULL @batches (with @num_batches > 0) or NULL
+ * ops (with num_ops > 0). @unsafe (the SDK skips its tensor tracking) is
+ * accepted and changes nothing: there is no tracking to skip.
+ */
+NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
+NRT_STATUS nrt_tensor_write_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
+
+typedef struct nrt_tensor_device_allocation_info {
+	uint64_t physical_address;	/* the tensor's first byte in device memory */
+	size_t size;			/* the allocation's bytes from there on (>= the tensor's) */
+	int hbm_index;			/* which HBM: 0, the simulated device has one address space */
+} nrt_tensor_device_allocation_info_t;
+
+/*
+ * Where a device tensor lies in its device's memory: the driver's device
+ * address of the tensor's first byte (a slice's: its source's plus its
+ * offset, so two tensors' addresses differ by what their
+ * nrt_tensor_get_va addresses differ by), and how many bytes of its
+ * allocation follow it. NRT_INVALID_HANDLE for an invalid handle,
+ * NRT_INVALID for NULL @alloc_info or a tensor with no device memory (host,
+ * attached, empty), NRT_CLOSED once nrt_close() freed its memory.
+ */
+NRT_STATUS nrt_tensor_get_device_allocation_info(const nrt_tensor_t *tensor,
+						 nrt_tensor_device_allocation_info_t *alloc_info);
+
+/* Grows at its end only; callers pass the size they were compiled with. */
+typedef struct nrt_vnc_memory_stats {
+	size_t bytes_used;	/* device memory allocated on the NeuronCore now */
+	size_t bytes_limit;	/* its device's memory, which its NeuronCores share */
+} nrt_vnc_memory_stats_t;
+
+/*
+ * Device memory of visible NeuronCore @vnc (an index as nrt_load()'s):
+ * bytes_used is the driver's count for that NeuronCore (its sysfs
+ * neuron_core<K>/stats/memory_usage/device_mem/total: every allocation on
+ * it, tensors, staging buffers), bytes_limit the device's memory size.
+ * Writes at most @stats_size_in bytes and the count written into
+ * *@stats_size_out. Needs the runtime (13/14); NRT_INVALID for NULL
+ * pointers, a size that does not hold bytes_used, or @vnc not visible;
+ * NRT_FAILURE when the count cannot be read.
+ */
+NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t *stats, size_t stats_size_in,
+				    size_t *stats_size_out);
+
+/* ---- out-of-NEFF collectives: the SDK's types (nrta_cc_* in <nrt/nrt_async.h>) ---- */
+
+typedef enum nrt_op_type {
+	NRT_OP_ADD = 0x0,
+	NRT_OP_FMA = 0x1,
+	NRT_OP_MAX = 0x2,
+	NRT_OP_MIN = 0x3,
+	NRT_OP_INVALID = 0xF,
+} nrt_op_type_t;
+
+typedef enum nrt_cc_op_type {
+	NRT_CC_ALLGATHER,
+	NRT_CC_ALLREDUCE,
+	NRT_CC_REDUCESCATTER
+} nrt_cc_op_type_t;
+
+typedef struct nrt_cc_context nrt_cc_context_t;
+
+/* A replica group and this worker's place in it. */
+typedef struct nrt_cc_comm {
+	uint32_t *replica_group;	/* the participants */
+	uint32_t rank;			/* this worker's rank in replica_group */
+	uint32_t rank_n;		/* the size of replica_group */
+	uint32_t ctx_device_id;
+	uint32_t ctx_device_count;
+	uint32_t vnc;
+} nrt_cc_comm_t;
+
+typedef struct nrt_tensor_list {
+	nrt_tensor_t **tensors;
+	size_t num_tensors;
+} nrt_tensor_list_t;
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,16 @@ typedef struct nrt_tensor_info_array {
  */
 NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_info_array_t **tensor_info);
 
+/*
+ * How many threads may usefully call nrt_execute() on @model at once: 1.
+ * Executions of one model run one at a time on its first NeuronCore here
+ * (copies staged with nrt_load's vnc_count are not scheduled), so more
+ * threads only queue. Deprecated in the SDK. Works on any live model
+ * handle (NRT_INVALID_HANDLE otherwise, also once unloaded); NRT_INVALID on
+ * a NULL @instance_count.
+ */
+NRT_STATUS nrt_get_model_instance_count(nrt_model_t *model, uint32_t *instance_count);
+
 /* Free what nrt_get_model_tensor_info() returned (NULL: nothing, NRT_SUCCESS). */
 NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t *tensor_info);
 

@@ -10,6 +10,11 @@
  * -ETIMEDOUT. Entries are written in this order: flood fillers, TPB errors
  * (by type), hardware faults (by kind).
  *
+ * A job with NEURON_SIM_EXEC_COLL_ERROR writes one hardware collectives
+ * entry more than was armed, in the same order: how a runtime whose
+ * collective failed between processes reports it, as a device reports a
+ * hang on collectives.
+ *
  * A model job (NEURON_IOCTL_SIM_EXEC_MODEL) computes its operation from
  * the input to the output after its run time and before it takes the
  * armed faults: device memory through the simulated HBM, host memory
@@ -228,6 +233,9 @@ int neuron_sim_nc_exec(void *backend, struct neuron_job *job)
 	}
 
 	neuron_sim_inject_take_nc(sd, job->nc, &armed);
+	/* a collective that failed outside the device, reported as its hardware would */
+	if (job->coll_error && armed.emit.hw[NEURON_NQ_HW_COLLECTIVES] < U32_MAX)
+		armed.emit.hw[NEURON_NQ_HW_COLLECTIVES]++;
 	sim_emit(job, &armed.emit);
 	job->faults = armed.emit;
 

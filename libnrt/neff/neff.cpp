@@ -245,6 +245,11 @@ constexpr std::pair<std::string_view, op> op_names[] = {
 	{ "xor_u8", op::xor_u8 },
 };
 
+constexpr std::pair<std::string_view, collective> collective_names[] = {
+	{ "none", collective::none },
+	{ "all_reduce_sum_u32", collective::all_reduce_sum_u32 },
+};
+
 std::vector<std::string_view> split(std::string_view line)
 {
 	std::vector<std::string_view> t;
@@ -265,7 +270,7 @@ std::vector<std::string_view> split(std::string_view line)
 NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 {
 	*m = model_desc{};
-	bool have_format = false, have[6] = {};
+	bool have_format = false, have[7] = {};
 	size_t pos = 0;
 	while (pos < text.size()) {
 		size_t nl = text.find('\n', pos);
@@ -291,8 +296,9 @@ NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 		std::string_view k = t[0];
 		// single-valued keys, each at most once
 		static constexpr std::string_view once[] = { "name", "nc_count", "run_time_us", "op",
-							     "in_offset", "proxy" };
-		for (size_t i = 0; i < 6; i++) {
+							     "in_offset", "proxy", "collective" };
+		static_assert(std::size(once) == std::size(have));
+		for (size_t i = 0; i < std::size(once); i++) {
 			if (k != once[i])
 				continue;
 			if (have[i])
@@ -322,6 +328,14 @@ NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 					 [](char c) { return c > ' ' && c < 0x7f; }))
 				return NRT_INVALID;
 			m->proxy = t[1];
+		} else if (k == "collective") {
+			if (t.size() != 2)
+				return NRT_INVALID;
+			auto it = std::find_if(std::begin(collective_names), std::end(collective_names),
+					       [&](const auto &p) { return p.first == t[1]; });
+			if (it == std::end(collective_names))
+				return NRT_INVALID;
+			m->coll = it->second;
 		} else if (k == "op") {
 			if (t.size() < 2 || t.size() > 4)
 				return NRT_INVALID;
@@ -360,9 +374,12 @@ NRT_STATUS parse_model_throwing(std::string_view text, model_desc *m)
 			return NRT_INVALID;
 		if (m->program == op::affine_u32 && m->outputs[0].bytes % 4)
 			return NRT_INVALID;
-	} else if (m->in_offset) {
+	} else if (m->in_offset || m->coll != collective::none) {
 		return NRT_INVALID;
 	}
+	// the collective sums outputs[0] word for word
+	if (m->coll == collective::all_reduce_sum_u32 && m->outputs[0].bytes % 4)
+		return NRT_INVALID;
 	return NRT_SUCCESS;
 }
 
@@ -506,6 +523,11 @@ std::string format(const model_desc &m)
 		s += "in_offset " + std::to_string(m.in_offset) + "\n";
 	if (!m.proxy.empty())
 		s += "proxy " + m.proxy + "\n";
+	if (m.coll != collective::none) {
+		auto c = std::find_if(std::begin(collective_names), std::end(collective_names),
+				      [&](const auto &p) { return p.second == m.coll; });
+		s += "collective " + std::string(c->first) + "\n";
+	}
 	for (const auto &t : m.inputs)
 		s += "input " + t.name + " " + std::to_string(t.bytes) + "\n";
 	for (const auto &t : m.outputs)

@@ -84,6 +84,11 @@ inline constexpr const char *kRecipeSuffix = ".sim";
 // NEURON_SIM_OP_* values (include/uapi/neuron/neuron_ioctl.h), by name.
 enum class op : uint32_t { none = 0, copy = 1, affine_u32 = 2, xor_u8 = 3 };
 
+// What the workers of nrt_load_collectives() combine after the program
+// ran: nothing, or the sum of every worker's outputs[0] (u32 words, mod
+// 2^32), which each worker's outputs[0] then holds (docs/neff.md).
+enum class collective : uint32_t { none = 0, all_reduce_sum_u32 = 1 };
+
 struct header {
 	uint64_t packaging_version = 0;
 	uint64_t header_size = 0;
@@ -137,6 +142,7 @@ struct model_desc {
 	uint32_t arg0 = 0, arg1 = 0;	// the op's parameters
 	uint64_t in_offset = 0;		// where in inputs[0] the program reads
 	std::string proxy;		// collectives: the network proxy's socket, or empty
+	collective coll = collective::none;	// after the program: combine outputs[0]
 	std::vector<tensor_desc> inputs;
 	std::vector<tensor_desc> outputs;
 };

@@ -11,6 +11,7 @@
 #include "tensor.hpp"
 
 #include <chrono>
+#include <vector>
 
 using namespace nrt;
 
@@ -95,12 +96,12 @@ NRT_STATUS load_common(const void *neff_bytes, size_t size, int32_t vnc, int32_t
 	// vnc_count: -1, or whole copies of the model (checked once it is parsed)
 	if (!neff_bytes || vnc < -1 || vnc_count < -1 || vnc_count == 0)
 		return NRT_INVALID;
-	if (ctx_device_count == 0 || ctx_device_id >= ctx_device_count)
+	if (ctx_device_count == 0 || ctx_device_id >= ctx_device_count ||
+	    ctx_device_count > coll::kMaxWorkers)
 		return NRT_INVALID;
-	if (ctx_device_count > 1)
-		return NRT_FAILURE;	// other workers: no communicator in this runtime
 	std::shared_ptr<model::model> m;
-	st = model::load({ static_cast<const uint8_t *>(neff_bytes), size }, vnc, vnc_count, &m);
+	st = model::load({ static_cast<const uint8_t *>(neff_bytes), size }, vnc, vnc_count, &m,
+			 ctx_device_id, ctx_device_count);
 	if (st != NRT_SUCCESS)
 		return st;
 	m->ctx_device_id = ctx_device_id;
@@ -387,6 +388,11 @@ NRT_EXPORT NRT_STATUS nrt_memcpy_to_device(void *dest, const void *src, size_t s
 	return tensor::memcpy_to_device(dest, src, size);
 }
 
+NRT_EXPORT NRT_STATUS nrt_get_dmabuf_fd(uint64_t va, uint64_t size, int *fd)
+{
+	return tensor::dmabuf_fd(va, size, fd);
+}
+
 NRT_EXPORT void *nrt_tensor_get_va(const nrt_tensor_t *tensor)
 {
 	auto t = tensor::tensors().find(tensor);
@@ -396,4 +402,86 @@ NRT_EXPORT void *nrt_tensor_get_va(const nrt_tensor_t *tensor)
 	if (t->placement == NRT_TENSOR_PLACEMENT_DEVICE && !t->host)
 		return tensor::device_va(*t);
 	return t->host;
+}
+
+namespace {
+
+// nrt_tensor_read_batch / write_batch: every handle and range checked as
+// nrt_tensor_read/write would check it, before any byte moves; then each
+// op in order through the same path.
+NRT_STATUS tensor_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool write) noexcept
+{
+	if (!num_batches)
+		return NRT_SUCCESS;
+	if (!batches)
+		return NRT_INVALID;
+	std::vector<std::shared_ptr<tensor::tensor>> ts;
+	try {
+		ts.reserve(num_batches);
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	for (uint64_t b = 0; b < num_batches; b++) {
+		const nrt_tensor_batch_t &bt = batches[b];
+		auto t = tensor::tensors().find(bt.tensor);
+		if (!t)
+			return NRT_INVALID_HANDLE;
+		if (bt.num_ops && !bt.ops)
+			return NRT_INVALID;
+		for (uint32_t i = 0; i < bt.num_ops; i++) {
+			const nrt_tensor_batch_op_t &op = bt.ops[i];
+			if (!op.buffer || !tensor::in_range(t->size, op.offset, op.size))
+				return NRT_INVALID;
+		}
+		if (bt.num_ops && !t->host && !t->dmem())
+			return NRT_CLOSED;	// a device tensor's memory went with nrt_close()
+		ts.push_back(std::move(t));
+	}
+	for (uint64_t b = 0; b < num_batches; b++) {
+		const nrt_tensor_batch_t &bt = batches[b];
+		for (uint32_t i = 0; i < bt.num_ops; i++) {
+			const nrt_tensor_batch_op_t &op = bt.ops[i];
+			NRT_STATUS st = write ? tensor::write(*ts[b], op.buffer, op.offset, op.size)
+					      : tensor::read(*ts[b], op.buffer, op.offset, op.size);
+			if (st != NRT_SUCCESS)
+				return st;
+		}
+	}
+	return NRT_SUCCESS;
+}
+
+} // namespace
+
+NRT_EXPORT NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches,
+					    bool unsafe)
+{
+	(void)unsafe;	// no tracking to skip
+	return tensor_batch(batches, num_batches, false);
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_write_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches,
+					     bool unsafe)
+{
+	(void)unsafe;
+	return tensor_batch(batches, num_batches, true);
+}
+
+NRT_EXPORT NRT_STATUS nrt_tensor_get_device_allocation_info(const nrt_tensor_t *tensor,
+							    nrt_tensor_device_allocation_info_t *alloc_info)
+{
+	auto t = tensor::tensors().find(tensor);
+	if (!t)
+		return NRT_INVALID_HANDLE;
+	if (!alloc_info || t->placement != NRT_TENSOR_PLACEMENT_DEVICE || t->host)
+		return NRT_INVALID;
+	auto m = t->dmem();
+	if (!m)
+		return NRT_CLOSED;
+	if (t->dev_offset > m->bytes)
+		return NRT_INVALID;
+	*alloc_info = nrt_tensor_device_allocation_info_t{};
+	alloc_info->physical_address = m->device_addr + t->dev_offset;
+	alloc_info->size = static_cast<size_t>(m->bytes - t->dev_offset);
+	alloc_info->hbm_index = 0;	// one device memory address space
+	return NRT_SUCCESS;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-// C ABI of <nrt/nrt_experimental.h> (model tensor info, model info;
+// C ABI of <nrt/nrt_experimental.h> (model tensor info, model info, instance count;
 // profiling is profile.cpp). Every call here works on a live model
 // handle, which exists only between nrt_init() and nrt_close().
 #include <nrt/nrt_experimental.h>
@@ -67,5 +67,18 @@ NRT_EXPORT NRT_STATUS nrt_get_model_info(const nrt_model_t *model, nrt_model_inf
 	size_t n = info_size_in < sizeof(mine) ? info_size_in : sizeof(mine);
 	std::memcpy(info, &mine, n);
 	*info_size_out = n;
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrt_get_model_instance_count(nrt_model_t *model, uint32_t *instance_count)
+{
+	auto m = model::models().find(model);
+	if (!m)
+		return NRT_INVALID_HANDLE;
+	if (!instance_count)
+		return NRT_INVALID;
+	// executions of one model take its first NeuronCore's lock, one at a
+	// time, whatever copies vnc_count staged (docs/sdk-compat.md)
+	*instance_count = 1;
 	return NRT_SUCCESS;
 }

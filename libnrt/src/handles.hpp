@@ -15,7 +15,7 @@
 
 namespace nrt::handles {
 
-enum class kind : uintptr_t { model = 1, tensor = 2, tensor_set = 3 };
+enum class kind : uintptr_t { model = 1, tensor = 2, tensor_set = 3, error_tracker = 4 };
 
 template <typename T, kind K>
 class table {

@@ -9,9 +9,11 @@
 #include <nrt/nrt_error_model.h>
 #include <neuron/neuron_nds.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -140,6 +142,135 @@ NRT_STATUS proxy_connect(const std::string &path)
 	return ret == 0 ? NRT_SUCCESS : NRT_NETWORK_PROXY_FAILURE;
 }
 
+// Publish @m in its device's NDS slab, one model node per NeuronCore it
+// occupies (nds_read_all_model_nodes in a monitor). Best effort: a slab
+// whose records are all taken leaves the rest unpublished.
+void publish(model &m)
+{
+	static std::atomic<uint32_t> next_id{ 1 };
+	const uint32_t id = next_id.fetch_add(1, std::memory_order_relaxed);
+	for (uint32_t k = 0; k < m.nc_count; k++) {
+		nds_obj_handle_t h = nds_obj_new(m.dev->nds, OBJECT_TYPE_MODEL_NODE_INFO);
+		nds_model_node_info_t *n = nds_obj_handle_to_model_node_info(h);
+		if (!n)
+			return;
+		n->model_id = id;
+		n->model_node_id = k;
+		std::strncpy(n->name, m.desc.name.c_str(), sizeof(n->name) - 1);
+		std::memcpy(n->uuid, m.uuid.data(), sizeof(n->uuid));
+		n->nc_index = static_cast<uint8_t>(m.nc_first + k);
+		n->sg_index = static_cast<uint8_t>(k % m.desc.nc_count);
+		// the model holds no device memory while loaded (staging buffers
+		// live for one execution): its memory usage stays zero
+		if (nds_obj_commit(h) != 0) {
+			nds_obj_delete(h);
+			return;
+		}
+		try {
+			m.nds_nodes.push_back(h);
+		} catch (...) {
+			nds_obj_delete(h);
+			return;
+		}
+	}
+}
+
+// nrt_load_collectives() with other workers: meet them (collectives.hpp)
+// under the job's name, NEURON_RT_ROOT_COMM_ID.
+NRT_STATUS meet(model &m, uint32_t rank, uint32_t count)
+{
+	coll::join_args a;
+	a.rank = rank;
+	a.count = count;
+	const char *id = std::getenv(coll::kRootCommEnv);
+	a.id = id && *id ? id : coll::kDefaultRootCommId;
+	if (m.desc.coll != neff::collective::none) {
+		a.kind = static_cast<uint32_t>(m.desc.coll);
+		a.bytes = m.desc.outputs[0].bytes;
+	}
+	std::string why;
+	NRT_STATUS st;
+	if (!coll::valid_comm_id(a.id)) {
+		why = std::string(coll::kRootCommEnv) + " '" + a.id + "' is not HOST:PORT (at most " +
+		      std::to_string(coll::kMaxCommIdLen) + " bytes)";
+		st = NRT_INVALID;
+	} else if (!coll::timeout_ms(std::getenv(coll::kTimeoutEnv),
+				     rt::rt().timeout_us.load(std::memory_order_relaxed), &a.timeout_ms)) {
+		why = std::string(coll::kTimeoutEnv) + " is not a number of ms from 1 to " +
+		      std::to_string(coll::kMaxTimeoutMs);
+		st = NRT_INVALID;
+	} else {
+		std::unique_ptr<coll::communicator> c;
+		st = coll::communicator::join(a, &c, &why);
+		if (st == NRT_SUCCESS)
+			m.comm = std::move(c);
+		else if (why.empty())
+			why = std::string("no socket to meet the other workers: ") + std::strerror(errno);
+	}
+	if (st != NRT_SUCCESS)
+		std::fprintf(stderr, "nrt_load_collectives: %s: worker %u of %u: %s\n",
+			     nrt_get_status_as_str(st), rank, count, why.c_str());
+	return st;
+}
+
+// The collective of a model with other workers, after its job on this
+// NeuronCore ended with @st: this worker's outputs[0] (@out, or its
+// staging buffer @stage_out for a host tensor, which *@host_out then
+// receives directly: nothing is left to read back) in, the sum of every
+// worker's out. A collective that failed between the workers ends as a
+// device reports one: a job on the NeuronCore that completes with a
+// collectives hardware error (NEURON_SIM_EXEC_COLL_ERROR), drained into
+// @errs and folded like any job's (NRT_EXEC_HW_ERR_COLLECTIVES). A job
+// that failed on its own keeps its status; the other workers are told.
+// The caller holds the NeuronCore's lock.
+NRT_STATUS collective_step(model &m, rt::core_ctx &c, NRT_STATUS st, const bound &out,
+			   const tensor::device_mem *stage_out, tensor::tensor **host_out,
+			   uint64_t timeout_us, bool numerical_armed, nrt_infer_errors_t *errs)
+{
+	std::string why;
+	if (st != NRT_SUCCESS) {
+		m.comm->all_reduce({}, false, &why);
+		return st;
+	}
+	tensor::tensor &to = *out.t;
+	std::vector<uint8_t> buf(to.size);
+	st = stage_out ? tensor::mem_rw(*stage_out, NEURON_IOCTL_MEM_READ, 0, to.size, buf.data(), 0)
+		       : tensor::mem_rw(*out.mem, NEURON_IOCTL_MEM_READ, to.dev_offset, to.size,
+					buf.data(), 0);
+	if (st != NRT_SUCCESS) {
+		m.comm->all_reduce({}, false, &why);
+		return st;
+	}
+	if (m.comm->all_reduce(buf, true, &why) == NRT_SUCCESS) {
+		if (!stage_out)
+			return tensor::mem_rw(*out.mem, NEURON_IOCTL_MEM_WRITE, to.dev_offset, to.size,
+					      buf.data(), 0);
+		std::memcpy((*host_out)->host, buf.data(), to.size);
+		*host_out = nullptr;
+		return NRT_SUCCESS;
+	}
+	if (!why.empty())
+		std::fprintf(stderr, "nrt_execute: %s: worker %u of %u: %s\n",
+			     nrt_get_status_as_str(NRT_EXEC_HW_ERR_COLLECTIVES), m.comm->rank(),
+			     m.comm->count(), why.c_str());
+	// the failed step travels as the device's own error would
+	neuron_sim_exec job{};
+	job.size = sizeof(job);
+	job.flags = NEURON_SIM_EXEC_COLL_ERROR;
+	job.nc = m.nc_first;
+	job.timeout_us = timeout_us;
+	int e = ::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC, &job) != 0 ? errno : 0;
+	uint64_t dropped = 0;
+	nq::drain_owned(c.error_ring, errs, &dropped);
+	if (e == EINVAL) {
+		// a driver without the flag: the fault the device would have written
+		errs->hw_error_flags[NEURON_NQ_HW_COLLECTIVES] = 1;
+		e = 0;
+	}
+	NRT_STATUS exec_st = e ? nrt_status_from_errno(NRT_SITE_EXEC, e) : NRT_SUCCESS;
+	return decode::job_status(exec_st, *errs, numerical_armed);
+}
+
 } // namespace
 
 bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_index, uint32_t *nc)
@@ -168,7 +299,7 @@ bool locate(int vnc, std::shared_ptr<rt::device_ctx> *dev, uint32_t *device_inde
 }
 
 NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
-		std::shared_ptr<model> *out) noexcept
+		std::shared_ptr<model> *out, uint32_t rank, uint32_t count) noexcept
 {
 	try {
 		auto m = std::make_shared<model>();
@@ -193,12 +324,18 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 		}
 		if (st == NRT_SUCCESS)
 			st = place(m, vnc, need);
+		m->ctx_device_id = rank;
+		m->ctx_device_count = count;
+		if (st == NRT_SUCCESS && count > 1)
+			st = meet(*m, rank, count);
 		if (st != NRT_SUCCESS) {
 			count_load_failure(vnc, st);
 			return st;
 		}
 		nds_increment_nc_counter(m->dev->nds, static_cast<int>(m->nc_first),
 					 NDS_NC_COUNTER_MODEL_LOAD_COUNT, 1);
+		m->uuid = h.uuid;
+		publish(*m);
 		*out = std::move(m);
 		return NRT_SUCCESS;
 	} catch (...) {
@@ -212,6 +349,9 @@ void unload(model &m) noexcept
 	// m.dev stays too: an execute racing this unload (a caller bug, as in
 	// the SDK) still has a live device under it, and gets the driver's answer
 	m.nc_count = 0;
+	for (nds_obj_handle_t h : m.nds_nodes)
+		nds_obj_delete(h);	// out of the slab
+	m.nds_nodes.clear();
 }
 
 void unload_all() noexcept
@@ -233,7 +373,8 @@ try {
 	// staged (system calls of their own), and after the job
 	// (docs/performance.md: a clock read can cost as much as the job's
 	// system call).
-	bool clocked = !m.dev->job_time;
+	// (a collective step is the call's too: clocked)
+	bool clocked = !m.dev->job_time || (m.comm && m.desc.coll != neff::collective::none);
 	std::chrono::steady_clock::time_point t_entry;
 	if (clocked)
 		t_entry = std::chrono::steady_clock::now();
@@ -352,6 +493,13 @@ try {
 		rep->ring_dropped = dropped;
 	}
 	st = decode::job_status(exec_st, errs, cfg.numerical_armed);
+	if (m.comm && d.coll != neff::collective::none) {
+		st = collective_step(m, c, st, out[0], host_out ? stage_out.get() : nullptr, &host_out,
+				     timeout_us, cfg.numerical_armed, &errs);
+		if (rep)
+			rep->errs = errs;
+		call_ns = rt::elapsed_ns(t_entry);
+	}
 
 	nrt_exec_times_t times{};
 	times.total_ns = call_ns;

@@ -7,8 +7,11 @@
 #include <nrt/nrt.h>
 #include <nrt/nrt_error_model.h>
 
+#include <array>
 #include <memory>
+#include <vector>
 
+#include "collectives.hpp"
 #include "handles.hpp"
 #include "neff.hpp"
 #include "runtime.hpp"
@@ -25,6 +28,13 @@ struct model {
 	uint32_t ctx_device_id = 0;	// nrt_load_collectives: rank, and of how many
 	uint32_t ctx_device_count = 1;
 	neff::model_desc desc;
+	std::array<uint8_t, neff::kUuidLen> uuid{};	// the NEFF header's
+	// the model nodes published in the device's NDS slab, one per
+	// NeuronCore it was placed on (withdrawn at unload)
+	std::vector<nds_obj_handle_t> nds_nodes;
+	// more than one worker: the job's other workers, met at load
+	// (collectives.hpp); used under the NeuronCore's lock by execute()
+	std::shared_ptr<coll::communicator> comm;
 };
 
 using model_table = handles::table<model, handles::kind::model>;
@@ -37,9 +47,11 @@ inline model_table &models()
 }
 
 // nrt_load() behind the guard: @vnc -1 or a visible NeuronCore index,
-// @vnc_count -1 or a multiple of the NeuronCores the model needs.
+// @vnc_count -1 or a multiple of the NeuronCores the model needs;
+// nrt_load_collectives(): worker @rank of @count (checked by the caller),
+// which meets the job's other workers when @count is more than 1.
 NRT_STATUS load(std::span<const uint8_t> neff, int32_t vnc, int32_t vnc_count,
-		std::shared_ptr<model> *out) noexcept;
+		std::shared_ptr<model> *out, uint32_t rank = 0, uint32_t count = 1) noexcept;
 // Unplace the model (its NeuronCores stay this process's until nrt_close()).
 void unload(model &m) noexcept;
 // Unload every model (nrt_close()).

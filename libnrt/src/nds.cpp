@@ -137,6 +137,7 @@ NRT_EXPORT int nds_close(nds_instance_t *inst)
 	if (!inst)
 		return -EINVAL;
 	int ret = 0;
+	nds::objects_detach(inst);
 	if (inst->mapped && ::munmap(inst->base, inst->size) != 0)
 		ret = -errno;
 	delete inst;

@@ -114,6 +114,10 @@ inline int nc_add_checked(nds_instance *inst, int nc, uint32_t id, uint64_t delt
 	return 0;
 }
 
+// nds_close(): the objects of @inst (nds_obj.cpp) forget it, so a later
+// commit is -ENODEV and a delete only frees the object.
+void objects_detach(const nds_instance *inst) noexcept;
+
 // The latency block's header, once (nds.cpp).
 void latency_setup(void *base);
 

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "async.hpp"
 #include "decode.hpp"
 #include "export.hpp"
 #include "kmetric.hpp"
@@ -78,6 +79,27 @@ bool encode_version(const char *s, uint64_t type, uint64_t *out)
 	}
 	*out = (type << 48) | (v[0] << 40) | (v[1] << 32) | v[2];
 	return true;
+}
+
+nds_process_info_t process_info(int framework, const char *tag, uint64_t fw_ver, uint64_t fal_ver,
+				uint64_t rt_ver)
+{
+	// the NDS encoding: build 0-31, minor 32-39, major 40-47
+	auto version = [](uint64_t v) {
+		nds_version_info_t out{};
+		out.major = static_cast<uint8_t>(v >> 40);
+		out.minor = static_cast<uint8_t>(v >> 32);
+		out.build = static_cast<uint32_t>(v);
+		return out;
+	};
+	nds_process_info_t pi{};
+	pi.framework_type = static_cast<int8_t>(framework);
+	if (tag)
+		std::strncpy(pi.tag, tag, sizeof(pi.tag) - 1);
+	pi.framework_version = version(fw_ver);
+	pi.fal_version = version(fal_ver);
+	pi.runtime_version = version(rt_ver);
+	return pi;
 }
 
 uint64_t timeout_from_env()
@@ -197,8 +219,16 @@ NRT_STATUS init_locked(runtime &r, nrt_framework_type_t framework, const char *f
 		nds_set_nd_counter(d->nds, NDS_ND_COUNTER_FAL_VERSION, &fal_ver);
 		nds_or_nd_counter(d->nds, NDS_ND_COUNTER_FEATURE_BITMAP, 0);
 		// where neuron-monitor finds the application's tag
-		if (const char *tag = std::getenv("NEURON_PROCESS_TAG"); tag && *tag)
+		const char *tag = std::getenv("NEURON_PROCESS_TAG");
+		if (tag && *tag)
 			nds_set_process_tag(d->nds, tag);
+		// the process info object monitoring tools read (best effort:
+		// the counters above are what the driver needs)
+		d->process_info = nds_obj_new(d->nds, OBJECT_TYPE_PROCESS_INFO);
+		if (nds_process_info_t *pi = nds_obj_handle_to_process_info(d->process_info)) {
+			*pi = process_info(framework, tag, fw_ver, fal_ver, rt_ver);
+			nds_obj_commit(d->process_info);
+		}
 		if (devs.size() <= static_cast<size_t>(idx[i]))
 			devs.resize(static_cast<size_t>(idx[i]) + 1);
 		devs[static_cast<size_t>(idx[i])] = std::move(d);
@@ -310,6 +340,10 @@ NRT_EXPORT NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_ve
 NRT_EXPORT void nrt_close(void)
 {
 	runtime &r = rt();
+	// the asynchronous queues before anything else (async.hpp): requests
+	// not started complete with NRT_CLOSED, the workers are joined, and no
+	// request is scheduled until this returns
+	nrt::async::closing_scope async_closing;
 	// models first, outside r.lock (placing a model takes it)
 	nrt::model::unload_all();
 	// then the device memory of tensors the application still holds, so

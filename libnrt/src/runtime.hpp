@@ -43,6 +43,7 @@ struct core_ctx {
 struct device_ctx {
 	ndl_device_t *dev = nullptr;
 	nds_instance_t *nds = nullptr;
+	nds_obj_handle_t process_info = nullptr;	// published in the slab by nrt_init()
 	int fd = -1;		// ndl_device_fd(dev), for the execution path
 	bool job_time = false;	// the driver answers a job with its time (NEURON_CAP_JOB_TIME)
 	std::array<core_ctx, MAX_NC_PER_DEVICE> cores;
@@ -57,6 +58,8 @@ struct device_ctx {
 			// nrt_init() or nrt_sim_execute() reserved the core: give it back (ENOENT if it never was)
 			nrt::ndl::core_release(dev, static_cast<uint32_t>(i));
 		}
+		if (process_info)
+			nds_obj_delete(process_info);	// taken out of the slab
 		if (nds)
 			nds_close(nds);
 		if (dev)
@@ -87,6 +90,13 @@ struct runtime {
 // framework @type (runtime.cpp says what parses); false for a string with
 // a control character.
 bool encode_version(const char *s, uint64_t type, uint64_t *out);
+
+// The process info nrt_init() publishes in each device's slab (the NDS
+// object monitoring tools read): @framework, NEURON_PROCESS_TAG (@tag, may
+// be null; its first 31 bytes), and the three versions as encode_version()
+// encoded them.
+nds_process_info_t process_info(int framework, const char *tag, uint64_t fw_ver, uint64_t fal_ver,
+				uint64_t rt_ver);
 
 // NEURON_RT_VISIBLE_CORES against @total NeuronCores: the run it names
 // (*@set false and the whole range when it is unset or empty), or

@@ -6,6 +6,7 @@
 #include <nrt/nrt_error_model.h>
 
 #include <ndl/ndl.h>
+#include <neuron/neuron_vendor_ioctl.h>
 
 #include <pthread.h>
 #include <sys/mman.h>
@@ -218,6 +219,38 @@ NRT_STATUS memcpy_to_device(void *dest, const void *src, size_t size) noexcept
 	if (e != EINVAL)
 		return NRT_INVALID;
 	return mem_rw(m, NEURON_IOCTL_MEM_WRITE, off, size, src, 0);
+}
+
+NRT_STATUS dmabuf_fd(uint64_t va, uint64_t size, int *fd) noexcept
+{
+	if (!fd || !size || forked.load(std::memory_order_relaxed))
+		return NRT_INVALID;
+	// held shared: the mapping is not unmapped while the driver looks it up
+	std::shared_lock<std::shared_mutex> g(maps_lock);
+	auto it = maps.upper_bound(va);
+	if (it == maps.begin())
+		return NRT_INVALID;	// not device memory: a caller falls back
+	--it;
+	const device_mem &m = *it->second;
+	uint64_t off = va - it->first;
+	if (off >= m.bytes || size > m.bytes - off)
+		return NRT_INVALID;
+	const ndl_device_info_t *di = ndl_device_get_info(m.dev->dev);
+	if (!di || !(di->capabilities & NEURON_CAP_MEM_DMABUF))
+		return NRT_INVALID;
+	int32_t out = -1;
+	neuron_ioctl_dmabuf_fd arg{};
+	arg.va = va;
+	arg.size = size;
+	arg.fd = reinterpret_cast<uintptr_t>(&out);
+	if (::ioctl(ndl_device_fd(m.dev->dev), NEURON_IOCTL_DMABUF_FD, &arg) != 0) {
+		// EINVAL: not on a page boundary; out of descriptors or memory: a resource
+		return errno == EINVAL ? NRT_INVALID :
+		       (errno == EMFILE || errno == ENFILE || errno == ENOMEM) ? NRT_RESOURCE :
+		       NRT_FAILURE;
+	}
+	*fd = out;
+	return NRT_SUCCESS;
 }
 
 uint8_t *device_va(const tensor &t) noexcept

@@ -50,6 +50,9 @@ void mem_map(device_mem &m) noexcept;
 // within one device allocation's mapping in this process (NRT_INVALID
 // otherwise, or when @src cannot be read).
 NRT_STATUS memcpy_to_device(void *dest, const void *src, size_t size) noexcept;
+// nrt_get_dmabuf_fd: a dma-buf of [@va, @va + @size), which must lie in one
+// device allocation's mapping in this process, starting on a page.
+NRT_STATUS dmabuf_fd(uint64_t va, uint64_t size, int *fd) noexcept;
 // MEM_READ / MEM_WRITE / MEM_SET (cmd) on @m, through its mapping when it has one.
 NRT_STATUS mem_rw(const device_mem &m, unsigned long cmd, uint64_t offset, uint64_t bytes,
 		  const void *ptr, uint32_t value) noexcept;

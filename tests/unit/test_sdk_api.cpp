@@ -4,7 +4,11 @@
 // the counts before nrt_init(), the load and profile guards, empty /
 // attached / slice tensors and their virtual addresses, and model tensor
 // info and model info on a model put straight into the handle table
-// (loading needs a device: tests/vm/25_app.sh, vm_sdk_dev).
+// (loading needs a device: tests/vm/25_app.sh, vm_sdk_dev); batched
+// tensor reads and writes, a device tensor's allocation info over memory
+// put straight into a tensor, the instance-info decisions, the argument
+// checks of the memory stats and instance count, and the NDS objects over
+// a slab in memory (across processes: tests/vm/27_sdkcalls.sh).
 #include <csetjmp>
 #include <cstdarg>
 #include <cstddef>
@@ -13,10 +17,15 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <nrt/nds/neuron_ds.h>
 #include <nrt/nrt.h>
 #include <nrt/nrt_experimental.h>
 #include <nrt/nrt_profile.h>
+#include <neuron/neuron_nds.h>
 
+#include <vector>
+
+#include "machine.hpp"
 #include "model.hpp"
 #include "runtime.hpp"
 #include "tensor.hpp"
@@ -370,6 +379,463 @@ void tensor_and_model_info(void **)
 	assert_int_equal(nrt_get_model_tensor_info(h, &a), NRT_INVALID_HANDLE);
 }
 
+// A host tensor of @size bytes straight into the handle table.
+nrt_tensor_t *host_tensor(size_t size)
+{
+	std::shared_ptr<nrt::tensor::tensor> t;
+	assert_int_equal(nrt::tensor::allocate_host(size, "h", &t), NRT_SUCCESS);
+	return reinterpret_cast<nrt_tensor_t *>(nrt::tensor::tensors().issue(t));
+}
+
+void batches(void **)
+{
+	nrt_tensor_t *a = host_tensor(64), *b = host_tensor(32);
+	uint8_t seq[64];
+	for (int i = 0; i < 64; i++)
+		seq[i] = static_cast<uint8_t>(0x40 + i);
+	uint8_t w0[8], w1[4], w2[16];
+	std::memset(w0, 0xa1, sizeof(w0));
+	std::memset(w1, 0xb2, sizeof(w1));
+	std::memset(w2, 0xc3, sizeof(w2));
+	nrt_tensor_batch_op_t aops[] = { { 0, 8, w0 }, { 60, 4, w1 } };
+	nrt_tensor_batch_op_t bops[] = { { 16, 16, w2 } };
+	nrt_tensor_batch_t wb[] = { { a, aops, 2 }, { b, bops, 1 } };
+	assert_int_equal(nrt_tensor_write(a, seq, 0, 64), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_write_batch(wb, 2, false), NRT_SUCCESS);
+	// each op landed at its offset, nothing else moved
+	uint8_t got[64];
+	assert_int_equal(nrt_tensor_read(a, got, 0, 64), NRT_SUCCESS);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(got[i], i < 8 ? 0xa1 : i >= 60 ? 0xb2 : 0x40 + i);
+	assert_int_equal(nrt_tensor_read(b, got, 0, 32), NRT_SUCCESS);
+	for (int i = 0; i < 32; i++)
+		assert_int_equal(got[i], i < 16 ? 0 : 0xc3);
+
+	// reads: the same bytes single reads give, into each op's buffer
+	uint8_t r0[3], r1[5], r2[2];
+	nrt_tensor_batch_op_t rops_a[] = { { 6, 3, r0 }, { 58, 5, r1 } };
+	nrt_tensor_batch_op_t rops_b[] = { { 15, 2, r2 } };
+	nrt_tensor_batch_t rb[] = { { a, rops_a, 2 }, { b, rops_b, 1 } };
+	assert_int_equal(nrt_tensor_read_batch(rb, 2, true), NRT_SUCCESS);
+	const uint8_t want0[] = { 0xa1, 0xa1, 0x48 }, want1[] = { 0x7a, 0x7b, 0xb2, 0xb2, 0xb2 },
+		      want2[] = { 0, 0xc3 };
+	assert_memory_equal(r0, want0, 3);
+	assert_memory_equal(r1, want1, 5);
+	assert_memory_equal(r2, want2, 2);
+
+	// nothing to do, and what is refused before any byte moves
+	assert_int_equal(nrt_tensor_read_batch(nullptr, 0, false), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_read_batch(nullptr, 1, false), NRT_INVALID);
+	nrt_tensor_batch_t none[] = { { a, nullptr, 0 } };
+	assert_int_equal(nrt_tensor_write_batch(none, 1, false), NRT_SUCCESS);
+	nrt_tensor_batch_t noops[] = { { a, nullptr, 1 } };
+	assert_int_equal(nrt_tensor_write_batch(noops, 1, false), NRT_INVALID);
+	uint8_t z[8] = {};
+	nrt_tensor_batch_op_t good[] = { { 0, 8, z } };
+	struct {
+		nrt_tensor_batch_op_t op;
+		NRT_STATUS want;
+	} bad[] = {
+		{ { 29, 4, z }, NRT_INVALID },		// past the end
+		{ { 33, 0, z }, NRT_INVALID },		// starts past the end
+		{ { UINT64_MAX, 2, z }, NRT_INVALID },	// wraps
+		{ { 0, UINT64_MAX, z }, NRT_INVALID },
+		{ { 0, 4, nullptr }, NRT_INVALID },	// no buffer
+	};
+	for (const auto &c : bad) {
+		nrt_tensor_batch_t two[] = { { a, good, 1 }, { b, &c.op, 1 } };
+		assert_int_equal(nrt_tensor_write_batch(two, 2, false), c.want);
+		assert_int_equal(nrt_tensor_read(a, got, 0, 8), NRT_SUCCESS);
+		assert_memory_equal(got, w0, 8);	// the good first batch did not run
+	}
+	nrt_tensor_t *gone = host_tensor(8), *freed = gone;
+	nrt_tensor_free(&gone);
+	nrt_tensor_t *never = reinterpret_cast<nrt_tensor_t *>(0x12);	// never issued
+	for (nrt_tensor_t *bad_handle : { freed, never, static_cast<nrt_tensor_t *>(nullptr) }) {
+		nrt_tensor_batch_t stale[] = { { a, good, 1 }, { bad_handle, good, 1 } };
+		assert_int_equal(nrt_tensor_write_batch(stale, 2, false), NRT_INVALID_HANDLE);
+		assert_int_equal(nrt_tensor_read(a, got, 0, 8), NRT_SUCCESS);
+		assert_memory_equal(got, w0, 8);
+	}
+	nrt_tensor_free(&a);
+	nrt_tensor_free(&b);
+	// the freed handle is refused too
+	assert_int_equal(nrt_tensor_read_batch(wb, 1, false), NRT_INVALID_HANDLE);
+}
+
+void device_allocation_info(void **)
+{
+	nrt_tensor_device_allocation_info_t info;
+	nrt_tensor_t *h = host_tensor(16);
+	assert_int_equal(nrt_tensor_get_device_allocation_info(h, &info), NRT_INVALID);	// host memory
+	nrt_tensor_free(&h);
+	assert_int_equal(nrt_tensor_get_device_allocation_info(h, &info), NRT_INVALID_HANDLE);
+	nrt_tensor_t *e = nullptr;
+	assert_int_equal(nrt_tensor_allocate_empty("e", &e), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_get_device_allocation_info(e, &info), NRT_INVALID);
+	nrt_tensor_free(&e);
+
+	// a device tensor over an allocation at device address 0x20000 (no
+	// driver: no handle, nothing to free)
+	auto mem = std::make_shared<nrt::tensor::device_mem>();
+	mem->device_addr = 0x20000;
+	mem->bytes = 10000;
+	auto t = std::make_shared<nrt::tensor::tensor>();
+	t->placement = NRT_TENSOR_PLACEMENT_DEVICE;
+	t->size = 10000;
+	t->set_dmem(mem);
+	auto *d = reinterpret_cast<nrt_tensor_t *>(nrt::tensor::tensors().issue(t));
+	assert_int_equal(nrt_tensor_get_device_allocation_info(d, nullptr), NRT_INVALID);
+	std::memset(&info, 0xff, sizeof(info));
+	assert_int_equal(nrt_tensor_get_device_allocation_info(d, &info), NRT_SUCCESS);
+	assert_int_equal(info.physical_address, 0x20000);
+	assert_int_equal(info.size, 10000);
+	assert_int_equal(info.hbm_index, 0);
+	// a slice: its first byte, and the allocation's bytes from there
+	nrt_tensor_t *s = nullptr;
+	assert_int_equal(nrt_tensor_allocate_slice(d, 4096, 100, "s", &s), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_get_device_allocation_info(s, &info), NRT_SUCCESS);
+	assert_int_equal(info.physical_address, 0x20000 + 4096);
+	assert_int_equal(info.size, 10000 - 4096);
+	// memory released (as nrt_close() releases it)
+	t->set_dmem(nullptr);
+	mem.reset();
+	assert_int_equal(nrt_tensor_get_device_allocation_info(d, &info), NRT_CLOSED);
+	assert_int_equal(nrt_tensor_get_device_allocation_info(s, &info), NRT_SUCCESS);	// the slice holds its own
+	nrt_tensor_free(&s);
+	nrt_tensor_free(&d);
+}
+
+void instance_info(void **)
+{
+	using nrt::machine::decide;
+	struct {
+		const char *dmi, *inst, *arch;
+		uint32_t family, size;
+		const char *name, *rev;
+	} cases[] = {
+		// the simulated device models a Trainium2; QEMU's DMI names no size
+		{ "Standard PC (i440FX + PIIX, 1996)", "sim\n", "NDsim\n", NRT_INSTANCE_TRN2,
+		  NRT_INSTANCE_SIZE_UNKNOWN, "trn2", "NDsim" },
+		{ "", "Trn1", "NDv2", NRT_INSTANCE_TRN1, NRT_INSTANCE_SIZE_UNKNOWN, "trn1", "NDv2" },
+		// the instance type refines the family and gives the size
+		{ "trn1n.32xlarge\n", "Trn1", "NDv2", NRT_INSTANCE_TRN1N, NRT_INSTANCE_SIZE_32XL, "trn1", "NDv2" },
+		{ "trn1.2xlarge", "Trn1", "NDv2", NRT_INSTANCE_TRN1, NRT_INSTANCE_SIZE_2XL, "trn1", "NDv2" },
+		{ "inf2.xlarge", "Inf2", "NDv2", NRT_INSTANCE_INF2, NRT_INSTANCE_SIZE_1XL, "inf2", "NDv2" },
+		{ "inf2.48xlarge", "Inf2", "NDv2", NRT_INSTANCE_INF2, NRT_INSTANCE_SIZE_48XL, "inf2", "NDv2" },
+		{ "trn2.3xlarge", "sim", "NDsim", NRT_INSTANCE_TRN2, NRT_INSTANCE_SIZE_3XL, "trn2", "NDsim" },
+		{ "trn2u.48xlarge", "Trn2", "NDv3", NRT_INSTANCE_TRN2U, NRT_INSTANCE_SIZE_48XL, "trn2", "NDv3" },
+		{ "trn3pds98.48xlarge", "Trn3", "NDv4", NRT_INSTANCE_TRN3PDS98, NRT_INSTANCE_SIZE_48XL, "trn3", "NDv4" },
+		// another family's instance type is not believed over the devices
+		{ "trn1.32xlarge", "sim", "NDsim", NRT_INSTANCE_TRN2, NRT_INSTANCE_SIZE_UNKNOWN, "trn2", "NDsim" },
+		// no device: the instance type alone
+		{ "inf1.6xlarge", "", "", NRT_INSTANCE_INF1, NRT_INSTANCE_SIZE_6XL, "inf1", "" },
+		{ "c5.xlarge", "", "", NRT_INSTANCE_UNKNOWN, NRT_INSTANCE_SIZE_UNKNOWN, "", "" },
+		{ "trn2.huge", "", "", NRT_INSTANCE_UNKNOWN, NRT_INSTANCE_SIZE_UNKNOWN, "", "" },
+		{ "trn2", "", "", NRT_INSTANCE_UNKNOWN, NRT_INSTANCE_SIZE_UNKNOWN, "", "" },
+		{ "", "Trn9", "NDv9-with-a-long-name", NRT_INSTANCE_UNKNOWN, NRT_INSTANCE_SIZE_UNKNOWN, "", "NDv9-wi" },
+	};
+	for (const auto &c : cases) {
+		nrt_instance_info_t i = decide(c.dmi, c.inst, c.arch);
+		assert_int_equal(i.family, c.family);
+		assert_int_equal(i.size, c.size);
+		assert_string_equal(i.arch_name, c.name);
+		assert_string_equal(i.device_revision, c.rev);
+	}
+
+	// the call: NULL or a length without family and size refused; a
+	// caller built against the SDK's older 8-byte struct keeps the rest
+	assert_int_equal(nrt_get_instance_info(nullptr, sizeof(nrt_instance_info_t)), NRT_INVALID);
+	struct {
+		nrt_instance_info_t info;
+		uint32_t after;
+	} big;
+	std::memset(&big, 0x5c, sizeof(big));
+	assert_int_equal(nrt_get_instance_info(&big.info, 7), NRT_INVALID);
+	assert_int_equal(big.info.family, 0x5c5c5c5c);
+	assert_int_equal(nrt_get_instance_info(&big.info, 8), NRT_SUCCESS);
+	assert_true(big.info.family <= NRT_INSTANCE_TRN3PDS98);
+	assert_true(big.info.size <= NRT_INSTANCE_SIZE_UNKNOWN);
+	assert_int_equal(static_cast<uint8_t>(big.info.arch_name[0]), 0x5c);	// past 8 bytes: untouched
+	assert_int_equal(nrt_get_instance_info(&big.info, sizeof(big)), NRT_SUCCESS);
+	assert_int_equal(big.after, 0x5c5c5c5c);
+	assert_non_null(std::memchr(big.info.arch_name, 0, sizeof(big.info.arch_name)));
+	assert_non_null(std::memchr(big.info.device_revision, 0, sizeof(big.info.device_revision)));
+}
+
+void stats_and_instance_count(void **)
+{
+	uint64_t v = 7;
+	assert_true(nrt::machine::parse_count("123456789\n", &v));
+	assert_int_equal(v, 123456789);
+	assert_true(nrt::machine::parse_count("18446744073709551615", &v));
+	assert_true(v == UINT64_MAX);
+	assert_false(nrt::machine::parse_count("18446744073709551616", &v));
+	assert_false(nrt::machine::parse_count("", &v));
+	assert_false(nrt::machine::parse_count("-1", &v));
+	assert_false(nrt::machine::parse_count("12k", &v));
+
+	// the memory stats need the runtime
+	nrt_vnc_memory_stats_t st;
+	size_t out = 0;
+	assert_int_equal(nrt_get_vnc_memory_stats(0, &st, sizeof(st), &out), NRT_UNINITIALIZED);
+
+	auto m = std::make_shared<nrt::model::model>();
+	m->nc_count = 2;
+	auto *h = reinterpret_cast<nrt_model_t *>(nrt::model::models().issue(m));
+	uint32_t n = 0;
+	assert_int_equal(nrt_get_model_instance_count(h, &n), NRT_SUCCESS);
+	assert_int_equal(n, 1);
+	assert_int_equal(nrt_get_model_instance_count(h, nullptr), NRT_INVALID);
+	assert_int_equal(nrt_get_model_instance_count(nullptr, &n), NRT_INVALID_HANDLE);
+	nrt::model::models().take(h);
+	n = 5;
+	assert_int_equal(nrt_get_model_instance_count(h, &n), NRT_INVALID_HANDLE);
+	assert_int_equal(n, 5);
+}
+
+// An 8-byte aligned slab in memory for nds_open_memory.
+struct slab {
+	std::vector<uint64_t> words = std::vector<uint64_t>(NEURON_NDS_SIZE / 8);
+	uint8_t *bytes() { return reinterpret_cast<uint8_t *>(words.data()); }
+};
+
+uint32_t word32(const uint8_t *p)
+{
+	uint32_t v;
+	std::memcpy(&v, p, 4);
+	return v;
+}
+
+void nds_process_objects(void **)
+{
+	slab mem;
+	nds_instance_t *w = nullptr, *r = nullptr;
+	assert_int_equal(nds_open_memory(mem.bytes(), 4, true, &w), 0);
+	assert_int_equal(nds_open_memory(mem.bytes(), 4, false, &r), 0);
+
+	// nothing published yet
+	assert_null(nds_read_process_info(r));
+	assert_null(nds_read_process_info_ext(r));
+	assert_null(nds_read_process_info(nullptr));
+	assert_null(nds_obj_new(nullptr, OBJECT_TYPE_PROCESS_INFO));
+	assert_null(nds_obj_new(w, 3));
+	assert_null(nds_obj_new(w, -1));
+
+	nds_obj_handle_t p = nds_obj_new(w, OBJECT_TYPE_PROCESS_INFO);
+	assert_non_null(p);
+	assert_null(nds_obj_handle_to_model_node_info(p));	// another type's accessor
+	assert_null(nds_obj_handle_to_process_info_ext(p));
+	nds_process_info_t *pi = nds_obj_handle_to_process_info(p);
+	assert_non_null(pi);
+	pi->framework_type = NRT_FRAMEWORK_TYPE_PYTORCH;
+	std::strcpy(pi->tag, "training-job-7");
+	pi->framework_version = { 2, 1, 0 };
+	pi->fal_version = { 1, 13, 5 };
+	pi->runtime_version = { 0, 1, 4000000000u };
+	// the record is written only by commit
+	assert_null(nds_read_process_info(r));
+	assert_int_equal(nds_obj_commit(p), 0);
+	assert_int_equal(word32(mem.bytes() + NDS_OBJ_OFF), NDS_OBJ_MAGIC);
+	assert_int_equal(word32(mem.bytes() + NDS_OBJ_OFF + 4), NDS_OBJ_MODEL_SLOTS);
+	// the record's fields at the offsets <nrt/nds/neuron_ds.h> gives
+	const uint8_t *rec = mem.bytes() + NDS_OBJ_PROCESS_OFF;
+	assert_int_equal(word32(rec) & 1, 0);
+	assert_int_equal(word32(rec + 4), 1);
+	assert_int_equal(rec[8], NRT_FRAMEWORK_TYPE_PYTORCH);
+	assert_string_equal(reinterpret_cast<const char *>(rec + 9), "training-job-7");
+	assert_int_equal(rec[44], 2);
+	assert_int_equal(rec[45], 1);
+	assert_int_equal(rec[52], 1);
+	assert_int_equal(rec[53], 13);
+	assert_int_equal(word32(rec + 56), 5);
+	assert_int_equal(word32(rec + 64), 4000000000u);
+
+	// a reader's copy, through a read-only instance
+	nds_obj_handle_t got = nds_read_process_info(r);
+	assert_non_null(got);
+	const nds_process_info_t *g = nds_obj_handle_to_process_info(got);
+	assert_non_null(g);
+	assert_int_equal(g->framework_type, NRT_FRAMEWORK_TYPE_PYTORCH);
+	assert_string_equal(g->tag, "training-job-7");
+	assert_int_equal(g->framework_version.major, 2);
+	assert_int_equal(g->framework_version.minor, 1);
+	assert_int_equal(g->framework_version.build, 0);
+	assert_int_equal(g->fal_version.minor, 13);
+	assert_int_equal(g->fal_version.build, 5);
+	assert_int_equal(g->runtime_version.build, 4000000000u);
+	// a copy: it does not follow later commits, and its owner cannot
+	// write through a read-only instance
+	pi->framework_type = NRT_FRAMEWORK_TYPE_TENSORFLOW;
+	assert_int_equal(nds_obj_commit(p), 0);
+	assert_int_equal(g->framework_type, NRT_FRAMEWORK_TYPE_PYTORCH);
+	assert_int_equal(nds_obj_commit(got), -EPERM);
+	nds_obj_handle_t ro = nds_obj_new(r, OBJECT_TYPE_PROCESS_INFO);
+	assert_int_equal(nds_obj_commit(ro), -EPERM);
+	assert_int_equal(nds_obj_delete(ro), 0);
+	// deleting a reader's copy removes nothing
+	assert_int_equal(nds_obj_delete(got), 0);
+	assert_int_equal(nds_obj_delete(got), -EINVAL);	// freed
+	assert_null(nds_obj_handle_to_process_info(got));
+	got = nds_read_process_info(r);
+	assert_non_null(got);
+	assert_int_equal(nds_obj_handle_to_process_info(got)->framework_type, NRT_FRAMEWORK_TYPE_TENSORFLOW);
+	assert_int_equal(nds_obj_delete(got), 0);
+
+	// the extended info is the process tag
+	nds_obj_handle_t x = nds_obj_new(w, OBJECT_TYPE_PROCESS_INFO_EXT);
+	nds_process_info_ext_t *xi = nds_obj_handle_to_process_info_ext(x);
+	assert_non_null(xi);
+	std::memset(xi->tag, 'q', sizeof(xi->tag));	// no NUL: cut at 255
+	assert_int_equal(nds_obj_commit(x), 0);
+	char tag[300];
+	assert_int_equal(nds_get_process_tag(r, tag, sizeof(tag)), NDS_PROCESS_TAG_MAX);
+	nds_obj_handle_t xg = nds_read_process_info_ext(r);
+	assert_non_null(xg);
+	assert_int_equal(std::strlen(nds_obj_handle_to_process_info_ext(xg)->tag), 255);
+	assert_int_equal(nds_obj_delete(xg), 0);
+	assert_int_equal(nds_set_process_tag(w, "short"), 0);
+	xg = nds_read_process_info_ext(r);
+	assert_string_equal(nds_obj_handle_to_process_info_ext(xg)->tag, "short");
+	assert_int_equal(nds_obj_delete(xg), 0);
+
+	// deleting the owner's objects takes them out of the slab
+	assert_int_equal(nds_obj_delete(p), 0);
+	assert_null(nds_read_process_info(r));
+	assert_int_equal(nds_obj_delete(x), 0);
+	assert_null(nds_read_process_info_ext(r));
+
+	// not objects
+	int local = 0;
+	assert_int_equal(nds_obj_commit(nullptr), -EINVAL);
+	assert_int_equal(nds_obj_commit(&local), -EINVAL);
+	assert_int_equal(nds_obj_delete(nullptr), -EINVAL);
+	assert_int_equal(nds_obj_delete(&local), -EINVAL);
+	assert_null(nds_obj_handle_to_process_info(&local));
+	assert_null(nds_obj_handle_to_model_node_mem_usage(nullptr));
+
+	// an object outliving its instance: commit refused, delete frees it
+	nds_obj_handle_t late = nds_obj_new(w, OBJECT_TYPE_PROCESS_INFO);
+	assert_int_equal(nds_close(w), 0);
+	assert_int_equal(nds_obj_commit(late), -ENODEV);
+	assert_int_equal(nds_obj_delete(late), 0);
+	assert_int_equal(nds_close(r), 0);
+}
+
+void nds_model_nodes(void **)
+{
+	slab mem;
+	nds_instance_t *w = nullptr, *r = nullptr;
+	assert_int_equal(nds_open_memory(mem.bytes(), 4, true, &w), 0);
+	assert_int_equal(nds_open_memory(mem.bytes(), 4, false, &r), 0);
+	nds_obj_handle_t *all = reinterpret_cast<nds_obj_handle_t *>(0x1);
+	size_t count = 9;
+	assert_int_equal(nds_read_all_model_nodes(r, &all, &count), 0);
+	assert_null(all);
+	assert_int_equal(count, 0);
+	assert_int_equal(nds_read_all_model_nodes(nullptr, &all, &count), -EINVAL);
+	assert_int_equal(nds_read_all_model_nodes(r, nullptr, &count), -EINVAL);
+	assert_int_equal(nds_read_all_model_nodes(r, &all, nullptr), -EINVAL);
+
+	// every record taken, then one too many
+	std::vector<nds_obj_handle_t> mine;
+	for (uint32_t i = 0; i < NDS_OBJ_MODEL_SLOTS; i++) {
+		nds_obj_handle_t h = nds_obj_new(w, OBJECT_TYPE_MODEL_NODE_INFO);
+		nds_model_node_info_t *n = nds_obj_handle_to_model_node_info(h);
+		nds_model_node_mem_usage_info_t *u = nds_obj_handle_to_model_node_mem_usage(h);
+		assert_non_null(n);
+		assert_non_null(u);
+		n->model_id = 100 + i;
+		n->model_node_id = i % 3;
+		std::snprintf(n->name, sizeof(n->name), "model-%u", i);
+		for (int k = 0; k < 16; k++)
+			n->uuid[k] = static_cast<char>(i * 16 + k);
+		n->nc_index = static_cast<uint8_t>(i % 4);
+		n->sg_index = static_cast<uint8_t>(i % 2);
+		u->model_mem_usage[1][NDS_DMA_MEM_USAGE_SLOT_TENSORS] = { (size_t{1} << 40) + i, i + 1 };
+		u->model_mem_usage[0][NDS_DMA_MEM_USAGE_SLOT_COUNT - 1] = { 7, 1 };
+		assert_int_equal(nds_obj_commit(h), 0);
+		mine.push_back(h);
+	}
+	nds_obj_handle_t extra = nds_obj_new(w, OBJECT_TYPE_MODEL_NODE_INFO);
+	assert_int_equal(nds_obj_commit(extra), -ENOSPC);
+	// the first record's fields where the header says
+	const uint8_t *rec = mem.bytes() + NDS_OBJ_MODEL_OFF;
+	assert_int_equal(word32(rec + 8), 100);
+	assert_string_equal(reinterpret_cast<const char *>(rec + 16), "model-0");
+	assert_int_equal(rec[272 + 15], 15);
+	uint64_t total;
+	std::memcpy(&total, rec + 296 + 16 * (NDS_DMA_MEM_USAGE_SLOT_COUNT + NDS_DMA_MEM_USAGE_SLOT_TENSORS), 8);
+	assert_true(total == (uint64_t{1} << 40));
+
+	assert_int_equal(nds_read_all_model_nodes(r, &all, &count), 0);
+	assert_int_equal(count, NDS_OBJ_MODEL_SLOTS);
+	for (size_t i = 0; i < count; i++) {
+		const nds_model_node_info_t *n = nds_obj_handle_to_model_node_info(all[i]);
+		const nds_model_node_mem_usage_info_t *u = nds_obj_handle_to_model_node_mem_usage(all[i]);
+		assert_non_null(n);
+		assert_null(nds_obj_handle_to_process_info(all[i]));
+		uint32_t k = n->model_id - 100;
+		assert_int_equal(k, i);	// records in order, first free first
+		char name[32];
+		std::snprintf(name, sizeof(name), "model-%u", k);
+		assert_string_equal(n->name, name);
+		assert_int_equal(n->model_node_id, k % 3);
+		assert_int_equal(static_cast<uint8_t>(n->uuid[5]), static_cast<uint8_t>(k * 16 + 5));
+		assert_int_equal(n->nc_index, k % 4);
+		assert_int_equal(n->sg_index, k % 2);
+		assert_true(u->model_mem_usage[1][NDS_DMA_MEM_USAGE_SLOT_TENSORS].total_size ==
+			    (size_t{1} << 40) + k);
+		assert_int_equal(u->model_mem_usage[1][NDS_DMA_MEM_USAGE_SLOT_TENSORS].chunk_count, k + 1);
+		assert_int_equal(u->model_mem_usage[0][NDS_DMA_MEM_USAGE_SLOT_COUNT - 1].total_size, 7);
+		assert_int_equal(u->model_mem_usage[0][0].total_size, 0);
+	}
+	for (size_t i = 0; i < count; i++)
+		assert_int_equal(nds_obj_delete(all[i]), 0);	// copies: nothing withdrawn
+	std::free(all);
+
+	// withdrawing two frees their records; the next commit takes the first
+	assert_int_equal(nds_obj_delete(mine[3]), 0);
+	assert_int_equal(nds_obj_delete(mine[40]), 0);
+	assert_int_equal(nds_read_all_model_nodes(r, &all, &count), 0);
+	assert_int_equal(count, NDS_OBJ_MODEL_SLOTS - 2);
+	for (size_t i = 0; i < count; i++) {
+		uint32_t id = nds_obj_handle_to_model_node_info(all[i])->model_id;
+		assert_true(id != 103 && id != 140);
+		nds_obj_delete(all[i]);
+	}
+	std::free(all);
+	nds_obj_handle_to_model_node_info(extra)->model_id = 999;
+	assert_int_equal(nds_obj_commit(extra), 0);
+	assert_int_equal(word32(mem.bytes() + NDS_OBJ_MODEL_OFF + 3 * NDS_OBJ_MODEL_SIZE + 8), 999);
+	// a commit again rewrites its own record
+	nds_obj_handle_to_model_node_info(extra)->model_id = 998;
+	assert_int_equal(nds_obj_commit(extra), 0);
+	assert_int_equal(word32(mem.bytes() + NDS_OBJ_MODEL_OFF + 3 * NDS_OBJ_MODEL_SIZE + 8), 998);
+	assert_int_equal(word32(mem.bytes() + NDS_OBJ_MODEL_OFF + 40 * NDS_OBJ_MODEL_SIZE + 4), 0);
+
+	// a record left mid-write (its writer died in a commit): the reader
+	// gives up after its retries instead of hanging or copying torn data
+	uint8_t *stuck = mem.bytes() + NDS_OBJ_MODEL_OFF + 7 * NDS_OBJ_MODEL_SIZE;
+	uint32_t seq = word32(stuck);
+	uint32_t odd = seq | 1;
+	std::memcpy(stuck, &odd, 4);
+	all = nullptr;
+	assert_int_equal(nds_read_all_model_nodes(r, &all, &count), -EAGAIN);
+	assert_null(all);
+	assert_int_equal(count, 0);
+	std::memcpy(stuck, &seq, 4);
+
+	for (nds_obj_handle_t h : mine)
+		if (h != mine[3] && h != mine[40])
+			assert_int_equal(nds_obj_delete(h), 0);
+	assert_int_equal(nds_obj_delete(extra), 0);
+	assert_int_equal(nds_read_all_model_nodes(r, &all, &count), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(nds_close(w), 0);
+	assert_int_equal(nds_close(r), 0);
+}
+
 } // namespace
 
 int main()
@@ -384,6 +850,12 @@ int main()
 		cmocka_unit_test(empty_and_attached),
 		cmocka_unit_test(slices),
 		cmocka_unit_test(tensor_and_model_info),
+		cmocka_unit_test(batches),
+		cmocka_unit_test(device_allocation_info),
+		cmocka_unit_test(instance_info),
+		cmocka_unit_test(stats_and_instance_count),
+		cmocka_unit_test(nds_process_objects),
+		cmocka_unit_test(nds_model_nodes),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

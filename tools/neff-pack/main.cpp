@@ -40,6 +40,8 @@ void usage(FILE *f)
 		"  --arg0 N, --arg1 N     the op's parameters (u32)\n"
 		"  --in-offset N          where in inputs[0] the program reads (default 0)\n"
 		"  --proxy PATH           collectives through the network proxy listening on PATH\n"
+		"  --collective KIND      none|all_reduce_sum_u32 (default none): what the workers of\n"
+		"                         nrt_load_collectives() combine outputs[0] with after the op\n"
 		"  --input NAME:BYTES     an input tensor (repeatable, in order)\n"
 		"  --output NAME:BYTES    an output tensor (repeatable, in order)\n"
 		"  --desc FILE            use FILE as model.sim verbatim instead\n"
@@ -154,7 +156,7 @@ int info(const char *path)
 int main(int argc, char **argv)
 {
 	enum { O_NAME = 256, O_NC, O_RUN, O_OP, O_ARG0, O_ARG1, O_INOFF, O_IN, O_OUT, O_DESC,
-	       O_PKG, O_CORRUPT, O_TRUNC, O_INFO, O_PROXY, O_UUID, O_FEAT, O_LNC };
+	       O_PKG, O_CORRUPT, O_TRUNC, O_INFO, O_PROXY, O_UUID, O_FEAT, O_LNC, O_COLL };
 	static const option opts[] = {
 		{ "name", required_argument, nullptr, O_NAME },
 		{ "nc", required_argument, nullptr, O_NC },
@@ -171,6 +173,7 @@ int main(int argc, char **argv)
 		{ "truncate", required_argument, nullptr, O_TRUNC },
 		{ "info", required_argument, nullptr, O_INFO },
 		{ "proxy", required_argument, nullptr, O_PROXY },
+		{ "collective", required_argument, nullptr, O_COLL },
 		{ "uuid", required_argument, nullptr, O_UUID },
 		{ "feature-bits", required_argument, nullptr, O_FEAT },
 		{ "lnc", required_argument, nullptr, O_LNC },
@@ -207,6 +210,13 @@ int main(int argc, char **argv)
 		case O_OUT: m.outputs.push_back(tensor_arg("--output", optarg)); break;
 		case O_DESC: desc = optarg; break;
 		case O_PROXY: m.proxy = optarg; break;
+		case O_COLL: {
+			std::string o = optarg;
+			if (o == "none") m.coll = nrt::neff::collective::none;
+			else if (o == "all_reduce_sum_u32") m.coll = nrt::neff::collective::all_reduce_sum_u32;
+			else die("--collective: expected none|all_reduce_sum_u32, got '" + o + "'");
+			break;
+		}
 		case O_UUID: po.uuid = uuid_arg(optarg); po.uuid_set = true; break;
 		case O_FEAT: po.feature_bits = num("--feature-bits", optarg, UINT64_MAX); break;
 		case O_LNC: po.lnc_size = static_cast<uint32_t>(num("--lnc", optarg, UINT32_MAX)); break;
@@ -235,7 +245,8 @@ int main(int argc, char **argv)
 		if (st != NRT_SUCCESS)
 			die(std::string("the model is not valid (") + nrt_get_status_as_str(st) +
 			    "): names are 1..63 of [A-Za-z0-9_.:/-], an op needs an input and an "
-			    "output, affine_u32 a multiple of 4 bytes, a proxy an absolute path");
+			    "output, affine_u32 a multiple of 4 bytes, a proxy an absolute path, "
+			    "a collective an op and an output of a multiple of 4 bytes");
 	}
 	std::vector<uint8_t> neff;
 	if (!nrt::neff::pack(text, desc ? nullptr : &m, po, &neff))

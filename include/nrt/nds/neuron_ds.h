@@ -2,7 +2,8 @@
 /*
  * NDS ("neuron datastore"): the per-process counter slab the driver shares
  * with the runtime. Signatures follow the public SDK's nds/neuron_ds.h for
- * the counter subset.
+ * the counters and the objects (what a process publishes about itself and
+ * its models, which monitoring tools read).
  *
  * Return convention: 0 on success, a negative errno on failure:
  *   -EINVAL  NULL instance, NeuronCore or counter index out of range
@@ -54,6 +55,154 @@ int nds_decrement_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint6
 int nds_or_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t bit_index);
 int nds_get_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t *value);
 int nds_set_nd_counter(nds_instance_t *inst, uint32_t counter_index, uint64_t *value);
+
+/* ---- objects: the SDK's types and calls ---------------------------------
+ *
+ * An object is a local copy (nds_obj_new, or a snapshot a nds_read_* call
+ * took) that nds_obj_commit writes into the slab, where any process that
+ * opens the slab (nds_open with the writer's pid, read-only) reads it.
+ * Layouts are the SDK's; the slab's record format is below (NDS_OBJ_*).
+ */
+typedef void *nds_obj_handle_t;
+
+#define OBJECT_TYPE_MODEL_NODE_INFO	(0)	/* a model's presence on one NeuronCore */
+#define OBJECT_TYPE_PROCESS_INFO	(1)	/* framework, tag, versions */
+#define OBJECT_TYPE_PROCESS_INFO_EXT	(2)	/* the long tag (NEURON_PROCESS_TAG) */
+
+/* model_mem_usage's first index: 0 host memory, 1 device memory (ours: the SDK does not say) */
+#define MODEL_MEM_USAGE_LOCATION_COUNT 2
+
+/* model_mem_usage's second index: the kind of memory */
+enum {
+	NDS_DMA_MEM_USAGE_SLOT_CODE,
+	NDS_DMA_MEM_USAGE_SLOT_TENSORS,
+	NDS_DMA_MEM_USAGE_SLOT_CONSTANTS,
+	NDS_DMA_MEM_USAGE_SLOT_SCRATCHPAD,
+	NDS_DMA_MEM_USAGE_SLOT_MISC,
+	NDS_DMA_MEM_USAGE_SLOT_COUNT = 12	/* slots 5..11 unused */
+};
+
+typedef struct nds_mem_usage_info {
+	size_t total_size;	/* bytes */
+	uint32_t chunk_count;	/* allocations that make them up */
+} nds_mem_usage_info_t;
+
+typedef struct nds_model_node_info {
+	uint32_t model_id;	/* the model (libnrt: a number per load, from 1) */
+	uint32_t model_node_id;	/* which of the model's NeuronCores, from 0 */
+	char name[256];		/* the NEFF's model name, NUL-terminated */
+	char uuid[16];		/* the NEFF header's uuid */
+	uint8_t nc_index;	/* the NeuronCore, as the device numbers it */
+	uint8_t sg_index;	/* the model's subgraph running there */
+} nds_model_node_info_t;
+
+typedef struct nds_model_node_mem_usage_info {
+	nds_mem_usage_info_t model_mem_usage[MODEL_MEM_USAGE_LOCATION_COUNT][NDS_DMA_MEM_USAGE_SLOT_COUNT];
+} nds_model_node_mem_usage_info_t;
+
+typedef struct nds_version_info {
+	uint8_t major;
+	uint8_t minor;
+	uint32_t build;
+} nds_version_info_t;
+
+typedef struct nds_process_info {
+	int8_t framework_type;			/* nrt_framework_type_t */
+	char tag[32];				/* NEURON_PROCESS_TAG's first 31 bytes, NUL-terminated */
+	nds_version_info_t framework_version;	/* what nrt_init()'s strings parse to */
+	nds_version_info_t fal_version;
+	nds_version_info_t runtime_version;
+} nds_process_info_t;
+
+typedef struct nds_process_info_ext {
+	char tag[256];		/* NUL-terminated */
+} nds_process_info_ext_t;
+
+/* Bits of ND counter NDS_ND_COUNTER_FEATURE_BITMAP (nds_or_nd_counter). */
+typedef enum feature_bitmap_bit_index {
+	BIT_INDEX_TEST_FEATURE = 0,
+	BIT_INDEX_MULTICORE_FEATURE = 1,
+	BIT_INDEX_COUNT = BIT_INDEX_MULTICORE_FEATURE + 1
+} feature_bitmap_bit_index_t;
+
+/*
+ * A new local object of @type (OBJECT_TYPE_*), zeroed, for @inst; NULL for
+ * a NULL @inst, an unknown type, or no memory. Fill it through its
+ * nds_obj_handle_to_* accessor, then nds_obj_commit it.
+ */
+nds_obj_handle_t nds_obj_new(nds_instance_t *inst, int type);
+
+/*
+ * Write @obj into its instance's slab: the process info (one per slab: the
+ * last commit wins), the extended process info (the process tag below,
+ * cut at NDS_PROCESS_TAG_MAX), or a model node (a record of its own,
+ * taken at its first commit and rewritten by later ones). Readers never
+ * see a half-written object. 0; -EINVAL not an object; -EPERM a
+ * read-only instance; -ENODEV its instance was closed; -ENOSPC no free
+ * model node record (NDS_OBJ_MODEL_SLOTS are in use).
+ */
+int nds_obj_commit(nds_obj_handle_t obj);
+
+/*
+ * Free @obj. An object made by nds_obj_new and committed is also removed
+ * from the slab (its instance still open and writable); a snapshot a
+ * nds_read_* call returned is only freed, never removing what a process
+ * published. 0, or -EINVAL when @obj is not a live object (NULL, freed).
+ */
+int nds_obj_delete(nds_obj_handle_t obj);
+
+/*
+ * The object's data, for reading and writing, while the object lives;
+ * NULL when @obj is not a live object of that type.
+ */
+nds_model_node_info_t *nds_obj_handle_to_model_node_info(nds_obj_handle_t obj);
+nds_model_node_mem_usage_info_t *nds_obj_handle_to_model_node_mem_usage(nds_obj_handle_t obj);
+nds_process_info_t *nds_obj_handle_to_process_info(nds_obj_handle_t obj);
+nds_process_info_ext_t *nds_obj_handle_to_process_info_ext(nds_obj_handle_t obj);
+
+/*
+ * A snapshot of every model node the slab holds: *@models a malloc()ed
+ * array of *@count handles (NULL when 0), which the caller frees with
+ * free() after nds_obj_delete() of each handle. 0; -EINVAL bad arguments;
+ * -ENOMEM; -EAGAIN when a record stayed mid-write (its writer died or
+ * stalled in the middle of a commit) through every retry.
+ */
+int nds_read_all_model_nodes(nds_instance_t *inst, nds_obj_handle_t **models, size_t *count);
+
+/*
+ * A snapshot of the process info (nds_read_process_info) or of the
+ * extended process info (the process tag; nds_read_process_info_ext), to
+ * nds_obj_delete() after use. NULL when the slab holds none, for a NULL
+ * @inst, or without memory.
+ */
+nds_obj_handle_t nds_read_process_info(nds_instance_t *inst);
+nds_obj_handle_t nds_read_process_info_ext(nds_instance_t *inst);
+
+/*
+ * The objects' records in the slab's runtime-private area, after the
+ * latency block (<nrt/nds/nds_latency.h>, which ends at 5672), little-endian:
+ *   NDS_OBJ_OFF          u32 NDS_OBJ_MAGIC ("obj1", written last), u32 NDS_OBJ_MODEL_SLOTS
+ *   NDS_OBJ_PROCESS_OFF  the process info record
+ *   NDS_OBJ_MODEL_OFF    NDS_OBJ_MODEL_SLOTS model node records, NDS_OBJ_MODEL_SIZE apart
+ * A record: u32 sequence (odd while its writer writes it: a reader retries
+ * until it reads the same even value before and after its copy), u32
+ * state (1 used, 0 free), then the fields at fixed offsets:
+ *   process info: +8 i8 framework_type, +9 tag[32], then framework, FAL
+ *     and runtime versions at +44, +52, +60, each u8 major, u8 minor, u16
+ *     0, u32 build (68 bytes in all)
+ *   model node: +8 u32 model_id, +12 u32 model_node_id, +16 name[256],
+ *     +272 uuid[16], +288 u8 nc_index, +289 u8 sg_index, then from +296
+ *     the memory usage, [location][slot] in order, each u64 total_size,
+ *     u32 chunk_count, u32 0 (680 bytes in all)
+ * The extended process info is the process tag (NDS_PROCESS_TAG_OFF).
+ */
+#define NDS_OBJ_OFF		5696
+#define NDS_OBJ_MAGIC		0x316a626fu	/* "obj1" little-endian */
+#define NDS_OBJ_PROCESS_OFF	5704
+#define NDS_OBJ_MODEL_OFF	5824
+#define NDS_OBJ_MODEL_SIZE	704
+#define NDS_OBJ_MODEL_SLOTS	48
+#define NDS_OBJ_END		(NDS_OBJ_MODEL_OFF + NDS_OBJ_MODEL_SIZE * NDS_OBJ_MODEL_SLOTS)	/* 39616 */
 
 /* ---- libnrt extensions ------------------------------------------------- */
 

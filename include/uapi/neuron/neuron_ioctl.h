@@ -292,10 +292,21 @@ struct neuron_core_reserve {
 #define NEURON_EXEC_MAX_TIMEOUT_US	60000000ULL	/* 60 s */
 #define NEURON_EXEC_DEFAULT_TIMEOUT_US	2000000ULL	/* when @timeout_us is 0 */
 
+/*
+ * neuron_sim_exec.flags: the job ends in a collectives error. The simulated
+ * NeuronCore runs it as any other job and then writes one hardware-fault
+ * entry NEURON_NQ_HW_COLLECTIVES into its ERROR ring (counted in @entries,
+ * multicast and logged as HANG_ON_COLLECTIVES like an injected one), as a
+ * device whose collective lost a peer would: how a runtime whose
+ * collective failed between processes reports it (docs/sdk-compat.md).
+ * A driver without it answers -EINVAL.
+ */
+#define NEURON_SIM_EXEC_COLL_ERROR	(1U << 0)
+
 /**
  * struct neuron_sim_exec - NEURON_IOCTL_SIM_EXEC argument (simulated device)
  * @size:	in: sizeof(struct neuron_sim_exec)
- * @flags:	in: must be 0
+ * @flags:	in: 0 or NEURON_SIM_EXEC_COLL_ERROR
  * @nc:		in: NeuronCore; reserved for the caller on first use,
  *		-EBUSY when another process holds it or a job of the caller
  *		already runs on it
@@ -316,7 +327,8 @@ struct neuron_core_reserve {
  * @reserved:	in: must be zero
  *
  * The job runs synchronously: it sleeps @duration_us (interruptible:
- * -EINTR), emits every fault armed on the NeuronCore into its ERROR ring,
+ * -EINTR), emits every fault armed on the NeuronCore into its ERROR ring
+ * (and, with NEURON_SIM_EXEC_COLL_ERROR, one collectives fault more),
  * and completes. A job that ran and failed with -ETIMEDOUT or -EINTR
  * still writes @job_ns back, and only it (@entries and @dropped stay as
  * they were: 0): a caller timing its jobs gets the time a hung or
@@ -488,6 +500,49 @@ struct neuron_mem_rw {
 	__aligned_u64 user_ptr;
 	__u32 value;
 	__u32 reserved0;
+	__aligned_u64 reserved[2];
+};
+
+/* ---- dma-buf -------------------------------------------------------------- */
+
+/*
+ * NEURON_CAP_MEM_DMABUF: device allocations can be exported as dma-bufs
+ * (the vendor's DMABUF_FD, <neuron/neuron_vendor_ioctl.h>, on a range of
+ * the caller's mapping of one) and this device imports them
+ * (MEM_DMABUF_READ). The simulated device only: PCI-backed HBM is not
+ * exported.
+ */
+#define NEURON_CAP_MEM_DMABUF	(1ULL << 10)
+
+/**
+ * struct neuron_mem_dmabuf_read - NEURON_IOCTL_MEM_DMABUF_READ argument
+ * @size:	in: sizeof(struct neuron_mem_dmabuf_read)
+ * @flags:	in: must be 0
+ * @fd:		in: a dma-buf file descriptor (any exporter's)
+ * @reserved0:	in: must be zero
+ * @handle:	in: a device allocation of this file (MEM_ALLOC)
+ * @offset:	in: where in it the bytes go
+ * @src_offset:	in: where in the dma-buf they come from
+ * @bytes:	in: how many, > 0
+ * @reserved:	in: must be zero
+ *
+ * The device attaches the dma-buf, maps the attachment for DMA and copies
+ * from it, as a NIC that registered it would, then unmaps and detaches.
+ * Errors: -EINVAL: header, flags, reserved fields, @bytes 0, a range past
+ * the allocation or the dma-buf, not a device allocation; -ENOENT: not a
+ * handle of this file; -EBADF or -EINVAL: @fd is no dma-buf; -EACCES: not
+ * the opener; -EOPNOTSUPP: the device does not import
+ * (NEURON_CAP_MEM_DMABUF clear); -ENODEV: either device is gone; -EINTR.
+ */
+struct neuron_mem_dmabuf_read {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 reserved0;
+	__aligned_u64 handle;
+	__aligned_u64 offset;
+	__aligned_u64 src_offset;
+	__aligned_u64 bytes;
 	__aligned_u64 reserved[2];
 };
 
@@ -685,6 +740,7 @@ struct neuron_core_holders {
 #define NEURON_IOCTL_MEM_READ		_IOW(NEURON_IOCTL_MAGIC, 0xDA, struct neuron_mem_rw)
 #define NEURON_IOCTL_MEM_WRITE		_IOW(NEURON_IOCTL_MAGIC, 0xDB, struct neuron_mem_rw)
 #define NEURON_IOCTL_MEM_SET		_IOW(NEURON_IOCTL_MAGIC, 0xDC, struct neuron_mem_rw)
+#define NEURON_IOCTL_MEM_DMABUF_READ	_IOW(NEURON_IOCTL_MAGIC, 0xDD, struct neuron_mem_dmabuf_read)
 #define NEURON_IOCTL_APPS_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xE0, struct neuron_apps_info)
 #define NEURON_IOCTL_CORE_HOLDERS	_IOWR(NEURON_IOCTL_MAGIC, 0xE1, struct neuron_core_holders)
 

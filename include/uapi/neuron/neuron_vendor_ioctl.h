@@ -231,6 +231,19 @@ struct neuron_ioctl_get_apps_info {
 	struct neuron_ioctl_app_info app_data[];
 };
 
+/*
+ * DMABUF_FD: a dma-buf of [@va, @va + @size) of a device allocation the
+ * caller mapped through one of its device files, its descriptor
+ * (O_CLOEXEC) written through @fd. @va must be page aligned and the range
+ * inside one mapping and the allocation (rounded up to whole pages);
+ * -EINVAL otherwise. Any device file of the caller's serves.
+ */
+struct neuron_ioctl_dmabuf_fd {
+	__aligned_u64 va;	/* in: the mapping's address */
+	__aligned_u64 size;	/* in: bytes */
+	__aligned_u64 fd;	/* in: user pointer to a __s32 (out: the descriptor) */
+};
+
 #define NEURON_IOCTL_DEVICE_RESET		_NEURON_VIO(1)
 #define NEURON_IOCTL_DEVICE_READY		_NEURON_VIOR(2, 1)
 #define NEURON_IOCTL_DEVICE_INFO		_NEURON_VIOR(3, NEURON_VENDOR_PTR_SIZE)
@@ -259,6 +272,7 @@ struct neuron_ioctl_get_apps_info {
 #define NEURON_IOCTL_NC_RESET			_NEURON_VIOR(103, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_NC_RESET_READY		_NEURON_VIOR(104, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_DEVICE_BDF_EXT		_NEURON_VIOR(106, NEURON_VENDOR_PTR_SIZE)
+#define NEURON_IOCTL_DMABUF_FD			_NEURON_VIOR(107, NEURON_VENDOR_PTR_SIZE)
 #define NEURON_IOCTL_DEVICE_RESET_STATUS	_NEURON_VIOR(106, 1)
 #define NEURON_IOCTL_DRIVER_INFO_GET		\
 	_NEURON_VIOR(110, sizeof(struct neuron_ioctl_device_driver_info))

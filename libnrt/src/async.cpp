@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+// The asynchronous API (<nrt/nrt_async.h>): queues, their workers,
+// sequence ids, completion handles and error trackers.
+//
+// A queue is one (logical NeuronCore, unit kind, queue index). Scheduling
+// checks the arguments, numbers the request (1, 2, ... per queue) and
+// appends it; the queue's worker thread, started on its first request,
+// runs its requests one at a time through the synchronous calls
+// (nrt_execute, nrt_tensor_read/write/copy), so a request's status, the
+// priority fold of what its execution drained and the counter bridge are
+// exactly the synchronous path's, counted once, there. A status other
+// than NRT_SUCCESS goes into the request's tracker before the request
+// counts as completed, so whoever sees it completed finds its error.
+//
+// Lock order: engine::life (shared by scheduling, exclusive by
+// nrt_close()) -> engine::map_lock -> queue::lock. A worker takes its
+// queue's lock and, outside it, its request's tracker's lock; nothing is
+// held across a request's synchronous call.
+#include "async.hpp"
+
+#include <nrt/nrt.h>
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+#include "export.hpp"
+#include "model.hpp"
+#include "runtime.hpp"
+#include "tensor.hpp"
+
+namespace nrt::async {
+
+tracker::tracker(uint32_t lnc, size_t capacity) : lnc_(lnc), capacity_(capacity)
+{
+	pending_.reserve(capacity_ + 1);
+	listed_.reserve(capacity_ + 1);
+}
+
+void tracker::add(nrta_seq_t seq, NRT_STATUS st) noexcept
+{
+	std::lock_guard<std::mutex> g(lock_);
+	if (pending_.size() < capacity_)
+		pending_.push_back(nrta_error_t{ seq, static_cast<uint64_t>(st) });	// reserved: no allocation
+	else
+		dropped_++;
+}
+
+void tracker::take(const nrta_error_t **list, size_t *count) noexcept
+{
+	std::lock_guard<std::mutex> g(lock_);
+	listed_.clear();
+	listed_.swap(pending_);	// both keep capacity_ + 1
+	if (dropped_) {
+		listed_.push_back(nrta_error_t{ make_seq(kDroppedXu, dropped_),
+						static_cast<uint64_t>(NRT_QUEUE_FULL) });
+		dropped_ = 0;
+	}
+	*list = listed_.data();
+	*count = listed_.size();
+}
+
+tracker_table &trackers()
+{
+	static tracker_table t;
+	return t;
+}
+
+namespace {
+
+// One scheduled request; the handles are the caller's, looked up again by
+// the synchronous call when the request runs.
+struct request {
+	enum class op : uint8_t { read, write, copy, execute } what = op::read;
+	uint64_t num = 0;			// its sequence number in its queue
+	std::shared_ptr<tracker> err;		// may be null: the status is not kept
+	const void *h1 = nullptr;		// model, tensor, or copy source
+	const void *h2 = nullptr;		// input set, or copy destination
+	const void *h3 = nullptr;		// output set
+	void *buf = nullptr;			// read: the destination
+	const void *cbuf = nullptr;		// write: the source
+	uint64_t off1 = 0, off2 = 0, size = 0;
+};
+
+NRT_STATUS perform(const request &r) noexcept
+{
+	auto *h1 = const_cast<void *>(r.h1);
+	auto *h2 = const_cast<void *>(r.h2);
+	auto *h3 = const_cast<void *>(r.h3);
+	switch (r.what) {
+	case request::op::read:
+		return nrt_tensor_read(static_cast<nrt_tensor_t *>(h1), r.buf, r.off1, r.size);
+	case request::op::write:
+		return nrt_tensor_write(static_cast<nrt_tensor_t *>(h1), r.cbuf, r.off1, r.size);
+	case request::op::copy:
+		return nrt_tensor_copy(static_cast<nrt_tensor_t *>(h1), r.off1,
+				       static_cast<nrt_tensor_t *>(h2), r.off2, r.size);
+	case request::op::execute:
+		return nrt_execute(static_cast<nrt_model_t *>(h1), h2, h3);
+	}
+	return NRT_FAILURE;
+}
+
+struct queue {
+	explicit queue(nrta_xu_id_t i) : id(i) {}
+
+	const nrta_xu_id_t id;
+	std::mutex lock;		// protects everything below (the atomics are written under it)
+	std::condition_variable cv;	// the worker waits here for a request or stop
+	std::deque<request> pending;	// scheduled, not started
+	std::atomic<uint64_t> issued{ 0 };	// the last sequence number handed out
+	std::atomic<uint64_t> completed{ 0 };	// the last one completed (in order)
+	std::multimap<uint64_t, int> waiters;	// sequence number -> our own descriptor of a handle's eventfd
+	std::unique_ptr<std::thread> worker;	// null until the first request, and after a stop
+	bool stop = false;		// the worker completes what is pending with NRT_CLOSED and ends
+
+	// Under lock: every handle waiting for @num or earlier becomes readable.
+	void fire_locked(uint64_t num) noexcept
+	{
+		auto end = waiters.upper_bound(num);
+		for (auto it = waiters.begin(); it != end; ++it) {
+			const uint64_t one = 1;
+			// an eventfd's counter cannot overflow from one write of 1 here
+			[[maybe_unused]] ssize_t n = ::write(it->second, &one, sizeof(one));
+			::close(it->second);
+		}
+		waiters.erase(waiters.begin(), end);
+	}
+};
+
+void run_queue(queue *q) noexcept
+{
+	std::unique_lock<std::mutex> g(q->lock);
+	for (;;) {
+		q->cv.wait(g, [q] { return q->stop || !q->pending.empty(); });
+		if (q->pending.empty())
+			return;	// stopped, nothing left
+		request r = std::move(q->pending.front());
+		q->pending.pop_front();
+		const bool cancelled = q->stop;
+		g.unlock();
+		NRT_STATUS st = cancelled ? NRT_CLOSED : perform(r);
+		if (st != NRT_SUCCESS && r.err)
+			r.err->add(make_seq(q->id, r.num), st);
+		r.err.reset();
+		g.lock();
+		q->completed.store(r.num, std::memory_order_release);
+		q->fire_locked(r.num);
+	}
+}
+
+// A forked child has none of the parent's workers: its calls are refused
+// (NRT_FAILURE) and what the parent left is never touched (nor freed).
+std::atomic<bool> forked{ false };
+
+void on_fork_child()
+{
+	forked.store(true, std::memory_order_relaxed);
+}
+
+class engine;
+// The engine while it exists (from the first call that needs it to the
+// process's exit), for nrt_close(), which must not build one.
+std::atomic<engine *> live{ nullptr };
+
+class engine {
+public:
+	engine()
+	{
+		// the objects a worker's synchronous call uses are built first, so
+		// at exit they go after this engine (whose end joins the workers)
+		rt::rt();
+		model::models();
+		tensor::tensors();
+		tensor::sets();
+		trackers();
+		pthread_atfork(nullptr, nullptr, on_fork_child);
+		live.store(this, std::memory_order_release);
+	}
+
+	~engine()
+	{
+		live.store(nullptr, std::memory_order_release);
+		if (forked.load(std::memory_order_relaxed)) {
+			// the parent's threads and locks: left as they are
+			[[maybe_unused]] auto *leak = s_.release();
+			return;
+		}
+		stop_all();
+	}
+
+	// Append @r to queue @id: *@seq its sequence id.
+	NRT_STATUS submit(nrta_xu_id_t id, request &&r, nrta_seq_t *seq) noexcept
+	try {
+		std::shared_lock<std::shared_mutex> lg(s_->life);
+		if (s_->closing)
+			return NRT_CLOSED;
+		NRT_STATUS st = rt::guard(rt::rt());
+		if (st != NRT_SUCCESS)
+			return st;
+		queue *q = get(id);
+		std::lock_guard<std::mutex> g(q->lock);
+		if (q->pending.size() >= kQueueDepth)
+			return NRT_QUEUE_FULL;
+		const uint64_t num = q->issued.load(std::memory_order_relaxed) + 1;
+		if (num > NRTA_SEQ_NUM_MAX)
+			return NRT_RESOURCE;
+		if (!q->worker)
+			q->worker = std::make_unique<std::thread>(run_queue, q);
+		r.num = num;
+		q->pending.push_back(std::move(r));
+		q->issued.store(num, std::memory_order_release);
+		q->cv.notify_one();
+		*seq = make_seq(id, num);
+		return NRT_SUCCESS;
+	} catch (const std::system_error &) {
+		return NRT_RESOURCE;	// no thread
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+
+	// The queue of @id, or null when it never had a request.
+	queue *find(nrta_xu_id_t id) noexcept
+	{
+		std::lock_guard<std::mutex> g(s_->map_lock);
+		auto it = s_->queues.find(id);
+		return it == s_->queues.end() ? nullptr : it->second.get();
+	}
+
+	// Request @seq's queue and sequence number: NRT_INVALID when no
+	// request has that id.
+	NRT_STATUS lookup(nrta_seq_t seq, queue **q, uint64_t *num) noexcept
+	{
+		queue_addr a;
+		if (!xu_decode(static_cast<nrta_xu_id_t>(NRTA_SEQ_GET_XU_ID(seq)), &a))
+			return NRT_INVALID;
+		*num = NRTA_SEQ_GET_SEQ_NUM(seq);
+		*q = find(static_cast<nrta_xu_id_t>(NRTA_SEQ_GET_XU_ID(seq)));
+		if (!*q || *num == 0 || *num > (*q)->issued.load(std::memory_order_acquire))
+			return NRT_INVALID;
+		return NRT_SUCCESS;
+	}
+
+	// nrt_close(): no more requests, every queue ended and its worker joined.
+	void stop_all() noexcept
+	{
+		{
+			std::unique_lock<std::shared_mutex> lg(s_->life);
+			s_->closing = true;	// nothing is scheduled from here on
+		}
+		std::vector<queue *> all;
+		{
+			std::lock_guard<std::mutex> g(s_->map_lock);
+			all.reserve(s_->queues.size());
+			for (auto &[id, q] : s_->queues)
+				all.push_back(q.get());
+		}
+		for (queue *q : all) {
+			std::lock_guard<std::mutex> g(q->lock);
+			q->stop = true;
+			q->cv.notify_all();
+		}
+		for (queue *q : all) {
+			std::unique_ptr<std::thread> w;
+			{
+				std::lock_guard<std::mutex> g(q->lock);
+				w = std::move(q->worker);
+			}
+			if (w)
+				w->join();
+			std::lock_guard<std::mutex> g(q->lock);
+			q->stop = false;	// the next request starts a worker again
+		}
+	}
+
+	// nrt_close() returned: scheduling is refused by the runtime's guard
+	// until the next nrt_init().
+	void reopen() noexcept
+	{
+		std::unique_lock<std::shared_mutex> lg(s_->life);
+		s_->closing = false;
+	}
+
+private:
+	queue *get(nrta_xu_id_t id)
+	{
+		std::lock_guard<std::mutex> g(s_->map_lock);
+		auto &slot = s_->queues[id];
+		if (!slot)
+			slot = std::make_unique<queue>(id);
+		return slot.get();
+	}
+
+	struct state {
+		std::shared_mutex life;	// protects closing
+		bool closing = false;
+		std::mutex map_lock;	// protects queues (a queue, once made, stays to the end)
+		std::unordered_map<nrta_xu_id_t, std::unique_ptr<queue>> queues;
+	};
+	std::unique_ptr<state> s_ = std::make_unique<state>();
+};
+
+engine &eng()
+{
+	static engine e;
+	return e;
+}
+
+bool in_child()
+{
+	return forked.load(std::memory_order_relaxed);
+}
+
+// The logical NeuronCore (visible index) of NeuronCore @nc of @dev; false
+// when it is not one of this process's.
+bool lnc_of(const rt::device_ctx *dev, uint32_t nc, uint32_t *lnc)
+{
+	rt::runtime &r = rt::rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	uint32_t global = 0;
+	for (const auto &d : r.devices) {
+		if (!d)
+			continue;
+		if (d.get() == dev) {
+			global += nc;
+			if (global < r.visible_first || global - r.visible_first >= r.visible_count)
+				return false;
+			*lnc = global - r.visible_first;
+			return true;
+		}
+		global += ndl_device_get_info(d->dev)->nc_count;
+	}
+	return false;
+}
+
+uint32_t visible_count()
+{
+	rt::runtime &r = rt::rt();
+	std::lock_guard<std::mutex> g(r.lock);
+	return r.visible_count;
+}
+
+// The tracker behind @err (null stays null) for requests on @lnc.
+NRT_STATUS tracker_for(nrta_error_tracker_t *err, uint32_t lnc, std::shared_ptr<tracker> *out)
+{
+	if (!err)
+		return NRT_SUCCESS;
+	*out = trackers().find(err);
+	if (!*out)
+		return NRT_INVALID_HANDLE;
+	return (*out)->lnc() == lnc ? NRT_SUCCESS : NRT_INVALID;
+}
+
+// A device tensor's logical NeuronCore, for a request on it: NRT_INVALID
+// for a tensor without device memory of its own (host, attached, empty)
+// or out of [@offset, @offset + @size), NRT_CLOSED once nrt_close() freed
+// its memory.
+NRT_STATUS device_tensor(const nrt_tensor_t *handle, uint64_t offset, uint64_t size,
+			 std::shared_ptr<tensor::device_mem> *mem, uint32_t *lnc)
+{
+	auto t = tensor::tensors().find(handle);
+	if (!t)
+		return NRT_INVALID_HANDLE;
+	if (t->placement != NRT_TENSOR_PLACEMENT_DEVICE || t->host)
+		return NRT_INVALID;
+	*mem = t->dmem();
+	if (!*mem)
+		return NRT_CLOSED;
+	if (!tensor::in_range(t->size, offset, size))
+		return NRT_INVALID;
+	return lnc_of((*mem)->dev.get(), (*mem)->nc, lnc) ? NRT_SUCCESS : NRT_INVALID;
+}
+
+// What every scheduling call checks first: not a forked child, the
+// runtime initialized, somewhere to put the sequence id.
+NRT_STATUS schedule_guard(nrta_seq_t *req_sequence)
+{
+	if (in_child())
+		return NRT_FAILURE;
+	NRT_STATUS st = rt::guard(rt::rt());
+	if (st != NRT_SUCCESS)
+		return st;
+	return req_sequence ? NRT_SUCCESS : NRT_INVALID;
+}
+
+// Request @r on queue @queue of unit @xu of logical NeuronCore @lnc, its
+// status kept by @err (which must be that NeuronCore's, or NULL).
+NRT_STATUS submit_on(uint32_t lnc, nrta_xu_t xu, int queue, nrta_error_tracker_t *err, request &&r,
+		     nrta_seq_t *req_sequence)
+{
+	if (queue < 0 || queue >= queues_of(xu))
+		return NRT_INVALID;
+	NRT_STATUS st = tracker_for(err, lnc, &r.err);
+	if (st != NRT_SUCCESS)
+		return st;
+	return eng().submit(xu_id({ lnc, xu, queue }), std::move(r), req_sequence);
+}
+
+} // namespace
+
+closing_scope::closing_scope() noexcept
+{
+	engine *e = live.load(std::memory_order_acquire);
+	if (e && !in_child())
+		e->stop_all();
+}
+
+closing_scope::~closing_scope()
+{
+	engine *e = live.load(std::memory_order_acquire);
+	if (e && !in_child())
+		e->reopen();
+}
+
+} // namespace nrt::async
+
+using namespace nrt;
+using namespace nrt::async;
+
+NRT_EXPORT NRT_STATUS nrta_tensor_write(nrt_tensor_t *tensor, const void *buf, uint64_t offset,
+					uint64_t size, int queue, nrta_error_tracker_t *err,
+					nrta_seq_t *req_sequence)
+{
+	NRT_STATUS st = schedule_guard(req_sequence);
+	if (st != NRT_SUCCESS)
+		return st;
+	std::shared_ptr<tensor::device_mem> mem;
+	uint32_t lnc = 0;
+	st = device_tensor(tensor, offset, size, &mem, &lnc);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (!buf)
+		return NRT_INVALID;
+	request r;
+	r.what = request::op::write;
+	r.h1 = tensor;
+	r.cbuf = buf;
+	r.off1 = offset;
+	r.size = size;
+	return submit_on(lnc, NRTA_XU_TENSOR_WRITE, queue, err, std::move(r), req_sequence);
+}
+
+NRT_EXPORT NRT_STATUS nrta_tensor_read(void *buf, nrt_tensor_t *tensor, uint64_t offset, uint64_t size,
+				       int queue, nrta_error_tracker_t *err, nrta_seq_t *req_sequence)
+{
+	NRT_STATUS st = schedule_guard(req_sequence);
+	if (st != NRT_SUCCESS)
+		return st;
+	std::shared_ptr<tensor::device_mem> mem;
+	uint32_t lnc = 0;
+	st = device_tensor(tensor, offset, size, &mem, &lnc);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (!buf)
+		return NRT_INVALID;
+	request r;
+	r.what = request::op::read;
+	r.h1 = tensor;
+	r.buf = buf;
+	r.off1 = offset;
+	r.size = size;
+	return submit_on(lnc, NRTA_XU_TENSOR_READ, queue, err, std::move(r), req_sequence);
+}
+
+NRT_EXPORT NRT_STATUS nrta_tensor_copy(nrt_tensor_t *src, uint64_t src_offset, nrt_tensor_t *dst,
+				       uint64_t dst_offset, uint64_t size, int queue,
+				       nrta_error_tracker_t *err, nrta_seq_t *req_sequence)
+{
+	NRT_STATUS st = schedule_guard(req_sequence);
+	if (st != NRT_SUCCESS)
+		return st;
+	// two device tensors of one logical NeuronCore, as the SDK requires
+	std::shared_ptr<tensor::device_mem> smem, dmem;
+	uint32_t slnc = 0, dlnc = 0;
+	st = device_tensor(src, src_offset, size, &smem, &slnc);
+	if (st == NRT_SUCCESS)
+		st = device_tensor(dst, dst_offset, size, &dmem, &dlnc);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (slnc != dlnc)
+		return NRT_INVALID;
+	request r;
+	r.what = request::op::copy;
+	r.h1 = src;
+	r.h2 = dst;
+	r.off1 = src_offset;
+	r.off2 = dst_offset;
+	r.size = size;
+	return submit_on(slnc, NRTA_XU_TENSOR_OP, queue, err, std::move(r), req_sequence);
+}
+
+NRT_EXPORT NRT_STATUS nrta_execute_schedule(nrt_model_t *model, const nrt_tensor_set_t *input,
+					    nrt_tensor_set_t *output, int queue, nrta_error_tracker_t *err,
+					    nrta_seq_t *req_sequence)
+{
+	NRT_STATUS st = schedule_guard(req_sequence);
+	if (st != NRT_SUCCESS)
+		return st;
+	auto m = model::models().find(model);
+	if (!m)
+		return NRT_INVALID_HANDLE;
+	// a NULL set is an empty one, as nrt_execute() takes it
+	if ((input && !tensor::sets().find(input)) || (output && !tensor::sets().find(output)))
+		return NRT_INVALID_HANDLE;
+	request r;
+	r.what = request::op::execute;
+	r.h1 = model;
+	r.h2 = input;
+	r.h3 = output;
+	return submit_on(m->vnc_first, NRTA_XU_COMPUTE, queue, err, std::move(r), req_sequence);
+}
+
+NRT_EXPORT NRT_STATUS nrta_cc_prepare(nrt_cc_comm_t *comm, nrt_tensor_list_t *input,
+				      nrt_tensor_list_t *output, nrt_dtype_t dtype, nrt_op_type_t op,
+				      nrt_cc_op_type_t cc_op, nrt_cc_context_t **cc_ctx)
+{
+	(void)dtype;
+	(void)op;
+	(void)cc_op;
+	if (cc_ctx)
+		*cc_ctx = nullptr;
+	if (in_child())
+		return NRT_FAILURE;
+	NRT_STATUS st = rt::guard(rt::rt());
+	if (st != NRT_SUCCESS)
+		return st;
+	if (!comm || !input || !output || !cc_ctx)
+		return NRT_INVALID;
+	// no host-driven collectives in this runtime (docs/sdk-compat.md)
+	return NRT_FAILURE;
+}
+
+NRT_EXPORT NRT_STATUS nrta_cc_schedule(nrt_cc_context_t **cc_ctx, int queue, nrta_error_tracker_t *err,
+				       nrta_seq_t *req_sequence)
+{
+	(void)err;
+	NRT_STATUS st = schedule_guard(req_sequence);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (!cc_ctx || !*cc_ctx || queue != 0)
+		return NRT_INVALID;
+	// nrta_cc_prepare() never hands out a context here
+	return NRT_INVALID_HANDLE;
+}
+
+NRT_EXPORT NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool *is_completed)
+{
+	if (!is_completed)
+		return NRT_INVALID;
+	if (in_child())
+		return NRT_FAILURE;
+	queue *q;
+	uint64_t num;
+	NRT_STATUS st = eng().lookup(seq, &q, &num);
+	if (st != NRT_SUCCESS)
+		return st;
+	*is_completed = q->completed.load(std::memory_order_acquire) >= num;
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrta_get_sequence(uint32_t lnc, nrta_xu_t xu, int queue, nrta_seq_t *seq)
+{
+	if (!seq)
+		return NRT_INVALID;
+	if (in_child())
+		return NRT_FAILURE;
+	queue_addr a;
+	a.lnc = lnc;
+	a.queue = queue;
+	// a value no unit kind has (negative, or past the last) is refused
+	const auto kind = static_cast<int64_t>(xu);
+	if (kind < 0 || kind >= NRTA_XU_TYPE_NUM)
+		return NRT_INVALID;
+	a.xu = xu;
+	if (!valid(a))
+		return NRT_INVALID;
+	// while the runtime is up, only its logical NeuronCores
+	if (rt::guard(rt::rt()) == NRT_SUCCESS && lnc >= visible_count())
+		return NRT_INVALID;
+	const nrta_xu_id_t id = xu_id(a);
+	struct queue *q = eng().find(id);	// (the parameter hides the type)
+	*seq = make_seq(id, q ? q->completed.load(std::memory_order_acquire) : 0);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrta_get_completion_handle(nrta_seq_t seq, int *fd)
+{
+	if (!fd)
+		return NRT_INVALID;
+	*fd = -1;
+	if (in_child())
+		return NRT_FAILURE;
+	queue *q;
+	uint64_t num;
+	NRT_STATUS st = eng().lookup(seq, &q, &num);
+	if (st != NRT_SUCCESS)
+		return st;
+	int efd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (efd < 0)
+		return errno == EMFILE || errno == ENFILE || errno == ENOMEM ? NRT_RESOURCE : NRT_FAILURE;
+	const uint64_t one = 1;
+	std::lock_guard<std::mutex> g(q->lock);
+	if (q->completed.load(std::memory_order_relaxed) >= num) {
+		[[maybe_unused]] ssize_t n = ::write(efd, &one, sizeof(one));
+		*fd = efd;
+		return NRT_SUCCESS;
+	}
+	// the worker writes through a descriptor of its own, so the caller may
+	// close theirs at any time (and its number be reused) meanwhile
+	int own = ::fcntl(efd, F_DUPFD_CLOEXEC, 0);
+	if (own < 0) {
+		::close(efd);
+		return NRT_RESOURCE;
+	}
+	try {
+		q->waiters.emplace(num, own);
+	} catch (...) {
+		::close(own);
+		::close(efd);
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	*fd = efd;
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT NRT_STATUS nrta_error_tracker_create(uint32_t lnc_idx, nrta_error_tracker_t **error_tracker)
+{
+	if (!error_tracker)
+		return NRT_INVALID;
+	*error_tracker = nullptr;
+	if (in_child())
+		return NRT_FAILURE;
+	NRT_STATUS st = rt::guard(rt::rt());
+	if (st != NRT_SUCCESS)
+		return st;
+	if (lnc_idx >= visible_count())
+		return NRT_INVALID;
+	std::shared_ptr<tracker> t;
+	try {
+		t = std::make_shared<tracker>(lnc_idx);
+	} catch (...) {
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
+	uintptr_t h = trackers().issue(std::move(t));
+	if (!h)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	*error_tracker = reinterpret_cast<nrta_error_tracker_t *>(h);
+	return NRT_SUCCESS;
+}
+
+NRT_EXPORT void nrta_error_tracker_destroy(nrta_error_tracker_t *error_tracker)
+{
+	// requests still holding it finish into it; its memory goes with the last
+	trackers().take(error_tracker);
+}
+
+NRT_EXPORT NRT_STATUS nrta_error_tracker_get_list(nrta_error_tracker_t *error_tracker,
+						  const nrta_error_t **list, size_t *error_count)
+{
+	if (!list || !error_count)
+		return NRT_INVALID;
+	*list = nullptr;
+	*error_count = 0;
+	auto t = trackers().find(error_tracker);
+	if (!t)
+		return NRT_INVALID_HANDLE;
+	t->take(list, error_count);
+	return NRT_SUCCESS;
+}

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Guest suite: dma-buf export of device memory and its import by a second
+# simulated device (vm_dmabuf, against the UAPI), and libfabric's Neuron
+# memory path through libnrt opened with dlopen (vm_sdk_dmabuf, written
+# only against the SDK's declarations). On the debug kernel the exporter's
+# attach, map, mmap and release and the importer all run under KASAN.
+SUITE=dmabuf
+PLAN=21
+. /tests/lib.sh
+
+check load load sim_devices=2 sim_nc_per_device=2 sim_hbm_mb=16
+run_prog /tests/vm_dmabuf
+D=/sys/devices/virtual/neuron_device/neuron0
+# nothing is held once every dma-buf is gone
+check_eq device-mem-free "" "$(grep -l -v '^0$' $(find $D -path '*device_mem*' -name total))"
+run_prog /tests/vm_sdk_dmabuf
+check_eq device-mem-free-sdk "" "$(grep -l -v '^0$' $(find $D -path '*device_mem*' -name total))"
+check unload unload
+finish
