@@ -151,7 +151,7 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	if (nd->mem->hbm_size)
 		info.capabilities |= NEURON_CAP_MEM;
 	if (neuron_mem_can_map(nd))
-		info.capabilities |= NEURON_CAP_MEM_MMAP | NEURON_CAP_MEM_DMABUF;
+		info.capabilities |= NEURON_CAP_MEM_MMAP | (NEURON_DMABUF ? NEURON_CAP_MEM_DMABUF : 0);
 	info.hbm_size = nd->mem->hbm_size;
 	strscpy(info.driver_version, NEURON_DRIVER_VERSION, sizeof(info.driver_version));
 

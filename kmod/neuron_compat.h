@@ -138,6 +138,15 @@
 #define NEURON_IMPORT_NS_DMA_BUF	static_assert(1)
 #endif
 
+/* 5.11 added kmap_local_page(), which replaces kmap() for a short use. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 11, 0)
+#define neuron_kmap_local(page)		kmap_local_page(page)
+#define neuron_kunmap_local(page, addr)	kunmap_local(addr)
+#else
+#define neuron_kmap_local(page)		kmap(page)
+#define neuron_kunmap_local(page, addr)	kunmap(page)
+#endif
+
 /*
  * 6.2 (and the 6.1 stable kernels of the matrix) made
  * dma_buf_map_attachment() require the reservation lock and added the

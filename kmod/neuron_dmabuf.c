@@ -228,12 +228,15 @@ static int dmabuf_copy_segment(struct neuron_device *nd, struct neuron_mem_obj *
 		void *kaddr;
 		int ret;
 
+		/* memory with a page of its own, never device memory (ZONE_DEVICE) */
 		if (!pfn_valid(PHYS_PFN(phys)))
 			return -EFAULT;
 		page = pfn_to_page(PHYS_PFN(phys));
-		kaddr = kmap(page);
+		if (is_zone_device_page(page))
+			return -EFAULT;
+		kaddr = neuron_kmap_local(page);
 		ret = neuron_mem_dev_write(obj, dst, kaddr + in_page, n);
-		kunmap(page);
+		neuron_kunmap_local(page, kaddr);
 		if (ret)
 			return ret;
 		if (fatal_signal_pending(current))

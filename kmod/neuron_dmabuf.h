@@ -7,9 +7,13 @@
 #define NEURON_DMABUF_H
 
 #include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/kconfig.h>
 #include <linux/types.h>
 
 struct neuron_file;
+
+#if IS_ENABLED(CONFIG_DMA_SHARED_BUFFER)
 
 /*
  * The vendor's DMABUF_FD: a dma-buf of [@va, @va + @size) of a device
@@ -21,5 +25,19 @@ int neuron_dmabuf_export(u64 va, u64 size, int __user *ufd);
 
 /* MEM_DMABUF_READ (neuron_cdev.c table; runs without gone_sem) */
 long neuron_dmabuf_ioctl_read(struct neuron_file *nf, void *karg);
+#define NEURON_DMABUF	1
+#else
+/* a kernel without the dma-buf API: nothing is exported or imported */
+static inline int neuron_dmabuf_export(u64 va, u64 size, int __user *ufd)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline long neuron_dmabuf_ioctl_read(struct neuron_file *nf, void *karg)
+{
+	return -EOPNOTSUPP;
+}
+#define NEURON_DMABUF	0
+#endif
 
 #endif /* NEURON_DMABUF_H */

@@ -184,7 +184,8 @@ static long vendor_driver_info(struct neuron_file *nf, void *karg)
 	a->version = NEURON_DEVICE_DRIVER_INFO_VERSION0;
 	a->size = sizeof(*a);
 	/* of the vendor's listed features, only DMABUF_FD (where memory can be mapped) */
-	a->feature_flags1 = neuron_mem_can_map(nf->nd) ? NEURON_DRIVER_FEATURE_DMABUF : 0;
+	a->feature_flags1 = NEURON_DMABUF && neuron_mem_can_map(nf->nd) ?
+			    NEURON_DRIVER_FEATURE_DMABUF : 0;
 	return 0;
 }
 

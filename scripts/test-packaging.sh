@@ -157,7 +157,7 @@ libnrt_test() {
 	check_eq install-stays-in-destdir "" "$missing$outside"
 
 	local D=$dest$prefix f missing=
-	for f in include/nrt/nrt.h include/nrt/nrt_status.h include/ndl/ndl.h include/neuron/neuron_ioctl.h; do
+	for f in include/nrt/nrt.h include/nrt/nrt_status.h include/nrt/nrt_async.h include/ndl/ndl.h include/neuron/neuron_ioctl.h; do
 		[ -f "$D/$f" ] || missing+=" $f"
 	done
 	check_eq headers-installed "" "$missing"
@@ -180,7 +180,7 @@ libnrt_test() {
 	# name spaces (the linker map's local: * hides the rest).
 	local dyn bad
 	dyn=$(objdump -T "$libdir/libnrt.so.$ver" | awk '$NF != "" && / g / && !/\*UND\*/ { print $(NF-1), $NF }')
-	bad=$(awk '!($1 == "NRT_1.0" && ($2 ~ /^(nrt|ndl|nds|kmetric)_/ || $2 == "NRT_1.0"))' <<<"$dyn")
+	bad=$(awk '!($1 == "NRT_1.0" && ($2 ~ /^(nrt|nrta|ndl|nds|kmetric)_/ || $2 == "NRT_1.0"))' <<<"$dyn")
 	if [ -n "$dyn" ] && [ -z "$bad" ] &&
 	   grep -qx 'NRT_1.0 nrt_get_version_string' <<<"$dyn" && grep -qx 'NRT_1.0 ndl_open_device' <<<"$dyn"; then
 		pass symbols-versioned-NRT_1.0

@@ -14,6 +14,9 @@ echo
 echo "== application API: nrt_execute vs the raw job ioctl; tensor write+read vs memcpy"
 /tests/vm_bench_app || rc=1
 echo
+echo "== device memory by CPU address: a device tensor's, and a dma-buf's in a second process, vs memcpy"
+/tests/vm_bench_dmabuf || rc=1
+echo
 echo "== asynchronous API: executions on two queues of two NeuronCores vs one synchronous caller"
 /tests/vm_bench_async || rc=1
 rmmod neuron || rc=1

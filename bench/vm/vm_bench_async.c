@@ -7,12 +7,12 @@
  * requests waited for with poll() on their completion handles), against
  * one caller making the same executions with nrt_execute, one after the
  * other, on one NeuronCore. The model copies 64 bytes and its execution
- * takes RUN_US on the simulated NeuronCore, about what a small real model
- * takes, so the ratio says how much of two NeuronCores' time the queues
- * keep busy (2.0: both, all the time). Blocks of each in turn, the best
- * of ROUNDS blocks of each.
+ * takes RUN_US on the simulated NeuronCore (milliseconds, as a model's
+ * execution does), so the ratio says how much of two NeuronCores' time
+ * the queues keep busy (2.0: both, all the time). Blocks of each in turn,
+ * the best of ROUNDS blocks of each.
  *
- *   vm_bench_async [jobs per block] [rounds]
+ *   vm_bench_async [jobs per block] [rounds] [device time per execution, us]
  *
  * Packs its model with the neff-pack beside it. Expects the module loaded
  * with a simulated device of at least two NeuronCores; uses NeuronCores 0
@@ -33,9 +33,9 @@
 
 #include "vmbench.h"
 
-#define RUN_US 2000
-#define JOBS 150
-#define ROUNDS 3
+#define RUN_US 5000
+#define JOBS 60
+#define ROUNDS 5
 #define BYTES 64
 
 struct lnc {
@@ -128,6 +128,7 @@ static int async_block(struct lnc *l, int jobs)
 int main(int argc, char **argv)
 {
 	int jobs = argc > 1 ? atoi(argv[1]) : JOBS, rounds = argc > 2 ? atoi(argv[2]) : ROUNDS;
+	int run_us = argc > 3 ? atoi(argv[3]) : RUN_US;
 	char packed[] = "/tmp/vm_bench_async.neff", cmd[512], self[256];
 	struct lnc l[2] = { 0 };
 	double sync_ns = 1e30, async_ns = 1e30;
@@ -137,8 +138,8 @@ int main(int argc, char **argv)
 	void *neff;
 	int i, k;
 
-	if (jobs < 1 || rounds < 1) {
-		fprintf(stderr, "vm_bench_async: at least 1 job and 1 round\n");
+	if (jobs < 1 || rounds < 1 || run_us < 0) {
+		fprintf(stderr, "vm_bench_async: at least 1 job and 1 round, a device time of 0 or more\n");
 		return 2;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -147,7 +148,7 @@ int main(int argc, char **argv)
 	self[n] = '\0';
 	*strrchr(self, '/') = '\0';
 	snprintf(cmd, sizeof(cmd), "%s/neff-pack -o %s --name async --op copy --input in:%d --output out:%d --run-us %d",
-		 self, packed, BYTES, BYTES, RUN_US);
+		 self, packed, BYTES, BYTES, run_us);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "vm_bench_async: '%s' failed\n", cmd);
 		return 1;
@@ -201,7 +202,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("nrt_execute, one caller:        %10.1f us/job (%d us on the device; best of %d blocks of %d)\n",
-	       sync_ns / 1e3, RUN_US, rounds, jobs);
+	       sync_ns / 1e3, run_us, rounds, jobs);
 	printf("nrta_execute_schedule, 2 queues: %9.1f us/job (both queues' jobs; %d on each)\n", async_ns / 1e3,
 	       jobs);
 	printf("ratio async jobs/s on two queues of two NeuronCores/one synchronous caller: %.3f\n",

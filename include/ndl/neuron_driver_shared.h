@@ -2,7 +2,7 @@
 /*
  * Types the public SDK's ndl.h takes from its neuron_driver_shared.h, for
  * the calls libnrt implements (ndl_get_all_apps_info). Field names, types
- * and order follow the SDK; the values marked "ours" are this project's.
+ * and order follow the SDK, and so do the values.
  */
 #pragma once
 
@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* NeuronCores an application's model uuids are reported for (ours: 4). */
+/* NeuronCores an application's model uuids are reported for. */
 #define APP_INFO_MAX_MODELS_PER_DEVICE 4
 
 /*

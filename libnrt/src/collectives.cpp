@@ -107,7 +107,7 @@ const char *reject_text(uint32_t reason) noexcept
 	case reject_reason::rank_taken:
 		return "another worker has that rank";
 	case reject_reason::count_differs:
-		return "rank 0 was loaded with another worker count";
+		return "rank 0 has another worker count";
 	case reject_reason::model_differs:
 		return "rank 0 loaded a model with another collective or output size";
 	case reject_reason::rank_range:
@@ -346,7 +346,7 @@ try {
 		while (joined < a.count - 1) {
 			int left = dl.left_ms();
 			if (left == 0) {
-				*why = std::to_string(joined + 1) + " of " + std::to_string(a.count) +
+				*why = "only " + std::to_string(joined + 1) + " of " + std::to_string(a.count) +
 				       " workers met within " + ms_text(a.timeout_ms) + where;
 				return NRT_TIMEOUT;
 			}
@@ -444,8 +444,7 @@ try {
 	unsigned step = 0;
 	for (;;) {
 		if (dl.left_ms() == 0) {
-			*why = "rank 0 did not let worker " + std::to_string(a.rank) + " of " +
-			       std::to_string(a.count) + " in within " + ms_text(a.timeout_ms) + where;
+			*why = "no rank 0 let it in within " + ms_text(a.timeout_ms) + where;
 			return NRT_TIMEOUT;
 		}
 		unique_fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
@@ -482,8 +481,7 @@ try {
 			return NRT_INVALID;
 		}
 		if (re.type == static_cast<uint16_t>(msg::reject)) {
-			*why = std::string("rank 0 refused worker ") + std::to_string(a.rank) + " of " +
-			       std::to_string(a.count) + ": " + reject_text(re.reason) + where;
+			*why = std::string("refused by rank 0: ") + reject_text(re.reason) + where;
 			return NRT_INVALID;
 		}
 		if (re.type != static_cast<uint16_t>(msg::welcome) || re.count != a.count) {

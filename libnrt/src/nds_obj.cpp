@@ -438,7 +438,7 @@ NRT_EXPORT nds_obj_handle_t nds_read_process_info(nds_instance_t *inst)
 
 NRT_EXPORT nds_obj_handle_t nds_read_process_info_ext(nds_instance_t *inst)
 {
-	if (!inst ||
+	if (!inst || !fits(inst) ||
 	    load32(at(inst, NDS_PROCESS_TAG_OFF), __ATOMIC_ACQUIRE) != NDS_PROCESS_TAG_MAGIC)
 		return nullptr;
 	char tag[sizeof(nds_process_info_ext_t::tag)];

@@ -98,6 +98,7 @@ seed fuzz_nq_decode entry '\004\000\000\237\000\000\000\000\000\000\000\000\000\
 # the NEFF loader: a whole NEFF (mode 0), a data section (1), a model.sim (2)
 seed fuzz_neff desc '\002format 1\nname m\nop affine_u32 3 7\ninput in 64\noutput out 64\n'
 seed fuzz_neff desc2 '\002format 1\nname m\nnc_count 2\nrun_time_us 10\nop xor_u8 255\nin_offset 4\ninput a 8\ninput b 4\noutput c 4\n'
+seed fuzz_neff desc3 '\002format 1\nname m\nop copy\ninput a 8\noutput c 8\ncollective all_reduce_sum_u32\n'
 seed fuzz_neff raw '\000\001\000\000\000\000\000\000\000\000\004'
 seed fuzz_neff gz '\001\037\213\010\000\000\000\000\000\000\003'
 # a compiled NEFF's data section (mode 1): a plain tar with sg00/def.json

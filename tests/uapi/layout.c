@@ -56,6 +56,7 @@ VCMD(DEVICE_RESET_STATUS, 0x80014E6A);
 VCMD(DRIVER_INFO_GET, 0x80184E6E);
 VCMD(DRIVER_INFO_SET, 0x40184E6E);
 VCMD(HOST_DEVICE_ID, 0x80044E72);
+VCMD(DMABUF_FD, 0x80084E6B);
 
 #define VSZ(t, n) _Static_assert(sizeof(struct t) == (n), #t " size")
 #define VOFF(t, m, n) _Static_assert(offsetof(struct t, m) == (n), #t "." #m)
@@ -78,6 +79,9 @@ VSZ(neuron_ioctl_host_device_id, 4);
 VSZ(neuron_ioctl_compatible_version, 8);
 VOFF(neuron_ioctl_compatible_version, min, 4);
 VSZ(neuron_ioctl_device_driver_info, 24);
+VSZ(neuron_ioctl_dmabuf_fd, 24);
+VOFF(neuron_ioctl_dmabuf_fd, size, 8);
+VOFF(neuron_ioctl_dmabuf_fd, fd, 16);
 VOFF(neuron_ioctl_device_driver_info, version, 8);
 VOFF(neuron_ioctl_device_driver_info, size, 12);
 VOFF(neuron_ioctl_device_driver_info, feature_flags1, 16);
@@ -204,6 +208,13 @@ int main(void)
 	F(neuron_mem_rw, offset); F(neuron_mem_rw, bytes); F(neuron_mem_rw, user_ptr);
 	F(neuron_mem_rw, value); F(neuron_mem_rw, reserved0); F(neuron_mem_rw, reserved);
 
+	S(neuron_mem_dmabuf_read);
+	F(neuron_mem_dmabuf_read, size); F(neuron_mem_dmabuf_read, flags);
+	F(neuron_mem_dmabuf_read, fd); F(neuron_mem_dmabuf_read, reserved0);
+	F(neuron_mem_dmabuf_read, handle); F(neuron_mem_dmabuf_read, offset);
+	F(neuron_mem_dmabuf_read, src_offset); F(neuron_mem_dmabuf_read, bytes);
+	F(neuron_mem_dmabuf_read, reserved);
+
 	S(neuron_sim_exec_model);
 	F(neuron_sim_exec_model, size); F(neuron_sim_exec_model, flags);
 	F(neuron_sim_exec_model, nc); F(neuron_sim_exec_model, op);
@@ -269,6 +280,8 @@ int main(void)
 	F(neuron_ioctl_host_device_id, host_device_id);
 	V(neuron_ioctl_compatible_version);
 	F(neuron_ioctl_compatible_version, max); F(neuron_ioctl_compatible_version, min);
+	V(neuron_ioctl_dmabuf_fd);
+	F(neuron_ioctl_dmabuf_fd, va); F(neuron_ioctl_dmabuf_fd, size); F(neuron_ioctl_dmabuf_fd, fd);
 	V(neuron_ioctl_device_driver_info);
 	F(neuron_ioctl_device_driver_info, architecture); F(neuron_ioctl_device_driver_info, revision);
 	F(neuron_ioctl_device_driver_info, version); F(neuron_ioctl_device_driver_info, size);

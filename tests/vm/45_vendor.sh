@@ -12,7 +12,7 @@
 # vm_vendor's unprivileged case reaches them as nobody.
 SUITE=vendor
 # 4 shell checks + 43 program cases + 2 of run_prog
-PLAN=49
+PLAN=50
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4

@@ -102,6 +102,12 @@ static const struct fdesc f_mrw[] = {
 	FD(struct neuron_mem_rw, size, FK_SIZE, 0), FD(struct neuron_mem_rw, flags, FK_FLAGS, 0),
 	FD(struct neuron_mem_rw, reserved0, FK_RES, 0), FD(struct neuron_mem_rw, reserved, FK_RES, 0),
 };
+static const struct fdesc f_mdmabuf[] = {
+	FD(struct neuron_mem_dmabuf_read, size, FK_SIZE, 0),
+	FD(struct neuron_mem_dmabuf_read, flags, FK_FLAGS, 0),
+	FD(struct neuron_mem_dmabuf_read, reserved0, FK_RES, 0),
+	FD(struct neuron_mem_dmabuf_read, reserved, FK_RES, 0),
+};
 static const struct fdesc f_model[] = {
 	FD(struct neuron_sim_exec_model, size, FK_SIZE, 0),
 	FD(struct neuron_sim_exec_model, flags, FK_FLAGS, 0),
@@ -147,7 +153,8 @@ static const struct cdesc cmds[C_MAX] = {
 	[C_NQR] = CD("NQ_RELEASE", NEURON_IOCTL_NQ_RELEASE, struct neuron_nq_release, 0, f_nqr, 10),
 	[C_CRES] = CD("CORE_RESERVE", NEURON_IOCTL_CORE_RESERVE, struct neuron_core_reserve, 0, f_cr, 8),
 	[C_CREL] = CD("CORE_RELEASE", NEURON_IOCTL_CORE_RELEASE, struct neuron_core_reserve, 0, f_cr, 8),
-	[C_EXEC] = CD("SIM_EXEC", NEURON_IOCTL_SIM_EXEC, struct neuron_sim_exec, 0, f_ex, 8),
+	[C_EXEC] = CD("SIM_EXEC", NEURON_IOCTL_SIM_EXEC, struct neuron_sim_exec, NEURON_SIM_EXEC_COLL_ERROR,
+		      f_ex, 8),
 	[C_FWR] = CD("FW_READ", NEURON_IOCTL_FW_READ, struct neuron_fw_read, 0, f_fwr, 3),
 	[C_PP] = CD("FW_POWER_PROFILE", NEURON_IOCTL_FW_POWER_PROFILE, struct neuron_fw_power_profile, 0,
 		    f_pp, 3),
@@ -163,6 +170,8 @@ static const struct cdesc cmds[C_MAX] = {
 			 f_holders, 0),
 	[C_TAKEBACK] = CD("CORE_TAKE_BACK", NEURON_IOCTL_CORE_TAKE_BACK, struct neuron_core_reserve, 0,
 			  f_cr, 0),
+	[C_MDMABUF] = CD("MEM_DMABUF_READ", NEURON_IOCTL_MEM_DMABUF_READ, struct neuron_mem_dmabuf_read,
+			 0, f_mdmabuf, 0),
 };
 
 static int pick_cmd(struct ts *t)
@@ -679,7 +688,7 @@ static int vendor_expect(unsigned long cmd)
 		NEURON_IOCTL_DEVICE_BDF_EXT, NEURON_IOCTL_HOST_DEVICE_ID,
 		NEURON_IOCTL_DEVICE_RESET, NEURON_IOCTL_NC_RESET, NEURON_IOCTL_NC_RESET_READY,
 		NEURON_IOCTL_NOTIFICATIONS_INIT_V1, NEURON_IOCTL_NOTIFICATIONS_INIT_V2,
-		NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2,
+		NEURON_IOCTL_NOTIFICATIONS_INIT_WITH_REALLOC_V2, NEURON_IOCTL_DMABUF_FD,
 	};
 	size_t i;
 

@@ -198,7 +198,10 @@ static int compatible_version_body(void)
 }
 ISOLATED(compatible_version)
 
-/* DRIVER_INFO_GET: architecture 2, revision 0, version 0, size 24, no feature. */
+/*
+ * DRIVER_INFO_GET: architecture 2, revision 0, version 0, size 24; of the
+ * features, DMABUF only (the simulated device exports its memory).
+ */
 static int driver_info_get_body(void)
 {
 	struct vnd_driver_info d;
@@ -212,7 +215,7 @@ static int driver_info_get_body(void)
 		r = xioctl(fd, VND_DRIVER_INFO_GET, &d);
 		VT_ASSERT(r == 0, "neuron%d: %s", dev, err(r));
 		VT_ASSERT(d.architecture == ARCH_V2 && d.revision == 0 && d.version == 0 &&
-			  d.size == 24 && d.feature_flags1 == 0,
+			  d.size == 24 && d.feature_flags1 == VND_FEATURE_DMABUF,
 			  "neuron%d: architecture %u revision %u version %u size %u flags %#llx",
 			  dev, d.architecture, d.revision, d.version, d.size,
 			  (unsigned long long)d.feature_flags1);
@@ -257,6 +260,41 @@ static int driver_info_encodings_body(void)
 	return 0;
 }
 ISOLATED(driver_info_encodings)
+
+/*
+ * DMABUF_FD: an address that is no mapping of device memory is -EINVAL
+ * (anonymous memory, no mapping at all), on every device file; nothing
+ * is written through the descriptor pointer.
+ */
+static int dmabuf_fd_needs_a_mapping_body(void)
+{
+	struct vnd_dmabuf_fd a;
+	__s32 out = -7;
+	void *anon;
+	int dev, fd;
+	long r;
+
+	anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	VT_ASSERT(anon != MAP_FAILED, "mmap");
+	for (dev = 0; dev < NDEV; dev++) {
+		fd = open_dev(dev, O_RDWR);
+		VT_ASSERT(fd >= 0, "open");
+		memset(&a, 0, sizeof(a));
+		a.va = (uintptr_t)anon;
+		a.size = 4096;
+		a.fd = (uintptr_t)&out;
+		r = xioctl(fd, VND_DMABUF_FD, &a);
+		VT_ASSERT(r == -EINVAL, "neuron%d anonymous memory: %s", dev, err(r));
+		a.va = 4096;
+		r = xioctl(fd, VND_DMABUF_FD, &a);
+		VT_ASSERT(r == -EINVAL, "neuron%d unmapped address: %s", dev, err(r));
+		VT_ASSERT(out == -7, "a refused call wrote the descriptor (%d)", out);
+		close(fd);
+	}
+	munmap(anon, 4096);
+	return 0;
+}
+ISOLATED(dmabuf_fd_needs_a_mapping)
 
 /*
  * DEVICE_BDF and DEVICE_BDF_EXT: a simulated device has no PCI function

@@ -133,6 +133,7 @@ int main(void)
 		VT_CASE(compatible_version),
 		VT_CASE(driver_info_get),
 		VT_CASE(driver_info_encodings),
+		VT_CASE(dmabuf_fd_needs_a_mapping),
 		VT_CASE(bdf_unsupported_on_simulated),
 		VT_CASE(ready_and_reset_status),
 		VT_CASE(retired_commands),

@@ -166,6 +166,7 @@ int host_device_id_is_index(void);
 int compatible_version(void);
 int driver_info_get(void);
 int driver_info_encodings(void);
+int dmabuf_fd_needs_a_mapping(void);
 int bdf_unsupported_on_simulated(void);
 int ready_and_reset_status(void);
 int retired_commands(void);

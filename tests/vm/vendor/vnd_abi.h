@@ -58,6 +58,7 @@
 #define VND_DRIVER_INFO_GET		0x80184E6EUL	/* driver_info (24) */
 #define VND_DRIVER_INFO_SET		0x40184E6EUL	/* driver_info (24) */
 #define VND_HOST_DEVICE_ID		0x80044E72UL	/* host_device_id (4) */
+#define VND_DMABUF_FD			0x80084E6BUL	/* ptr -> dmabuf_fd (24) */
 /* not answered here: the vendor's BAR_READ, a pointer-sized _IOR */
 #define VND_BAR_READ			VND_CMD(VND_DIR_R, 11, 8)
 
@@ -94,6 +95,7 @@ VND_CHECK_CMD(VND_DEVICE_BDF_EXT, VND_DIR_R, 106, 8);
 VND_CHECK_CMD(VND_DRIVER_INFO_GET, VND_DIR_R, 110, 24);
 VND_CHECK_CMD(VND_DRIVER_INFO_SET, VND_DIR_W, 110, 24);
 VND_CHECK_CMD(VND_HOST_DEVICE_ID, VND_DIR_R, 114, 4);
+VND_CHECK_CMD(VND_DMABUF_FD, VND_DIR_R, 107, 8);
 VND_CHECK_CMD(VND_POST_METRIC, VND_DIR_W, 13, 8);
 _Static_assert(VND_BAR_READ == 0x80084E0BUL, "BAR_READ encoding");
 /* every vendor number sits below this driver's own commands */
@@ -148,6 +150,17 @@ struct vnd_compatible_version {
 	__u32 max;
 	__u32 min;
 };
+
+/* DRIVER_INFO feature_flags1 bit 0 */
+#define VND_FEATURE_DMABUF		0x1ULL
+
+/* va u64 @0; size u64 @8; fd s32* @16 */
+struct vnd_dmabuf_fd {
+	__aligned_u64 va;
+	__aligned_u64 size;
+	__aligned_u64 fd;
+};
+_Static_assert(sizeof(struct vnd_dmabuf_fd) == 24, "dmabuf_fd");
 
 struct vnd_driver_info {
 	__u32 architecture;
