@@ -99,6 +99,7 @@ NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
 	n->base = map;
 	n->size = arg.mmap_size;
 	n->mapped = true;
+	n->pid = ::getpid();
 	n->writable = rw;
 	n->nc_count = ndl_device_get_info(device)->nc_count;
 	n->set_limits();

@@ -5,6 +5,9 @@
 #include <nrt/nds/nds_latency.h>
 #include <neuron/neuron_nds.h>
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -14,6 +17,9 @@ struct nds_instance {
 	void *base = nullptr;	// the slab (mapping or caller memory)
 	size_t size = 0;
 	bool mapped = false;	// munmap on close
+	// the process that mapped it: a forked child has no such mapping (the
+	// driver does not copy it), so it never writes through @base
+	pid_t pid = 0;
 	bool writable = false;	// the caller's own slab
 	uint32_t nc_count = 0;	// NeuronCores addressable through this instance
 	int slot = -1;		// slab index on the device, -1 for memory instances

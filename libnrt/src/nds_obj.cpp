@@ -289,6 +289,8 @@ int commit_locked(object *o)
 		return -ENODEV;
 	if (!inst->writable)
 		return -EPERM;
+	if (inst->mapped && inst->pid != ::getpid())
+		return -ENODEV;	// a forked child: the slab is not mapped here
 	if (!fits(inst))
 		return -EINVAL;
 	switch (o->type) {
@@ -329,6 +331,9 @@ void withdraw_locked(object *o)
 {
 	nds_instance *inst = o->inst;
 	if (!inst || !inst->writable || !o->owned || !o->committed || !fits(inst))
+		return;
+	// a forked child: the slab is not mapped here (the parent withdraws its own)
+	if (inst->mapped && inst->pid != ::getpid())
 		return;
 	switch (o->type) {
 	case OBJECT_TYPE_PROCESS_INFO:
