@@ -5,7 +5,7 @@
 # only against the SDK's declarations). On the debug kernel the exporter's
 # attach, map, mmap and release and the importer all run under KASAN.
 SUITE=dmabuf
-PLAN=21
+PLAN=22
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=2 sim_hbm_mb=16

@@ -10,10 +10,12 @@
  * device tensor, take its address, export a dma-buf of it, copy host
  * memory to the device address. Another process, given the descriptor over
  * a socket, maps it and sees the bytes, also after the tensor is freed and
- * the runtime closed. Run by tests/vm/22_dmabuf.sh.
+ * the runtime closed. A device tensor's address is its bytes both ways, and
+ * faults once the tensor is freed. Run by tests/vm/22_dmabuf.sh.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +51,8 @@ static struct {
 	void (*nrt_close)(void);
 	NRT_STATUS (*nrt_tensor_read)(const nrt_tensor_t *tensor, void *buf, size_t offset,
 				      size_t size);
+	NRT_STATUS (*nrt_tensor_write)(nrt_tensor_t *tensor, const void *buf, size_t offset,
+				       size_t size);
 } ops;
 
 static void *lib;
@@ -159,7 +163,7 @@ static int resolve(void)
 	static const char *const names[] = {
 		"nrt_tensor_allocate", "nrt_tensor_free", "nrt_tensor_get_va",
 		"nrt_memcpy_to_device", "nrt_get_dmabuf_fd", "nrt_get_total_nc_count",
-		"nrt_init", "nrt_close", "nrt_tensor_read",
+		"nrt_init", "nrt_close", "nrt_tensor_read", "nrt_tensor_write",
 	};
 	size_t i;
 
@@ -178,6 +182,7 @@ static int resolve(void)
 	RESOLVE(nrt_init);
 	RESOLVE(nrt_close);
 	RESOLVE(nrt_tensor_read);
+	RESOLVE(nrt_tensor_write);
 #undef RESOLVE
 	return 0;
 }
@@ -240,6 +245,61 @@ static int copy_to_device_seen_by_peer(void)
 	return 0;
 }
 
+static sigjmp_buf probe_jmp;
+
+static void probe_handler(int sig)
+{
+	siglongjmp(probe_jmp, sig);
+}
+
+/* Read one byte at @p: 0, or the signal the access raised. */
+static int probe(volatile uint8_t *p)
+{
+	struct sigaction sa, obus, osegv;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = probe_handler;
+	sigaction(SIGBUS, &sa, &obus);
+	sigaction(SIGSEGV, &sa, &osegv);
+	sig = sigsetjmp(probe_jmp, 1);
+	if (!sig)
+		(void)*p;
+	sigaction(SIGBUS, &obus, NULL);
+	sigaction(SIGSEGV, &osegv, NULL);
+	return sig;
+}
+
+/*
+ * A device tensor's address is its bytes both ways (nrt_tensor_write seen
+ * at the address, a store at the address seen by nrt_tensor_read), and
+ * the address stops working when the tensor is freed.
+ */
+static int address_is_the_tensor(void)
+{
+	uint8_t in[256], out[256];
+	nrt_tensor_t *t = NULL;
+	uint8_t *p;
+	int i;
+
+	VT_ASSERT(ops.nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 1, 8192, "va", &t) ==
+		  NRT_SUCCESS, "allocate");
+	p = ops.nrt_tensor_get_va(t);
+	VT_ASSERT(p, "no address");
+	for (i = 0; i < 256; i++)
+		in[i] = (uint8_t)(255 - i);
+	VT_ASSERT(ops.nrt_tensor_write(t, in, 4000, sizeof(in)) == NRT_SUCCESS, "write");
+	VT_ASSERT(memcmp(p + 4000, in, sizeof(in)) == 0, "a write is not at the address");
+	for (i = 0; i < 256; i++)
+		p[6000 + i] = (uint8_t)i;
+	VT_ASSERT(ops.nrt_tensor_read(t, out, 6000, sizeof(out)) == NRT_SUCCESS, "read");
+	for (i = 0; i < 256; i++)
+		VT_ASSERT(out[i] == (uint8_t)i, "a store at the address is not read back (%d)", i);
+	ops.nrt_tensor_free(&t);
+	VT_ASSERT(probe(p) != 0, "the freed tensor's address still reads");
+	return 0;
+}
+
 static int outlives_tensor_and_runtime(void)
 {
 	int status;
@@ -265,6 +325,7 @@ int main(void)
 		VT_CASE(allocate_and_address),
 		VT_CASE(export_dmabuf),
 		VT_CASE(copy_to_device_seen_by_peer),
+		VT_CASE(address_is_the_tensor),
 		VT_CASE(outlives_tensor_and_runtime),
 	};
 
