@@ -22,17 +22,20 @@
  * for the exporter's own mapping); DMA_BUF_IOCTL_SYNC succeeds while the
  * device is present (the simulated HBM is ordinary, coherent memory).
  *
- * Import (MEM_DMABUF_READ): a simulated device attaches a dma-buf, as a NIC
- * registering it would, maps the attachment for DMA and copies from it into
- * one of its allocations, reading each segment at its DMA address: no
- * IOMMU sits in front of a simulated device, so the DMA API maps it one to
- * one and dma_to_phys() gives the page back. Devices backed by PCI do not
- * export or import (their HBM has no struct page here).
+ * Import (MEM_DMABUF_READ): a simulated device attaches a dma-buf of this
+ * driver's, as a NIC registering it would, maps the attachment for DMA and
+ * copies from it into one of its allocations, reading each segment at its
+ * DMA address: no IOMMU sits in front of a simulated device, so the DMA
+ * API maps it one to one and dma_to_phys() gives the page back (a kernel
+ * whose DMA API has ops of its own, a hypervisor's, is refused). Devices
+ * backed by PCI do not export or import (their HBM has no struct page
+ * here).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": dmabuf: " fmt
 
 #include <linux/dma-buf.h>
 #include <linux/dma-direct.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/highmem.h>
@@ -174,15 +177,15 @@ int neuron_dmabuf_export(u64 va, u64 size, int __user *ufd)
 		return -EINVAL;
 	size = PAGE_ALIGN(size);
 	/* the allocation's pages are inside: a smaller range than asked is never given */
-	obj = neuron_mem_export_get(va, size, &nd, &off);
+	obj = neuron_mem_export_get(va, size, &nd, &off);	/* and a device reference */
 	if (IS_ERR(obj))
 		return PTR_ERR(obj);
 	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b) {
 		neuron_mem_export_put(obj, NULL);
+		put_device(&nd->dev);
 		return -ENOMEM;
 	}
-	get_device(&nd->dev);
 	b->obj = obj;
 	b->nd = nd;
 	b->off = off;
@@ -323,7 +326,15 @@ long neuron_dmabuf_ioctl_read(struct neuron_file *nf, void *karg)
 		ret = PTR_ERR(dmabuf);
 		goto out_obj;
 	}
-	if (a.src_offset > dmabuf->size || a.bytes > dmabuf->size - a.src_offset)
+	/*
+	 * Only this driver's dma-bufs, and only where the DMA API maps the
+	 * device one to one (no DMA ops of a hypervisor's or an IOMMU's):
+	 * the copy reads what the DMA addresses name, which another
+	 * exporter's table need not describe so.
+	 */
+	if (dmabuf->ops != &neuron_dmabuf_ops || get_dma_ops(&nd->dev))
+		ret = -EOPNOTSUPP;
+	else if (a.src_offset > dmabuf->size || a.bytes > dmabuf->size - a.src_offset)
 		ret = -EINVAL;
 	else
 		ret = dmabuf_read_into(nd, dmabuf, obj, &a);

@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -126,6 +127,12 @@ long neuron_job_ioctl_exec(struct neuron_file *nf, void *karg)
 	    !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)))
 		return -EINVAL;
 	job.coll_error = arg.flags & NEURON_SIM_EXEC_COLL_ERROR;
+	/*
+	 * With sim_hw_err_real the fault's log line carries the real token,
+	 * which node remediation acts on: only root may ask for one then.
+	 */
+	if (job.coll_error && neuron_hwerr_sim_real() && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	ret = neuron_job_run(nf, &job, arg.nc, arg.duration_us, arg.timeout_us);
 	if (ret && !neuron_ioctl_job_answers(ret))
 		return ret;

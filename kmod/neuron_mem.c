@@ -51,6 +51,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": mem: " fmt
 
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pid.h>
@@ -130,6 +131,8 @@ struct neuron_mem_obj {
  *		dma-buf's)
  * @file_off:	the offset of @addr in @mapping (NEURON_MEM_MMAP_OFFSET of
  *		it for the owner's file, 0 for a dma-buf)
+ * @inode:	a dma-buf's: its inode, which holds @mapping, referenced until
+ *		the dma-buf's release; NULL for the owner's file's
  * @node:	in mem->maps until revoked
  * @revoked:	faults get SIGBUS (map_lock)
  */
@@ -140,6 +143,7 @@ struct neuron_mem_map {
 	u64 span;
 	struct address_space *mapping;
 	u64 file_off;
+	struct inode *inode;
 	struct list_head node;
 	bool revoked;
 };
@@ -629,6 +633,8 @@ struct neuron_mem_obj *neuron_mem_export_get(u64 va, u64 len, struct neuron_devi
 		obj = ERR_PTR(-EINVAL);
 	} else {
 		mem->exports++;
+		/* the device too: the mapping (and its file) may go once mmap_lock is dropped */
+		get_device(&obj->nd->dev);
 		*ndp = obj->nd;
 		*offp = off;
 	}
@@ -652,6 +658,12 @@ int neuron_mem_export_pages(struct neuron_mem_obj *obj, u64 off, unsigned int n,
 
 	mutex_lock(&nd->mem->map_lock);
 	for (i = 0; i < n && !ret; i++) {
+		/* a large range: let faults and the scheduler in between batches */
+		if (i && !(i % 512)) {
+			mutex_unlock(&nd->mem->map_lock);
+			cond_resched();
+			mutex_lock(&nd->mem->map_lock);
+		}
 		pages[i] = nd->mem->maps_dead ? NULL :
 			   nd->ops->mem_page(nd->backend, obj_addr(obj) + off + (u64)i * PAGE_SIZE);
 		if (!pages[i])
@@ -691,6 +703,13 @@ int neuron_mem_export_mmap(struct neuron_mem_obj *obj, u64 off, u64 len,
 		map->span = len;
 		map->mapping = vma->vm_file->f_mapping;
 		map->file_off = 0;
+		/*
+		 * The dma-buf's inode goes before its release runs (which
+		 * takes this map off the list): held until then, so a
+		 * removal in between never unmaps a freed address space.
+		 */
+		ihold(file_inode(vma->vm_file));
+		map->inode = file_inode(vma->vm_file);
 		list_add_tail(&map->node, &mem->maps);
 		*mapp = map;
 	}
@@ -717,8 +736,10 @@ void neuron_mem_export_put(struct neuron_mem_obj *obj, struct neuron_mem_map *ma
 		list_del(&map->node);
 	mem->exports--;
 	mutex_unlock(&mem->map_lock);
-	if (map)
+	if (map) {
+		iput(map->inode);
 		mem_map_put(map);
+	}
 	mem_obj_put(obj, false);
 }
 

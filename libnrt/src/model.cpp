@@ -262,8 +262,10 @@ NRT_STATUS collective_step(model &m, rt::core_ctx &c, NRT_STATUS st, const bound
 	int e = ::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC, &job) != 0 ? errno : 0;
 	uint64_t dropped = 0;
 	nq::drain_owned(c.error_ring, errs, &dropped);
-	if (e == EINVAL) {
-		// a driver without the flag: the fault the device would have written
+	if (e == EINVAL || e == EPERM) {
+		// a driver without the flag, or one that keeps it for root while
+		// it logs simulated faults as real: the fault the device would
+		// have written, without its log line
 		errs->hw_error_flags[NEURON_NQ_HW_COLLECTIVES] = 1;
 		e = 0;
 	}

@@ -323,6 +323,22 @@ static int outlives_free_and_file(void)
 	VT_ASSERT(mem_free(fd, h) == 0, "free");
 	VT_ASSERT(probe(m) == SIGBUS, "the exporter's own mapping is revoked by MEM_FREE");
 	munmap(m, bytes);
+	/* the granules stay the dma-buf's: a new allocation gets others */
+	{
+		uint64_t h2 = 0, a2 = 0;
+		uint8_t ones[2 * PG];
+
+		VT_ASSERT(mem_alloc(fd, 0, bytes, &h2, &a2) == 0, "alloc after free");
+		VT_ASSERT(a2 != addr, "the freed granules were given again while a dma-buf holds them");
+		memset(ones, 0xFF, sizeof(ones));
+		VT_ASSERT(mem_rw(fd, NEURON_IOCTL_MEM_WRITE, h2, 0, bytes, ones) == 0, "write new");
+		dm = mmap(NULL, bytes, PROT_READ, MAP_SHARED, dbuf, 0);
+		VT_ASSERT(dm != MAP_FAILED, "mmap of the dma-buf");
+		pattern(want, bytes, 3);
+		VT_ASSERT(memcmp(dm, want, bytes) == 0, "the new owner's write reached the dma-buf");
+		munmap(dm, bytes);
+		VT_ASSERT(mem_free(fd, h2) == 0, "free new");
+	}
 	close(fd);
 
 	dm = mmap(NULL, bytes, PROT_READ, MAP_SHARED, dbuf, 0);
@@ -377,8 +393,9 @@ static int second_device_imports(void)
 	VT_ASSERT(mem_rw(fd1, NEURON_IOCTL_MEM_READ, h1, 0, bytes, got) == 0, "read");
 	VT_ASSERT(memcmp(got + 10, want + PG - 3, 2 * PG + 7) == 0, "imported range differs");
 	VT_ASSERT(got[9] == 0 && got[10 + 2 * PG + 7] == 0, "bytes outside the range written");
-	/* the exporter's own device imports too (attaching to itself) */
-	VT_ASSERT(import_read(fd0, dbuf, h0, 0, 0, PG) == 0, "self import");
+	/* the exporter's own device imports too (attaching to itself), into another page */
+	VT_ASSERT(import_read(fd0, dbuf, h0, 4 * PG, 0, PG) == 0, "self import");
+	VT_ASSERT(memcmp(m + 4 * PG, want, PG) == 0, "self-imported bytes differ");
 	close(dbuf);
 	munmap(m, 6 * PG);
 	VT_ASSERT(mem_free(fd0, h0) == 0 && mem_free(fd1, h1) == 0, "free");
@@ -411,9 +428,22 @@ static int bad_arguments(void)
 
 	VT_ASSERT(export_fd(fd, m + 1, PG) == -EINVAL, "unaligned va");
 	VT_ASSERT(export_fd(fd, m, 0) == -EINVAL, "size 0");
-	/* up to the allocation's last page, never past it */
-	VT_ASSERT(export_fd(fd, m, 3 * PG + 1) == -EINVAL, "past the allocation");
-	VT_ASSERT(export_fd(fd, m + 2 * PG, 2 * PG) == -EINVAL, "past the allocation (offset)");
+	/*
+	 * Up to the mapping's last page, never past it (a mapping never
+	 * exceeds its allocation's pages); a shorter mapping bounds it too.
+	 */
+	VT_ASSERT(export_fd(fd, m, 3 * PG + 1) == -EINVAL, "past the mapping");
+	VT_ASSERT(export_fd(fd, m + 2 * PG, 2 * PG) == -EINVAL, "past the mapping (offset)");
+	{
+		uint8_t *first = mem_map(fd, addr, PG);
+
+		VT_ASSERT(first, "mmap of the first page");
+		VT_ASSERT(export_fd(fd, first, 2 * PG) == -EINVAL, "past a one-page mapping");
+		dbuf = export_fd(fd, first, PG);
+		VT_ASSERT(dbuf >= 0, "the one-page mapping's page");
+		close(dbuf);
+		munmap(first, PG);
+	}
 	VT_ASSERT(export_fd(fd, m, UINT64_MAX) == -EINVAL, "huge size");
 	VT_ASSERT(export_fd(fd, anon, PG) == -EINVAL, "anonymous memory");
 	VT_ASSERT(export_fd(fd, (void *)(uintptr_t)PG, PG) == -EINVAL, "unmapped address");
@@ -495,6 +525,15 @@ static int reset_refused_while_exported(void)
 	close(fd);	/* no file and no mapping: only the dma-buf */
 	VT_ASSERT(vt_writef("/sys/devices/virtual/neuron_device/neuron0/reset", "1\n") == -EBUSY,
 		  "reset not refused while a dma-buf lives");
+	/* the vendor's whole-device NC_RESET, by the only process with the device open */
+	fd = vt_open_dev(0);
+	VT_ASSERT(fd >= 0, "open");
+	{
+		struct neuron_ioctl_device_reset r = { .nc_map = 0xFFFFFFFFu };
+
+		VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NC_RESET, &r), EBUSY);
+	}
+	close(fd);
 	close(dbuf);
 	VT_ASSERT(vt_writef("/sys/devices/virtual/neuron_device/neuron0/reset", "1\n") == 0,
 		  "reset refused once the dma-buf is gone");

@@ -299,7 +299,9 @@ struct neuron_core_reserve {
  * multicast and logged as HANG_ON_COLLECTIVES like an injected one), as a
  * device whose collective lost a peer would: how a runtime whose
  * collective failed between processes reports it (docs/sdk-compat.md).
- * A driver without it answers -EINVAL.
+ * A driver without it answers -EINVAL. -EPERM for a caller without
+ * CAP_SYS_ADMIN while the module logs simulated faults with the real
+ * tokens (sim_hw_err_real), which node remediation acts on.
  */
 #define NEURON_SIM_EXEC_COLL_ERROR	(1U << 0)
 
