@@ -15,7 +15,6 @@
  * (SIGBUS) and fails new attachments.
  */
 #define _GNU_SOURCE
-#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
@@ -133,65 +132,6 @@ static int open_fds(void)
 	return n;
 }
 
-static sigjmp_buf probe_jmp;
-
-static void probe_handler(int sig)
-{
-	siglongjmp(probe_jmp, sig);
-}
-
-/* Read one byte at @p: 0, or the signal the access raised. */
-static int probe(volatile uint8_t *p)
-{
-	struct sigaction sa, obus, osegv;
-	int sig;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = probe_handler;
-	sigaction(SIGBUS, &sa, &obus);
-	sigaction(SIGSEGV, &sa, &osegv);
-	sig = sigsetjmp(probe_jmp, 1);
-	if (!sig)
-		(void)*p;
-	sigaction(SIGBUS, &obus, NULL);
-	sigaction(SIGSEGV, &osegv, NULL);
-	return sig;
-}
-
-/* SCM_RIGHTS over a socketpair */
-static int send_fd(int sock, int fd)
-{
-	char c = 'f', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &c, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -errno;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &c, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /* ---- cases ------------------------------------------------------------------- */
 
 static int caps(void)
@@ -221,7 +161,7 @@ static int peer(int sock, size_t bytes, unsigned int seed)
 {
 	struct dma_buf_sync s = { DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW };
 	uint8_t *want = malloc(bytes), *m;
-	int fd = recv_fd(sock);
+	int fd = vt_recv_fd(sock);
 	int r = 0;
 
 	if (fd < 0 || !want)
@@ -285,7 +225,7 @@ static int second_process_maps(void)
 	dbuf = export_fd(fd, m + PG, 2 * PG);
 	VT_ASSERT(dbuf >= 0, "DMABUF_FD: %s", strerror(-dbuf));
 	VT_ASSERT(fcntl(dbuf, F_GETFD) == FD_CLOEXEC, "descriptor not close-on-exec");
-	VT_ASSERT(send_fd(sv[0], dbuf) == 0, "send");
+	VT_ASSERT(vt_send_fd(sv[0], dbuf) == 0, "send");
 	close(dbuf);
 	VT_ASSERT(waitpid(pid, &status, 0) == pid, "wait");
 	VT_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -321,7 +261,7 @@ static int outlives_free_and_file(void)
 	dbuf = export_fd(fd, m, bytes);
 	VT_ASSERT(dbuf >= 0, "DMABUF_FD: %s", strerror(-dbuf));
 	VT_ASSERT(mem_free(fd, h) == 0, "free");
-	VT_ASSERT(probe(m) == SIGBUS, "the exporter's own mapping is revoked by MEM_FREE");
+	VT_ASSERT(vt_probe_read(m) == SIGBUS, "the exporter's own mapping is revoked by MEM_FREE");
 	munmap(m, bytes);
 	/* the granules stay the dma-buf's: a new allocation gets others */
 	{
@@ -567,7 +507,7 @@ static int removal_revokes(void)
 	munmap(m, 2 * PG);
 	close(fd);
 	VT_ASSERT(vt_sim_del(7) == 0, "remove the device");
-	VT_ASSERT(probe(dm) == SIGBUS, "the dma-buf's mapping still reaches removed memory");
+	VT_ASSERT(vt_probe_read(dm) == SIGBUS, "the dma-buf's mapping still reaches removed memory");
 	VT_ASSERT_ERRNO(ioctl(dbuf, DMA_BUF_IOCTL_SYNC, &s), ENODEV);
 	fd0 = vt_open_dev(0);
 	VT_ASSERT(fd0 >= 0, "open 0");

@@ -15,7 +15,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,48 +69,6 @@ static void pattern(uint8_t *p, size_t n)
 		p[i] = (uint8_t)(i * 13 + 5);
 }
 
-static int send_fd(int sock, int fd)
-{
-	char c = 'f', cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &c, 1 };
-	struct msghdr m;
-	struct cmsghdr *cm;
-
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof(cbuf);
-	cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &c, 1 };
-	struct msghdr m;
-	struct cmsghdr *cm;
-	int fd;
-
-	memset(&m, 0, sizeof(m));
-	m.msg_iov = &iov;
-	m.msg_iovlen = 1;
-	m.msg_control = cbuf;
-	m.msg_controllen = sizeof(cbuf);
-	if (recvmsg(sock, &m, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
 /*
  * The other process: waits for the descriptor, maps it, and for each
  * request byte 'c' answers 'y' when the mapping holds the pattern, 'n'
@@ -123,7 +80,7 @@ static int peer(int sock)
 	uint8_t want[BYTES];
 	uint8_t *m;
 	char c;
-	int fd = recv_fd(sock);
+	int fd = vt_recv_fd(sock);
 
 	if (fd < 0)
 		return 1;
@@ -234,7 +191,7 @@ static int copy_to_device_seen_by_peer(void)
 
 	VT_ASSERT(src && back, "malloc");
 	pattern(src, BYTES);
-	VT_ASSERT(send_fd(sv[0], dbuf) == 0, "send the descriptor");
+	VT_ASSERT(vt_send_fd(sv[0], dbuf) == 0, "send the descriptor");
 	VT_ASSERT(ask_peer() == 'n', "the peer saw the pattern before the copy");
 	VT_ASSERT(ops.nrt_memcpy_to_device(va, src, BYTES) == NRT_SUCCESS, "nrt_memcpy_to_device");
 	VT_ASSERT(ops.nrt_tensor_read(tensor, back, 0, BYTES) == NRT_SUCCESS, "read");
@@ -243,31 +200,6 @@ static int copy_to_device_seen_by_peer(void)
 	free(src);
 	free(back);
 	return 0;
-}
-
-static sigjmp_buf probe_jmp;
-
-static void probe_handler(int sig)
-{
-	siglongjmp(probe_jmp, sig);
-}
-
-/* Read one byte at @p: 0, or the signal the access raised. */
-static int probe(volatile uint8_t *p)
-{
-	struct sigaction sa, obus, osegv;
-	int sig;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = probe_handler;
-	sigaction(SIGBUS, &sa, &obus);
-	sigaction(SIGSEGV, &sa, &osegv);
-	sig = sigsetjmp(probe_jmp, 1);
-	if (!sig)
-		(void)*p;
-	sigaction(SIGBUS, &obus, NULL);
-	sigaction(SIGSEGV, &osegv, NULL);
-	return sig;
 }
 
 /*
@@ -296,7 +228,7 @@ static int address_is_the_tensor(void)
 	for (i = 0; i < 256; i++)
 		VT_ASSERT(out[i] == (uint8_t)i, "a store at the address is not read back (%d)", i);
 	ops.nrt_tensor_free(&t);
-	VT_ASSERT(probe(p) != 0, "the freed tensor's address still reads");
+	VT_ASSERT(vt_probe_read(p) != 0, "the freed tensor's address still reads");
 	return 0;
 }
 

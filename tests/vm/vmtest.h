@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -22,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -504,6 +507,78 @@ static inline int vt_child_finish(struct vt_child *c)
 	close(c->hold_fd);
 	close(c->ready_fd);
 	return waitpid(c->pid, &st, 0) == c->pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+/* ---- a byte that may fault; descriptors between processes ----------------- */
+
+static sigjmp_buf vt_probe_jmp;
+
+static inline void vt_probe_handler(int sig)
+{
+	siglongjmp(vt_probe_jmp, sig);
+}
+
+/* Read the byte at @p: 0, or the signal the access raised (SIGBUS, SIGSEGV). */
+static inline int vt_probe_read(volatile const uint8_t *p)
+{
+	struct sigaction sa, obus, osegv;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = vt_probe_handler;
+	sigaction(SIGBUS, &sa, &obus);
+	sigaction(SIGSEGV, &sa, &osegv);
+	sig = sigsetjmp(vt_probe_jmp, 1);
+	if (!sig)
+		(void)*p;
+	sigaction(SIGBUS, &obus, NULL);
+	sigaction(SIGSEGV, &osegv, NULL);
+	return sig;
+}
+
+/* Send descriptor @fd over the unix socket @sock (SCM_RIGHTS): 0 or -1. */
+static inline int vt_send_fd(int sock, int fd)
+{
+	char c = 'f', cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m;
+	struct cmsghdr *cm;
+
+	memset(&m, 0, sizeof(m));
+	memset(cbuf, 0, sizeof(cbuf));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+/* The descriptor vt_send_fd() sent over @sock, or -1. */
+static inline int vt_recv_fd(int sock)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &c, 1 };
+	struct msghdr m;
+	struct cmsghdr *cm;
+	int fd;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	if (recvmsg(sock, &m, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
 }
 
 #define VT_CASE(fn) { #fn, fn }
