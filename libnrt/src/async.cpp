@@ -12,10 +12,11 @@
 // than NRT_SUCCESS goes into the request's tracker before the request
 // counts as completed, so whoever sees it completed finds its error.
 //
-// Lock order: engine::life (shared by scheduling, exclusive by
-// nrt_close()) -> engine::map_lock -> queue::lock. A worker takes its
-// queue's lock and, outside it, its request's tracker's lock; nothing is
-// held across a request's synchronous call.
+// Lock order: engine::stop_lock (nrt_close(), exit) -> engine::life
+// (shared by scheduling, exclusive by a stop) -> engine::map_lock ->
+// queue::lock. A worker takes its queue's lock and, outside it, its
+// request's tracker's lock; nothing is held across a request's
+// synchronous call. fork() and the workers: see "fork()" below.
 #include "async.hpp"
 
 #include <nrt/nrt.h>
@@ -27,6 +28,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -140,8 +143,49 @@ struct queue {
 	}
 };
 
+// ---- fork() ----
+//
+// The child of a fork() has none of the parent's queue workers, and must
+// find free every lock it may take (nrt_close(), nrt_init(), the
+// synchronous calls, a tracker's list). A worker takes those only in the
+// short stretches of its request (looking handles up, copying bytes, its
+// tracker); waiting for a NeuronCore's lock, its job or a collective step
+// (long_wait) it holds no lock but the NeuronCore's, which the child never
+// takes (rt::inherited(): an inherited device's executions are refused).
+// So fork() (prepare) waits until no worker is in a short stretch, and
+// none starts one until the fork is done (parent, child); the wait is as
+// short as those stretches, never a job's. The child's queues then start
+// empty: the parent's engine state is left as it is, never touched (nor
+// freed). seq_cst throughout: a worker's "active, then is a fork on?"
+// against fork()'s "forking, then is a worker active?".
+std::atomic<uint32_t> forking{ 0 };	// fork() calls between prepare and parent
+std::atomic<uint32_t> active{ 0 };	// workers in a short stretch
+thread_local bool on_worker = false;
+thread_local unsigned waiting = 0;	// long_wait stretches this thread is in (nested)
+
+void gate_leave() noexcept
+{
+	active.fetch_sub(1);
+	if (forking.load())
+		active.notify_all();
+}
+
+void gate_enter() noexcept
+{
+	for (;;) {
+		uint32_t f;
+		while ((f = forking.load()) != 0)
+			forking.wait(f);
+		active.fetch_add(1);
+		if (forking.load() == 0)
+			return;
+		gate_leave();	// a fork came meanwhile: it goes first
+	}
+}
+
 void run_queue(queue *q) noexcept
 {
+	on_worker = true;
 	std::unique_lock<std::mutex> g(q->lock);
 	for (;;) {
 		q->cv.wait(g, [q] { return q->stop || !q->pending.empty(); });
@@ -151,66 +195,45 @@ void run_queue(queue *q) noexcept
 		q->pending.pop_front();
 		const bool cancelled = q->stop;
 		g.unlock();
+		gate_enter();
 		NRT_STATUS st = cancelled ? NRT_CLOSED : perform(r);
 		if (st != NRT_SUCCESS && r.err)
 			r.err->add(make_seq(q->id, r.num), st);
 		r.err.reset();
+		gate_leave();
 		g.lock();
 		q->completed.store(r.num, std::memory_order_release);
 		q->fire_locked(r.num);
 	}
 }
 
-// A forked child has none of the parent's workers: its calls are refused
-// (NRT_FAILURE) and what the parent left is never touched (nor freed).
-std::atomic<bool> forked{ false };
-
-void on_fork_child()
-{
-	forked.store(true, std::memory_order_relaxed);
-}
-
 class engine;
-// The engine while it exists (from the first call that needs it to the
-// process's exit), for nrt_close(), which must not build one.
+// The engine once built (by the first call that needs it); never freed, so
+// that no call finds it gone, whatever runs at exit.
 std::atomic<engine *> live{ nullptr };
 
 class engine {
-public:
-	engine()
-	{
-		// the objects a worker's synchronous call uses are built first, so
-		// at exit they go after this engine (whose end joins the workers)
-		rt::rt();
-		model::models();
-		tensor::tensors();
-		tensor::sets();
-		trackers();
-		pthread_atfork(nullptr, nullptr, on_fork_child);
-		live.store(this, std::memory_order_release);
-	}
+	struct state;
 
-	~engine()
-	{
-		live.store(nullptr, std::memory_order_release);
-		if (forked.load(std::memory_order_relaxed)) {
-			// the parent's threads and locks: left as they are
-			[[maybe_unused]] auto *leak = s_.release();
-			return;
-		}
-		stop_all();
-	}
+public:
+	engine() : s_(new state) {}
+	~engine() { delete s_; }	// only the one a racing first call built too
+	engine(const engine &) = delete;
+	engine &operator=(const engine &) = delete;
 
 	// Append @r to queue @id: *@seq its sequence id.
 	NRT_STATUS submit(nrta_xu_id_t id, request &&r, nrta_seq_t *seq) noexcept
 	try {
-		std::shared_lock<std::shared_mutex> lg(s_->life);
-		if (s_->closing)
+		state *s = s_;
+		if (!s)
+			return NRT_FAIL_HOST_MEM_ALLOC;	// a forked child without memory for its own
+		std::shared_lock<std::shared_mutex> lg(s->life);
+		if (s->closing || s->exited)
 			return NRT_CLOSED;
 		NRT_STATUS st = rt::guard(rt::rt());
 		if (st != NRT_SUCCESS)
 			return st;
-		queue *q = get(id);
+		queue *q = get(*s, id);
 		std::lock_guard<std::mutex> g(q->lock);
 		if (q->pending.size() >= kQueueDepth)
 			return NRT_QUEUE_FULL;
@@ -234,9 +257,12 @@ public:
 	// The queue of @id, or null when it never had a request.
 	queue *find(nrta_xu_id_t id) noexcept
 	{
-		std::lock_guard<std::mutex> g(s_->map_lock);
-		auto it = s_->queues.find(id);
-		return it == s_->queues.end() ? nullptr : it->second.get();
+		state *s = s_;
+		if (!s)
+			return nullptr;
+		std::lock_guard<std::mutex> g(s->map_lock);
+		auto it = s->queues.find(id);
+		return it == s->queues.end() ? nullptr : it->second.get();
 	}
 
 	// Request @seq's queue and sequence number: NRT_INVALID when no
@@ -253,75 +279,162 @@ public:
 		return NRT_SUCCESS;
 	}
 
-	// nrt_close(): no more requests, every queue ended and its worker joined.
-	void stop_all() noexcept
+	// nrt_close() (@at_exit false) or the process's exit: no more requests
+	// (after exit: never again), every queue ended and its worker joined.
+	// One at a time: a second caller waits for the first to have joined.
+	void stop_all(bool at_exit) noexcept
 	{
+		state *s = s_;
+		if (!s)
+			return;
+		std::lock_guard<std::mutex> sg(s->stop_lock);
 		{
-			std::unique_lock<std::shared_mutex> lg(s_->life);
-			s_->closing = true;	// nothing is scheduled from here on
+			std::unique_lock<std::shared_mutex> lg(s->life);
+			s->closing = true;	// nothing is scheduled from here on
+			if (at_exit)
+				s->exited = true;
 		}
 		std::vector<queue *> all;
 		{
-			std::lock_guard<std::mutex> g(s_->map_lock);
-			all.reserve(s_->queues.size());
-			for (auto &[id, q] : s_->queues)
-				all.push_back(q.get());
+			std::lock_guard<std::mutex> g(s->map_lock);
+			for (auto &[id, q] : s->queues) {
+				try {
+					all.push_back(q.get());
+				} catch (...) {
+					// no memory for the list: this queue is stopped below, alone
+					stop_one(q.get());
+				}
+			}
 		}
 		for (queue *q : all) {
 			std::lock_guard<std::mutex> g(q->lock);
 			q->stop = true;
 			q->cv.notify_all();
 		}
-		for (queue *q : all) {
-			std::unique_ptr<std::thread> w;
-			{
-				std::lock_guard<std::mutex> g(q->lock);
-				w = std::move(q->worker);
-			}
-			if (w)
-				w->join();
-			std::lock_guard<std::mutex> g(q->lock);
-			q->stop = false;	// the next request starts a worker again
-		}
+		for (queue *q : all)
+			stop_one(q);
 	}
 
 	// nrt_close() returned: scheduling is refused by the runtime's guard
-	// until the next nrt_init().
+	// until the next nrt_init() (and for good after exit).
 	void reopen() noexcept
 	{
-		std::unique_lock<std::shared_mutex> lg(s_->life);
-		s_->closing = false;
+		state *s = s_;
+		if (!s)
+			return;
+		std::unique_lock<std::shared_mutex> lg(s->life);
+		s->closing = false;
+	}
+
+	// In a forked child (atfork): queues of its own, none yet; the
+	// parent's state is left as it is.
+	void reset_in_child() noexcept
+	{
+		try {
+			s_ = new state;
+		} catch (...) {
+			s_ = nullptr;	// every request is refused (no memory)
+		}
 	}
 
 private:
-	queue *get(nrta_xu_id_t id)
+	struct state {
+		std::mutex stop_lock;	// one stop_all() at a time
+		std::shared_mutex life;	// protects closing, exited
+		bool closing = false;	// nrt_close() is ending the queues
+		bool exited = false;	// the process is exiting: for good
+		std::mutex map_lock;	// protects queues (a queue, once made, stays to the end)
+		std::unordered_map<nrta_xu_id_t, std::unique_ptr<queue>> queues;
+	};
+
+	// (the caller holds map_lock, or it is called on a queue of the list
+	// stop_all() could not make, under map_lock: the worker takes no map_lock)
+	static void stop_one(queue *q) noexcept
 	{
-		std::lock_guard<std::mutex> g(s_->map_lock);
-		auto &slot = s_->queues[id];
+		std::unique_ptr<std::thread> w;
+		{
+			std::lock_guard<std::mutex> g(q->lock);
+			q->stop = true;
+			q->cv.notify_all();
+			w = std::move(q->worker);
+		}
+		if (w)
+			w->join();
+		std::lock_guard<std::mutex> g(q->lock);
+		q->stop = false;	// the next request starts a worker again
+	}
+
+	static queue *get(state &s, nrta_xu_id_t id)
+	{
+		std::lock_guard<std::mutex> g(s.map_lock);
+		auto &slot = s.queues[id];
 		if (!slot)
 			slot = std::make_unique<queue>(id);
 		return slot.get();
 	}
 
-	struct state {
-		std::shared_mutex life;	// protects closing
-		bool closing = false;
-		std::mutex map_lock;	// protects queues (a queue, once made, stays to the end)
-		std::unordered_map<nrta_xu_id_t, std::unique_ptr<queue>> queues;
-	};
-	std::unique_ptr<state> s_ = std::make_unique<state>();
+	state *s_;	// never freed: a worker, or a call at exit, may still use it
 };
 
-engine &eng()
+void stop_at_exit()
 {
-	static engine e;
-	return e;
+	if (engine *e = live.load(std::memory_order_acquire))
+		e->stop_all(true);
 }
 
-bool in_child()
+// The engine, built by the first call that needs it; null only when
+// there was no memory for it.
+engine *eng() noexcept
 {
-	return forked.load(std::memory_order_relaxed);
+	engine *e = live.load(std::memory_order_acquire);
+	if (e)
+		return e;
+	engine *made;
+	try {
+		// the objects a worker's synchronous call uses are built first,
+		// so at exit they go after stop_at_exit, which joins the workers
+		rt::rt();
+		model::models();
+		tensor::tensors();
+		tensor::sets();
+		trackers();
+		made = new engine;
+	} catch (...) {
+		return nullptr;
+	}
+	if (!live.compare_exchange_strong(e, made, std::memory_order_acq_rel, std::memory_order_acquire)) {
+		delete made;	// another call's came first
+		return e;
+	}
+	std::atexit(stop_at_exit);
+	return made;
 }
+
+void fork_prepare()
+{
+	forking.fetch_add(1);
+	uint32_t a;
+	while ((a = active.load()) != 0)
+		active.wait(a);
+}
+
+void fork_parent()
+{
+	forking.fetch_sub(1);
+	forking.notify_all();
+}
+
+void fork_child()
+{
+	// one thread: this one, which is no worker
+	active.store(0);
+	forking.store(0);
+	if (engine *e = live.load(std::memory_order_acquire))
+		e->reset_in_child();
+}
+
+// At load, before any thread of ours exists.
+[[maybe_unused]] const int fork_handlers = ::pthread_atfork(fork_prepare, fork_parent, fork_child);
 
 // The logical NeuronCore (visible index) of NeuronCore @nc of @dev; false
 // when it is not one of this process's.
@@ -383,12 +496,10 @@ NRT_STATUS device_tensor(const nrt_tensor_t *handle, uint64_t offset, uint64_t s
 	return lnc_of((*mem)->dev.get(), (*mem)->nc, lnc) ? NRT_SUCCESS : NRT_INVALID;
 }
 
-// What every scheduling call checks first: not a forked child, the
-// runtime initialized, somewhere to put the sequence id.
+// What every scheduling call checks first: the runtime initialized,
+// somewhere to put the sequence id.
 NRT_STATUS schedule_guard(nrta_seq_t *req_sequence)
 {
-	if (in_child())
-		return NRT_FAILURE;
 	NRT_STATUS st = rt::guard(rt::rt());
 	if (st != NRT_SUCCESS)
 		return st;
@@ -405,22 +516,49 @@ NRT_STATUS submit_on(uint32_t lnc, nrta_xu_t xu, int queue, nrta_error_tracker_t
 	NRT_STATUS st = tracker_for(err, lnc, &r.err);
 	if (st != NRT_SUCCESS)
 		return st;
-	return eng().submit(xu_id({ lnc, xu, queue }), std::move(r), req_sequence);
+	engine *e = eng();
+	if (!e)
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	return e->submit(xu_id({ lnc, xu, queue }), std::move(r), req_sequence);
 }
 
 } // namespace
 
+long_wait::long_wait() noexcept
+{
+	if (on_worker) {
+		if (waiting++ == 0)
+			gate_leave();
+		on_ = true;
+	}
+}
+
+long_wait::~long_wait()
+{
+	end();
+}
+
+void long_wait::end() noexcept
+{
+	if (on_) {
+		on_ = false;
+		if (--waiting == 0)
+			gate_enter();
+	}
+}
+
 closing_scope::closing_scope() noexcept
 {
-	engine *e = live.load(std::memory_order_acquire);
-	if (e && !in_child())
-		e->stop_all();
+	// with the runtime up, a first request may be building the engine
+	// right now: the same one, which this stop then ends
+	engine *e = rt::guard(rt::rt()) == NRT_SUCCESS ? eng() : live.load(std::memory_order_acquire);
+	if (e)
+		e->stop_all(false);
 }
 
 closing_scope::~closing_scope()
 {
-	engine *e = live.load(std::memory_order_acquire);
-	if (e && !in_child())
+	if (engine *e = live.load(std::memory_order_acquire))
 		e->reopen();
 }
 
@@ -531,8 +669,6 @@ NRT_EXPORT NRT_STATUS nrta_cc_prepare(nrt_cc_comm_t *comm, nrt_tensor_list_t *in
 	(void)cc_op;
 	if (cc_ctx)
 		*cc_ctx = nullptr;
-	if (in_child())
-		return NRT_FAILURE;
 	NRT_STATUS st = rt::guard(rt::rt());
 	if (st != NRT_SUCCESS)
 		return st;
@@ -559,11 +695,10 @@ NRT_EXPORT NRT_STATUS nrta_is_completed(nrta_seq_t seq, bool *is_completed)
 {
 	if (!is_completed)
 		return NRT_INVALID;
-	if (in_child())
-		return NRT_FAILURE;
+	engine *e = live.load(std::memory_order_acquire);	// none: no request yet
 	queue *q;
 	uint64_t num;
-	NRT_STATUS st = eng().lookup(seq, &q, &num);
+	NRT_STATUS st = e ? e->lookup(seq, &q, &num) : NRT_INVALID;
 	if (st != NRT_SUCCESS)
 		return st;
 	*is_completed = q->completed.load(std::memory_order_acquire) >= num;
@@ -574,23 +709,25 @@ NRT_EXPORT NRT_STATUS nrta_get_sequence(uint32_t lnc, nrta_xu_t xu, int queue, n
 {
 	if (!seq)
 		return NRT_INVALID;
-	if (in_child())
-		return NRT_FAILURE;
+	// a value no unit kind has (negative, or past the last) is refused,
+	// looked at as the int the caller passed before it is taken as a kind
+	int kind;
+	static_assert(sizeof(kind) == sizeof(xu));
+	std::memcpy(&kind, &xu, sizeof(kind));
+	if (kind < 0 || kind >= static_cast<int>(NRTA_XU_TYPE_NUM))
+		return NRT_INVALID;
 	queue_addr a;
 	a.lnc = lnc;
 	a.queue = queue;
-	// a value no unit kind has (negative, or past the last) is refused
-	const auto kind = static_cast<int64_t>(xu);
-	if (kind < 0 || kind >= NRTA_XU_TYPE_NUM)
-		return NRT_INVALID;
-	a.xu = xu;
+	a.xu = static_cast<nrta_xu_t>(kind);
 	if (!valid(a))
 		return NRT_INVALID;
 	// while the runtime is up, only its logical NeuronCores
 	if (rt::guard(rt::rt()) == NRT_SUCCESS && lnc >= visible_count())
 		return NRT_INVALID;
 	const nrta_xu_id_t id = xu_id(a);
-	struct queue *q = eng().find(id);	// (the parameter hides the type)
+	engine *e = live.load(std::memory_order_acquire);	// none: no request yet
+	struct queue *q = e ? e->find(id) : nullptr;	// (the parameter hides the type)
 	*seq = make_seq(id, q ? q->completed.load(std::memory_order_acquire) : 0);
 	return NRT_SUCCESS;
 }
@@ -600,11 +737,10 @@ NRT_EXPORT NRT_STATUS nrta_get_completion_handle(nrta_seq_t seq, int *fd)
 	if (!fd)
 		return NRT_INVALID;
 	*fd = -1;
-	if (in_child())
-		return NRT_FAILURE;
+	engine *e = live.load(std::memory_order_acquire);	// none: no request yet
 	queue *q;
 	uint64_t num;
-	NRT_STATUS st = eng().lookup(seq, &q, &num);
+	NRT_STATUS st = e ? e->lookup(seq, &q, &num) : NRT_INVALID;
 	if (st != NRT_SUCCESS)
 		return st;
 	int efd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -640,8 +776,6 @@ NRT_EXPORT NRT_STATUS nrta_error_tracker_create(uint32_t lnc_idx, nrta_error_tra
 	if (!error_tracker)
 		return NRT_INVALID;
 	*error_tracker = nullptr;
-	if (in_child())
-		return NRT_FAILURE;
 	NRT_STATUS st = rt::guard(rt::rt());
 	if (st != NRT_SUCCESS)
 		return st;

@@ -121,10 +121,34 @@ private:
 using tracker_table = handles::table<tracker, handles::kind::error_tracker>;
 tracker_table &trackers();
 
+// A stretch of a synchronous call that may last (waiting for a
+// NeuronCore's lock, its job, a collective step with other workers),
+// while it holds no lock but the NeuronCore's. fork() waits until every
+// queue worker is idle or in such a stretch, so that the child finds none
+// of the locks it may take held by a thread it does not have; a worker
+// leaving the stretch waits until the fork is done. No-op on other
+// threads (the application's own forks against its own threads are its
+// business, as POSIX leaves them).
+class long_wait {
+public:
+	long_wait() noexcept;
+	~long_wait();
+	long_wait(const long_wait &) = delete;
+	long_wait &operator=(const long_wait &) = delete;
+	// The stretch ends before the scope does.
+	void end() noexcept;
+
+private:
+	bool on_ = false;
+};
+
 // nrt_close(): ends every queue (requests not started complete with
 // NRT_CLOSED, the one running finishes, the threads are joined) and
 // refuses new requests until nrt_close() returns; one object, on
-// nrt_close()'s stack, before anything else it does.
+// nrt_close()'s stack, before anything else it does. While the runtime is
+// initialized it brings the queues' engine up if no request did yet, so
+// that a first request racing nrt_close() is refused or ended with the
+// others rather than missed.
 class closing_scope {
 public:
 	closing_scope() noexcept;

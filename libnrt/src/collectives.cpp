@@ -3,8 +3,8 @@
 //
 // Rank 0 binds the abstract unix socket "\0neuron-rt-coll/<id>" and
 // listens; every other rank connects to it (retrying while nobody listens,
-// within the bound), sends HELLO (rank, count, the model's collective and
-// its size) and waits for WELCOME or REJECT. Rank 0 answers WELCOME once
+// within the bound), sends HELLO (rank, count, the model's NEFF uuid, its
+// collective and size) and waits for WELCOME or REJECT. Rank 0 answers WELCOME once
 // every rank has joined, then closes the listening socket. An abstract
 // socket exists only while its process holds it: nothing is left in the
 // file system or in shared memory, a dead job's name is free again at once,
@@ -109,7 +109,7 @@ const char *reject_text(uint32_t reason) noexcept
 	case reject_reason::count_differs:
 		return "rank 0 has another worker count";
 	case reject_reason::model_differs:
-		return "rank 0 loaded a model with another collective or output size";
+		return "rank 0 loaded another model (NEFF uuid), collective or output size";
 	case reject_reason::rank_range:
 		return "the rank is not below the worker count";
 	default:
@@ -272,6 +272,14 @@ NRT_STATUS socket_status(int err)
 										  : NRT_FAILURE;
 }
 
+// A socket call @what failed with @err (taken where it failed): its status,
+// and *@why says so.
+NRT_STATUS socket_failed(const char *what, int err, const std::string &where, std::string *why)
+{
+	*why = std::string(what) + ": " + std::strerror(err) + where;
+	return socket_status(err);
+}
+
 // The socket address of job @id and its length.
 socklen_t address(std::string_view id, sockaddr_un *sa)
 {
@@ -313,8 +321,12 @@ struct pending {
 NRT_STATUS communicator::join(const join_args &a, std::unique_ptr<communicator> *out,
 			      std::string *why) noexcept
 try {
-	if (a.count < 2 || a.count > kMaxWorkers || a.rank >= a.count || !valid_comm_id(a.id))
+	if (a.count < 2 || a.count > kMaxWorkers || a.rank >= a.count || !valid_comm_id(a.id)) {
+		*why = "not a job to meet in: worker " + std::to_string(a.rank) + " of " +
+		       std::to_string(a.count) + " (2 to " + std::to_string(kMaxWorkers) + " workers), " +
+		       std::string(kRootCommEnv) + " '" + a.id + "'";
 		return NRT_INVALID;
+	}
 	std::unique_ptr<communicator> c(new communicator());
 	c->rank_ = a.rank;
 	c->count_ = a.count;
@@ -329,16 +341,16 @@ try {
 	if (a.rank == 0) {
 		unique_fd ls(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 		if (!ls)
-			return socket_status(errno);
+			return socket_failed("socket", errno, where, why);
 		if (::bind(ls.get(), reinterpret_cast<const sockaddr *>(&sa), sa_len) != 0) {
 			int e = errno;
 			if (e != EADDRINUSE)
-				return socket_status(e);
+				return socket_failed("bind", e, where, why);
 			*why = "another rank 0 is already waiting for its workers under this name" + where;
 			return NRT_INVALID;
 		}
 		if (::listen(ls.get(), static_cast<int>(std::min<uint32_t>(a.count, 4096))) != 0)
-			return socket_status(errno);
+			return socket_failed("listen", errno, where, why);
 		c->peers_.resize(a.count - 1);
 		std::vector<pending> waiting;
 		uint32_t joined = 0;
@@ -360,7 +372,7 @@ try {
 				pfd.push_back({ w.fd.get(), POLLIN, 0 });
 			int n = ::poll(pfd.data(), pfd.size(), left);
 			if (n < 0 && errno != EINTR)
-				return NRT_FAILURE;
+				return socket_failed("poll", errno, where, why);
 			if (n <= 0)
 				continue;
 			size_t k = 1;
@@ -389,7 +401,8 @@ try {
 					rr = reject_reason::rank_range;
 				else if (c->peers_[w.h.rank - 1] && !gone(c->peers_[w.h.rank - 1].get()))
 					rr = reject_reason::rank_taken;
-				else if (w.h.kind != a.kind || w.h.bytes != a.bytes)
+				else if (w.h.kind != a.kind || w.h.bytes != a.bytes ||
+					 std::memcmp(w.h.model, a.model.data(), kModelIdLen) != 0)
 					rr = reject_reason::model_differs;
 				if (rr != reject_reason::none) {
 					wire_hdr rj = header(msg::reject, 0, a.count, 0, 0);
@@ -449,7 +462,7 @@ try {
 		}
 		unique_fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
 		if (!fd)
-			return socket_status(errno);
+			return socket_failed("socket", errno, where, why);
 		if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&sa), sa_len) != 0) {
 			int e = errno;
 			// nobody listens yet, or its queue is full: try again
@@ -457,7 +470,7 @@ try {
 				nap(&step, dl);
 				continue;
 			}
-			return socket_status(e);
+			return socket_failed("connect", e, where, why);
 		}
 		if (!same_user(fd.get())) {
 			*why = "the rank 0 listening under this name is another user's process" + where;
@@ -465,6 +478,7 @@ try {
 		}
 		wire_hdr hi = header(msg::hello, a.rank, a.count, 0, a.bytes);
 		hi.kind = a.kind;
+		std::memcpy(hi.model, a.model.data(), kModelIdLen);
 		wire_hdr re{};
 		io r = send_all(fd.get(), &hi, sizeof(hi), dl);
 		if (r == io::done)

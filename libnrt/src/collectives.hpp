@@ -13,6 +13,7 @@
 
 #include <nrt/nrt_status.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -39,13 +40,18 @@ inline constexpr uint32_t kMaxWorkers = 1024;
 // Prefix of the abstract socket name, after its leading NUL.
 inline constexpr std::string_view kSocketPrefix = "neuron-rt-coll/";
 
+// The identity of the model a worker meets with: its NEFF's uuid.
+inline constexpr size_t kModelIdLen = 16;
+using model_id = std::array<uint8_t, kModelIdLen>;
+
 // What a worker joins with; every worker of a job must agree on
-// count, kind and bytes.
+// count, model, kind and bytes.
 struct join_args {
 	uint32_t rank = 0;		// ctx_device_id
 	uint32_t count = 1;		// ctx_device_count
 	uint32_t kind = 0;		// neff::collective of the model
 	uint64_t bytes = 0;		// bytes the collective combines (0: none)
+	model_id model{};		// which model (two of one collective and size are told apart)
 	std::string id;			// the job's name (valid_comm_id)
 	uint32_t timeout_ms = 1000;	// every wait's bound
 };
@@ -77,11 +83,12 @@ struct wire_hdr {
 	uint32_t reason;	// REJECT: why (reject_reason)
 	uint64_t seq;		// DATA, RESULT, ABORT: the collective step, from 1
 	uint64_t bytes;
+	uint8_t model[kModelIdLen];	// HELLO: the sender's model (join_args::model)
 };
-static_assert(sizeof(wire_hdr) == 40);
+static_assert(sizeof(wire_hdr) == 56);
 
 inline constexpr uint32_t kWireMagic = 0x4354524eu;	// "NRTC"
-inline constexpr uint16_t kWireVersion = 1;
+inline constexpr uint16_t kWireVersion = 2;
 enum class msg : uint16_t { hello = 1, welcome = 2, reject = 3, data = 4, result = 5, abort = 6 };
 enum class reject_reason : uint32_t { none = 0, rank_taken = 1, count_differs = 2, model_differs = 3,
 				      rank_range = 4 };
@@ -99,9 +106,10 @@ public:
 
 	// Meet the job's other workers: NRT_SUCCESS, NRT_TIMEOUT (not all of
 	// them within the bound), NRT_INVALID (refused by rank 0: rank taken,
-	// another count or model; or another rank 0 is already waiting under
-	// the name), NRT_FAILURE / NRT_RESOURCE (sockets). @why says what
-	// went wrong, for one log line.
+	// another count, another model, or another collective or size; or
+	// another rank 0 is already waiting under the name), NRT_FAILURE /
+	// NRT_RESOURCE (sockets). @why says what went wrong, for one log line,
+	// whatever the status.
 	static NRT_STATUS join(const join_args &a, std::unique_ptr<communicator> *out,
 			       std::string *why) noexcept;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // Models: load (NEFF -> NeuronCores), unload, execute (model.hpp).
 #include "model.hpp"
+#include "async.hpp"
 #include "decode.hpp"
 #include "kmetric.hpp"
 #include "nq.hpp"
@@ -85,10 +86,11 @@ struct bound {
 
 // Every tensor @decl names, from @set, with the declared size and a usable
 // placement: NRT_EXEC_BAD_INPUT otherwise, NRT_INVALID_HANDLE for a freed
-// one, NRT_CLOSED for a device tensor whose memory nrt_close() released.
+// one, NRT_CLOSED for a device tensor whose memory nrt_close() released,
+// NRT_FAIL_HOST_MEM_ALLOC when there was no memory for the list.
 NRT_STATUS resolve(const model &m, const tensor::tensor_set *set,
-		   const std::vector<neff::tensor_desc> &decl, std::vector<bound> *out)
-{
+		   const std::vector<neff::tensor_desc> &decl, std::vector<bound> *out) noexcept
+try {
 	for (const auto &td : decl) {
 		uintptr_t h = 0;
 		if (set) {
@@ -112,6 +114,8 @@ NRT_STATUS resolve(const model &m, const tensor::tensor_set *set,
 		out->push_back(bound{ std::move(t), std::move(dm) });
 	}
 	return NRT_SUCCESS;
+} catch (...) {
+	return NRT_FAIL_HOST_MEM_ALLOC;
 }
 
 void record(const model &m, NRT_STATUS st, const nrt_infer_errors_t *errs,
@@ -188,6 +192,8 @@ NRT_STATUS meet(model &m, uint32_t rank, uint32_t count)
 		a.kind = static_cast<uint32_t>(m.desc.coll);
 		a.bytes = m.desc.outputs[0].bytes;
 	}
+	static_assert(sizeof(a.model) == sizeof(m.uuid));
+	std::memcpy(a.model.data(), m.uuid.data(), a.model.size());
 	std::string why;
 	NRT_STATUS st;
 	if (!coll::valid_comm_id(a.id)) {
@@ -205,7 +211,7 @@ NRT_STATUS meet(model &m, uint32_t rank, uint32_t count)
 		if (st == NRT_SUCCESS)
 			m.comm = std::move(c);
 		else if (why.empty())
-			why = std::string("no socket to meet the other workers: ") + std::strerror(errno);
+			why = "could not meet the other workers (no memory)";
 	}
 	if (st != NRT_SUCCESS)
 		std::fprintf(stderr, "nrt_load_collectives: %s: worker %u of %u: %s\n",
@@ -233,7 +239,13 @@ NRT_STATUS collective_step(model &m, rt::core_ctx &c, NRT_STATUS st, const bound
 		return st;
 	}
 	tensor::tensor &to = *out.t;
-	std::vector<uint8_t> buf(to.size);
+	std::vector<uint8_t> buf;
+	try {
+		buf.resize(to.size);
+	} catch (...) {
+		m.comm->all_reduce({}, false, &why);
+		return NRT_FAIL_HOST_MEM_ALLOC;
+	}
 	st = stage_out ? tensor::mem_rw(*stage_out, NEURON_IOCTL_MEM_READ, 0, to.size, buf.data(), 0)
 		       : tensor::mem_rw(*out.mem, NEURON_IOCTL_MEM_READ, to.dev_offset, to.size,
 					buf.data(), 0);
@@ -241,7 +253,12 @@ NRT_STATUS collective_step(model &m, rt::core_ctx &c, NRT_STATUS st, const bound
 		m.comm->all_reduce({}, false, &why);
 		return st;
 	}
-	if (m.comm->all_reduce(buf, true, &why) == NRT_SUCCESS) {
+	NRT_STATUS step;
+	{
+		async::long_wait w;	// the other workers, up to the bound
+		step = m.comm->all_reduce(buf, true, &why);
+	}
+	if (step == NRT_SUCCESS) {
 		if (!stage_out)
 			return tensor::mem_rw(*out.mem, NEURON_IOCTL_MEM_WRITE, to.dev_offset, to.size,
 					      buf.data(), 0);
@@ -271,6 +288,26 @@ NRT_STATUS collective_step(model &m, rt::core_ctx &c, NRT_STATUS st, const bound
 	}
 	NRT_STATUS exec_st = e ? nrt_status_from_errno(NRT_SITE_EXEC, e) : NRT_SUCCESS;
 	return decode::job_status(exec_st, *errs, numerical_armed);
+}
+
+// A collective model's execution that failed before its step (a bad
+// input, no proxy, a read out of range, no staging memory, no error
+// ring): the step is this worker's all the same, and the other workers
+// are told at once rather than waiting for it to their bound. Under the
+// NeuronCore's lock, as collective_step(); @locked: the caller holds it.
+NRT_STATUS fail_step(model &m, NRT_STATUS st, bool locked = false) noexcept
+{
+	if (!m.comm || m.desc.coll == neff::collective::none)
+		return st;
+	std::string why;
+	if (locked) {
+		m.comm->all_reduce({}, false, &why);
+		return st;
+	}
+	async::long_wait w;	// waiting for the NeuronCore
+	std::lock_guard cg(m.dev->cores[m.nc_first].lock);
+	m.comm->all_reduce({}, false, &why);
+	return st;
 }
 
 } // namespace
@@ -328,6 +365,7 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 			st = place(m, vnc, need);
 		m->ctx_device_id = rank;
 		m->ctx_device_count = count;
+		m->uuid = h.uuid;	// (the workers meet on it)
 		if (st == NRT_SUCCESS && count > 1)
 			st = meet(*m, rank, count);
 		if (st != NRT_SUCCESS) {
@@ -336,7 +374,6 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 		}
 		nds_increment_nc_counter(m->dev->nds, static_cast<int>(m->nc_first),
 					 NDS_NC_COUNTER_MODEL_LOAD_COUNT, 1);
-		m->uuid = h.uuid;
 		publish(*m);
 		*out = std::move(m);
 		return NRT_SUCCESS;
@@ -380,6 +417,10 @@ try {
 	std::chrono::steady_clock::time_point t_entry;
 	if (clocked)
 		t_entry = std::chrono::steady_clock::now();
+	// a forked child's copy of the parent's model: neither its NeuronCore
+	// nor the other workers are this process's to reach
+	if (rt::inherited(*m.dev))
+		return NRT_FAILURE;
 	const neff::model_desc &d = m.desc;
 	std::vector<bound> in, out;
 	NRT_STATUS st = NRT_SUCCESS;	// a model without tensors has nothing to resolve
@@ -387,20 +428,25 @@ try {
 		st = resolve(m, in_set, d.inputs, &in);
 	if (st == NRT_SUCCESS && !d.outputs.empty())
 		st = resolve(m, out_set, d.outputs, &out);
-	if (st == NRT_INVALID_HANDLE || st == NRT_CLOSED)
-		return st;	// the caller's handle, not an execution
+	if (st == NRT_INVALID_HANDLE || st == NRT_CLOSED || st == NRT_FAIL_HOST_MEM_ALLOC)
+		return fail_step(m, st);	// the caller's handle (or no memory), not an execution
 	nrt_infer_errors_t errs{};
 	if (st != NRT_SUCCESS) {
 		record(m, st, &errs, nullptr);
-		return st;
+		return fail_step(m, st);
 	}
+
+	// From here to the job's end a queue worker may wait long (the proxy,
+	// the NeuronCore's lock, the job) and takes no lock a forked child
+	// could want: fork() does not wait for it (async.hpp).
+	async::long_wait lw;
 
 	// collectives go through the host's network proxy: no proxy, no execution
 	if (!d.proxy.empty()) {
 		st = proxy_connect(d.proxy);
 		if (st != NRT_SUCCESS) {
 			record(m, st, &errs, nullptr);
-			return st;
+			return fail_step(m, st);
 		}
 	}
 
@@ -422,7 +468,7 @@ try {
 		// device's DMA bounds-checks it
 		if (!tensor::in_range(ti.size, d.in_offset, bytes)) {
 			record(m, NRT_EXEC_OOB, &errs, nullptr);
-			return NRT_EXEC_OOB;
+			return fail_step(m, NRT_EXEC_OOB);
 		}
 		arg.bytes = bytes;
 		if (!clocked && (!in[0].mem || !out[0].mem)) {
@@ -440,7 +486,7 @@ try {
 				st = tensor::mem_rw(*stage_in, NEURON_IOCTL_MEM_WRITE, 0, bytes,
 						    ti.host + d.in_offset, 0);
 			if (st != NRT_SUCCESS)
-				return st;
+				return fail_step(m, st);
 			arg.in_handle = stage_in->handle;
 		}
 		if (out[0].mem) {
@@ -450,7 +496,7 @@ try {
 			st = tensor::mem_alloc(m.dev, m.nc_first, NEURON_MEM_LOC_DEVICE,
 					       NEURON_MEM_CAT_SCRATCHPAD, bytes, &stage_out);
 			if (st != NRT_SUCCESS)
-				return st;
+				return fail_step(m, st);
 			arg.out_handle = stage_out->handle;
 			host_out = &to;
 		}
@@ -465,7 +511,7 @@ try {
 	if (!c.error_ring) {
 		st = rt::error_ring_locked(*m.dev, m.nc_first);
 		if (st != NRT_SUCCESS)
-			return st;
+			return fail_step(m, st, true);
 	}
 	int exec_errno = 0;
 	uint64_t job_ns = 0;	// 0 for a job refused at once (no answer)
@@ -485,6 +531,7 @@ try {
 			exec_errno = errno;
 		job_ns = arg.job_ns;
 	}
+	lw.end();
 	uint64_t call_ns = clocked ? rt::elapsed_ns(t_entry) : job_ns;
 	NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
 					: NRT_SUCCESS;

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <utility>
 #include <vector>
@@ -176,6 +177,18 @@ NRT_STATUS request_cores(const char *visible, const char *num, uint32_t total, c
 		out->how = core_request::kind::number;
 	return NRT_SUCCESS;
 }
+
+namespace {
+
+void count_fork()
+{
+	fork_generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+// At load: every child counts, whether or not a device is open yet.
+[[maybe_unused]] const int fork_counted = ::pthread_atfork(nullptr, nullptr, count_fork);
+
+} // namespace
 
 } // namespace nrt::rt
 
@@ -459,6 +472,8 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 		});
 		return NRT_FAILURE;
 	}
+	if (inherited(*d))
+		return NRT_FAILURE;	// the parent's NeuronCore (a forked child)
 	// nrt_close() concurrent with an execute is a caller bug, as in the SDK.
 	core_ctx &c = d->cores[nc_index];
 	std::lock_guard cg(c.lock);

@@ -40,8 +40,14 @@ struct core_ctx {
 	kmetric::core_account acct;
 };
 
+// fork() calls this process is the child of (its own and its ancestors'
+// since the library was loaded); a device opened before the last of them
+// is the parent's (inherited()).
+inline std::atomic<uint32_t> fork_generation{ 0 };
+
 struct device_ctx {
 	ndl_device_t *dev = nullptr;
+	uint32_t generation = fork_generation.load(std::memory_order_relaxed);	// when it was opened
 	nds_instance_t *nds = nullptr;
 	nds_obj_handle_t process_info = nullptr;	// published in the slab by nrt_init()
 	int fd = -1;		// ndl_device_fd(dev), for the execution path
@@ -141,6 +147,16 @@ inline NRT_STATUS guard(const runtime &r)
 	default:
 		return NRT_SUCCESS;
 	}
+}
+
+// Whether @d came from the parent through fork(): its NeuronCores are
+// the parent's (the driver refuses this process their jobs), and their
+// locks may be held by a thread the child does not have, so an execution
+// on one is refused before it takes them (NRT_FAILURE). nrt_close() drops
+// such a device; nrt_init() opens the child's own.
+inline bool inherited(const device_ctx &d)
+{
+	return d.generation != fork_generation.load(std::memory_order_relaxed);
 }
 
 // The error ring of @nc, opened on first use (the caller holds c.lock).

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <csetjmp>
 #include <cstdarg>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <set>
@@ -180,7 +181,15 @@ void last_completed(void **)
 	assert_int_equal(nrta_get_sequence(0, NRTA_XU_TENSOR_READ, kTensorQueues, &seq), NRT_INVALID);
 	assert_int_equal(nrta_get_sequence(0, NRTA_XU_TYPE_NUM, 0, &seq), NRT_INVALID);
 	assert_int_equal(nrta_get_sequence(kMaxLnc, NRTA_XU_COMPUTE, 0, &seq), NRT_INVALID);
+	// a C caller passes any int as the kind: looked at as that int
+	using by_int = NRT_STATUS (*)(uint32_t, int, int, nrta_seq_t *);
+	auto get = reinterpret_cast<by_int>(&nrta_get_sequence);
+	static_assert(sizeof(nrta_xu_t) == sizeof(int));
+	for (int kind : { -1, static_cast<int>(NRTA_XU_TYPE_NUM), 8, 1000, INT_MIN, INT_MAX })
+		assert_int_equal(get(0, kind, 0, &seq), NRT_INVALID);
 	assert_true(seq == 9);
+	assert_int_equal(get(0, NRTA_XU_COMPUTE, 0, &seq), NRT_SUCCESS);
+	assert_true(seq == make_seq(xu_id({ 0, NRTA_XU_COMPUTE, 0 }), 0));
 }
 
 // A tracker lists its errors in the order they came, each once: a list

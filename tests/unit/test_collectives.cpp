@@ -49,9 +49,10 @@ std::string job_name()
 }
 
 coll::join_args args(const std::string &id, uint32_t rank, uint32_t count, uint32_t ms = 5000,
-		     uint64_t bytes = 16)
+		     uint64_t bytes = 16, uint8_t model = 0)
 {
 	coll::join_args a;
+	a.model.fill(model);
 	a.rank = rank;
 	a.count = count;
 	a.kind = 1;
@@ -326,7 +327,8 @@ void refusals(void **)
 		const char *why;
 	} bad[] = {
 		{ args(id, 1, 2), "another worker count" },
-		{ args(id, 1, 3, 5000, 32), "another collective or output size" },
+		{ args(id, 1, 3, 5000, 32), "collective or output size" },
+		{ args(id, 1, 3, 5000, 16, 0xab), "another model (NEFF uuid)" },
 	};
 	for (auto &b : bad) {
 		comm_ptr c;
@@ -365,6 +367,58 @@ void refusals(void **)
 	// the name is free once they met: a new job may take it
 	std::vector<comm_ptr> c;
 	auto st = join_all({ args(id, 0, 2), args(id, 1, 2) }, &c);
+	assert_int_equal(st[0], NRT_SUCCESS);
+	assert_int_equal(st[1], NRT_SUCCESS);
+}
+
+// Two models of one collective and output size under one job name, loaded
+// in opposite orders by the two workers: each worker's first join meets
+// the other's first, which is the other model; it is refused rather than
+// paired (their sums would mix two models' outputs). Loaded in the same
+// order, each pair meets.
+void models_apart(void **)
+{
+	const std::string id = job_name();
+	const uint8_t a = 0x11, b = 0x22;
+	// rank 0 loads a (and waits), rank 1 loads b first
+	comm_ptr root;
+	NRT_STATUS rst = NRT_FAILURE;
+	std::thread t([&] {
+		std::string why;
+		rst = coll::communicator::join(args(id, 0, 2, 5000, 16, a), &root, &why);
+	});
+	assert_true(listening(id));
+	{
+		comm_ptr c;
+		std::string why;
+		uint64_t t0 = now_ms();
+		assert_int_equal(coll::communicator::join(args(id, 1, 2, 5000, 16, b), &c, &why), NRT_INVALID);
+		assert_true(now_ms() - t0 < 2000);
+		assert_null(c.get());
+		assert_non_null(std::strstr(why.c_str(), "another model (NEFF uuid)"));
+	}
+	// rank 1's model a meets rank 0's a, and their step sums
+	comm_ptr one;
+	std::string why;
+	assert_int_equal(coll::communicator::join(args(id, 1, 2, 5000, 16, a), &one, &why), NRT_SUCCESS);
+	t.join();
+	assert_int_equal(rst, NRT_SUCCESS);
+	auto b0 = words({ 1, 2, 3, 4 }), b1 = words({ 10, 20, 30, 40 });
+	NRT_STATUS s0 = NRT_FAILURE;
+	std::thread r([&] {
+		std::string w;
+		s0 = root->all_reduce(b0, true, &w);
+	});
+	assert_int_equal(one->all_reduce(b1, true, &why), NRT_SUCCESS);
+	r.join();
+	assert_int_equal(s0, NRT_SUCCESS);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(word(b0, i), 11 * (i + 1));
+		assert_int_equal(word(b1, i), 11 * (i + 1));
+	}
+	// the same two models loaded in the same order by both: each pair meets
+	std::vector<comm_ptr> c;
+	auto st = join_all({ args(id, 0, 2, 5000, 16, b), args(id, 1, 2, 5000, 16, b) }, &c);
 	assert_int_equal(st[0], NRT_SUCCESS);
 	assert_int_equal(st[1], NRT_SUCCESS);
 }
@@ -492,6 +546,7 @@ int main()
 		cmocka_unit_test(join_alone_times_out),
 		cmocka_unit_test(names_apart),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(models_apart),
 		cmocka_unit_test(worker_leaves),
 		cmocka_unit_test(worker_stalls),
 		cmocka_unit_test(root_leaves),

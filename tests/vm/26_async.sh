@@ -7,10 +7,11 @@
 # their tracker in order (a bad input, injected hardware and TPB faults, a
 # buffer that cannot be written) with the synchronous path's statuses and
 # the same counter moves, a burst past the tracker's bound, nrt_close()
-# with requests queued. Then a process that exits with requests queued
+# with requests queued, fork() while a worker runs an execution (the child
+# closes, initializes again and runs jobs within the bound). Then a process that exits with requests queued
 # (no nrt_close()) ends promptly, and the benchmark program still runs.
 SUITE=async
-PLAN=14
+PLAN=15
 . /tests/lib.sh
 
 check load load sim_devices=1 sim_nc_per_device=2

@@ -5,13 +5,15 @@
 # nrt_load_collectives() with its rank: the all-reduce of 2 and 4 workers
 # over repeated executions, two jobs under two names at once, loads that
 # find nobody (NRT_TIMEOUT) or the wrong job (NRT_INVALID), a worker killed
-# before and during the collective, rank 0 killed, a stalled worker (each
-# NRT_EXEC_HW_ERR_COLLECTIVES within the bound, every one counted in
-# hw_collectives_error), and a new job after all that. Here: each 1200 is
+# before and during the collective, rank 0 killed, a stalled worker, a
+# worker whose own execution fails before its step (each
+# NRT_EXEC_HW_ERR_COLLECTIVES within the bound, at once when a worker died
+# or failed, every one counted in hw_collectives_error), and a new job
+# after all that. Here: each 1200 is
 # one kernel log line of the simulated device's HANG-ON-COLLECTIVES, the
 # counters' totals agree, and no socket of a job is left behind.
 SUITE=collectives
-PLAN=21
+PLAN=22
 . /tests/lib.sh
 
 # no rate limit: every collectives error is one line
@@ -33,11 +35,11 @@ mark
 COLL_ERRORS_FILE=/tmp/coll_errors run_prog /tests/vm_sdk_coll $D
 
 # killed worker 2, killed rank 0 4, stalled worker 5, killed mid-collective 1
-check_eq coll-errors 12 "$(cat /tmp/coll_errors 2>/dev/null)"
+check_eq coll-errors 13 "$(cat /tmp/coll_errors 2>/dev/null)"
 LINE='NEURON_SIM_HW_ERR=HANG-ON-COLLECTIVES instance-id=[^ ]+ hostname=[^ ]+ nd-id=0 nc-id=[0-3] serial-num=[0-9a-f]{16} action=RESTART_JOB seq=[1-9][0-9]* pid=[1-9][0-9]* comm=vm_sdk_coll simulated=1$'
-check_eq coll-log-lines 12 "$(since_mark | grep -cE "$LINE")"
+check_eq coll-log-lines 13 "$(since_mark | grep -cE "$LINE")"
 D0=/sys/devices/virtual/neuron_device/neuron0
-check_eq coll-counter-total 12 \
+check_eq coll-counter-total 13 \
 	"$(cat $D0/neuron_core[0-3]/stats/status/hw_collectives_error/total | awk '{ s += $1 } END { print s }')"
 # the jobs' sockets went with their processes (abstract: nothing in a file system)
 check_eq no-socket-left 0 "$(grep -c '@neuron-rt-coll/' /proc/net/unix)"

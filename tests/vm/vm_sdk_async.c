@@ -11,7 +11,9 @@
  * strings, the sysfs counters moved exactly as the synchronous path moves
  * them, a burst past the tracker's bound), and nrt_close() with requests
  * still queued: they complete with NRT_CLOSED, the workers are gone, no
- * descriptor is left.
+ * descriptor is left. Then fork() while a worker runs an execution: the
+ * child closes what it inherited, initializes its own runtime and runs
+ * jobs, nothing of it blocked by the parent's worker.
  *
  *   vm_sdk_async NEFF_DIR                 the cases (26_async.sh packs affine,
  *                                         xor and slow there)
@@ -33,7 +35,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -680,6 +684,120 @@ static int close_with_queued(int fds_before)
 	return 0;
 }
 
+/*
+ * The child of fork_while_running: one letter, 'o' when all went well.
+ * The parent's model and tracker are its copies of the parent's handles.
+ */
+static char child_after_fork(nrt_model_t *parents, nrta_error_tracker_t *parents_err)
+{
+	nrt_model_t *m = NULL;
+	nrta_error_tracker_t *t = NULL;
+	const nrta_error_t *errs;
+	size_t n = 9;
+	nrta_seq_t s;
+
+	/* the parent's NeuronCore is not the child's: refused at once, not waited for */
+	if (nrt_execute(parents, NULL, NULL) != NRT_FAILURE)
+		return 'x';
+	/* the tracker it inherited lists (nothing failed there) and goes */
+	if (nrta_error_tracker_get_list(parents_err, &errs, &n) != NRT_SUCCESS || n != 0)
+		return 'l';
+	nrta_error_tracker_destroy(parents_err);
+	nrt_close();
+	/* a runtime of its own, on the NeuronCore the parent does not hold */
+	setenv("NEURON_RT_VISIBLE_CORES", "1", 1);
+	if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, NULL, NULL) != NRT_SUCCESS)
+		return 'i';
+	if (load("slow", 0, &m) != NRT_SUCCESS)
+		return 'L';
+	if (nrt_execute(m, NULL, NULL) != NRT_SUCCESS)
+		return 'e';
+	/* and queues of its own */
+	if (nrta_error_tracker_create(0, &t) != NRT_SUCCESS)
+		return 't';
+	if (nrta_execute_schedule(m, NULL, NULL, 0, t, &s) != NRT_SUCCESS)
+		return 's';
+	if (!wait_seq(s))
+		return 'w';
+	if (nrta_error_tracker_get_list(t, &errs, &n) != NRT_SUCCESS || n != 0)
+		return 'E';
+	nrta_error_tracker_destroy(t);
+	nrt_close();
+	return 'o';
+}
+
+/*
+ * fork() while a worker runs an execution (200 ms, the NeuronCore's lock
+ * held): the child has none of the parent's threads, and none of the
+ * locks it takes is left held by one. Within the bound it refuses the
+ * parent's NeuronCore, lists the tracker it inherited, closes the runtime,
+ * initializes its own on the other NeuronCore and runs an execution
+ * synchronously and through a queue. The parent's requests go on as if
+ * nothing happened.
+ */
+static int fork_while_running(void)
+{
+	nrt_model_t *m = NULL;
+	nrta_error_tracker_t *t = NULL;
+	nrta_seq_t s[3];
+	const nrta_error_t *errs;
+	size_t n = 9;
+	bool done = true;
+	char c = '?';
+	int p[2], status = 0, k;
+	uint64_t t0;
+	pid_t pid;
+
+	setenv("NEURON_RT_VISIBLE_CORES", "0", 1);
+	EXPECT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, NULL, NULL), NRT_SUCCESS);
+	unsetenv("NEURON_RT_VISIBLE_CORES");
+	EXPECT(load("slow", 0, &m), NRT_SUCCESS);
+	EXPECT(nrta_error_tracker_create(0, &t), NRT_SUCCESS);
+	for (k = 0; k < 3; k++)
+		EXPECT(nrta_execute_schedule(m, NULL, NULL, 0, t, &s[k]), NRT_SUCCESS);
+	/* once the first completed, the worker runs the second (200 ms) */
+	ASSERT(wait_seq(s[0]), "the first execution did not complete");
+	EXPECT(nrta_is_completed(s[1], &done), NRT_SUCCESS);
+	ASSERT(!done, "the second execution completed before the fork");
+	ASSERT(pipe(p) == 0, "pipe");
+	pid = fork();
+	ASSERT(pid >= 0, "fork");
+	if (pid == 0) {
+		close(p[0]);
+		c = child_after_fork(m, t);
+		_exit(write(p[1], &c, 1) == 1 ? 0 : 1);
+	}
+	close(p[1]);
+	t0 = now_ms();
+	{
+		struct pollfd pf = { .fd = p[0], .events = POLLIN };
+
+		do
+			k = poll(&pf, 1, WAIT_MS);
+		while (k < 0 && errno == EINTR);
+		if (k != 1 || read(p[0], &c, 1) != 1) {
+			c = '?';
+			kill(pid, SIGKILL);	/* blocked: the check below fails */
+		}
+	}
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ASSERT(c == 'o', "the child ended with '%c' after %llu ms (o: all went; ?: blocked past %d ms)", c,
+	       (unsigned long long)(now_ms() - t0), WAIT_MS);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's exit status %#x", status);
+	/* the parent's own requests ran through */
+	ASSERT(wait_seq(s[2]), "the third execution did not complete");
+	EXPECT(nrta_error_tracker_get_list(t, &errs, &n), NRT_SUCCESS);
+	ASSERT(n == 0, "%zu errors in the parent's tracker, first %s", n,
+	       n ? nrt_get_status_as_str((NRT_STATUS)errs[0].error_code) : "-");
+	nrta_error_tracker_destroy(t);
+	nrt_close();
+	ASSERT(count_entries("/proc/self/task") == 1, "%d threads after nrt_close()",
+	       count_entries("/proc/self/task"));
+	return 0;
+}
+
 /* ---- main ----------------------------------------------------------------- */
 
 static int fds_at_start;
@@ -723,6 +841,7 @@ int main(int argc, char **argv)
 		{ "errors_in_order", errors_in_order },
 		{ "burst", burst },
 		{ "close_with_queued", close_case },
+		{ "fork_while_running", fork_while_running },
 	};
 	size_t i, failed = 0;
 

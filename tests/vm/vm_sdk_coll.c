@@ -50,6 +50,7 @@ struct wspec {
 	int wait_go;		/* wait for the parent's word after the load */
 	int device_out;		/* the output tensor on the device, else host */
 	uint32_t seed;		/* the job's inputs */
+	int bad_input;		/* execute without the input tensor (its own failure) */
 };
 
 /* what a worker says: one report after its load, one after its executions */
@@ -202,7 +203,7 @@ static int worker_main(const struct wspec *s, int wr, int rd)
 		if (nrt_tensor_write(in, w, 0, s->bytes) != NRT_SUCCESS)
 			return 6;
 		t0 = vt_now_ms();
-		rep.exec_st[i] = nrt_execute(m, ins, outs);
+		rep.exec_st[i] = nrt_execute(m, s->bad_input ? NULL : ins, outs);
 		rep.done = i + 1;
 		if (rep.exec_st[i] != NRT_SUCCESS) {
 			if (!rep.fail_ms)
@@ -494,10 +495,12 @@ static int load_refused(void)
  * reaped) before the collective when @kill_victim, else it stalls (does
  * not execute until the others are done, then runs one execution). The
  * others execute twice: each execution NRT_EXEC_HW_ERR_COLLECTIVES, the
- * first within @bound_ms plus a margin (and, for a stall, not before the
- * bound), the second at once; the stalled worker's late one fails too.
+ * first within @bound_ms plus a margin (for a stall, not before the
+ * bound; for a killed worker, within KILLED_MS), the second at once; the
+ * stalled worker's late one fails too.
  * Every 1200 moved its NeuronCore's hw_collectives_error by one.
  */
+#define KILLED_MS 2000	/* "at once" after a worker's death, even on a slow (KASAN) guest */
 static int failing_job(struct wspec *s, int n, int victim, int kill_victim, long bound_ms)
 {
 	struct worker wk[MAX_WORKERS];
@@ -558,6 +561,11 @@ static int failing_job(struct wspec *s, int n, int victim, int kill_victim, long
 		VT_ASSERT(wk[i].run.fail_ms <= (uint32_t)bound_ms + 5000,
 			  "worker %d: the failed execution took %u ms, bound %ld", i, wk[i].run.fail_ms,
 			  bound_ms);
+		/* a killed worker is seen at once (its sockets close), far from the bound */
+		if (kill_victim)
+			VT_ASSERT(wk[i].run.fail_ms < KILLED_MS && KILLED_MS * 4 < bound_ms,
+				  "worker %d: the failed execution took %u ms after a worker was killed, "
+				  "bound %ld", i, wk[i].run.fail_ms, bound_ms);
 		/* rank 0 waits out the stall (who waits for rank 0 is told then) */
 		if (!kill_victim && i == 0)
 			VT_ASSERT(wk[i].run.fail_ms >= (uint32_t)bound_ms,
@@ -651,6 +659,51 @@ static int killed_mid_collective(void)
 	return 0;
 }
 
+/*
+ * A worker whose own execution fails before its collective step (no input
+ * tensor: NRT_EXEC_BAD_INPUT): it says so to the others, so rank 0 returns
+ * 1200 at once rather than at its 10 s bound.
+ */
+static int own_failure_told(void)
+{
+	struct wspec s[2] = { spec(0, 2, "localhost:7023", 5), spec(1, 2, "localhost:7023", 5) };
+	struct worker wk[2];
+	uint64_t before[NCS], after[NCS];
+	int i;
+
+	coll_totals(before);
+	s[1].bad_input = 1;
+	for (i = 0; i < 2; i++)
+		if (start(&wk[i], &s[i])) {
+			finish_all(wk, i);
+			VT_ASSERT(0, "fork worker %d", i);
+		}
+	for (i = 0; i < 2; i++)
+		if (report(&wk[i], 1, 30000) || wk[i].load.load_st != NRT_SUCCESS) {
+			finish_all(wk, 2);
+			VT_ASSERT(0, "worker %d: load %s", i, nrt_get_status_as_str(wk[i].load.load_st));
+		}
+	for (i = 0; i < 2; i++)
+		if (report(&wk[i], 3, 30000) || report(&wk[i], 2, 30000)) {
+			finish_all(wk, 2);
+			VT_ASSERT(0, "worker %d did not report its execution", i);
+		}
+	for (i = 0; i < 2; i++)
+		VT_ASSERT(finish(&wk[i], 0) == 0, "worker %d exit", i);
+	VT_ASSERT(wk[1].run.exec_st[0] == NRT_EXEC_BAD_INPUT, "rank 1: %s",
+		  nrt_get_status_as_str(wk[1].run.exec_st[0]));
+	VT_ASSERT(wk[0].run.exec_st[0] == COLL_ERR, "rank 0: %s",
+		  nrt_get_status_as_str(wk[0].run.exec_st[0]));
+	VT_ASSERT(wk[0].run.fail_ms < KILLED_MS, "rank 0's failed execution took %u ms, bound 10000",
+		  wk[0].run.fail_ms);
+	coll_errors++;
+	coll_totals(after);
+	VT_ASSERT(after[0] - before[0] == 1 && after[1] - before[1] == 0,
+		  "hw_collectives_error moved by %llu (nc0) and %llu (nc1), expected 1 and 0",
+		  (unsigned long long)(after[0] - before[0]), (unsigned long long)(after[1] - before[1]));
+	return 0;
+}
+
 /* After every failure above: a new job under the same names works. */
 static int next_job_works(void)
 {
@@ -675,6 +728,7 @@ int main(int argc, char **argv)
 		VT_CASE(killed_root),
 		VT_CASE(stalled_worker),
 		VT_CASE(killed_mid_collective),
+		VT_CASE(own_failure_told),
 		VT_CASE(next_job_works),
 	};
 	const char *errs_file = getenv("COLL_ERRORS_FILE");
