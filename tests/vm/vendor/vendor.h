@@ -49,6 +49,18 @@ void *no_access_page(void);
 uint32_t own_nc_map(int dev, pid_t pid);
 long vnd_apps(int fd, unsigned int flags, unsigned int capacity, struct vnd_apps_buf *b);
 
+/*
+ * The kernel has the dma-buf API (DMABUF_KERNEL=1 from tests/vm/45_vendor.sh,
+ * which sees /sys/kernel/debug/dma_buf): DMABUF_FD works, DRIVER_INFO
+ * reports the feature. Debian's 5.10 cloud kernel has none.
+ */
+static inline int vnd_kernel_dmabuf(void)
+{
+	const char *v = getenv("DMABUF_KERNEL");
+
+	return !v || strcmp(v, "0");
+}
+
 /* ---- every case in a process of its own (main.c) ------------------------ */
 
 /*
