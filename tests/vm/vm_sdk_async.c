@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -173,6 +174,25 @@ static int count_entries(const char *dir)
 			n++;
 	closedir(d);
 	return n - (strcmp(dir, "/proc/self/fd") == 0);	/* the directory's own fd */
+}
+
+/*
+ * The threads of this process once every exited one is gone: a joined
+ * thread can stay listed in /proc/self/task for a moment after
+ * pthread_join() returned (its task is released after the wake-up the
+ * join waits for; longer on PREEMPT_RT), so wait up to WAIT_MS for the
+ * count to reach @want and return what it is then.
+ */
+static int nthreads;	/* what settled_threads() saw last, for the messages */
+
+static int settled_threads(int want)
+{
+	uint64_t t0 = now_ms();
+	int n;
+
+	while ((n = count_entries("/proc/self/task")) != want && now_ms() - t0 < WAIT_MS)
+		sched_yield();
+	return n;
 }
 
 /* ---- the NeuronCore's sysfs counters -------------------------------------- */
@@ -646,8 +666,7 @@ static int close_with_queued(int fds_before)
 	EXPECT(nrta_execute_schedule(L[0].slow, NULL, NULL, 0, L[0].err, &again), NRT_CLOSED);
 	EXPECT(nrta_get_sequence(0, NRTA_XU_COMPUTE, 0, &last), NRT_SUCCESS);
 	ASSERT(last == s[0][QUEUED - 1], "lnc 0's last completed %#llx", (unsigned long long)last);
-	ASSERT(count_entries("/proc/self/task") == 1, "%d threads after nrt_close()",
-	       count_entries("/proc/self/task"));
+	ASSERT((nthreads = settled_threads(1)) == 1, "%d threads after nrt_close()", nthreads);
 
 	/* a new runtime: the queue's numbers go on */
 	EXPECT(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, NULL, NULL), NRT_SUCCESS);
@@ -670,8 +689,7 @@ static int close_with_queued(int fds_before)
 		nrta_error_tracker_destroy(t);
 		nrt_close();
 	}
-	ASSERT(count_entries("/proc/self/task") == 1, "%d threads after the second nrt_close()",
-	       count_entries("/proc/self/task"));
+	ASSERT((nthreads = settled_threads(1)) == 1, "%d threads after the second nrt_close()", nthreads);
 	for (int i = 0; i < 2; i++) {
 		nrt_destroy_tensor_set(&L[i].in_set);
 		nrt_destroy_tensor_set(&L[i].out_set);
@@ -793,8 +811,7 @@ static int fork_while_running(void)
 	       n ? nrt_get_status_as_str((NRT_STATUS)errs[0].error_code) : "-");
 	nrta_error_tracker_destroy(t);
 	nrt_close();
-	ASSERT(count_entries("/proc/self/task") == 1, "%d threads after nrt_close()",
-	       count_entries("/proc/self/task"));
+	ASSERT((nthreads = settled_threads(1)) == 1, "%d threads after nrt_close()", nthreads);
 	return 0;
 }
 
