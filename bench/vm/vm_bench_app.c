@@ -75,25 +75,6 @@ static int job_raw(void *ctx)
 	return 0;
 }
 
-static void *slurp(const char *path, size_t *size)
-{
-	struct stat st;
-	void *b = NULL;
-	int fd = open(path, O_RDONLY);
-
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
-		b = malloc((size_t)st.st_size);
-		if (b && read(fd, b, (size_t)st.st_size) != st.st_size) {
-			free(b);
-			b = NULL;
-		}
-		*size = (size_t)st.st_size;
-	}
-	if (fd >= 0)
-		close(fd);
-	return b;
-}
-
 static int die(const char *what, NRT_STATUS st)
 {
 	fprintf(stderr, "vm_bench_app: %s: %s\n", what, nrt_get_status_as_str(st));
@@ -141,7 +122,7 @@ int main(int argc, char **argv)
 		}
 		neff = packed;
 	}
-	bytes = slurp(neff, &size);
+	bytes = vb_slurp(neff, &size);
 	if (!bytes) {
 		fprintf(stderr, "vm_bench_app: cannot read %s\n", neff);
 		return 1;

@@ -51,25 +51,6 @@ static int die(const char *what, NRT_STATUS st)
 	return 1;
 }
 
-static void *slurp(const char *path, size_t *size)
-{
-	struct stat st;
-	void *b = NULL;
-	int fd = open(path, O_RDONLY);
-
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
-		b = malloc((size_t)st.st_size);
-		if (b && read(fd, b, (size_t)st.st_size) != st.st_size) {
-			free(b);
-			b = NULL;
-		}
-		*size = (size_t)st.st_size;
-	}
-	if (fd >= 0)
-		close(fd);
-	return b;
-}
-
 static NRT_STATUS setup(struct lnc *l, int vnc, const void *neff, size_t size)
 {
 	NRT_STATUS st;
@@ -153,7 +134,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vm_bench_async: '%s' failed\n", cmd);
 		return 1;
 	}
-	neff = slurp(packed, &size);
+	neff = vb_slurp(packed, &size);
 	if (!neff)
 		return 1;
 	setenv("NEURON_RT_VISIBLE_CORES", "0,1", 1);

@@ -53,26 +53,6 @@ static double cpu_s(const struct rusage *ru)
 	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
 }
 
-static void *slurp(const char *path, size_t *size)
-{
-	FILE *f = fopen(path, "rb");
-	void *b = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
-		b = malloc((size_t)n);
-		if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-			free(b);
-			b = NULL;
-		}
-		*size = (size_t)n;
-	}
-	fclose(f);
-	return b;
-}
-
 /*
  * One process of the job round: its own NeuronCore @core, a warm-up, then
  * "ready" on @ready, @jobs executions once @go closes, the CPU seconds
@@ -263,7 +243,7 @@ int main(int argc, char **argv)
 	dir[len] = '\0';
 	*strrchr(dir, '/') = '\0';
 	snprintf(cmd, sizeof(cmd), "%s/neff-pack -o %s --name empty", dir, neffp);
-	if (system(cmd) != 0 || !(neff = slurp(neffp, &size))) {
+	if (system(cmd) != 0 || !(neff = vb_slurp(neffp, &size))) {
 		fprintf(stderr, "vm_bench_scale: '%s' failed\n", cmd);
 		return 1;
 	}

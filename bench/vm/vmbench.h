@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -145,6 +146,29 @@ static inline void vb_pairs_free(struct vb_pairs *p)
 {
 	free(p->a);
 	free(p->b);
+}
+
+/*
+ * The whole of regular file @path in a malloc()ed buffer (free() it), its
+ * size in *@size; NULL when it cannot be opened, is empty or reads short.
+ */
+static inline void *vb_slurp(const char *path, size_t *size)
+{
+	struct stat st;
+	void *b = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+		b = malloc((size_t)st.st_size);
+		if (b && read(fd, b, (size_t)st.st_size) != st.st_size) {
+			free(b);
+			b = NULL;
+		}
+		*size = (size_t)st.st_size;
+	}
+	if (fd >= 0)
+		close(fd);
+	return b;
 }
 
 #endif /* VMBENCH_H */

@@ -567,9 +567,13 @@ closing_scope::~closing_scope()
 using namespace nrt;
 using namespace nrt::async;
 
-NRT_EXPORT NRT_STATUS nrta_tensor_write(nrt_tensor_t *tensor, const void *buf, uint64_t offset,
-					uint64_t size, int queue, nrta_error_tracker_t *err,
-					nrta_seq_t *req_sequence)
+namespace {
+
+// nrta_tensor_write (@cbuf) and nrta_tensor_read (@buf): the same checks
+// and the same request but for its direction.
+NRT_STATUS schedule_tensor_io(bool write, nrt_tensor_t *tensor, void *buf, const void *cbuf,
+			      uint64_t offset, uint64_t size, int queue, nrta_error_tracker_t *err,
+			      nrta_seq_t *req_sequence)
 {
 	NRT_STATUS st = schedule_guard(req_sequence);
 	if (st != NRT_SUCCESS)
@@ -579,37 +583,32 @@ NRT_EXPORT NRT_STATUS nrta_tensor_write(nrt_tensor_t *tensor, const void *buf, u
 	st = device_tensor(tensor, offset, size, &mem, &lnc);
 	if (st != NRT_SUCCESS)
 		return st;
-	if (!buf)
+	if (write ? !cbuf : !buf)
 		return NRT_INVALID;
 	request r;
-	r.what = request::op::write;
+	r.what = write ? request::op::write : request::op::read;
 	r.h1 = tensor;
-	r.cbuf = buf;
+	r.buf = buf;
+	r.cbuf = cbuf;
 	r.off1 = offset;
 	r.size = size;
-	return submit_on(lnc, NRTA_XU_TENSOR_WRITE, queue, err, std::move(r), req_sequence);
+	return submit_on(lnc, write ? NRTA_XU_TENSOR_WRITE : NRTA_XU_TENSOR_READ, queue, err,
+			 std::move(r), req_sequence);
+}
+
+} // namespace
+
+NRT_EXPORT NRT_STATUS nrta_tensor_write(nrt_tensor_t *tensor, const void *buf, uint64_t offset,
+					uint64_t size, int queue, nrta_error_tracker_t *err,
+					nrta_seq_t *req_sequence)
+{
+	return schedule_tensor_io(true, tensor, nullptr, buf, offset, size, queue, err, req_sequence);
 }
 
 NRT_EXPORT NRT_STATUS nrta_tensor_read(void *buf, nrt_tensor_t *tensor, uint64_t offset, uint64_t size,
 				       int queue, nrta_error_tracker_t *err, nrta_seq_t *req_sequence)
 {
-	NRT_STATUS st = schedule_guard(req_sequence);
-	if (st != NRT_SUCCESS)
-		return st;
-	std::shared_ptr<tensor::device_mem> mem;
-	uint32_t lnc = 0;
-	st = device_tensor(tensor, offset, size, &mem, &lnc);
-	if (st != NRT_SUCCESS)
-		return st;
-	if (!buf)
-		return NRT_INVALID;
-	request r;
-	r.what = request::op::read;
-	r.h1 = tensor;
-	r.buf = buf;
-	r.off1 = offset;
-	r.size = size;
-	return submit_on(lnc, NRTA_XU_TENSOR_READ, queue, err, std::move(r), req_sequence);
+	return schedule_tensor_io(false, tensor, buf, nullptr, offset, size, queue, err, req_sequence);
 }
 
 NRT_EXPORT NRT_STATUS nrta_tensor_copy(nrt_tensor_t *src, uint64_t src_offset, nrt_tensor_t *dst,

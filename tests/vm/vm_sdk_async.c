@@ -46,6 +46,8 @@
 #include <nrt/nrt_async.h>
 #include <nrt/nrt_status.h>
 
+#include "vmstatus.h"
+
 #define WORDS 16		/* the models' 64-byte input and output */
 #define BYTES (WORDS * 4)
 #define TRACKER_CAPACITY 1024	/* docs/sdk-compat.md */
@@ -197,16 +199,7 @@ static int settled_threads(int want)
 
 /* ---- the NeuronCore's sysfs counters -------------------------------------- */
 
-static const char *const attrs[] = {
-	"success", "failure", "timeout", "exec_bad_input", "hw_error",
-	"execute_completed_with_error", "execute_completed_with_num_error", "generic_error",
-	"resource_error", "resource_nc_error", "execute_failed_to_queue", "invalid_error",
-	"unsupported_neff_version", "oob_error", "hw_collectives_error", "hw_hbm_ue_error",
-	"hw_nc_ue_error", "hw_dma_abort_error", "execute_sw_nq_overflow",
-	"execute_sw_semaphore_error", "execute_sw_event_error", "execute_sw_psum_collision",
-	"execute_sw_sequencer_fatal", "hw_repairable_hbm_ue_error",
-};
-#define NATTRS (sizeof(attrs) / sizeof(attrs[0]))
+/* vt_status_attrs, VT_NSTATUS_ATTRS: the 24 status/ attributes (vmstatus.h) */
 
 static uint64_t counter(int nc, const char *name)
 {
@@ -229,8 +222,8 @@ static uint64_t counter(int nc, const char *name)
 
 static void snap(int nc, uint64_t *v)
 {
-	for (size_t i = 0; i < NATTRS; i++)
-		v[i] = counter(nc, attrs[i]);
+	for (size_t i = 0; i < VT_NSTATUS_ATTRS; i++)
+		v[i] = counter(nc, vt_status_attrs[i]);
 }
 
 /* Arm debugfs inject/<@knob> of device 0 with @text. */
@@ -505,7 +498,7 @@ static int arm(const struct fault *f)
 
 static int errors_in_order(void)
 {
-	uint64_t before[NATTRS], mid[NATTRS], after[NATTRS];
+	uint64_t before[VT_NSTATUS_ATTRS], mid[VT_NSTATUS_ATTRS], after[VT_NSTATUS_ATTRS];
 	NRT_STATUS sync_st[NFAULTS];
 	nrta_seq_t seq[NFAULTS], bad_read = 0;
 	nrt_tensor_t *small = NULL;
@@ -564,9 +557,9 @@ static int errors_in_order(void)
 	}
 	ASSERT(n == want_n, "%zu errors listed, expected %zu", n, want_n);
 	/* the counters: the scheduled requests moved them as the synchronous calls did */
-	for (size_t a = 0; a < NATTRS; a++)
+	for (size_t a = 0; a < VT_NSTATUS_ATTRS; a++)
 		ASSERT(after[a] - mid[a] == mid[a] - before[a], "%s moved by %llu, synchronously by %llu",
-		       attrs[a], (unsigned long long)(after[a] - mid[a]),
+		       vt_status_attrs[a], (unsigned long long)(after[a] - mid[a]),
 		       (unsigned long long)(mid[a] - before[a]));
 	ASSERT(mid[0] - before[0] == 2 && mid[3] - before[3] == 1 && mid[15] - before[15] == 1 &&
 	       mid[17] - before[17] == 1,
