@@ -18,6 +18,8 @@
 # booted from /boot/vmlinuz-V unless --kernel names the image. --label names
 # the run in its lines (default: the release). selftest runs
 # tests/vm/selftest/, suites that must each fail (scripts/harness-selftest.sh).
+# --only names suites in check mode and benchmark groups in bench mode
+# (bench/vm/bench.sh: nds exec fwio app dmabuf async vendor scale).
 # In check and selftest mode the output is TAP (scripts/tap.sh): the guest
 # suites' documents, vm-verdict.sh's and vm.sh's own (the guest reported a
 # verdict that agrees with its checks), and the last line is the comment

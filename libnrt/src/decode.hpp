@@ -203,6 +203,20 @@ constexpr void add_lane_counts(nrt_infer_errors_t &e, const uint8_t (&count)[lan
 	e.malformed = add_saturated(e.malformed, bad);
 }
 
+// Fold @n entries into @e given which lanes they hit (bit l + 1 of
+// @lane_bits for lane l; bit 0 stands for malformed entries, of which there
+// were @bad): what add_entry() on each entry (SW-overflow bit clear) would
+// have left. The vector decoders of the ring drain (nq.cpp) count this way.
+constexpr void add_lane_bits(nrt_infer_errors_t &e, uint32_t lane_bits, uint32_t bad, uint32_t n)
+{
+	for (uint32_t s = 0; s < NRT_INFER_ERROR_SUBTYPE_MAX; s++)
+		e.infer_error_flags[s] = (lane_bits >> (s + 1)) & 1 ? 1 : e.infer_error_flags[s];
+	for (uint32_t h = 1; h < NRT_HW_FAULT_SLOTS; h++)
+		e.hw_error_flags[h] = (lane_bits >> (lane_malformed + h + 1)) & 1 ? 1 : e.hw_error_flags[h];
+	e.entries = add_saturated(e.entries, n - bad);
+	e.malformed = add_saturated(e.malformed, bad);
+}
+
 constexpr NRT_STATUS collapse(const nrt_infer_errors_t &e, bool numerical_armed)
 {
 	std::array<NRT_STATUS, NRT_HW_FAULT_SLOTS + 3> cand{};

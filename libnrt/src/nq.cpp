@@ -12,15 +12,39 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <cstdlib>
+#include <string_view>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define NRT_NQ_X86 1
+#endif
 
 #include "decode.hpp"
 #include "export.hpp"
 #include "nq.hpp"
 
+namespace {
+
+// What the vector decoders leave for a run: which lanes its entries hit (bit
+// l + 1 for lane l, bit 0 for a malformed entry) and how many were
+// malformed (nrt::decode::add_lane_bits).
+struct lane_acc {
+	uint32_t bits = 0;
+	uint32_t bad = 0;
+};
+
+// The instruction-set paths of the drain (nrt_nq_isa_name()).
+enum class nq_isa : uint8_t { scalar, avx2, avx512 };
+
+} // namespace
+
 struct nrt_nq {
 	std::mutex lock;	// one drainer at a time
+	nq_isa isa = nq_isa::scalar;	// chosen when the queue is set up
+	bool ring_aligned = false;	// entries on 16-byte boundaries
 	void *map = nullptr;
 	size_t map_size = 0;
 	bool mapped = false;	// munmap + NQ_RELEASE on close
@@ -34,6 +58,8 @@ struct nrt_nq {
 };
 
 namespace {
+
+nq_isa pick_isa();
 
 int setup_view(nrt_nq *q, void *map, size_t map_size)
 {
@@ -49,6 +75,8 @@ int setup_view(nrt_nq *q, void *map, size_t map_size)
 	q->entries = n;
 	q->head = __atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE);
 	q->dropped_seen = __atomic_load_n(&ctrl->dropped, __ATOMIC_ACQUIRE);
+	q->isa = pick_isa();
+	q->ring_aligned = reinterpret_cast<uintptr_t>(q->ring) % NEURON_NQ_ENTRY_SIZE == 0;
 	return 0;
 }
 
@@ -93,21 +121,6 @@ uint32_t run_length(const neuron_nq_entry *e, uint32_t lim)
 	return i;
 }
 
-// The run the producer has written from q->head on: at most @lim entries
-// and never past the end of the slot array. Sets *@whole when the run is
-// all of that (the next entry may be ready too). Caller holds q->lock.
-uint32_t ready_run(const nrt_nq *q, uint32_t lim, bool *whole)
-{
-	uint32_t slot = q->head & (q->entries - 1);
-	uint32_t n = std::min(lim, q->entries - slot);
-	const neuron_nq_entry *e = q->ring + slot;
-	// neuron_nq_phase() without its division: the lap is even when the
-	// head's bit of weight @entries is clear
-	uint32_t r = (q->head & q->entries) ? run_length<false>(e, n) : run_length<true>(e, n);
-	*whole = r == n;
-	return r;
-}
-
 using lanes_t = uint8_t __attribute__((vector_size(nrt::decode::lane_count)));
 
 // One-hot lanes: 1 in lane l, 0 elsewhere, 16 bytes each.
@@ -144,7 +157,7 @@ inline uint32_t first_word(const neuron_nq_entry *e)
 	return w;
 }
 
-// Decode @n (<= 255) entries ready_run() vouched for into @errs, as
+// Decode @n (<= 255) entries run_length() vouched for into @errs, as
 // nrt_decode_nq_entry() would with their SW-overflow bits cleared: per
 // entry one key, one table look-up, one vector add.
 void decode_run(const neuron_nq_entry *e, uint32_t n, nrt_infer_errors_t *errs)
@@ -167,6 +180,332 @@ void decode_run(const neuron_nq_entry *e, uint32_t n, nrt_infer_errors_t *errs)
 	uint8_t count[nrt::decode::lane_count];
 	std::memcpy(count, &a, sizeof(count));
 	nrt::decode::add_lane_counts(*errs, count, n);
+}
+
+// ---- vector paths (x86-64: AVX2, AVX-512) --------------------------------
+//
+// An entry's outcome comes from its first 32-bit word alone: the error_id
+// in bits 7:0 and the header in bits 31:24, phase bit included. The vector
+// paths read that word of 8 (AVX2) or 16 (AVX-512) consecutive entries,
+// check all their phases at once and decode them together; a group whose
+// phases are not all the lap's is left to the scalar code above, which
+// finds where the run ends. Each word is read in one aligned access (a
+// dword of a vector load), so its phase and its error_id are of one write:
+// the producer stores the error_id before it publishes the header, and
+// the decoders read nothing else of an entry. The copy-out path checks a
+// group's headers first and copies its bodies after an acquire fence.
+//
+// Decoding: only the two error types carry entries that are not
+// malformed, and only with an error_id below 16 (checked below against
+// the decode table), so two 16-byte tables indexed by the error_id give
+// lane + 1, or 0 for malformed. A saturating byte add of 0x70 to the
+// error_id leaves ids 0..15 as 0x70..0x7f (PSHUFB takes the low nibble)
+// and sends every larger id to 0x80 or above, which PSHUFB turns into 0;
+// the word's three other bytes saturate to 0xff, so they give 0 too.
+
+constexpr std::array<uint8_t, 16> lane1_table(uint8_t type)
+{
+	std::array<uint8_t, 16> t{};
+	for (uint32_t id = 0; id < t.size(); id++) {
+		uint8_t lane = nrt::decode::entry_lane[nrt::decode::entry_key(type, static_cast<uint8_t>(id))];
+		t[id] = lane == nrt::decode::lane_malformed ? 0 : static_cast<uint8_t>(lane + 1);
+	}
+	return t;
+}
+
+// Each table four times over: PSHUFB looks up within each 16 bytes.
+constexpr std::array<uint8_t, 64> lane1_x4(uint8_t type)
+{
+	std::array<uint8_t, 64> t{};
+	const auto one = lane1_table(type);
+	for (uint32_t i = 0; i < t.size(); i++)
+		t[i] = one[i % one.size()];
+	return t;
+}
+
+alignas(64) constexpr auto lane1_tpb = lane1_x4(NEURON_NQ_NOTIFIC_TPB_ERROR);
+alignas(64) constexpr auto lane1_err = lane1_x4(NEURON_NQ_NOTIFIC_ERROR);
+
+// What the two tables leave out is malformed: any other type, any id >= 16.
+constexpr bool tables_cover_every_key()
+{
+	for (uint32_t k = 0; k < nrt::decode::entry_lane.size(); k++) {
+		uint32_t type = k >> 8, id = k & 0xff;
+		uint8_t lane = nrt::decode::entry_lane[k];
+		bool listed = (type == NEURON_NQ_NOTIFIC_TPB_ERROR || type == NEURON_NQ_NOTIFIC_ERROR) && id < 16;
+		if (!listed && lane != nrt::decode::lane_malformed)
+			return false;
+	}
+	return true;
+}
+static_assert(tables_cover_every_key());
+static_assert(nrt::decode::lane_malformed + NRT_HW_FAULT_SLOTS + 1 <= 32, "lane bits fit a word");
+
+#ifdef NRT_NQ_X86
+
+constexpr uint32_t word_phase = uint32_t{NEURON_NQ_HDR_PHASE} << 24;
+constexpr uint32_t word_type = uint32_t{NEURON_NQ_HDR_TYPE_MASK} << 24;
+constexpr uint32_t word_sat = 0xffffff70u;
+
+// Decode whole groups of 8 entries from @e while every entry of a group
+// carries phase @phase, at most @lim entries; returns how many it took.
+__attribute__((target("avx2"))) uint32_t take_avx2(const neuron_nq_entry *e, uint32_t lim,
+						   bool phase, lane_acc &acc)
+{
+	const __m256i ph = _mm256_set1_epi32(static_cast<int>(word_phase));
+	const __m256i flip = phase ? _mm256_setzero_si256() : ph;
+	const __m256i sat = _mm256_set1_epi32(static_cast<int>(word_sat));
+	const __m256i tmask = _mm256_set1_epi32(static_cast<int>(word_type));
+	const __m256i t_tpb = _mm256_set1_epi32(NEURON_NQ_NOTIFIC_TPB_ERROR << 24);
+	const __m256i t_err = _mm256_set1_epi32(NEURON_NQ_NOTIFIC_ERROR << 24);
+	const __m256i tab_t = _mm256_load_si256(reinterpret_cast<const __m256i *>(lane1_tpb.data()));
+	const __m256i tab_e = _mm256_load_si256(reinterpret_cast<const __m256i *>(lane1_err.data()));
+	const __m256i one = _mm256_set1_epi32(1);
+	const __m256i zero = _mm256_setzero_si256();
+	__m256i bits = zero, bad = zero;
+	uint32_t i = 0;
+	for (; i + 8 <= lim; i += 8) {
+		const auto *p = reinterpret_cast<const __m256i *>(e + i);
+		// two entries a vector: their first words are dwords 0 and 4
+		__m256i v0 = _mm256_loadu_si256(p), v1 = _mm256_loadu_si256(p + 1);
+		__m256i v2 = _mm256_loadu_si256(p + 2), v3 = _mm256_loadu_si256(p + 3);
+		__m256i w = _mm256_unpacklo_epi64(_mm256_unpacklo_epi32(v0, v1),
+						  _mm256_unpacklo_epi32(v2, v3));
+		if (!_mm256_testc_si256(_mm256_xor_si256(w, flip), ph))
+			break;
+		__m256i idx = _mm256_adds_epu8(w, sat);
+		__m256i ty = _mm256_and_si256(w, tmask);
+		__m256i l = _mm256_or_si256(
+			_mm256_and_si256(_mm256_cmpeq_epi32(ty, t_tpb), _mm256_shuffle_epi8(tab_t, idx)),
+			_mm256_and_si256(_mm256_cmpeq_epi32(ty, t_err), _mm256_shuffle_epi8(tab_e, idx)));
+		bits = _mm256_or_si256(bits, _mm256_sllv_epi32(one, l));
+		bad = _mm256_sub_epi32(bad, _mm256_cmpeq_epi32(l, zero));
+	}
+	__m128i b = _mm_or_si128(_mm256_castsi256_si128(bits), _mm256_extracti128_si256(bits, 1));
+	b = _mm_or_si128(b, _mm_shuffle_epi32(b, 0x4e));
+	b = _mm_or_si128(b, _mm_shuffle_epi32(b, 0xb1));
+	__m128i c = _mm_add_epi32(_mm256_castsi256_si128(bad), _mm256_extracti128_si256(bad, 1));
+	c = _mm_add_epi32(c, _mm_shuffle_epi32(c, 0x4e));
+	c = _mm_add_epi32(c, _mm_shuffle_epi32(c, 0xb1));
+	acc.bits |= static_cast<uint32_t>(_mm_cvtsi128_si32(b));
+	acc.bad += static_cast<uint32_t>(_mm_cvtsi128_si32(c));
+	return i;
+}
+
+// The same, 16 entries a group.
+__attribute__((target("avx512f,avx512bw"))) uint32_t take_avx512(const neuron_nq_entry *e,
+								 uint32_t lim, bool phase,
+								 lane_acc &acc)
+{
+	const __m512i ph = _mm512_set1_epi32(static_cast<int>(word_phase));
+	const __m512i flip = phase ? _mm512_setzero_si512() : ph;
+	const __m512i sat = _mm512_set1_epi32(static_cast<int>(word_sat));
+	const __m512i tmask = _mm512_set1_epi32(static_cast<int>(word_type));
+	const __m512i t_tpb = _mm512_set1_epi32(NEURON_NQ_NOTIFIC_TPB_ERROR << 24);
+	const __m512i t_err = _mm512_set1_epi32(NEURON_NQ_NOTIFIC_ERROR << 24);
+	const __m512i tab_t = _mm512_load_si512(lane1_tpb.data());
+	const __m512i tab_e = _mm512_load_si512(lane1_err.data());
+	// dword 0 of each of the 8 entries in two vectors (index 16 + k is
+	// the second vector's dword k), into the low and the high half
+	const __m512i pick = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
+	const __m512i one = _mm512_set1_epi32(1);
+	__m512i bits = _mm512_setzero_si512();
+	uint32_t bad = 0;
+	uint32_t i = 0;
+	for (; i + 16 <= lim; i += 16) {
+		const auto *p = reinterpret_cast<const uint8_t *>(e + i);
+		__m512i v0 = _mm512_loadu_si512(p), v1 = _mm512_loadu_si512(p + 64);
+		__m512i v2 = _mm512_loadu_si512(p + 128), v3 = _mm512_loadu_si512(p + 192);
+		__m512i lo = _mm512_permutex2var_epi32(v0, pick, v1);
+		__m512i hi = _mm512_permutex2var_epi32(v2, pick, v3);
+		__m512i w = _mm512_mask_blend_epi32(0xff00, lo, hi);
+		if (_mm512_test_epi32_mask(_mm512_xor_si512(w, flip), ph) != 0xffff)
+			break;
+		__m512i idx = _mm512_adds_epu8(w, sat);
+		__m512i ty = _mm512_and_si512(w, tmask);
+		__m512i l = _mm512_maskz_mov_epi32(_mm512_cmpeq_epi32_mask(ty, t_err),
+						   _mm512_shuffle_epi8(tab_e, idx));
+		l = _mm512_mask_mov_epi32(l, _mm512_cmpeq_epi32_mask(ty, t_tpb),
+					  _mm512_shuffle_epi8(tab_t, idx));
+		bits = _mm512_or_si512(bits, _mm512_maskz_sllv_epi32(0xffff, one, l));
+		bad += static_cast<uint32_t>(__builtin_popcount(_mm512_testn_epi32_mask(l, l)));
+	}
+	alignas(64) uint32_t word[16];
+	_mm512_store_si512(word, bits);
+	for (uint32_t w : word)
+		acc.bits |= w;
+	acc.bad += bad;
+	return i;
+}
+
+// How many whole groups of 16 entries from @e (at most @lim entries) carry
+// phase @Phase: headers only, for the copy-out path.
+template <bool Phase>
+__attribute__((target("avx2"))) uint32_t ready_avx2(const neuron_nq_entry *e, uint32_t lim)
+{
+	// the phase bits of the two entries of a vector
+	const __m256i ph = _mm256_setr_epi32(static_cast<int>(word_phase), 0, 0, 0,
+					     static_cast<int>(word_phase), 0, 0, 0);
+	uint32_t i = 0;
+	for (; i + 16 <= lim; i += 16) {
+		const auto *p = reinterpret_cast<const __m256i *>(e + i);
+		__m256i a = _mm256_loadu_si256(p), b = _mm256_loadu_si256(p + 1);
+		__m256i c = _mm256_loadu_si256(p + 2), d = _mm256_loadu_si256(p + 3);
+		__m256i f = _mm256_loadu_si256(p + 4), g = _mm256_loadu_si256(p + 5);
+		__m256i h = _mm256_loadu_si256(p + 6), k = _mm256_loadu_si256(p + 7);
+		if constexpr (Phase) {
+			__m256i all = _mm256_and_si256(_mm256_and_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, d)),
+						       _mm256_and_si256(_mm256_and_si256(f, g), _mm256_and_si256(h, k)));
+			if (!_mm256_testc_si256(all, ph))
+				break;
+		} else {
+			__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d)),
+						      _mm256_or_si256(_mm256_or_si256(f, g), _mm256_or_si256(h, k)));
+			if (!_mm256_testz_si256(any, ph))
+				break;
+		}
+	}
+	return i;
+}
+
+template <bool Phase>
+__attribute__((target("avx512f"))) uint32_t ready_avx512(const neuron_nq_entry *e, uint32_t lim)
+{
+	const __m512i ph = _mm512_set4_epi32(0, 0, 0, static_cast<int>(word_phase));
+	uint32_t i = 0;
+	for (; i + 16 <= lim; i += 16) {
+		const auto *p = reinterpret_cast<const uint8_t *>(e + i);
+		__m512i a = _mm512_loadu_si512(p), b = _mm512_loadu_si512(p + 64);
+		__m512i c = _mm512_loadu_si512(p + 128), d = _mm512_loadu_si512(p + 192);
+		if constexpr (Phase) {
+			// a & b & c, then & d
+			__m512i all = _mm512_and_si512(_mm512_ternarylogic_epi32(a, b, c, 0x80), d);
+			if (_mm512_test_epi32_mask(all, ph) != 0x1111)
+				break;
+		} else {
+			__m512i any = _mm512_or_si512(_mm512_ternarylogic_epi32(a, b, c, 0xfe), d);
+			if (_mm512_test_epi32_mask(any, ph))
+				break;
+		}
+	}
+	return i;
+}
+
+// Copy whole groups of 8 entries from @e to @out while every entry of a
+// group carries phase @Phase, at most @lim entries; returns how many it
+// copied. @e is 16-byte aligned: each entry is read in one aligned 16-byte
+// load, which CPUs with AVX perform as one access, so the body copied is
+// the one its header published, with no second read of the entry.
+template <bool Phase>
+__attribute__((target("avx2"))) uint32_t copy_avx2(const neuron_nq_entry *e, neuron_nq_entry *out,
+						   uint32_t lim)
+{
+	const __m128i ph = _mm_setr_epi32(static_cast<int>(word_phase), 0, 0, 0);
+	const auto *p = reinterpret_cast<const __m128i *>(e);
+	auto *o = reinterpret_cast<__m128i *>(out);
+	uint32_t i = 0;
+	for (; i + 8 <= lim; i += 8) {
+		__m128i a = _mm_load_si128(p + i), b = _mm_load_si128(p + i + 1);
+		__m128i c = _mm_load_si128(p + i + 2), d = _mm_load_si128(p + i + 3);
+		__m128i f = _mm_load_si128(p + i + 4), g = _mm_load_si128(p + i + 5);
+		__m128i h = _mm_load_si128(p + i + 6), k = _mm_load_si128(p + i + 7);
+		if constexpr (Phase) {
+			__m128i all = _mm_and_si128(_mm_and_si128(_mm_and_si128(a, b), _mm_and_si128(c, d)),
+						    _mm_and_si128(_mm_and_si128(f, g), _mm_and_si128(h, k)));
+			if (!_mm_testc_si128(all, ph))
+				break;
+		} else {
+			__m128i any = _mm_or_si128(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d)),
+						   _mm_or_si128(_mm_or_si128(f, g), _mm_or_si128(h, k)));
+			if (!_mm_testz_si128(any, ph))
+				break;
+		}
+		_mm_storeu_si128(o + i, a);
+		_mm_storeu_si128(o + i + 1, b);
+		_mm_storeu_si128(o + i + 2, c);
+		_mm_storeu_si128(o + i + 3, d);
+		_mm_storeu_si128(o + i + 4, f);
+		_mm_storeu_si128(o + i + 5, g);
+		_mm_storeu_si128(o + i + 6, h);
+		_mm_storeu_si128(o + i + 7, k);
+	}
+	return i;
+}
+
+#endif // NRT_NQ_X86
+
+// Whole groups of ready entries the queue's vector path copies from @e to
+// @out.
+inline uint32_t copy_vector(const nrt_nq *q, const neuron_nq_entry *e, neuron_nq_entry *out,
+			    uint32_t lim, bool phase)
+{
+#ifdef NRT_NQ_X86
+	if (q->isa != nq_isa::scalar && q->ring_aligned)
+		return phase ? copy_avx2<true>(e, out, lim) : copy_avx2<false>(e, out, lim);
+#else
+	(void)q, (void)e, (void)out, (void)lim, (void)phase;
+#endif
+	return 0;
+}
+
+// Whole groups the queue's vector path decodes from @e (see take_avx2).
+inline uint32_t take_vector(const nrt_nq *q, const neuron_nq_entry *e, uint32_t lim, bool phase,
+			    lane_acc &acc)
+{
+#ifdef NRT_NQ_X86
+	switch (q->isa) {
+	case nq_isa::avx512:
+		return take_avx512(e, lim, phase, acc);
+	case nq_isa::avx2:
+		return take_avx2(e, lim, phase, acc);
+	case nq_isa::scalar:
+		break;
+	}
+#else
+	(void)q, (void)e, (void)lim, (void)phase, (void)acc;
+#endif
+	return 0;
+}
+
+// Whole groups of ready entries the queue's vector path finds from @e.
+inline uint32_t ready_vector(const nrt_nq *q, const neuron_nq_entry *e, uint32_t lim, bool phase)
+{
+#ifdef NRT_NQ_X86
+	switch (q->isa) {
+	case nq_isa::avx512:
+		return phase ? ready_avx512<true>(e, lim) : ready_avx512<false>(e, lim);
+	case nq_isa::avx2:
+		return phase ? ready_avx2<true>(e, lim) : ready_avx2<false>(e, lim);
+	case nq_isa::scalar:
+		break;
+	}
+#else
+	(void)q, (void)e, (void)lim, (void)phase;
+#endif
+	return 0;
+}
+
+// The best path this CPU runs, or the one LIBNRT_NQ_ISA names (scalar,
+// avx2, avx512) when the CPU has it: the tests run each path that way.
+nq_isa pick_isa()
+{
+	nq_isa best = nq_isa::scalar;
+#ifdef NRT_NQ_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		best = nq_isa::avx2;
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+		best = nq_isa::avx512;
+#endif
+	const char *env = std::getenv("LIBNRT_NQ_ISA");
+	if (!env)
+		return best;
+	std::string_view want(env);
+	if (want == "scalar")
+		return nq_isa::scalar;
+	if (want == "avx2" && best >= nq_isa::avx2)
+		return nq_isa::avx2;
+	return best;
 }
 
 void publish_head(nrt_nq *q)
@@ -275,11 +614,21 @@ NRT_EXPORT int nrt_nq_drain_entries(nrt_nq_t *q, struct neuron_nq_entry *out, ui
 	uint32_t n = 0;
 	bool more = true;
 	while (more && (max == 0 || n < max)) {
-		uint32_t lim = max ? std::min(max - n, copy_run_max) : copy_run_max;
-		uint32_t r = ready_run(q, lim, &more);
-		if (out)
-			std::memcpy(out + n, q->ring + (q->head & (q->entries - 1)),
-				    size_t{r} * sizeof(*out));
+		uint32_t slot = q->head & (q->entries - 1);
+		uint32_t lim = std::min(max ? std::min(max - n, copy_run_max) : copy_run_max,
+					q->entries - slot);
+		const neuron_nq_entry *e = q->ring + slot;
+		// neuron_nq_phase() without its division: the lap is even when
+		// the head's bit of weight @entries is clear
+		const bool phase = !(q->head & q->entries);
+		uint32_t v = out ? copy_vector(q, e, out + n, lim, phase) : ready_vector(q, e, lim, phase);
+		// the rest, one header at a time (acquire loads), then the bodies;
+		// the fence orders ready_vector()'s plain loads before them
+		std::atomic_thread_fence(std::memory_order_acquire);
+		uint32_t r = v + (phase ? run_length<true>(e + v, lim - v) : run_length<false>(e + v, lim - v));
+		if (out && r > v)
+			std::memcpy(out + n + v, e + v, size_t{r - v} * sizeof(*out));
+		more = r == lim;
 		q->head += r;
 		n += r;
 	}
@@ -298,10 +647,20 @@ int nrt::nq::drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *droppe
 		// The control area's drop counter is authoritative: the SW-overflow
 		// bit on the first entry after drops reports drops that counter
 		// already showed, so the decoder does not look at that bit.
-		uint32_t r = ready_run(q, decode_batch, &more);
+		uint32_t slot = q->head & (q->entries - 1);
+		uint32_t lim = std::min(decode_batch, q->entries - slot);
+		const neuron_nq_entry *e = q->ring + slot;
+		const bool phase = !(q->head & q->entries);
+		lane_acc acc;
+		uint32_t v = take_vector(q, e, lim, phase, acc);
+		uint32_t r = v + (phase ? run_length<true>(e + v, lim - v) : run_length<false>(e + v, lim - v));
+		more = r == lim;
 		if (!r)
 			break;	// nothing (more) ready: the common case of a clean job
-		decode_run(q->ring + (q->head & (q->entries - 1)), r, errs);
+		if (v)
+			nrt::decode::add_lane_bits(*errs, acc.bits, acc.bad, v);
+		if (r > v)
+			decode_run(e + v, r - v, errs);
 		q->head += r;
 		n += r;
 		// once per batch, so the producer never sees a full ring we are draining

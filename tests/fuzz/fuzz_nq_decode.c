@@ -11,7 +11,9 @@
  *    past it). If nrt_nq_attach_memory accepts it, it is drained, then the
  *    common/ producer writes into it from a fuzzed tail while the consumer
  *    drains: no drain may return more than the capacity, nothing may be
- *    touched outside the mapping.
+ *    touched outside the mapping. Before that, every path of the drain
+ *    (scalar, AVX2, AVX-512) drains a copy of the mapping and must give
+ *    what a one-entry-at-a-time reference gives.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -87,6 +89,69 @@ static void decode_chunks(const uint8_t *data, size_t size)
 	check_errs(&errs);
 }
 
+/*
+ * The drain of a whole mapping against a reference written out here: from
+ * the control area's head, one entry at a time while its phase is the
+ * lap's, each decoded by nrt_decode_nq_entry with the SW-overflow bit
+ * cleared (the drain takes drops from the control area), at most one lap.
+ * Run once per path of the drain (LIBNRT_NQ_ISA), each on its own copy.
+ */
+static void ring_against_reference(const uint8_t *map, size_t map_size)
+{
+	static const char *const isas[] = { "scalar", "avx2", "avx512" };
+	const struct neuron_nq_ctrl *ctrl = (const struct neuron_nq_ctrl *)map;
+	const struct neuron_nq_entry *slots = (const struct neuron_nq_entry *)(map + NEURON_NQ_RING_OFFSET);
+	nrt_infer_errors_t want, got;
+	uint32_t cap = ctrl->entries, head = ctrl->head, n = 0;
+	size_t i;
+
+	memset(&want, 0, sizeof(want));
+	while (n < cap) {
+		uint32_t idx = head + n;
+		struct neuron_nq_entry e = slots[idx & (cap - 1)];
+
+		if ((e.header & NEURON_NQ_HDR_PHASE) != ((idx & cap) ? 0 : NEURON_NQ_HDR_PHASE))
+			break;
+		e.header &= (uint8_t)~NEURON_NQ_HDR_SW_OVERFLOW;
+		nrt_decode_nq_entry(&want, &e);
+		n++;
+	}
+	for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
+		uint8_t *copy = malloc(map_size);
+		nrt_nq_t *q = NULL;
+		uint64_t dropped = 1;
+
+		if (!copy)
+			return;
+		memcpy(copy, map, map_size);
+		setenv("LIBNRT_NQ_ISA", isas[i], 1);
+		CHECK(nrt_nq_attach_memory(copy, map_size, &q) == 0);
+		memset(&got, 0, sizeof(got));
+		CHECK(nrt_nq_drain(q, &got, &dropped) == (int)n);
+		CHECK(dropped == 0);
+		CHECK(memcmp(&got, &want, sizeof(got)) == 0);
+		CHECK(((struct neuron_nq_ctrl *)copy)->head == head + n);
+		CHECK(nrt_nq_close(q) == 0);
+		/* and the copy-out path: the same count, the entries as they are */
+		memcpy(copy, map, map_size);
+		CHECK(nrt_nq_attach_memory(copy, map_size, &q) == 0);
+		{
+			struct neuron_nq_entry *out = malloc((size_t)cap * sizeof(*out));
+			uint32_t k;
+
+			if (out) {
+				CHECK(nrt_nq_drain_entries(q, out, 0) == (int)n);
+				for (k = 0; k < n; k++)
+					CHECK(memcmp(&out[k], &slots[(head + k) & (cap - 1)], sizeof(*out)) == 0);
+				free(out);
+			}
+		}
+		CHECK(nrt_nq_close(q) == 0);
+		free(copy);
+	}
+	unsetenv("LIBNRT_NQ_ISA");
+}
+
 static void ring(const uint8_t *data, size_t size)
 {
 	size_t map_size, i;
@@ -117,6 +182,7 @@ static void ring(const uint8_t *data, size_t size)
 	cap = nrt_nq_capacity(q);
 	CHECK(cap > 0 && (cap & (cap - 1)) == 0);
 	CHECK(NEURON_NQ_RING_OFFSET + (size_t)cap * NEURON_NQ_ENTRY_SIZE <= map_size);
+	ring_against_reference(map, map_size);
 	out = malloc((size_t)cap * sizeof(*out));
 	if (!out) {
 		nrt_nq_close(q);

@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -504,6 +505,43 @@ static void stops_at_every_offset(void **state)
 	}
 }
 
+/*
+ * The drain's paths (LIBNRT_NQ_ISA, read when a queue is attached): the
+ * suite runs once per path the CPU has, so the scalar code and each vector
+ * code are checked alike.
+ */
+static int isa_runs(const char *isa)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (!strcmp(isa, "avx2"))
+		return __builtin_cpu_supports("avx2");
+	if (!strcmp(isa, "avx512"))
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#endif
+	return !strcmp(isa, "scalar");
+}
+
+static int run_per_isa(const char *suite, const struct CMUnitTest *tests, size_t n)
+{
+	static const char *const isas[] = { "scalar", "avx2", "avx512" };
+	char name[64];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
+		if (!isa_runs(isas[i])) {
+			print_message("# %s: this CPU has no %s; that path is not run here\n", suite,
+				      isas[i]);
+			continue;
+		}
+		setenv("LIBNRT_NQ_ISA", isas[i], 1);
+		snprintf(name, sizeof(name), "%s_%s", suite, isas[i]);
+		rc |= _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+	}
+	return rc;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,5 +551,5 @@ int main(void)
 		cmocka_unit_test(stops_at_every_offset),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return run_per_isa("nq_equiv", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -1113,6 +1114,43 @@ static void threads_decode(void **state)
 	run_threads(64, 1);
 }
 
+/*
+ * The drain's paths (LIBNRT_NQ_ISA, read when a queue is attached): the
+ * suite runs once per path the CPU has, so the scalar code and each vector
+ * code are checked alike.
+ */
+static int isa_runs(const char *isa)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (!strcmp(isa, "avx2"))
+		return __builtin_cpu_supports("avx2");
+	if (!strcmp(isa, "avx512"))
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#endif
+	return !strcmp(isa, "scalar");
+}
+
+static int run_per_isa(const char *suite, const struct CMUnitTest *tests, size_t n)
+{
+	static const char *const isas[] = { "scalar", "avx2", "avx512" };
+	char name[64];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
+		if (!isa_runs(isas[i])) {
+			print_message("# %s: this CPU has no %s; that path is not run here\n", suite,
+				      isas[i]);
+			continue;
+		}
+		setenv("LIBNRT_NQ_ISA", isas[i], 1);
+		snprintf(name, sizeof(name), "%s_%s", suite, isas[i]);
+		rc |= _cmocka_run_group_tests(name, tests, n, NULL, NULL);
+	}
+	return rc;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1138,5 +1176,5 @@ int main(void)
 		cmocka_unit_test(threads_cap4096),
 		cmocka_unit_test(threads_decode),
 	};
-	return cmocka_run_group_tests_name("nq_ring", tests, NULL, NULL);
+	return run_per_isa("nq_ring", tests, sizeof(tests) / sizeof(tests[0]));
 }
