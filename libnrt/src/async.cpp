@@ -46,6 +46,8 @@
 
 namespace nrt::async {
 
+thread_local bool on_worker [[gnu::tls_model("initial-exec")]] = false;	// async.hpp
+
 tracker::tracker(uint32_t lnc, size_t capacity) : lnc_(lnc), capacity_(capacity)
 {
 	pending_.reserve(capacity_ + 1);
@@ -160,8 +162,7 @@ struct queue {
 // against fork()'s "forking, then is a worker active?".
 std::atomic<uint32_t> forking{ 0 };	// fork() calls between prepare and parent
 std::atomic<uint32_t> active{ 0 };	// workers in a short stretch
-thread_local bool on_worker = false;
-thread_local unsigned waiting = 0;	// long_wait stretches this thread is in (nested)
+thread_local unsigned waiting [[gnu::tls_model("initial-exec")]] = 0;	// long_wait stretches this thread is in (nested)
 
 void gate_leave() noexcept
 {
@@ -524,27 +525,18 @@ NRT_STATUS submit_on(uint32_t lnc, nrta_xu_t xu, int queue, nrta_error_tracker_t
 
 } // namespace
 
-long_wait::long_wait() noexcept
+void long_wait::enter() noexcept
 {
-	if (on_worker) {
-		if (waiting++ == 0)
-			gate_leave();
-		on_ = true;
-	}
+	if (waiting++ == 0)
+		gate_leave();
+	on_ = true;
 }
 
-long_wait::~long_wait()
+void long_wait::leave() noexcept
 {
-	end();
-}
-
-void long_wait::end() noexcept
-{
-	if (on_) {
-		on_ = false;
-		if (--waiting == 0)
-			gate_enter();
-	}
+	on_ = false;
+	if (--waiting == 0)
+		gate_enter();
 }
 
 closing_scope::closing_scope() noexcept

@@ -129,16 +129,37 @@ tracker_table &trackers();
 // leaving the stretch waits until the fork is done. No-op on other
 // threads (the application's own forks against its own threads are its
 // business, as POSIX leaves them).
+//
+// Every synchronous execution makes one, so the test for "not a worker"
+// is inline and reads the flag with one load: libnrt's few bytes of
+// thread-local data are in the static TLS block (initial-exec), with no
+// call to __tls_get_addr (under an emulated CPU a call and its return cost
+// about as much as an atomic operation).
+extern thread_local bool on_worker [[gnu::tls_model("initial-exec")]];
+
 class long_wait {
 public:
-	long_wait() noexcept;
-	~long_wait();
+	long_wait() noexcept
+	{
+		if (on_worker)
+			enter();
+	}
+	~long_wait()
+	{
+		end();
+	}
 	long_wait(const long_wait &) = delete;
 	long_wait &operator=(const long_wait &) = delete;
 	// The stretch ends before the scope does.
-	void end() noexcept;
+	void end() noexcept
+	{
+		if (on_)
+			leave();
+	}
 
 private:
+	void enter() noexcept;	// async.cpp
+	void leave() noexcept;
 	bool on_ = false;
 };
 

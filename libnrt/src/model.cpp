@@ -536,7 +536,7 @@ try {
 	NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
 					: NRT_SUCCESS;
 	uint64_t dropped = 0;
-	nq::drain_owned(c.error_ring, &errs, &dropped);
+	nq::drain_job(c.error_ring, &errs, &dropped);
 	if (rep) {
 		rep->errs = errs;
 		rep->ring_dropped = dropped;

@@ -679,6 +679,21 @@ int nrt::nq::drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *droppe
 	return static_cast<int>(n);
 }
 
+int nrt::nq::drain_job(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept
+{
+	// The producer publishes an entry's header before the tail (release),
+	// and counts a drop in the control area: a tail at our head and an
+	// unchanged drop count are a ring with nothing new, read from the
+	// control page alone.
+	if (__atomic_load_n(&q->ctrl->tail, __ATOMIC_ACQUIRE) == q->head &&
+	    __atomic_load_n(&q->ctrl->dropped, __ATOMIC_ACQUIRE) == q->dropped_seen) {
+		if (dropped)
+			*dropped = 0;
+		return 0;
+	}
+	return drain_owned(q, errs, dropped);
+}
+
 NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped)
 {
 	if (!q || !errs)

@@ -14,4 +14,12 @@ namespace nrt::nq {
 // also publishes it when nothing was).
 int drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept;
 
+// drain_owned() after a job's answer, for a ring the driver produces
+// into: when the control area's tail is the head and its drop count is
+// what was seen last, nothing was written or dropped since the last drain
+// and the ring's entries are not read (0, *@dropped 0). A job's entries
+// are all published by its answer; an entry a producer is writing at this
+// moment is left to the next drain.
+int drain_job(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept;
+
 } // namespace nrt::nq

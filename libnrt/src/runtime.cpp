@@ -497,7 +497,7 @@ NRT_EXPORT NRT_STATUS nrt_sim_execute_ex(uint32_t device_index, uint32_t nc_inde
 	res.exec_status = res.exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, res.exec_errno)
 					 : NRT_SUCCESS;
 
-	int drained = nrt::nq::drain_owned(c.error_ring, &res.errors, &res.dropped);
+	int drained = nrt::nq::drain_job(c.error_ring, &res.errors, &res.dropped);
 	res.entries = drained > 0 ? static_cast<uint32_t>(drained) : 0;
 
 	res.status = nrt::decode::job_status(res.exec_status, res.errors, cfg.numerical_armed);
