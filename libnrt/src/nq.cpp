@@ -44,7 +44,6 @@ enum class nq_isa : uint8_t { scalar, avx2, avx512 };
 struct nrt_nq {
 	std::mutex lock;	// one drainer at a time
 	nq_isa isa = nq_isa::scalar;	// chosen when the queue is set up
-	bool ring_aligned = false;	// entries on 16-byte boundaries
 	void *map = nullptr;
 	size_t map_size = 0;
 	bool mapped = false;	// munmap + NQ_RELEASE on close
@@ -75,8 +74,9 @@ int setup_view(nrt_nq *q, void *map, size_t map_size)
 	q->entries = n;
 	q->head = __atomic_load_n(&ctrl->head, __ATOMIC_ACQUIRE);
 	q->dropped_seen = __atomic_load_n(&ctrl->dropped, __ATOMIC_ACQUIRE);
-	q->isa = pick_isa();
-	q->ring_aligned = reinterpret_cast<uintptr_t>(q->ring) % NEURON_NQ_ENTRY_SIZE == 0;
+	// the vector paths read each entry in one aligned 16-byte load
+	q->isa = reinterpret_cast<uintptr_t>(q->ring) % NEURON_NQ_ENTRY_SIZE == 0 ? pick_isa()
+										   : nq_isa::scalar;
 	return 0;
 }
 
@@ -189,11 +189,19 @@ void decode_run(const neuron_nq_entry *e, uint32_t n, nrt_infer_errors_t *errs)
 // paths read that word of 8 (AVX2) or 16 (AVX-512) consecutive entries,
 // check all their phases at once and decode them together; a group whose
 // phases are not all the lap's is left to the scalar code above, which
-// finds where the run ends. Each word is read in one aligned access (a
-// dword of a vector load), so its phase and its error_id are of one write:
-// the producer stores the error_id before it publishes the header, and
-// the decoders read nothing else of an entry. The copy-out path checks a
-// group's headers first and copies its bodies after an acquire fence.
+// finds where the run ends.
+//
+// Ordering: the producer writes an entry's body, error_id included, and
+// then publishes its header with a release store. The vector paths read
+// each entry in one aligned 16-byte load (VMOVDQA), which x86 CPUs with
+// AVX perform as one single access: the header, the error_id and the body
+// the load returns are of one moment, so an entry whose header carries
+// this lap's phase comes with the body written before it (x86 keeps
+// stores in order). Queues whose entries are not 16-byte aligned (a
+// mapping nrt_nq_attach_memory() was given at an odd address) take the
+// scalar path, which reads headers with acquire loads first. The
+// header-only check of a drain that copies nothing (ready_avx2/512) reads
+// single bytes' phase bits, which any load reads whole.
 //
 // Decoding: only the two error types carry entries that are not
 // malformed, and only with an error_id below 16 (checked below against
@@ -247,6 +255,17 @@ constexpr uint32_t word_phase = uint32_t{NEURON_NQ_HDR_PHASE} << 24;
 constexpr uint32_t word_type = uint32_t{NEURON_NQ_HDR_TYPE_MASK} << 24;
 constexpr uint32_t word_sat = 0xffffff70u;
 
+// The first words of the 4 entries from @p, in order: each entry read in
+// one aligned 16-byte load (@p is 16-byte aligned), which CPUs with AVX
+// perform as a single access, so a word's header and error_id are of one
+// moment, and the error_id was written before the header was published.
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline __m128i first_words4(const __m128i *p)
+{
+	__m128i a = _mm_load_si128(p), b = _mm_load_si128(p + 1);
+	__m128i c = _mm_load_si128(p + 2), d = _mm_load_si128(p + 3);
+	return _mm_unpacklo_epi64(_mm_unpacklo_epi32(a, b), _mm_unpacklo_epi32(c, d));
+}
+
 // Decode whole groups of 8 entries from @e while every entry of a group
 // carries phase @phase, at most @lim entries; returns how many it took.
 __attribute__((target("avx2"))) uint32_t take_avx2(const neuron_nq_entry *e, uint32_t lim,
@@ -265,12 +284,8 @@ __attribute__((target("avx2"))) uint32_t take_avx2(const neuron_nq_entry *e, uin
 	__m256i bits = zero, bad = zero;
 	uint32_t i = 0;
 	for (; i + 8 <= lim; i += 8) {
-		const auto *p = reinterpret_cast<const __m256i *>(e + i);
-		// two entries a vector: their first words are dwords 0 and 4
-		__m256i v0 = _mm256_loadu_si256(p), v1 = _mm256_loadu_si256(p + 1);
-		__m256i v2 = _mm256_loadu_si256(p + 2), v3 = _mm256_loadu_si256(p + 3);
-		__m256i w = _mm256_unpacklo_epi64(_mm256_unpacklo_epi32(v0, v1),
-						  _mm256_unpacklo_epi32(v2, v3));
+		const auto *p = reinterpret_cast<const __m128i *>(e + i);
+		__m256i w = _mm256_set_m128i(first_words4(p + 4), first_words4(p));
 		if (!_mm256_testc_si256(_mm256_xor_si256(w, flip), ph))
 			break;
 		__m256i idx = _mm256_adds_epu8(w, sat);
@@ -305,20 +320,15 @@ __attribute__((target("avx512f,avx512bw"))) uint32_t take_avx512(const neuron_nq
 	const __m512i t_err = _mm512_set1_epi32(NEURON_NQ_NOTIFIC_ERROR << 24);
 	const __m512i tab_t = _mm512_load_si512(lane1_tpb.data());
 	const __m512i tab_e = _mm512_load_si512(lane1_err.data());
-	// dword 0 of each of the 8 entries in two vectors (index 16 + k is
-	// the second vector's dword k), into the low and the high half
-	const __m512i pick = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28);
 	const __m512i one = _mm512_set1_epi32(1);
 	__m512i bits = _mm512_setzero_si512();
 	uint32_t bad = 0;
 	uint32_t i = 0;
 	for (; i + 16 <= lim; i += 16) {
-		const auto *p = reinterpret_cast<const uint8_t *>(e + i);
-		__m512i v0 = _mm512_loadu_si512(p), v1 = _mm512_loadu_si512(p + 64);
-		__m512i v2 = _mm512_loadu_si512(p + 128), v3 = _mm512_loadu_si512(p + 192);
-		__m512i lo = _mm512_permutex2var_epi32(v0, pick, v1);
-		__m512i hi = _mm512_permutex2var_epi32(v2, pick, v3);
-		__m512i w = _mm512_mask_blend_epi32(0xff00, lo, hi);
+		const auto *p = reinterpret_cast<const __m128i *>(e + i);
+		__m512i w = _mm512_inserti32x4(_mm512_zextsi128_si512(first_words4(p)), first_words4(p + 4), 1);
+		w = _mm512_inserti32x4(w, first_words4(p + 8), 2);
+		w = _mm512_inserti32x4(w, first_words4(p + 12), 3);
 		if (_mm512_test_epi32_mask(_mm512_xor_si512(w, flip), ph) != 0xffff)
 			break;
 		__m512i idx = _mm512_adds_epu8(w, sat);
@@ -393,9 +403,8 @@ __attribute__((target("avx512f"))) uint32_t ready_avx512(const neuron_nq_entry *
 
 // Copy whole groups of 8 entries from @e to @out while every entry of a
 // group carries phase @Phase, at most @lim entries; returns how many it
-// copied. @e is 16-byte aligned: each entry is read in one aligned 16-byte
-// load, which CPUs with AVX perform as one access, so the body copied is
-// the one its header published, with no second read of the entry.
+// copied. Each entry is read once, in one aligned 16-byte load (above), so
+// the body copied is the one its header published.
 template <bool Phase>
 __attribute__((target("avx2"))) uint32_t copy_avx2(const neuron_nq_entry *e, neuron_nq_entry *out,
 						   uint32_t lim)
@@ -440,7 +449,7 @@ inline uint32_t copy_vector(const nrt_nq *q, const neuron_nq_entry *e, neuron_nq
 			    uint32_t lim, bool phase)
 {
 #ifdef NRT_NQ_X86
-	if (q->isa != nq_isa::scalar && q->ring_aligned)
+	if (q->isa != nq_isa::scalar)
 		return phase ? copy_avx2<true>(e, out, lim) : copy_avx2<false>(e, out, lim);
 #else
 	(void)q, (void)e, (void)out, (void)lim, (void)phase;
