@@ -161,13 +161,13 @@ static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
 
 /*
  * Wait for completion: 1 done, 0 deadline passed, -EINTR.
- * For the first 100 us poll with cond_resched() (a firmware answers in
- * tens of microseconds; one that answers from a work item on this CPU,
- * as the simulator's does on PREEMPT_RT kernels, gets the CPU at the
- * reschedule point, or sooner where the kernel preempts), then sleep
- * from a few microseconds doubling up to 1 ms (the vendor's poll step),
- * so a hung firmware costs about 1000 wake-ups per second and nothing
- * else.
+ * The first look comes before any clock read: the simulated firmware
+ * answers within the doorbell's write. Then for 100 us poll with
+ * cond_resched() (a firmware answers in tens of microseconds; one that
+ * answers from a work item on this CPU gets the CPU at the reschedule
+ * point, or sooner where the kernel preempts), then sleep from a few
+ * microseconds doubling up to 1 ms (the vendor's poll step), so a hung
+ * firmware costs about 1000 wake-ups per second and nothing else.
  * The spin is timed with local_clock() (the scheduler's clock: a TSC read)
  * and the timekeeping clock is read only once the spin is over: where the
  * clocksource is an emulated HPET each ktime_get() costs microseconds,
@@ -176,19 +176,22 @@ static bool neuron_fwio_done(struct neuron_fwio *fw, bool hostmem, u8 seq)
 static int neuron_fwio_poll(struct neuron_fwio *fw, const struct neuron_fwio_xfer *x,
 			    bool hostmem, u8 seq, unsigned int timeout_ms)
 {
-	u64 t0 = local_clock();
 	ktime_t deadline;
 	unsigned int us = 4;
+	u64 t0;
 
+	if (neuron_fwio_done(fw, hostmem, seq))
+		return 1;
+	t0 = local_clock();
 	/*
 	 * Signed: after cond_resched() this may be another CPU, whose
 	 * local_clock() can be a little behind the first one's.
 	 */
 	do {
-		if (neuron_fwio_done(fw, hostmem, seq))
-			return 1;
 		cond_resched();
 		cpu_relax();
+		if (neuron_fwio_done(fw, hostmem, seq))
+			return 1;
 	} while ((s64)(local_clock() - t0) < 100 * NSEC_PER_USEC);
 	/* the attempt's budget runs from here: the spin (about 100 us) comes on top */
 	deadline = ktime_add_ms(ktime_get(), timeout_ms);

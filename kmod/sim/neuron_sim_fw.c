@@ -10,7 +10,7 @@
  * latches the request: the registers, and for the legacy path (non-zero
  * response address) the request in the host buffer at the request address
  * (the simulator's DMA buffers, neuron_sim_fw_dma_alloc()). The serving
- * (an irq_work; a work item on PREEMPT_RT, below) validates size, CRC
+ * (in the doorbell's write itself, below) validates size, CRC
  * (the software CRC-32C of common/neuron_fwio_frame.c, against the kernel's
  * on the driver side) and command, executes and builds the answer as the
  * shared firmware model does it (common/neuron_fw_model.c, also the emulated
@@ -44,31 +44,29 @@
  * answer, answer with another sequence number, see a corrupted CRC, answer
  * late (slow), or answer 4 bytes too many.
  *
- * The request is served from an irq_work, not a work item: it answers
- * from the doorbell's interrupt on the same CPU, as a device's firmware
- * answers while the driver polls, where a work item costs two context
- * switches and a wake-up, most of an FW-IO round trip under emulation
- * (docs/performance.md). Not on PREEMPT_RT: there an irq_work runs in a
- * thread as well, so it would gain nothing, and irq_work_sync() may return
- * while that thread still touches the irq_work (it clears BUSY before its
- * last wake-up), which a device's teardown cannot allow; a work item serves
- * there. Slow answers, resets and readiness are delayed work items.
+ * A request the firmware can answer at once is served in the doorbell's
+ * write, before it returns to the driver, which then finds the answer at
+ * its poll's first look: the same answer a device's firmware gives while
+ * the driver polls, without a hand-over to another context (an interrupt
+ * or a thread costs most of an FW-IO round trip under emulation,
+ * docs/performance.md). Whatever takes time takes it as on a device: a
+ * slow answer, a reset and readiness are delayed work items, a request
+ * that is never answered leaves TRIGGER set.
  *
  * Locking: MiscRAM has its own lock (neuron_sim_miscram.c), the armed
  * faults theirs (neuron_sim_inject.c); fw->lock (spinlock) protects the
- * statistics, the latched request, the posted-blob ring and the pending
- * slow answer; fw->dma_lock the DMA buffer table and the buffers' contents
- * as the firmware sees them. None of them is taken while holding another,
- * except under fw->serve_lock, which the serving holds throughout (an
- * irq_work may run on two CPUs at once where a work item would not) and
- * takes before any of them. Every one of these locks is taken with
- * spin_lock_irqsave(): the irq_work takes them in interrupt context.
- * fw->gen changes only under the MiscRAM lock.
+ * statistics, the posted-blob ring and the pending slow answer;
+ * fw->dma_lock the DMA buffer table and the buffers' contents as the
+ * firmware sees them. None of them is taken while holding another, except
+ * under fw->serve_lock, which a doorbell holds from the latch to the end
+ * of the serving (one request latched and served at a time) and takes
+ * before any of them. Every one of these locks is taken with
+ * spin_lock_irqsave(), as the MiscRAM lock is. fw->gen changes only under
+ * the MiscRAM lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": sim-fw: " fmt
 
 #include <linux/debugfs.h>
-#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -119,6 +117,7 @@ struct neuron_sim_request {
 	u32 dw0;
 	u32 dw1;
 	u64 resp_addr;
+	u32 nwords;		/* register-only: the DATA words the header's size covers */
 	u32 words[NEURON_FWIO_DATA_SIZE / 4];	/* register-only: DATA */
 	u8 host[NEURON_SIM_FW_HOST_MAX];	/* legacy: the request buffer */
 	bool host_ok;		/* legacy: the request address was a buffer of ours */
@@ -136,12 +135,11 @@ struct neuron_sim_dma {
  * @strict:	strict mode (the device's fw_arch is not SIM)
  * @arch:	enum neuron_fw_arch of the device
  * @div:	time divisor (>= 1)
- * @req_irq:	serves the latched request (neuron_sim_fw_serve()), but on RT
- * @req_work:	the same on PREEMPT_RT kernels
- * @serve_lock:	held while serving: one request served at a time
- * @work_req:	the serving's copy of the request (under @serve_lock)
+ * @serve_lock:	held by a doorbell from the latch to the end of the serving
+ * @work_req:	the latched request (under @serve_lock)
  * @work_ans:	the serving's answer from the shared model
- * @work_payload: the serving's request payload
+ * @work_answer: the answer as it is delivered
+ * @work_payload: the serving's request payload (register-only)
  * @slow_work:	delivers @pending after its delay
  * @ready_work:	strict: makes DEVICE_ID readable
  * @reset_work:	strict: completes a device reset
@@ -151,8 +149,6 @@ struct neuron_sim_dma {
  * @dma_lock:	protects @dma and what the firmware reads and writes in the buffers
  * @dma:	host buffers handed out by neuron_sim_fw_dma_alloc()
  * @lock:	protects everything below
- * @latched:	the request to process, valid when @latched_valid
- * @latched_valid: a request waits to be served
  * @pending:	the delayed answer, valid when @pending_valid
  * @pending_valid: @pending waits for @slow_work
  * @power_profile: last profile SET_POWER_PROFILE accepted
@@ -178,11 +174,10 @@ struct neuron_sim_fw {
 	bool strict;
 	u32 arch;
 	u32 div;
-	struct irq_work req_irq;
-	struct work_struct req_work;
 	spinlock_t serve_lock;
 	struct neuron_sim_request work_req;
 	struct neuron_fw_model_answer work_ans;
+	struct neuron_sim_answer work_answer;
 	u8 work_payload[NEURON_FWIO_DATA_SIZE];
 	struct delayed_work slow_work;
 	struct delayed_work ready_work;
@@ -195,8 +190,6 @@ struct neuron_sim_fw {
 	struct neuron_sim_dma dma[NEURON_SIM_FW_DMA_MAX];
 
 	spinlock_t lock;
-	struct neuron_sim_request latched;
-	bool latched_valid;
 	struct neuron_sim_answer pending;
 	bool pending_valid;
 	u32 power_profile;
@@ -352,7 +345,7 @@ static bool neuron_sim_fw_trigger_words(u32 *w, void *ctx)
 		c->action = NEURON_SIM_TRIG_ZERO;
 		if (!fw->strict && busy) {
 			/* lenient: withdrawn; its answer will be dropped */
-			w[NEURON_MISCRAM_TRIGGER / 4] = 0;
+			WRITE_ONCE(w[NEURON_MISCRAM_TRIGGER / 4], 0);
 			fw->gen++;
 		}
 		return false;
@@ -364,42 +357,44 @@ static bool neuron_sim_fw_trigger_words(u32 *w, void *ctx)
 	if (fw->strict && w[NEURON_MISCRAM_RESET / 4]) {
 		/* taken at once: TRIGGER clear, reset in progress until reset_work */
 		c->action = NEURON_SIM_TRIG_RESET;
-		w[NEURON_MISCRAM_FW_STATUS / 4] |= NEURON_MISCRAM_FW_STATUS_BUSY;
+		WRITE_ONCE(w[NEURON_MISCRAM_FW_STATUS / 4],
+			   w[NEURON_MISCRAM_FW_STATUS / 4] | NEURON_MISCRAM_FW_STATUS_BUSY);
 		return false;
 	}
 	c->action = busy ? NEURON_SIM_TRIG_REPLACE : NEURON_SIM_TRIG_LATCH;
-	w[NEURON_MISCRAM_TRIGGER / 4] = 1;
+	WRITE_ONCE(w[NEURON_MISCRAM_TRIGGER / 4], 1);
 	r->gen = ++fw->gen;
 	r->resp_addr = (u64)w[NEURON_MISCRAM_RESP_HI / 4] << 32 | w[NEURON_MISCRAM_RESP_LO / 4];
 	r->legacy = r->resp_addr != 0;
 	if (r->legacy) {
 		c->req_addr = (u64)w[NEURON_MISCRAM_REQ_HI / 4] << 32 | w[NEURON_MISCRAM_REQ_LO / 4];
 	} else {
+		u32 plen, i;
+
 		r->no_ack = w[NEURON_MISCRAM_ACK / 4] != 1;
 		r->dw0 = w[NEURON_MISCRAM_HDR0 / 4];
 		r->dw1 = w[NEURON_MISCRAM_HDR1 / 4];
-		memcpy(r->words, &w[NEURON_MISCRAM_DATA / 4], sizeof(r->words));
+		/* the payload the header announces: the model looks at nothing past it */
+		plen = neuron_fwio_dw0_size(r->dw0);
+		plen = plen > NEURON_FWIO_REQ_HDR_SIZE ? plen - NEURON_FWIO_REQ_HDR_SIZE : 0;
+		r->nwords = min_t(u32, DIV_ROUND_UP(plen, 4), ARRAY_SIZE(r->words));
+		for (i = 0; i < r->nwords; i++)
+			r->words[i] = w[NEURON_MISCRAM_DATA / 4 + i];
 	}
 	return true;
 }
 
-/* Have the latched request served: an irq_work, a work item on PREEMPT_RT. */
-static void neuron_sim_fw_kick(struct neuron_sim_fw *fw)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		queue_work(system_wq, &fw->req_work);
-	else
-		irq_work_queue(&fw->req_irq);
-}
+static void neuron_sim_fw_serve(struct neuron_sim_fw *fw, struct neuron_sim_request *req);
 
 void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 {
-	/* on the stack: misc_write must not fail or sleep for memory */
-	struct neuron_sim_request req = { 0 }, *r = &req;
+	struct neuron_sim_request *r = &fw->work_req;
 	struct neuron_sim_trig_ctx c = { .fw = fw, .val = val, .req = r };
 	unsigned long flags;
 	bool latched;
 
+	/* the request is latched into, and served from, fw->work_req */
+	spin_lock_irqsave(&fw->serve_lock, flags);
 	latched = neuron_sim_miscram_update(&fw->sd->miscram, neuron_sim_fw_trigger_words, &c);
 	if (latched && r->legacy) {
 		/* the device reads the request from host memory when it takes it */
@@ -410,34 +405,29 @@ void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 			 (u32)r->host[7] << 24;
 	}
 
-	spin_lock_irqsave(&fw->lock, flags);
 	switch (c.action) {
 	case NEURON_SIM_TRIG_ZERO:
-		fw->trigger_zero++;
+		neuron_sim_fw_count(fw, &fw->trigger_zero);
 		break;
 	case NEURON_SIM_TRIG_REWRITE:
-		fw->rewrites++;
+	case NEURON_SIM_TRIG_REPLACE:
+		neuron_sim_fw_count(fw, &fw->rewrites);
 		break;
 	case NEURON_SIM_TRIG_RESET:
-		fw->resets++;
+		neuron_sim_fw_count(fw, &fw->resets);
 		break;
-	case NEURON_SIM_TRIG_REPLACE:
-		fw->rewrites++;
-		fallthrough;
 	case NEURON_SIM_TRIG_LATCH:
-		fw->latched = *r;
-		fw->latched_valid = true;
 		break;
 	}
-	spin_unlock_irqrestore(&fw->lock, flags);
+	if (latched && !READ_ONCE(fw->stopping))
+		neuron_sim_fw_serve(fw, r);
+	spin_unlock_irqrestore(&fw->serve_lock, flags);
 
 	if (c.action == NEURON_SIM_TRIG_ZERO)
 		dev_err(&fw->sd->dev, "driver wrote 0 to TRIGGER: only firmware clears it\n");
 	else if (c.action == NEURON_SIM_TRIG_REWRITE)
 		dev_warn_ratelimited(&fw->sd->dev,
 				     "doorbell rung while a request is in flight: refused\n");
-	if (latched && !READ_ONCE(fw->stopping))
-		neuron_sim_fw_kick(fw);
 	if (c.action == NEURON_SIM_TRIG_RESET && !READ_ONCE(fw->stopping))
 		mod_delayed_work(system_wq, &fw->reset_work,
 				 msecs_to_jiffies(NEURON_SIM_FW_STRICT_RESET_MS / fw->div));
@@ -461,10 +451,11 @@ static bool neuron_sim_fw_answer_words(u32 *w, void *ctx)
 		return false;
 	if (!a->legacy) {
 		for (i = 0; i < a->nwords; i++)
-			w[NEURON_MISCRAM_DATA / 4 + i] = a->words[i];
-		w[NEURON_MISCRAM_HDR0 / 4] = a->resp_dw0;
+			WRITE_ONCE(w[NEURON_MISCRAM_DATA / 4 + i], a->words[i]);
+		WRITE_ONCE(w[NEURON_MISCRAM_HDR0 / 4], a->resp_dw0);
 	}
-	w[NEURON_MISCRAM_TRIGGER / 4] = 0;
+	/* last: a driver that reads TRIGGER clear reads the answer after it */
+	smp_store_release(&w[NEURON_MISCRAM_TRIGGER / 4], 0);
 	return true;
 }
 
@@ -571,8 +562,14 @@ static bool neuron_sim_fw_refuses(struct neuron_sim_fw *fw, const struct neuron_
 	return r->no_ack || fw->arch == NEURON_FW_ARCH_V2;
 }
 
-/* Serve the latched request, if any. fw->serve_lock held. */
-static void neuron_sim_fw_serve(struct neuron_sim_fw *fw)
+/*
+ * Serve the request just latched in @req (fw->work_req). fw->serve_lock
+ * held. Request, answers and payload live in @fw, not on the stack and not
+ * allocated per request, and only the words the request fills are copied:
+ * under emulation a copy or an allocation (zeroed, init_on_alloc) of a
+ * whole request costs a good part of a round trip.
+ */
+static void neuron_sim_fw_serve(struct neuron_sim_fw *fw, struct neuron_sim_request *req)
 {
 	const struct neuron_fw_model_dev dev = {
 		.read_word = neuron_sim_fw_read_word,
@@ -580,27 +577,13 @@ static void neuron_sim_fw_serve(struct neuron_sim_fw *fw)
 		.power_profile = neuron_sim_fw_power_profile,
 		.ctx = fw,
 	};
-	struct neuron_sim_request *req = &fw->work_req;
 	struct neuron_fw_model_answer *ans = &fw->work_ans;
-	u8 *payload = fw->work_payload;
-	struct neuron_sim_answer a = { 0 };
+	struct neuron_sim_answer *a = &fw->work_answer;
 	enum neuron_sim_fw_fault fault;
 	u32 slow_ms, delay_ms = 0;
 	unsigned long flags;
-	bool valid;
+	const u8 *payload;
 
-	/*
-	 * Request, answer and payload (1.5 KiB together) live in @fw, not on
-	 * the stack and not allocated per request: under emulation an
-	 * allocation (zeroed, init_on_alloc) costs a good part of a round trip.
-	 */
-	spin_lock_irqsave(&fw->lock, flags);
-	valid = fw->latched_valid;
-	fw->latched_valid = false;
-	*req = fw->latched;
-	spin_unlock_irqrestore(&fw->lock, flags);
-	if (!valid)
-		return;
 	if (neuron_sim_fw_refuses(fw, req)) {
 		neuron_sim_fw_count(fw, &fw->refused);
 		return;
@@ -610,10 +593,12 @@ static void neuron_sim_fw_serve(struct neuron_sim_fw *fw)
 	if (fault == NEURON_SIM_FW_TIMEOUT)
 		return;
 
-	if (req->legacy)
-		memcpy(payload, req->host + NEURON_FWIO_REQ_HDR_SIZE, NEURON_FWIO_MAX_PAYLOAD);
-	else
-		neuron_fwio_unpack_words(req->words, NEURON_FWIO_DATA_SIZE, payload);
+	if (req->legacy) {
+		payload = req->host + NEURON_FWIO_REQ_HDR_SIZE;
+	} else {
+		neuron_fwio_unpack_words(req->words, 4 * req->nwords, fw->work_payload);
+		payload = fw->work_payload;
+	}
 	neuron_fw_model_serve(&dev, req->dw0, req->dw1, payload, NEURON_FWIO_MAX_PAYLOAD,
 			      NEURON_FWIO_REQ_HDR_SIZE + NEURON_FWIO_MAX_PAYLOAD,
 			      neuron_sim_fw_model_fault(fault), NEURON_FWIO_FAIL, ans);
@@ -623,44 +608,25 @@ static void neuron_sim_fw_serve(struct neuron_sim_fw *fw)
 	    neuron_fwio_dw0_code(req->dw0) == NEURON_FWIO_CMD_SET_POWER_PROFILE)
 		delay_ms = NEURON_SIM_FW_STRICT_POWER_MS / fw->div;
 
-	a.gen = req->gen;
-	a.legacy = req->legacy;
-	a.resp_addr = req->resp_addr;
-	a.resp_dw0 = ans->resp_dw0;
-	a.nwords = neuron_fwio_pack_words(ans->data, min_t(u32, ans->len, NEURON_FWIO_DATA_SIZE),
-					  a.words);
+	a->gen = req->gen;
+	a->legacy = req->legacy;
+	a->resp_addr = req->resp_addr;
+	a->resp_dw0 = ans->resp_dw0;
+	a->nwords = neuron_fwio_pack_words(ans->data,
+					   min_t(u32, ans->len, NEURON_FWIO_DATA_SIZE), a->words);
 
 	if (fault == NEURON_SIM_FW_SLOW)
 		delay_ms = max(delay_ms, slow_ms);
 	if (delay_ms) {
 		spin_lock_irqsave(&fw->lock, flags);
-		fw->pending = a;
+		fw->pending = *a;
 		fw->pending_valid = true;
 		spin_unlock_irqrestore(&fw->lock, flags);
 		if (!READ_ONCE(fw->stopping))
 			mod_delayed_work(system_wq, &fw->slow_work, msecs_to_jiffies(delay_ms));
 		return;
 	}
-	neuron_sim_fw_answer(fw, &a);
-}
-
-static void neuron_sim_fw_serve_locked(struct neuron_sim_fw *fw)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&fw->serve_lock, flags);
-	neuron_sim_fw_serve(fw);
-	spin_unlock_irqrestore(&fw->serve_lock, flags);
-}
-
-static void neuron_sim_fw_req_irq(struct irq_work *work)
-{
-	neuron_sim_fw_serve_locked(container_of(work, struct neuron_sim_fw, req_irq));
-}
-
-static void neuron_sim_fw_req_work(struct work_struct *work)
-{
-	neuron_sim_fw_serve_locked(container_of(work, struct neuron_sim_fw, req_work));
+	neuron_sim_fw_answer(fw, a);
 }
 
 static void neuron_sim_fw_slow_work(struct work_struct *work)
@@ -688,8 +654,10 @@ static void neuron_sim_fw_slow_work(struct work_struct *work)
  */
 static bool neuron_sim_fw_reset_words(u32 *w, void *ctx)
 {
-	w[NEURON_MISCRAM_RESET / 4] = 0;
-	w[NEURON_MISCRAM_FW_STATUS / 4] &= ~NEURON_MISCRAM_FW_STATUS_BUSY;
+	WRITE_ONCE(w[NEURON_MISCRAM_FW_STATUS / 4],
+		   w[NEURON_MISCRAM_FW_STATUS / 4] & ~NEURON_MISCRAM_FW_STATUS_BUSY);
+	/* last: a driver that reads RESET 0 reads FW_STATUS idle after it */
+	smp_store_release(&w[NEURON_MISCRAM_RESET / 4], 0);
 	return true;
 }
 
@@ -857,8 +825,6 @@ struct neuron_sim_fw *neuron_sim_fw_create(struct neuron_sim_dev *sd)
 	spin_lock_init(&fw->lock);
 	spin_lock_init(&fw->dma_lock);
 	spin_lock_init(&fw->serve_lock);
-	init_irq_work(&fw->req_irq, neuron_sim_fw_req_irq);
-	INIT_WORK(&fw->req_work, neuron_sim_fw_req_work);
 	INIT_DELAYED_WORK(&fw->slow_work, neuron_sim_fw_slow_work);
 	INIT_DELAYED_WORK(&fw->ready_work, neuron_sim_fw_ready_work);
 	INIT_DELAYED_WORK(&fw->reset_work, neuron_sim_fw_reset_work);
@@ -893,8 +859,6 @@ void neuron_sim_fw_destroy(struct neuron_sim_fw *fw)
 	WRITE_ONCE(fw->stopping, true);
 	cancel_delayed_work_sync(&fw->ready_work);
 	cancel_delayed_work_sync(&fw->reset_work);
-	irq_work_sync(&fw->req_irq);
-	cancel_work_sync(&fw->req_work);
 	cancel_delayed_work_sync(&fw->slow_work);
 	kfree(fw);
 }

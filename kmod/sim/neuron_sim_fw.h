@@ -22,7 +22,9 @@ void neuron_sim_fw_debugfs_exit(struct neuron_sim_fw *fw);
 void neuron_sim_fw_destroy(struct neuron_sim_fw *fw);
 /*
  * The driver wrote @val to TRIGGER (backend op misc_write): the doorbell.
- * Latches the request (lenient and strict rules: sim/neuron_sim_fw.c).
+ * Latches the request (lenient and strict rules: sim/neuron_sim_fw.c) and
+ * serves it before returning; an answer that takes time on a device (slow
+ * fault, strict power profile) is left to a delayed work item.
  */
 void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val);
 /* backend ops dma_alloc/dma_free: host buffers the firmware can reach. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The simulated device's MiscRAM (neuron_sim_miscram.h): an array of words
- * behind one spinlock. The backend ops misc_read/misc_write, the firmware
- * emulator and the fault knobs all go through these functions.
+ * that one spinlock guards for writers. The backend ops misc_read/misc_write,
+ * the firmware emulator and the fault knobs all go through these functions.
  */
 #include <linux/spinlock.h>
 
@@ -22,15 +22,14 @@ static bool miscram_valid(u32 off)
 
 u32 neuron_sim_miscram_read(struct neuron_sim_miscram *m, u32 off)
 {
-	unsigned long flags;
-	u32 val;
-
 	if (!miscram_valid(off))
 		return NEURON_MISCRAM_BAD_READ;
-	spin_lock_irqsave(&m->lock, flags);
-	val = m->words[off / 4];
-	spin_unlock_irqrestore(&m->lock, flags);
-	return val;
+	/*
+	 * One aligned word, read whole without the lock; acquire: what the
+	 * action that stored it stored before it is seen by the reads after
+	 * this one (neuron_sim_miscram.h).
+	 */
+	return smp_load_acquire(&m->words[off / 4]);
 }
 
 void neuron_sim_miscram_write(struct neuron_sim_miscram *m, u32 off, u32 val)
@@ -40,7 +39,7 @@ void neuron_sim_miscram_write(struct neuron_sim_miscram *m, u32 off, u32 val)
 	if (!miscram_valid(off))
 		return;
 	spin_lock_irqsave(&m->lock, flags);
-	m->words[off / 4] = val;
+	WRITE_ONCE(m->words[off / 4], val);
 	spin_unlock_irqrestore(&m->lock, flags);
 }
 
