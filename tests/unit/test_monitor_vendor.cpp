@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <vector>
 extern "C" {
@@ -311,6 +312,122 @@ static void process_tag(void **)
 	nds_close(r);
 }
 
+// What neuron-monitor reads of an application's slab (add_slab): every
+// counter of every NeuronCore, the three regions of the layout included
+// (EXT ids, NeuronCores 4 and up), as nds_get_*_counter() read them; the
+// latency histograms, summed over the slabs that hold the block; the tag
+// of the first slab that has one; the held NeuronCores as global ids.
+static void slab_reading(void **)
+{
+	alignas(8) static unsigned char s1[NEURON_NDS_SIZE], s2[NEURON_NDS_SIZE];
+	nds_instance_t *w1 = nullptr, *w2 = nullptr, *r1 = nullptr, *r2 = nullptr;
+	assert_int_equal(nds_open_memory(s1, 6, true, &w1), 0);
+	assert_int_equal(nds_open_memory(s2, 2, true, &w2), 0);
+	for (int nc = 0; nc < 6; nc++)
+		for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++)
+			assert_int_equal(nds_increment_nc_counter(w1, nc, id, 1000 * nc + id + 1), 0);
+	for (uint32_t id = 0; id < NEURON_NDS_ND_COUNT; id++)
+		assert_int_equal(nds_increment_nd_counter(w1, id, id + 7), 0);
+	assert_int_equal(nds_increment_nc_counter(w2, 1, NDS_NC_COUNTER_INFER_COMPLETED, 5), 0);
+	assert_int_equal(nds_record_latency(w1, NDS_LATENCY_TOTAL, 5000), 0);
+	assert_int_equal(nds_record_latency(w2, NDS_LATENCY_TOTAL, 5000), 0);
+	assert_int_equal(nds_record_latency(w2, NDS_LATENCY_DEVICE, 70000), 0);
+	assert_int_equal(nds_set_process_tag(w2, "second"), 0);
+	assert_int_equal(nds_open_memory(s1, 6, false, &r1), 0);
+	assert_int_equal(nds_open_memory(s2, 2, false, &r2), 0);
+
+	m::app_sample a;
+	m::add_slab(a, r1, 6, 0, 0x22);
+	assert_int_equal(a.nc.size(), 6);
+	for (int nc = 0; nc < 6; nc++)
+		for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++) {
+			uint64_t v = 0;
+			assert_int_equal(nds_get_nc_counter(r1, nc, id, &v), 0);
+			assert_int_equal(a.nc.at(nc)[id], v);
+			assert_int_equal(v, 1000 * nc + id + 1);
+		}
+	for (uint32_t id = 0; id < NEURON_NDS_ND_COUNT; id++)
+		assert_int_equal(a.nd[id], id + 7);
+	assert_true(a.held == std::set<int>({ 1, 5 }));
+	assert_true(a.has_latency);
+	assert_int_equal(nds_latency_count(a.latency[NDS_LATENCY_TOTAL].data()), 1);
+	assert_true(a.tag.empty());
+
+	// a second device's slab: its NeuronCores after the first's, its
+	// latency added, its tag the first one seen
+	m::add_slab(a, r2, 2, 6, 0x1);
+	assert_int_equal(a.nc.size(), 8);
+	assert_int_equal(a.nc.at(7)[NDS_NC_COUNTER_INFER_COMPLETED], 5);
+	assert_int_equal(a.nc.at(6)[NDS_NC_COUNTER_INFER_COMPLETED], 0);
+	assert_true(a.held == std::set<int>({ 1, 5, 6 }));
+	assert_int_equal(nds_latency_count(a.latency[NDS_LATENCY_TOTAL].data()), 2);
+	assert_int_equal(nds_latency_count(a.latency[NDS_LATENCY_DEVICE].data()), 1);
+	assert_string_equal(a.tag.c_str(), "second");
+	m::add_slab(a, r1, 6, 8, 0);
+	assert_string_equal(a.tag.c_str(), "second");
+
+	// a slab without a latency block (a runtime that keeps none)
+	alignas(8) static unsigned char s3[NEURON_NDS_SIZE];
+	nds_instance_t *r3 = nullptr;
+	assert_int_equal(nds_open_memory(s3, 2, false, &r3), 0);
+	m::app_sample b;
+	m::add_slab(b, r3, 2, 0, 0);
+	assert_false(b.has_latency);
+	assert_int_equal(b.nc.size(), 2);
+	for (nds_instance_t *i : { w1, w2, r1, r2, r3 })
+		nds_close(i);
+}
+
+// subtract() is delta() in place: the same per counter, per bucket (a
+// histogram with a bucket that went down counts from zero), per tick.
+static void subtract_in_place(void **)
+{
+	m::app_sample cur, prev;
+	cur.pid = prev.pid = 9;
+	cur.tag = prev.tag = "t";
+	for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++) {
+		cur.nc[0][id] = 10 + id;
+		prev.nc[0][id] = id % 3 ? 4 : 20 + id;	// some went down
+		cur.nc[3][id] = 1;			// no baseline
+	}
+	cur.has_latency = prev.has_latency = true;
+	cur.latency[NDS_LATENCY_TOTAL][3] = 5;
+	prev.latency[NDS_LATENCY_TOTAL][3] = 2;
+	cur.latency[NDS_LATENCY_DEVICE][4] = 1;
+	prev.latency[NDS_LATENCY_DEVICE][4] = 3;	// a new slab
+	prev.latency[NDS_LATENCY_DEVICE][9] = 1;
+	cur.utime = 50;
+	prev.utime = 20;
+	cur.stime = 1;
+	prev.stime = 2;
+	const m::app_sample *none = nullptr;
+	for (const m::app_sample *p : { static_cast<const m::app_sample *>(&prev), none }) {
+		m::app_sample d = m::delta(cur, p), e = cur;
+		m::subtract(e, p);
+		assert_true(d.nc == e.nc && d.latency == e.latency && d.utime == e.utime &&
+			    d.stime == e.stime && d.nd == e.nd);
+	}
+	m::app_sample e = cur;
+	m::subtract(e, &prev);
+	assert_int_equal(e.latency[NDS_LATENCY_TOTAL][3], 3);
+	assert_int_equal(e.latency[NDS_LATENCY_DEVICE][4], 1);
+	assert_int_equal(e.latency[NDS_LATENCY_DEVICE][9], 0);
+	assert_int_equal(e.nc[0][1], 11 - 4);
+	assert_int_equal(e.nc[0][0], 10);
+	assert_int_equal(e.nc[3][2], 1);
+	assert_int_equal(e.utime, 30);
+	assert_int_equal(e.stime, 1);
+
+	// the report's text into a buffer that held another: the same text
+	m::config c = m::default_config();
+	m::report r;
+	r.period_s = 0.5;
+	r.apps.emplace_back(&c.runtimes[0], e);
+	std::string out(5000, 'x');
+	m::report_json(out, c, r);
+	assert_true(out == m::report_json(c, r));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +440,8 @@ int main(void)
 		cmocka_unit_test(prometheus_simulated_and_vendor),
 		cmocka_unit_test(latency_stats),
 		cmocka_unit_test(process_tag),
+		cmocka_unit_test(slab_reading),
+		cmocka_unit_test(subtract_in_place),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -8,19 +8,24 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <unistd.h>
 #include <vector>
 
@@ -34,89 +39,270 @@ namespace m = tools::monitor;
 
 namespace {
 
-// Every application's NDS counters now, summed over the devices it has a
-// slab on. Processes without a slab (tools, this monitor) are no runtime.
-std::map<int, m::app_sample> collect_apps(std::string &err)
+// utime and stime of /proc/<pid>/stat's text @st: fields 14 and 15, after
+// the ")" that ends comm. False when there is no ")"; fields that are not
+// there read as 0.
+bool parse_stat(std::string_view st, uint64_t &utime, uint64_t &stime)
 {
-	std::map<int, m::app_sample> apps;
+	// isspace() in the "C" locale
+	auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
+	size_t p = st.rfind(')');
+	if (p == std::string_view::npos)
+		return false;
+	utime = stime = 0;
+	size_t i = p + 2;
+	for (int field = 3; field <= 15; field++) {
+		while (i < st.size() && space(st[i]))
+			i++;
+		if (i >= st.size())
+			break;
+		size_t e = i;
+		while (e < st.size() && !space(st[e]))
+			e++;
+		if (field == 14 || field == 15)
+			std::from_chars(st.data() + i, st.data() + e, field == 14 ? utime : stime);
+		i = e;
+	}
+	return true;
+}
+
+// The applications' NDS slabs, each mapped once and read at every report
+// while its process lives and holds it, and their /proc/<pid>/stat files,
+// kept open for the same time. What keeps a kept mapping that process's
+// slab: the driver's mapping shows the slab it was granted for and never
+// a later one (zeros once the owner released it), so a kept slab must
+// still carry the header its owner wrote when it mapped it (else it is
+// mapped anew); and the kept stat file answers only while the process it
+// was opened for lives (a new process given the same pid has a /proc
+// entry of its own), so a kept slab is used only while its process's
+// stat file reads. Slabs without a header (an owner that never mapped
+// its own), and the vendor's driver's (no slot number), are mapped and
+// unmapped at every report. A device stays open while a slab of it is kept.
+class app_reader {
+public:
+	app_reader() = default;
+	app_reader(const app_reader &) = delete;
+	app_reader &operator=(const app_reader &) = delete;
+	~app_reader()
+	{
+		for (auto &[index, d] : devs_)
+			drop(d);
+		for (auto &[pid, p] : procs_)
+			if (p.fd >= 0)
+				::close(p.fd);
+	}
+
+	// Every application's NDS counters now into @apps, summed over the
+	// devices it has a slab on; the samples @apps held go, their memory is
+	// reused. Processes without a slab (tools, this monitor) are no runtime.
+	void collect(std::map<int, m::app_sample> &apps, std::string &err);
+
+private:
+	struct slab {
+		nds_instance_t *inst = nullptr;
+		uint64_t seen = 0;	// the report that last listed its process
+	};
+	struct device {
+		ndl_device_t *dev = nullptr;
+		std::map<int, slab> slabs;	// by pid
+		uint64_t seen = 0;
+	};
+	struct proc {
+		int fd = -1;		// /proc/<pid>/stat
+		uint64_t checked = 0;	// the report that last read it
+		uint64_t kept = 0;	// the last report that kept a slab of it
+		bool ok = false;	// that read succeeded
+		uint64_t utime = 0, stime = 0;
+	};
+
+	static void drop(device &d)
+	{
+		for (auto &[pid, s] : d.slabs)
+			nds_close(s.inst);
+		d.slabs.clear();
+		if (d.dev)
+			ndl_close_device(d.dev);
+		d.dev = nullptr;
+	}
+
+	// The slab is this driver's and its owner's header is in it.
+	static bool keepable(const nds_instance_t *inst)
+	{
+		if (nds_slot(inst) < 0)
+			return false;
+		uint32_t sig, want;
+		static_assert(sizeof(NEURON_NDS_SIGNATURE) == sizeof(want));
+		std::memcpy(&want, NEURON_NDS_SIGNATURE, sizeof(want));
+		sig = __atomic_load_n(static_cast<const uint32_t *>(nds_raw_slab(inst)) +
+					      NEURON_NDS_HEADER_OFF / sizeof(uint32_t),
+				      __ATOMIC_ACQUIRE);
+		return sig == want;
+	}
+
+	// The process @pid's stat file read in this report: true while the
+	// process it was first opened for lives.
+	bool alive(int pid)
+	{
+		proc &p = procs_[pid];
+		if (p.checked == report_)
+			return p.ok;
+		p.checked = report_;
+		p.ok = false;
+		if (p.fd < 0)
+			p.fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(),
+				      O_RDONLY | O_CLOEXEC);
+		if (p.fd < 0)
+			return false;
+		char buf[1024];
+		ssize_t n = ::pread(p.fd, buf, sizeof(buf), 0);
+		if (n > 0 && static_cast<size_t>(n) < sizeof(buf))
+			p.ok = parse_stat(std::string_view(buf, static_cast<size_t>(n)), p.utime,
+					  p.stime);
+		if (!p.ok) {
+			::close(p.fd);
+			p.fd = -1;
+		}
+		return p.ok;
+	}
+
+	// @d open (kept, else opened now) and its processes into @info, @count.
+	// False when it cannot be opened.
+	bool list(device &d, int index, neuron_app_info *&info, size_t &count, std::string &err)
+	{
+		info = nullptr;
+		count = 0;
+		if (d.dev) {
+			if (ndl_get_all_apps_info(d.dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) == 0)
+				return true;
+			// removed, reset: what was kept of it goes, it is opened anew
+			drop(d);
+		}
+		if (ndl_open_device(index, nullptr, &d.dev) != 0) {
+			d.dev = nullptr;
+			err = "cannot open /dev/neuron" + std::to_string(index);
+			return false;
+		}
+		if (ndl_get_all_apps_info(d.dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) != 0) {
+			err = "cannot list the processes of /dev/neuron" + std::to_string(index);
+			info = nullptr;
+			count = 0;
+		}
+		return true;
+	}
+
+	uint64_t report_ = 0;
+	std::map<int, device> devs_;	// by device index
+	std::vector<std::map<int, m::app_sample>::node_type> spare_;	// collect()'s
+	std::map<int, proc> procs_;	// by pid: the processes with a kept slab
+};
+
+void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
+{
+	spare_.clear();
+	while (!apps.empty())
+		spare_.push_back(apps.extract(apps.begin()));
+	// @pid's sample, a new one zeroed, in a spare node where there is one
+	auto sample = [&](int pid) -> m::app_sample & {
+		auto it = apps.find(pid);
+		if (it != apps.end())
+			return it->second;
+		if (spare_.empty())
+			return apps[pid];
+		auto node = std::move(spare_.back());
+		spare_.pop_back();
+		node.key() = pid;
+		std::destroy_at(&node.mapped());
+		std::construct_at(&node.mapped());
+		return apps.insert(std::move(node)).position->second;
+	};
 	int idx[MAX_NEURON_DEVICE_COUNT];
 	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
 	int first_nc = 0;
+	const int self = ::getpid();
+	report_++;
 	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
-		ndl_device_t *dev = nullptr;
-		if (ndl_open_device(idx[i], nullptr, &dev) != 0) {
-			err = "cannot open /dev/neuron" + std::to_string(idx[i]);
-			continue;
-		}
-		uint32_t ncs = ndl_device_get_info(dev)->nc_count;
+		device &d = devs_[idx[i]];
+		d.seen = report_;
 		neuron_app_info *info = nullptr;
 		size_t count = 0;
-		if (ndl_get_all_apps_info(dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) != 0) {
-			err = "cannot list the processes of /dev/neuron" + std::to_string(idx[i]);
-			count = 0;
-		}
+		if (!list(d, idx[i], info, count, err))
+			continue;
+		uint32_t ncs = ndl_device_get_info(d.dev)->nc_count;
 		for (size_t k = 0; k < count; k++) {
 			int pid = info[k].pid;
-			if (pid == ::getpid())
+			if (pid == self)
 				continue;
 			nds_instance_t *inst = nullptr;
-			if (nds_open(dev, pid, &inst) != 0)
-				continue;
-			m::app_sample &a = apps[pid];
-			a.pid = pid;
-			char tag[NDS_PROCESS_TAG_MAX + 1];
-			if (a.tag.empty() && nds_get_process_tag(inst, tag, sizeof(tag)) > 0)
-				a.tag = tag;
-			for (uint32_t nc = 0; nc < ncs; nc++) {
-				m::nc_counters &c = a.nc[first_nc + static_cast<int>(nc)];
-				for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++) {
-					uint64_t v = 0;
-					nds_get_nc_counter(inst, static_cast<int>(nc), id, &v);
-					c[id] += v;
+			bool kept = false;
+			auto it = d.slabs.find(pid);
+			if (it != d.slabs.end()) {
+				if (alive(pid) && keepable(it->second.inst)) {
+					inst = it->second.inst;
+					it->second.seen = report_;
+					kept = true;
+				} else {
+					nds_close(it->second.inst);
+					d.slabs.erase(it);
 				}
-				if (info[k].nc_lock_map & (1u << nc))
-					a.held.insert(first_nc + static_cast<int>(nc));
 			}
-			for (uint32_t id = 0; id < NEURON_NDS_ND_COUNT; id++) {
-				uint64_t v = 0;
-				nds_get_nd_counter(inst, id, &v);
-				a.nd[id] += v;
+			if (!inst) {
+				if (nds_open(d.dev, pid, &inst) != 0)
+					continue;
+				if (keepable(inst) && alive(pid)) {
+					d.slabs[pid] = slab{ inst, report_ };
+					kept = true;
+				}
 			}
-			// the latency histograms, where the runtime keeps them
-			for (unsigned kind = 0; kind < NDS_LATENCY_KINDS; kind++) {
-				m::latency_hist h;
-				if (nds_get_latency(inst, kind, h.data()) != 0)
-					break;
-				a.has_latency = true;
-				for (size_t b = 0; b < h.size(); b++)
-					a.latency[kind][b] += h[b];
-			}
-			nds_close(inst);
+			m::app_sample &a = sample(pid);
+			a.pid = pid;
+			m::add_slab(a, inst, ncs, first_nc, info[k].nc_lock_map);
+			if (!kept)
+				nds_close(inst);
 		}
 		std::free(info);
 		first_nc += static_cast<int>(ncs);
-		ndl_close_device(dev);
 	}
 	for (auto &[pid, a] : apps) {
 		if (a.tag.empty())
 			a.tag = std::to_string(pid);
-		// utime, stime: fields 14 and 15, after the ")" that ends comm
-		std::string st = read_text("/proc/" + std::to_string(pid) + "/stat");
-		size_t p = st.rfind(')');
-		if (p == std::string::npos) {
-			a.error = "cannot read /proc/" + std::to_string(pid) + "/stat";
+		auto p = procs_.find(pid);
+		if (p != procs_.end() && p->second.checked == report_ && p->second.ok) {
+			a.utime = p->second.utime;
+			a.stime = p->second.stime;
 			continue;
 		}
-		std::istringstream in(st.substr(p + 2));
-		std::string f;
-		for (int field = 3; field <= 15 && in >> f; field++) {
-			if (field == 14)
-				a.utime = std::strtoull(f.c_str(), nullptr, 10);
-			if (field == 15)
-				a.stime = std::strtoull(f.c_str(), nullptr, 10);
+		if (!parse_stat(read_text("/proc/" + std::to_string(pid) + "/stat"), a.utime, a.stime))
+			a.error = "cannot read /proc/" + std::to_string(pid) + "/stat";
+	}
+	// what this report did not list goes: slabs of processes gone from
+	// their device, devices gone, devices and processes without kept slabs
+	for (auto d = devs_.begin(); d != devs_.end();) {
+		for (auto s = d->second.slabs.begin(); s != d->second.slabs.end();) {
+			if (d->second.seen != report_ || s->second.seen != report_) {
+				nds_close(s->second.inst);
+				s = d->second.slabs.erase(s);
+			} else {
+				procs_[s->first].kept = report_;
+				++s;
+			}
+		}
+		if (d->second.slabs.empty()) {
+			drop(d->second);
+			d = devs_.erase(d);
+		} else {
+			++d;
 		}
 	}
-	return apps;
+	for (auto p = procs_.begin(); p != procs_.end();) {
+		if (p->second.kept == report_) {
+			++p;
+			continue;
+		}
+		if (p->second.fd >= 0)
+			::close(p->second.fd);
+		p = procs_.erase(p);
+	}
+	spare_.clear();
 }
 
 std::vector<m::device_hw> collect_hw(std::string &err)
@@ -246,6 +432,10 @@ m::instance_info collect_instance()
 	return i;
 }
 
+// tags whose group is remembered, at most (tags of exited applications
+// leave with the rest when it is reached)
+constexpr size_t kGroupCacheMax = 4096;
+
 volatile std::sig_atomic_t g_stop;
 
 void on_signal(int)
@@ -281,6 +471,13 @@ int run(const Options &opt)
 
 	std::string err;
 	std::map<int, m::app_sample> prev_apps;	// no baseline: the first report counts from 0
+	std::map<int, m::app_sample> cur;	// this report's; the one before's memory between reports
+	std::string out;			// the report's text
+	app_reader reader;
+	// the group whose tag_filter an application's tag matches first (nullptr:
+	// none); a tag matches the same group at every report
+	std::unordered_map<std::string, const m::runtime_group *> group_of;
+	m::report r;
 	std::vector<m::device_hw> prev_hw = collect_hw(err);
 	std::vector<m::cpu_times> prev_cpu = collect_cpus(err);
 	m::prometheus prom;
@@ -297,21 +494,36 @@ int run(const Options &opt)
 			break;
 		next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
 
-		m::report r;
+		// a fresh report that keeps the last one's room for the applications
+		auto room = std::move(r.apps);
+		room.clear();
+		r = m::report{};
+		r.apps = std::move(room);
 		r.period_s = cfg.period_s;
 		std::string apps_err;
-		std::map<int, m::app_sample> cur = collect_apps(apps_err);
+		reader.collect(cur, apps_err);
+		r.apps.reserve(cur.size());
+		if (group_of.size() > kGroupCacheMax)
+			group_of.clear();
 		for (auto &[pid, a] : cur) {
-			auto it = prev_apps.find(pid);
-			m::app_sample d = m::delta(a, it == prev_apps.end() ? nullptr : &it->second);
-			for (const m::runtime_group &g : cfg.runtimes) {
-				if (std::regex_search(d.tag, g.re)) {
-					r.apps.emplace_back(&g, std::move(d));
-					break;
+			auto g = group_of.find(a.tag);
+			if (g == group_of.end()) {
+				const m::runtime_group *match = nullptr;
+				for (const m::runtime_group &rg : cfg.runtimes) {
+					if (std::regex_search(a.tag, rg.re)) {
+						match = &rg;
+						break;
+					}
 				}
+				g = group_of.emplace(a.tag, match).first;
 			}
+			if (!g->second)
+				continue;
+			auto it = prev_apps.find(pid);
+			r.apps.emplace_back(g->second, a);
+			m::subtract(r.apps.back().second, it == prev_apps.end() ? nullptr : &it->second);
 		}
-		prev_apps = std::move(cur);
+		std::swap(prev_apps, cur);
 
 		std::string hw_err = apps_err;
 		std::vector<m::device_hw> hw = collect_hw(hw_err);
@@ -342,7 +554,8 @@ int run(const Options &opt)
 			prom.add(cfg, r);
 			std::printf("%s\n", prom.text().c_str());
 		} else {
-			std::printf("%s\n", m::report_json(cfg, r).c_str());
+			m::report_json(out, cfg, r);
+			std::printf("%s\n", out.c_str());
 		}
 		if (std::fflush(stdout) != 0)
 			return 1;

@@ -4,6 +4,7 @@
 #include "vendor_report.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -136,34 +137,293 @@ bool parse_config(std::string_view text, config &out, std::string &err)
 	return true;
 }
 
+void add_slab(app_sample &a, const nds_instance_t *inst, uint32_t nc_count, int first_nc,
+	      uint32_t held_map)
+{
+	// the counters straight from the mapping (<neuron/neuron_nds.h>'s
+	// layout), each a relaxed 64-bit load as nds_get_nc_counter() makes it
+	const auto *base = static_cast<const unsigned char *>(nds_raw_slab(inst));
+	auto load = [base](int64_t off) {
+		return __atomic_load_n(reinterpret_cast<const uint64_t *>(base + off), __ATOMIC_RELAXED);
+	};
+	char tag[NDS_PROCESS_TAG_MAX + 1];
+	if (a.tag.empty() && nds_get_process_tag(inst, tag, sizeof(tag)) > 0)
+		a.tag = tag;
+	for (uint32_t nc = 0; nc < nc_count; nc++) {
+		nc_counters &c = a.nc[first_nc + static_cast<int>(nc)];
+		for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++) {
+			int64_t off = neuron_nds_nc_offset(nc, id);
+			if (off >= 0)
+				c[id] += load(off);
+		}
+		if (held_map & (1u << nc))
+			a.held.insert(first_nc + static_cast<int>(nc));
+	}
+	for (uint32_t id = 0; id < NEURON_NDS_ND_COUNT; id++)
+		a.nd[id] += load(neuron_nds_nd_offset(id));
+	// the latency histograms, where the runtime keeps them: the first
+	// slab's copied in, a later one's added
+	const bool first = !a.has_latency;
+	for (unsigned kind = 0; kind < NDS_LATENCY_KINDS; kind++) {
+		latency_hist h;
+		if (nds_get_latency(inst, kind, first ? a.latency[kind].data() : h.data()) != 0)
+			break;
+		a.has_latency = true;
+		if (!first)
+			for (size_t b = 0; b < h.size(); b++)
+				a.latency[kind][b] += h[b];
+	}
+}
+
 app_sample delta(const app_sample &cur, const app_sample *prev)
 {
 	app_sample d = cur;
+	subtract(d, prev);
+	return d;
+}
+
+void subtract(app_sample &d, const app_sample *prev)
+{
 	if (!prev)
-		return d;
+		return;
 	auto sub = [](uint64_t a, uint64_t b) { return a >= b ? a - b : a; };
 	for (auto &[nc, ctr] : d.nc) {
 		auto it = prev->nc.find(nc);
 		if (it == prev->nc.end())
 			continue;
 		for (size_t i = 0; i < ctr.size(); i++)
-			ctr[i] = sub(cur.nc.at(nc)[i], it->second[i]);
+			ctr[i] = sub(ctr[i], it->second[i]);
 	}
 	// ND memory counters are levels, not counts: kept as they are
-	for (size_t k = 0; k < d.latency.size(); k++)
-		nds_latency_delta(cur.latency[k].data(),
-				  prev->has_latency ? prev->latency[k].data() : nullptr,
-				  d.latency[k].data());
-	d.utime = sub(cur.utime, prev->utime);
-	d.stime = sub(cur.stime, prev->stime);
-	return d;
+	// the histograms: nds_latency_delta() in one pass where no bucket went
+	// down (a second one puts a new slab's counts back)
+	for (size_t k = 0; prev->has_latency && k < d.latency.size(); k++) {
+		latency_hist &h = d.latency[k];
+		const latency_hist &p = prev->latency[k];
+		bool down = false;
+		for (size_t b = 0; b < h.size(); b++) {
+			down |= h[b] < p[b];
+			h[b] -= p[b];
+		}
+		if (down)
+			for (size_t b = 0; b < h.size(); b++)
+				h[b] += p[b];
+	}
+	d.utime = sub(d.utime, prev->utime);
+	d.stime = sub(d.stime, prev->stime);
 }
+
+namespace {
+
+// Appenders of the report's text: one buffer grows through a report, no
+// stream and no temporary string per value.
+
+// @s, a string literal, its length known where it is written
+template <size_t N>
+void put(std::string &o, const char (&s)[N])
+{
+	o.append(s, N - 1);
+}
+
+void put_u64(std::string &o, uint64_t v)
+{
+	char b[24];
+	auto r = std::to_chars(b, b + sizeof(b), v);
+	o.append(b, r.ptr);
+}
+
+void put_int(std::string &o, int v)
+{
+	char b[16];
+	auto r = std::to_chars(b, b + sizeof(b), v);
+	o.append(b, r.ptr);
+}
+
+// num(@v): "%.6g", which prints a whole number below 10^6 as its digits
+void put_num(std::string &o, double v)
+{
+	if (!std::isfinite(v))
+		v = 0.0;
+	if (v == std::trunc(v) && std::fabs(v) < 1e6 && !(v == 0 && std::signbit(v))) {
+		put_int(o, static_cast<int>(v));
+		return;
+	}
+	char b[64];
+	int n = std::snprintf(b, sizeof(b), "%.6g", v);
+	o.append(b, static_cast<size_t>(n));
+}
+
+// json::quote(@s): printable ASCII without '"' and '\' is its own literal
+void put_quoted(std::string &o, std::string_view s)
+{
+	bool plain = true;
+	for (char ch : s) {
+		auto c = static_cast<unsigned char>(ch);
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+			plain = false;
+			break;
+		}
+	}
+	if (!plain) {
+		o += json::quote(s);
+		return;
+	}
+	o += '"';
+	o.append(s);
+	o += '"';
+}
+
+void put_latency(std::string &o, const latency_hist &h)
+{
+	if (nds_latency_count(h.data()) == 0) {
+		put(o, "null");
+		return;
+	}
+	o += '{';
+	bool first = true;
+	for (unsigned q : kLatencyPercentiles) {
+		uint64_t ns = 0;
+		nds_latency_percentile(h.data(), q, &ns);
+		if (!first)
+			put(o, ", ");
+		first = false;
+		put(o, "\"p");
+		put_int(o, static_cast<int>(q));
+		put(o, "\": ");
+		put_num(o, static_cast<double>(ns) / 1e9);
+	}
+	o += '}';
+}
+
+// runtime_json() into @o; @per: num(@period)
+void put_runtime(std::string &o, const runtime_group &g, const app_sample &a, double period,
+		 std::string_view per)
+{
+	auto sum = [&](uint32_t id) {
+		uint64_t s = 0;
+		for (const auto &[nc, c] : a.nc)
+			s += c[id];
+		return s;
+	};
+	auto field = [&](std::string_view key, uint64_t v) {
+		o += key;
+		put_u64(o, v);
+	};
+	put(o, "{\"pid\": ");
+	put_int(o, a.pid);
+	put(o, ", \"address\": \"\", \"neuron_runtime_tag\": ");
+	put_quoted(o, a.tag);
+	put(o, ", \"error\": ");
+	put_quoted(o, a.error);
+	put(o, ", \"report\": {");
+	bool first = true;
+	for (const std::string &m : g.metrics) {
+		if (!first)
+			put(o, ", ");
+		first = false;
+		put_quoted(o, m);
+		put(o, ": ");
+		if (m == std::string_view("execution_stats")) {
+			put(o, "{\"period\": ");
+			o += per;
+			field(", \"error_summary\": {\"generic\": ", sum(NDS_NC_COUNTER_ERR_GENERIC));
+			field(", \"numerical\": ", sum(NDS_NC_COUNTER_ERR_NUMERICAL));
+			field(", \"transient\": ", sum(NDS_NC_COUNTER_ERR_TRANSIENT));
+			field(", \"model\": ", sum(NDS_NC_COUNTER_ERR_MODEL));
+			field(", \"runtime\": ", sum(NDS_NC_COUNTER_ERR_RT));
+			field(", \"hardware\": ", sum(NDS_NC_COUNTER_ERR_HW));
+			field("}, \"execution_summary\": {\"completed\": ",
+			      sum(NDS_NC_COUNTER_INFER_COMPLETED));
+			field(", \"completed_with_err\": ", sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_ERR));
+			field(", \"completed_with_num_err\": ",
+			      sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_NUM_ERR));
+			field(", \"timed_out\": ", sum(NDS_NC_COUNTER_INFER_TIMED_OUT));
+			field(", \"incorrect_input\": ", sum(NDS_NC_COUNTER_INFER_INCORRECT_INPUT));
+			field(", \"failed_to_queue\": ", sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE));
+			put(o, "}, \"latency_stats\": {\"total_latency\": ");
+			put_latency(o, a.latency[NDS_LATENCY_TOTAL]);
+			put(o, ", \"device_latency\": ");
+			put_latency(o, a.latency[NDS_LATENCY_DEVICE]);
+			put(o, "}, \"error\": \"\"}");
+		} else if (m == std::string_view("memory_used")) {
+			uint64_t host = 0, dev = 0;
+			for (uint32_t id = NDS_ND_COUNTER_MEM_USAGE_CODE_HOST;
+			     id <= NDS_ND_COUNTER_MEM_USAGE_MISC_HOST; id++)
+				host += a.nd[id];
+			for (const auto &[nc, c] : a.nc)
+				dev += c[NDS_NC_COUNTER_MEM_USAGE_CODE_DEVICE] +
+				       c[NDS_NC_COUNTER_MEM_USAGE_TENSORS_DEVICE] +
+				       c[NDS_NC_COUNTER_MEM_USAGE_CONSTANTS_DEVICE] +
+				       c[NDS_NC_COUNTER_MEM_USAGE_SCRATCHPAD_DEVICE] +
+				       c[NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE];
+			put(o, "{\"period\": ");
+			o += per;
+			field(", \"neuron_runtime_used_bytes\": {\"host\": ", host);
+			field(", \"neuron_device\": ", dev);
+			put(o, ", \"usage_breakdown\": {\"neuroncore_memory_usage\": {");
+			bool f2 = true;
+			for (const auto &[nc, c] : a.nc) {
+				if (!f2)
+					put(o, ", ");
+				f2 = false;
+				o += '"';
+				put_int(o, nc);
+				field("\": {\"constants\": ", c[NDS_NC_COUNTER_MEM_USAGE_CONSTANTS_DEVICE]);
+				field(", \"model_code\": ", c[NDS_NC_COUNTER_MEM_USAGE_CODE_DEVICE]);
+				field(", \"model_shared_scratchpad\": ",
+				      c[NDS_NC_COUNTER_MEM_USAGE_SCRATCHPAD_DEVICE]);
+				field(", \"runtime_memory\": ", c[NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE]);
+				field(", \"tensors\": ", c[NDS_NC_COUNTER_MEM_USAGE_TENSORS_DEVICE]);
+				o += '}';
+			}
+			put(o, "}}}, \"error\": \"\"}");
+		} else if (m == std::string_view("neuroncore_counters")) {
+			put(o, "{\"period\": ");
+			o += per;
+			put(o, ", \"neuroncores_in_use\": {");
+			bool f2 = true;
+			for (int nc : a.held) {
+				auto it = a.nc.find(nc);
+				uint64_t busy_us = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_NC_TIME];
+				uint64_t macs = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_MAC_COUNT];
+				double util = period > 0 ? 100.0 * static_cast<double>(busy_us) / (period * 1e6) : 0;
+				if (!f2)
+					put(o, ", ");
+				f2 = false;
+				o += '"';
+				put_int(o, nc);
+				put(o, "\": {\"neuroncore_utilization\": ");
+				put_num(o, std::min(util, 100.0));
+				put(o, ", \"flops\": ");
+				put_num(o, period > 0 ? 2.0 * static_cast<double>(macs) / period : 0);
+				o += '}';
+			}
+			put(o, "}, \"error\": \"\"}");
+		} else if (m == std::string_view("neuron_runtime_vcpu_usage")) {
+			double t = period * 100.0;	// ticks at 100 Hz over the period
+			put(o, "{\"period\": ");
+			o += per;
+			put(o, ", \"vcpu_usage\": {\"user\": ");
+			put_num(o, t > 0 ? 100.0 * static_cast<double>(a.utime) / t : 0);
+			put(o, ", \"system\": ");
+			put_num(o, t > 0 ? 100.0 * static_cast<double>(a.stime) / t : 0);
+			put(o, "}, \"error\": \"\"}");
+		} else {
+			put(o, "{\"error\": ");
+			put_quoted(o, "unknown metric type: " + m);
+			o += '}';
+		}
+	}
+	put(o, "}}");
+}
+
+} // namespace
 
 std::string num(double v)
 {
-	char b[64];
-	std::snprintf(b, sizeof(b), "%.6g", std::isfinite(v) ? v : 0.0);
-	return b;
+	std::string o;
+	put_num(o, v);
+	return o;
 }
 
 std::vector<std::pair<std::string, double>> latency_percentiles(const latency_hist &h)
@@ -180,98 +440,16 @@ std::vector<std::pair<std::string, double>> latency_percentiles(const latency_hi
 
 std::string latency_json(const latency_hist &h)
 {
-	auto ps = latency_percentiles(h);
-	if (ps.empty())
-		return "null";
-	std::string o = "{";
-	for (size_t i = 0; i < ps.size(); i++)
-		o += (i ? ", \"" : "\"") + ps[i].first + "\": " + num(ps[i].second);
-	return o + "}";
+	std::string o;
+	put_latency(o, h);
+	return o;
 }
 
 std::string runtime_json(const runtime_group &g, const app_sample &a, double period)
 {
-	using json::quote;
-	std::ostringstream o;
-	auto sum = [&](uint32_t id) {
-		uint64_t s = 0;
-		for (const auto &[nc, c] : a.nc)
-			s += c[id];
-		return s;
-	};
-	o << "{\"pid\": " << a.pid << ", \"address\": \"\", \"neuron_runtime_tag\": " << quote(a.tag)
-	  << ", \"error\": " << quote(a.error) << ", \"report\": {";
-	bool first = true;
-	for (const std::string &m : g.metrics) {
-		o << (first ? "" : ", ") << quote(m) << ": ";
-		first = false;
-		if (m == "execution_stats") {
-			o << "{\"period\": " << num(period) << ", \"error_summary\": {"
-			  << "\"generic\": " << sum(NDS_NC_COUNTER_ERR_GENERIC)
-			  << ", \"numerical\": " << sum(NDS_NC_COUNTER_ERR_NUMERICAL)
-			  << ", \"transient\": " << sum(NDS_NC_COUNTER_ERR_TRANSIENT)
-			  << ", \"model\": " << sum(NDS_NC_COUNTER_ERR_MODEL)
-			  << ", \"runtime\": " << sum(NDS_NC_COUNTER_ERR_RT)
-			  << ", \"hardware\": " << sum(NDS_NC_COUNTER_ERR_HW) << "}, \"execution_summary\": {"
-			  << "\"completed\": " << sum(NDS_NC_COUNTER_INFER_COMPLETED)
-			  << ", \"completed_with_err\": " << sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_ERR)
-			  << ", \"completed_with_num_err\": " << sum(NDS_NC_COUNTER_INFER_COMPLETED_WITH_NUM_ERR)
-			  << ", \"timed_out\": " << sum(NDS_NC_COUNTER_INFER_TIMED_OUT)
-			  << ", \"incorrect_input\": " << sum(NDS_NC_COUNTER_INFER_INCORRECT_INPUT)
-			  << ", \"failed_to_queue\": " << sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE)
-			  << "}, \"latency_stats\": {\"total_latency\": "
-			  << latency_json(a.latency[NDS_LATENCY_TOTAL])
-			  << ", \"device_latency\": " << latency_json(a.latency[NDS_LATENCY_DEVICE]) << "}"
-			  << ", \"error\": \"\"}";
-		} else if (m == "memory_used") {
-			uint64_t host = 0, dev = 0;
-			for (uint32_t id = NDS_ND_COUNTER_MEM_USAGE_CODE_HOST;
-			     id <= NDS_ND_COUNTER_MEM_USAGE_MISC_HOST; id++)
-				host += a.nd[id];
-			std::ostringstream per;
-			bool f2 = true;
-			for (const auto &[nc, c] : a.nc) {
-				uint64_t code = c[NDS_NC_COUNTER_MEM_USAGE_CODE_DEVICE];
-				uint64_t tens = c[NDS_NC_COUNTER_MEM_USAGE_TENSORS_DEVICE];
-				uint64_t cons = c[NDS_NC_COUNTER_MEM_USAGE_CONSTANTS_DEVICE];
-				uint64_t scr = c[NDS_NC_COUNTER_MEM_USAGE_SCRATCHPAD_DEVICE];
-				uint64_t misc = c[NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE];
-				dev += code + tens + cons + scr + misc;
-				per << (f2 ? "" : ", ") << "\"" << nc << "\": {\"constants\": " << cons
-				    << ", \"model_code\": " << code << ", \"model_shared_scratchpad\": " << scr
-				    << ", \"runtime_memory\": " << misc << ", \"tensors\": " << tens << "}";
-				f2 = false;
-			}
-			o << "{\"period\": " << num(period) << ", \"neuron_runtime_used_bytes\": {\"host\": "
-			  << host << ", \"neuron_device\": " << dev
-			  << ", \"usage_breakdown\": {\"neuroncore_memory_usage\": {" << per.str()
-			  << "}}}, \"error\": \"\"}";
-		} else if (m == "neuroncore_counters") {
-			std::ostringstream per;
-			bool f2 = true;
-			for (int nc : a.held) {
-				auto it = a.nc.find(nc);
-				uint64_t busy_us = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_NC_TIME];
-				uint64_t macs = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_MAC_COUNT];
-				double util = period > 0 ? 100.0 * static_cast<double>(busy_us) / (period * 1e6) : 0;
-				per << (f2 ? "" : ", ") << "\"" << nc << "\": {\"neuroncore_utilization\": "
-				    << num(std::min(util, 100.0)) << ", \"flops\": "
-				    << num(period > 0 ? 2.0 * static_cast<double>(macs) / period : 0) << "}";
-				f2 = false;
-			}
-			o << "{\"period\": " << num(period) << ", \"neuroncores_in_use\": {" << per.str()
-			  << "}, \"error\": \"\"}";
-		} else if (m == "neuron_runtime_vcpu_usage") {
-			double t = period * 100.0;	// ticks at 100 Hz over the period
-			o << "{\"period\": " << num(period) << ", \"vcpu_usage\": {\"user\": "
-			  << num(t > 0 ? 100.0 * static_cast<double>(a.utime) / t : 0) << ", \"system\": "
-			  << num(t > 0 ? 100.0 * static_cast<double>(a.stime) / t : 0) << "}, \"error\": \"\"}";
-		} else {
-			o << "{\"error\": " << quote("unknown metric type: " + m) << "}";
-		}
-	}
-	o << "}}";
-	return o.str();
+	std::string o;
+	put_runtime(o, g, a, period, num(period));
+	return o;
 }
 
 std::string cpu_json(const cpu_times &c)
@@ -332,26 +510,48 @@ std::string system_json(const std::vector<std::string> &metrics, const system_sa
 
 std::string report_json(const config &c, const report &r)
 {
-	using json::quote;
-	std::ostringstream o;
-	o << "{\"neuron_runtime_data\": [";
-	for (size_t i = 0; i < r.apps.size(); i++)
-		o << (i ? ", " : "") << runtime_json(*r.apps[i].first, r.apps[i].second, r.period_s);
-	o << "], \"system_data\": " << system_json(c.system_metrics, r.sys, r.period_s)
-	  << ", \"instance_info\": {\"instance_name\": " << quote(r.inst.name)
-	  << ", \"instance_id\": " << quote(r.inst.id) << ", \"instance_type\": " << quote(r.inst.type)
-	  << ", \"instance_availability_zone\": " << quote(r.inst.az)
-	  << ", \"instance_availability_zone_id\": " << quote(r.inst.az_id)
-	  << ", \"instance_region\": " << quote(r.inst.region) << ", \"ami_id\": " << quote(r.inst.ami_id)
-	  << ", \"subnet_id\": " << quote(r.inst.subnet_id) << ", \"error\": " << quote(r.inst.error)
-	  << "}, \"neuron_hardware_info\": {\"neuron_device_type\": " << quote(r.hwinfo.device_type)
-	  << ", \"neuron_device_version\": " << quote(r.hwinfo.device_version)
-	  << ", \"neuroncore_version\": " << quote(r.hwinfo.neuroncore_version)
-	  << ", \"neuron_device_count\": " << r.hwinfo.device_count
-	  << ", \"neuron_device_memory_size\": " << r.hwinfo.device_memory_size
-	  << ", \"neuroncore_per_device_count\": " << r.hwinfo.nc_per_device
-	  << ", \"logical_neuroncore_config\": 1, \"error\": " << quote(r.hwinfo.error) << "}}";
-	return o.str();
+	std::string o;
+	report_json(o, c, r);
+	return o;
+}
+
+void report_json(std::string &o, const config &c, const report &r)
+{
+	std::string per = num(r.period_s);
+	o.clear();
+	o.reserve(1024 + 1536 * r.apps.size());
+	put(o, "{\"neuron_runtime_data\": [");
+	for (size_t i = 0; i < r.apps.size(); i++) {
+		if (i)
+			put(o, ", ");
+		put_runtime(o, *r.apps[i].first, r.apps[i].second, r.period_s, per);
+	}
+	put(o, "], \"system_data\": ");
+	o += system_json(c.system_metrics, r.sys, r.period_s);
+	auto str = [&](std::string_view key, const std::string &v) {
+		o += key;
+		put_quoted(o, v);
+	};
+	str(", \"instance_info\": {\"instance_name\": ", r.inst.name);
+	str(", \"instance_id\": ", r.inst.id);
+	str(", \"instance_type\": ", r.inst.type);
+	str(", \"instance_availability_zone\": ", r.inst.az);
+	str(", \"instance_availability_zone_id\": ", r.inst.az_id);
+	str(", \"instance_region\": ", r.inst.region);
+	str(", \"ami_id\": ", r.inst.ami_id);
+	str(", \"subnet_id\": ", r.inst.subnet_id);
+	str(", \"error\": ", r.inst.error);
+	str("}, \"neuron_hardware_info\": {\"neuron_device_type\": ", r.hwinfo.device_type);
+	str(", \"neuron_device_version\": ", r.hwinfo.device_version);
+	str(", \"neuroncore_version\": ", r.hwinfo.neuroncore_version);
+	put(o, ", \"neuron_device_count\": ");
+	put_int(o, r.hwinfo.device_count);
+	put(o, ", \"neuron_device_memory_size\": ");
+	put_u64(o, r.hwinfo.device_memory_size);
+	put(o, ", \"neuroncore_per_device_count\": ");
+	put_int(o, r.hwinfo.nc_per_device);
+	str(", \"logical_neuroncore_config\": 1, \"error\": ", r.hwinfo.error);
+	put(o, "}}");
 }
 
 void prometheus::add(const config &c, const report &r)

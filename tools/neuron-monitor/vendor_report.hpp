@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 // neuron-monitor's vendor mode, the pure parts (vendor_report.cpp; the host
-// unit tests link them): the configuration file, the per-period deltas
-// of an application's NDS counters, one report as JSON in the documented
-// schema, and the same report as the Prometheus companion's metrics.
-// What is read from the system (slabs, sysfs, /proc) is gathered by
-// vendor.cpp into the structs below.
+// unit tests link them): the configuration file, what an application's
+// NDS slab holds, the per-period deltas of its counters, one report as
+// JSON in the documented schema, and the same report as the Prometheus
+// companion's metrics.
+// vendor.cpp maps the slabs and reads sysfs and /proc into the structs
+// below.
 #pragma once
 
 #include <neuron/neuron_nds.h>
 #include <nrt/nds/nds_latency.h>
+#include <nrt/nds/neuron_ds.h>
 
 #include <array>
 #include <cstddef>
@@ -87,8 +89,18 @@ struct app_sample {
 	std::string error;			// what could not be read
 };
 
+// Add what the slab @inst holds to @a: the counters of its @nc_count
+// NeuronCores as global ids from @first_nc (those whose bit is set in
+// @held_map held), its device counters, its latency histograms where the
+// runtime keeps them, and its tag when @a has none yet.
+void add_slab(app_sample &a, const nds_instance_t *inst, uint32_t nc_count, int first_nc,
+	      uint32_t held_map);
+
 // @cur - @prev per counter; a counter that went down (a new slab) counts from 0.
 app_sample delta(const app_sample &cur, const app_sample *prev);
+
+// delta() in place: @d, a copy of the current sample, becomes @d - @prev.
+void subtract(app_sample &d, const app_sample *prev);
 
 struct device_hw {
 	int index = 0;
@@ -187,6 +199,8 @@ std::string system_json(const std::vector<std::string> &metrics, const system_sa
 
 // One complete report: one line of JSON.
 std::string report_json(const config &c, const report &r);
+// The same into @out (what it held goes, its room stays).
+void report_json(std::string &out, const config &c, const report &r);
 
 // ---- Prometheus: the companion's metric names and labels -----------------
 
