@@ -66,134 +66,21 @@ bool parse_stat(std::string_view st, uint64_t &utime, uint64_t &stime)
 	return true;
 }
 
-// The applications' NDS slabs, each mapped once and read at every report
-// while its process lives and holds it, and their /proc/<pid>/stat files,
-// kept open for the same time. What keeps a kept mapping that process's
-// slab: the driver's mapping shows the slab it was granted for and never
-// a later one (zeros once the owner released it), so a kept slab must
-// still carry the header its owner wrote when it mapped it (else it is
-// mapped anew); and the kept stat file answers only while the process it
-// was opened for lives (a new process given the same pid has a /proc
-// entry of its own), so a kept slab is used only while its process's
-// stat file reads. Slabs without a header (an owner that never mapped
-// its own), and the vendor's driver's (no slot number), are mapped and
-// unmapped at every report. A device stays open while a slab of it is kept.
+// The applications' NDS counters, read at every report. Each device is
+// opened, and each application's slab mapped, for the report only: a
+// monitor that held them between reports would be a process using the
+// device, listed as one (neuron-ls, APPS_INFO), and would make a device
+// reset wait for it. What the reports reuse is memory: the samples' map
+// nodes.
 class app_reader {
 public:
-	app_reader() = default;
-	app_reader(const app_reader &) = delete;
-	app_reader &operator=(const app_reader &) = delete;
-	~app_reader()
-	{
-		for (auto &[index, d] : devs_)
-			drop(d);
-		for (auto &[pid, p] : procs_)
-			if (p.fd >= 0)
-				::close(p.fd);
-	}
-
 	// Every application's NDS counters now into @apps, summed over the
 	// devices it has a slab on; the samples @apps held go, their memory is
 	// reused. Processes without a slab (tools, this monitor) are no runtime.
 	void collect(std::map<int, m::app_sample> &apps, std::string &err);
 
 private:
-	struct slab {
-		nds_instance_t *inst = nullptr;
-		uint64_t seen = 0;	// the report that last listed its process
-	};
-	struct device {
-		ndl_device_t *dev = nullptr;
-		std::map<int, slab> slabs;	// by pid
-		uint64_t seen = 0;
-	};
-	struct proc {
-		int fd = -1;		// /proc/<pid>/stat
-		uint64_t checked = 0;	// the report that last read it
-		uint64_t kept = 0;	// the last report that kept a slab of it
-		bool ok = false;	// that read succeeded
-		uint64_t utime = 0, stime = 0;
-	};
-
-	static void drop(device &d)
-	{
-		for (auto &[pid, s] : d.slabs)
-			nds_close(s.inst);
-		d.slabs.clear();
-		if (d.dev)
-			ndl_close_device(d.dev);
-		d.dev = nullptr;
-	}
-
-	// The slab is this driver's and its owner's header is in it.
-	static bool keepable(const nds_instance_t *inst)
-	{
-		if (nds_slot(inst) < 0)
-			return false;
-		uint32_t sig, want;
-		static_assert(sizeof(NEURON_NDS_SIGNATURE) == sizeof(want));
-		std::memcpy(&want, NEURON_NDS_SIGNATURE, sizeof(want));
-		sig = __atomic_load_n(static_cast<const uint32_t *>(nds_raw_slab(inst)) +
-					      NEURON_NDS_HEADER_OFF / sizeof(uint32_t),
-				      __ATOMIC_ACQUIRE);
-		return sig == want;
-	}
-
-	// The process @pid's stat file read in this report: true while the
-	// process it was first opened for lives.
-	bool alive(int pid)
-	{
-		proc &p = procs_[pid];
-		if (p.checked == report_)
-			return p.ok;
-		p.checked = report_;
-		p.ok = false;
-		if (p.fd < 0)
-			p.fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(),
-				      O_RDONLY | O_CLOEXEC);
-		if (p.fd < 0)
-			return false;
-		char buf[1024];
-		ssize_t n = ::pread(p.fd, buf, sizeof(buf), 0);
-		if (n > 0 && static_cast<size_t>(n) < sizeof(buf))
-			p.ok = parse_stat(std::string_view(buf, static_cast<size_t>(n)), p.utime,
-					  p.stime);
-		if (!p.ok) {
-			::close(p.fd);
-			p.fd = -1;
-		}
-		return p.ok;
-	}
-
-	// @d open (kept, else opened now) and its processes into @info, @count.
-	// False when it cannot be opened.
-	bool list(device &d, int index, neuron_app_info *&info, size_t &count, std::string &err)
-	{
-		info = nullptr;
-		count = 0;
-		if (d.dev) {
-			if (ndl_get_all_apps_info(d.dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) == 0)
-				return true;
-			// removed, reset: what was kept of it goes, it is opened anew
-			drop(d);
-		}
-		if (ndl_open_device(index, nullptr, &d.dev) != 0) {
-			d.dev = nullptr;
-			err = "cannot open /dev/neuron" + std::to_string(index);
-			return false;
-		}
-		if (ndl_get_all_apps_info(d.dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) != 0) {
-			err = "cannot list the processes of /dev/neuron" + std::to_string(index);
-			info = nullptr;
-			count = 0;
-		}
-		return true;
-	}
-
-	uint64_t report_ = 0;
-	std::map<int, device> devs_;	// by device index
 	std::vector<std::map<int, m::app_sample>::node_type> spare_;	// collect()'s
-	std::map<int, proc> procs_;	// by pid: the processes with a kept slab
 };
 
 void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
@@ -219,88 +106,41 @@ void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 	int n = ndl_available_devices(idx, MAX_NEURON_DEVICE_COUNT);
 	int first_nc = 0;
 	const int self = ::getpid();
-	report_++;
 	for (int i = 0; i < n && i < MAX_NEURON_DEVICE_COUNT; i++) {
-		device &d = devs_[idx[i]];
-		d.seen = report_;
+		ndl_device_t *dev = nullptr;
+		if (ndl_open_device(idx[i], nullptr, &dev) != 0) {
+			err = "cannot open /dev/neuron" + std::to_string(idx[i]);
+			continue;
+		}
+		uint32_t ncs = ndl_device_get_info(dev)->nc_count;
 		neuron_app_info *info = nullptr;
 		size_t count = 0;
-		if (!list(d, idx[i], info, count, err))
-			continue;
-		uint32_t ncs = ndl_device_get_info(d.dev)->nc_count;
+		if (ndl_get_all_apps_info(dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) != 0) {
+			err = "cannot list the processes of /dev/neuron" + std::to_string(idx[i]);
+			info = nullptr;
+			count = 0;
+		}
 		for (size_t k = 0; k < count; k++) {
 			int pid = info[k].pid;
 			if (pid == self)
 				continue;
 			nds_instance_t *inst = nullptr;
-			bool kept = false;
-			auto it = d.slabs.find(pid);
-			if (it != d.slabs.end()) {
-				if (alive(pid) && keepable(it->second.inst)) {
-					inst = it->second.inst;
-					it->second.seen = report_;
-					kept = true;
-				} else {
-					nds_close(it->second.inst);
-					d.slabs.erase(it);
-				}
-			}
-			if (!inst) {
-				if (nds_open(d.dev, pid, &inst) != 0)
-					continue;
-				if (keepable(inst) && alive(pid)) {
-					d.slabs[pid] = slab{ inst, report_ };
-					kept = true;
-				}
-			}
+			if (nds_open(dev, pid, &inst) != 0)
+				continue;
 			m::app_sample &a = sample(pid);
 			a.pid = pid;
 			m::add_slab(a, inst, ncs, first_nc, info[k].nc_lock_map);
-			if (!kept)
-				nds_close(inst);
+			nds_close(inst);
 		}
 		std::free(info);
+		ndl_close_device(dev);
 		first_nc += static_cast<int>(ncs);
 	}
 	for (auto &[pid, a] : apps) {
 		if (a.tag.empty())
 			a.tag = std::to_string(pid);
-		auto p = procs_.find(pid);
-		if (p != procs_.end() && p->second.checked == report_ && p->second.ok) {
-			a.utime = p->second.utime;
-			a.stime = p->second.stime;
-			continue;
-		}
 		if (!parse_stat(read_text("/proc/" + std::to_string(pid) + "/stat"), a.utime, a.stime))
 			a.error = "cannot read /proc/" + std::to_string(pid) + "/stat";
-	}
-	// what this report did not list goes: slabs of processes gone from
-	// their device, devices gone, devices and processes without kept slabs
-	for (auto d = devs_.begin(); d != devs_.end();) {
-		for (auto s = d->second.slabs.begin(); s != d->second.slabs.end();) {
-			if (d->second.seen != report_ || s->second.seen != report_) {
-				nds_close(s->second.inst);
-				s = d->second.slabs.erase(s);
-			} else {
-				procs_[s->first].kept = report_;
-				++s;
-			}
-		}
-		if (d->second.slabs.empty()) {
-			drop(d->second);
-			d = devs_.erase(d);
-		} else {
-			++d;
-		}
-	}
-	for (auto p = procs_.begin(); p != procs_.end();) {
-		if (p->second.kept == report_) {
-			++p;
-			continue;
-		}
-		if (p->second.fd >= 0)
-			::close(p->second.fd);
-		p = procs_.erase(p);
 	}
 	spare_.clear();
 }
