@@ -3,6 +3,12 @@
 # scripts/vm.sh --mode bench --only GROUP[,GROUP...] runs only the named
 # groups: nds exec fwio app dmabuf async vendor scale (default: all).
 only=$(cat /etc/vm-only 2>/dev/null)
+for g in $(echo "$only" | tr ',' ' '); do
+	case " nds exec fwio app dmabuf async vendor scale " in
+	*" $g "*) ;;
+	*) echo "bench.sh: no benchmark group '$g' (nds exec fwio app dmabuf async vendor scale)"; exit 1 ;;
+	esac
+done
 want() {
 	[ -z "$only" ] && return 0
 	case ",$only," in *",$1,"*) return 0 ;; esac

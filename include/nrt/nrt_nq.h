@@ -61,6 +61,14 @@ int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped);
 /* Ring capacity in entries, or -EINVAL. */
 int nrt_nq_capacity(const nrt_nq_t *q);
 
+/*
+ * The drain path @q uses: "scalar", "avx2" or "avx512" (x86-64: 8 or 16
+ * entries decoded at once), chosen when the queue was opened or attached:
+ * the widest the CPU has, or the one LIBNRT_NQ_ISA names if the CPU has
+ * it; "scalar" for entries not on 16-byte boundaries. NULL for a NULL @q.
+ */
+const char *nrt_nq_path(const nrt_nq_t *q);
+
 #ifdef __cplusplus
 }
 #endif

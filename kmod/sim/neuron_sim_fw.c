@@ -399,6 +399,9 @@ void neuron_sim_fw_trigger(struct neuron_sim_fw *fw, u32 val)
 	if (latched && r->legacy) {
 		/* the device reads the request from host memory when it takes it */
 		r->host_ok = neuron_sim_fw_dma_read(fw, c.req_addr, r->host, sizeof(r->host));
+		/* a failed read leaves no earlier request behind to be taken */
+		if (!r->host_ok)
+			memset(r->host, 0, sizeof(r->host));
 		r->dw0 = (u32)r->host[0] | (u32)r->host[1] << 8 | (u32)r->host[2] << 16 |
 			 (u32)r->host[3] << 24;
 		r->dw1 = (u32)r->host[4] | (u32)r->host[5] << 8 | (u32)r->host[6] << 16 |

@@ -46,7 +46,7 @@
 
 namespace nrt::async {
 
-thread_local bool on_worker [[gnu::tls_model("initial-exec")]] = false;	// async.hpp
+constinit thread_local bool on_worker [[gnu::tls_model("initial-exec")]] = false;	// async.hpp
 
 tracker::tracker(uint32_t lnc, size_t capacity) : lnc_(lnc), capacity_(capacity)
 {
@@ -162,7 +162,7 @@ struct queue {
 // against fork()'s "forking, then is a worker active?".
 std::atomic<uint32_t> forking{ 0 };	// fork() calls between prepare and parent
 std::atomic<uint32_t> active{ 0 };	// workers in a short stretch
-thread_local unsigned waiting [[gnu::tls_model("initial-exec")]] = 0;	// long_wait stretches this thread is in (nested)
+constinit thread_local unsigned waiting [[gnu::tls_model("initial-exec")]] = 0;	// long_wait stretches this thread is in (nested)
 
 void gate_leave() noexcept
 {

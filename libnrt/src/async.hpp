@@ -135,7 +135,7 @@ tracker_table &trackers();
 // thread-local data are in the static TLS block (initial-exec), with no
 // call to __tls_get_addr (under an emulated CPU a call and its return cost
 // about as much as an atomic operation).
-extern thread_local bool on_worker [[gnu::tls_model("initial-exec")]];
+extern constinit thread_local bool on_worker [[gnu::tls_model("initial-exec")]];
 
 class long_wait {
 public:

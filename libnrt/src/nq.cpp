@@ -36,7 +36,7 @@ struct lane_acc {
 	uint32_t bad = 0;
 };
 
-// The instruction-set paths of the drain (nrt_nq_isa_name()).
+// The instruction-set paths of the drain (nrt_nq_path()).
 enum class nq_isa : uint8_t { scalar, avx2, avx512 };
 
 } // namespace
@@ -192,12 +192,15 @@ void decode_run(const neuron_nq_entry *e, uint32_t n, nrt_infer_errors_t *errs)
 // finds where the run ends.
 //
 // Ordering: the producer writes an entry's body, error_id included, and
-// then publishes its header with a release store. The vector paths read
-// each entry in one aligned 16-byte load (VMOVDQA), which x86 CPUs with
-// AVX perform as one single access: the header, the error_id and the body
-// the load returns are of one moment, so an entry whose header carries
-// this lap's phase comes with the body written before it (x86 keeps
-// stores in order). Queues whose entries are not 16-byte aligned (a
+// then publishes its header with a release store. The copy-out path
+// reads each entry in one aligned 16-byte load (VMOVDQA, load_entry()),
+// which x86 CPUs with AVX perform as one single access: the header, the
+// error_id and the body the load returns are of one moment, so an entry
+// whose header carries this lap's phase comes with the body written
+// before it (x86 keeps stores in order). The decode needs only an entry's
+// first 32-bit word, which any aligned load reads whole: its phase and
+// its error_id are of one moment too. Queues whose entries are not
+// 16-byte aligned (a
 // mapping nrt_nq_attach_memory() was given at an odd address) take the
 // scalar path, which reads headers with acquire loads first. The
 // header-only check of a drain that copies nothing (ready_avx2/512) reads
@@ -259,6 +262,20 @@ constexpr uint32_t word_sat = 0xffffff70u;
 // one aligned 16-byte load (@p is 16-byte aligned), which CPUs with AVX
 // perform as a single access, so a word's header and error_id are of one
 // moment, and the error_id was written before the header was published.
+// One aligned 16-byte load of the entry at @p, as one VMOVDQA whatever
+// the optimiser would make of it (left to itself it may fold a load into
+// another instruction, or in principle load twice): the copy-out path
+// checks and stores the one value it read.
+[[gnu::always_inline]] __attribute__((target("avx2"))) inline __m128i load_entry(const __m128i *p)
+{
+	__m128i v;
+	asm("vmovdqa %1, %0" : "=x"(v) : "m"(*p));
+	return v;
+}
+
+// The decode uses each entry's first word alone, from whichever aligned
+// load the compiler makes of it (a memory operand of the unpack, here):
+// the word is read whole, its phase and its error_id together.
 [[gnu::always_inline]] __attribute__((target("avx2"))) inline __m128i first_words4(const __m128i *p)
 {
 	__m128i a = _mm_load_si128(p), b = _mm_load_si128(p + 1);
@@ -349,7 +366,7 @@ __attribute__((target("avx512f,avx512bw"))) uint32_t take_avx512(const neuron_nq
 }
 
 // How many whole groups of 16 entries from @e (at most @lim entries) carry
-// phase @Phase: headers only, for the copy-out path.
+// phase @Phase: headers only, for a drain that copies nothing out.
 template <bool Phase>
 __attribute__((target("avx2"))) uint32_t ready_avx2(const neuron_nq_entry *e, uint32_t lim)
 {
@@ -414,10 +431,10 @@ __attribute__((target("avx2"))) uint32_t copy_avx2(const neuron_nq_entry *e, neu
 	auto *o = reinterpret_cast<__m128i *>(out);
 	uint32_t i = 0;
 	for (; i + 8 <= lim; i += 8) {
-		__m128i a = _mm_load_si128(p + i), b = _mm_load_si128(p + i + 1);
-		__m128i c = _mm_load_si128(p + i + 2), d = _mm_load_si128(p + i + 3);
-		__m128i f = _mm_load_si128(p + i + 4), g = _mm_load_si128(p + i + 5);
-		__m128i h = _mm_load_si128(p + i + 6), k = _mm_load_si128(p + i + 7);
+		__m128i a = load_entry(p + i), b = load_entry(p + i + 1);
+		__m128i c = load_entry(p + i + 2), d = load_entry(p + i + 3);
+		__m128i f = load_entry(p + i + 4), g = load_entry(p + i + 5);
+		__m128i h = load_entry(p + i + 6), k = load_entry(p + i + 7);
 		if constexpr (Phase) {
 			__m128i all = _mm_and_si128(_mm_and_si128(_mm_and_si128(a, b), _mm_and_si128(c, d)),
 						    _mm_and_si128(_mm_and_si128(f, g), _mm_and_si128(h, k)));
@@ -503,7 +520,9 @@ nq_isa pick_isa()
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx2"))
 		best = nq_isa::avx2;
-	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+	// the AVX-512 path copies out with the AVX2 code
+	if (best == nq_isa::avx2 && __builtin_cpu_supports("avx512f") &&
+	    __builtin_cpu_supports("avx512bw"))
 		best = nq_isa::avx512;
 #endif
 	const char *env = std::getenv("LIBNRT_NQ_ISA");
@@ -717,4 +736,19 @@ NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dro
 NRT_EXPORT int nrt_nq_capacity(const nrt_nq_t *q)
 {
 	return q ? static_cast<int>(q->entries) : -EINVAL;
+}
+
+NRT_EXPORT const char *nrt_nq_path(const nrt_nq_t *q)
+{
+	if (!q)
+		return nullptr;
+	switch (q->isa) {
+	case nq_isa::avx512:
+		return "avx512";
+	case nq_isa::avx2:
+		return "avx2";
+	case nq_isa::scalar:
+		break;
+	}
+	return "scalar";
 }

@@ -12,8 +12,9 @@
  *    common/ producer writes into it from a fuzzed tail while the consumer
  *    drains: no drain may return more than the capacity, nothing may be
  *    touched outside the mapping. Before that, every path of the drain
- *    (scalar, AVX2, AVX-512) drains a copy of the mapping and must give
- *    what a one-entry-at-a-time reference gives.
+ *    (scalar, AVX2, AVX-512, and the scalar one a copy 8 bytes off
+ *    alignment takes) drains a copy of the mapping and must give what a
+ *    one-entry-at-a-time reference gives.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -96,9 +97,28 @@ static void decode_chunks(const uint8_t *data, size_t size)
  * cleared (the drain takes drops from the control area), at most one lap.
  * Run once per path of the drain (LIBNRT_NQ_ISA), each on its own copy.
  */
+/* The path a queue attached with LIBNRT_NQ_ISA=@isa takes on this CPU. */
+static const char *expected_path(const char *isa)
+{
+#if defined(__x86_64__)
+	int avx2 = __builtin_cpu_supports("avx2");
+	int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+
+	if (!strcmp(isa, "scalar"))
+		return "scalar";
+	if (!strcmp(isa, "avx2") && avx2)
+		return "avx2";
+	return avx512 ? "avx512" : avx2 ? "avx2" : "scalar";
+#else
+	(void)isa;
+	return "scalar";
+#endif
+}
+
 static void ring_against_reference(const uint8_t *map, size_t map_size)
 {
-	static const char *const isas[] = { "scalar", "avx2", "avx512" };
+	/* the last: the widest path asked for on a copy 8 bytes off alignment */
+	static const char *const isas[] = { "scalar", "avx2", "avx512", "avx512" };
 	const struct neuron_nq_ctrl *ctrl = (const struct neuron_nq_ctrl *)map;
 	const struct neuron_nq_entry *slots = (const struct neuron_nq_entry *)(map + NEURON_NQ_RING_OFFSET);
 	nrt_infer_errors_t want, got;
@@ -117,15 +137,18 @@ static void ring_against_reference(const uint8_t *map, size_t map_size)
 		n++;
 	}
 	for (i = 0; i < sizeof(isas) / sizeof(isas[0]); i++) {
-		uint8_t *copy = malloc(map_size);
+		const int odd = i == sizeof(isas) / sizeof(isas[0]) - 1;
+		uint8_t *mem = malloc(map_size + 8), *copy;
 		nrt_nq_t *q = NULL;
 		uint64_t dropped = 1;
 
-		if (!copy)
+		if (!mem)
 			return;
+		copy = mem + (odd ? 8 : 0);
 		memcpy(copy, map, map_size);
 		setenv("LIBNRT_NQ_ISA", isas[i], 1);
 		CHECK(nrt_nq_attach_memory(copy, map_size, &q) == 0);
+		CHECK(!strcmp(nrt_nq_path(q), odd ? "scalar" : expected_path(isas[i])));
 		memset(&got, 0, sizeof(got));
 		CHECK(nrt_nq_drain(q, &got, &dropped) == (int)n);
 		CHECK(dropped == 0);
@@ -147,7 +170,7 @@ static void ring_against_reference(const uint8_t *map, size_t map_size)
 			}
 		}
 		CHECK(nrt_nq_close(q) == 0);
-		free(copy);
+		free(mem);
 	}
 	unsetenv("LIBNRT_NQ_ISA");
 }

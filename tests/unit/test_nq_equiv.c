@@ -368,6 +368,92 @@ static void every_header_and_id(void **state)
 	}
 }
 
+/*
+ * Every (header, error_id) pair through the drain as well: each header's
+ * 256 ids as one ring-full, drained whole and copied out, at two
+ * positions (one of them across the end of the slot array), so each pair
+ * meets the vector paths' groups.
+ */
+static void every_pair_drained(void **state)
+{
+	static const uint32_t starts[] = { 0, 256 - 5 };
+	struct neuron_nq_entry src[256];
+	uint32_t h, id, k;
+
+	(void)state;
+	for (h = 0; h < 256; h++) {
+		for (id = 0; id < 256; id++) {
+			memset(&src[id], 0, sizeof(src[id]));
+			src[id].header = (uint8_t)h;
+			src[id].error_id = (uint8_t)id;
+			src[id].metadata_hi = h << 8 | id;
+		}
+		for (k = 0; k < sizeof(starts) / sizeof(starts[0]); k++) {
+			struct pair p;
+			nrt_infer_errors_t e;
+
+			pair_alloc(&p, 256);
+			prepare(&p, starts[k], src, 256, 0);
+			pair_attach(&p);
+			memset(&e, 0, sizeof(e));
+			drain_both(&p, &e);
+			pair_free(&p);
+
+			pair_alloc(&p, 256);
+			prepare(&p, starts[k], src, 256, 0);
+			pair_attach(&p);
+			drain_entries_both(&p, 0, 1);
+			pair_free(&p);
+		}
+	}
+}
+
+/*
+ * A ring whose entries are not 16-byte aligned (a mapping attached at an
+ * odd address) takes the scalar path whatever is asked, and drains as the
+ * reference does.
+ */
+static void unaligned_ring_scalar(void **state)
+{
+	const uint32_t entries = 64;
+	size_t map_size = NEURON_NQ_RING_OFFSET + (size_t)entries * NEURON_NQ_ENTRY_SIZE;
+	uint8_t *mem = aligned_alloc(64, map_size + 64);
+	struct neuron_nq_entry src[48], out[64];
+	struct neuron_nq_producer prod;
+	nrt_infer_errors_t e, want;
+	nrt_nq_t *q = NULL;
+	uint8_t *map;
+	uint32_t i;
+
+	(void)state;
+	assert_non_null(mem);
+	map = mem + 8;
+	memset(map, 0, map_size);
+	neuron_nq_producer_init(&prod, (struct neuron_nq_ctrl *)map, entries);
+	memset(&want, 0, sizeof(want));
+	for (i = 0; i < 48; i++) {
+		src[i] = random_entry();
+		assert_int_equal(neuron_nq_produce(&prod, (struct neuron_nq_ctrl *)map,
+						   (struct neuron_nq_entry *)(map + NEURON_NQ_RING_OFFSET),
+						   &src[i]),
+				 0);
+		ref_decode(&want, (uint8_t)(src[i].header & ~NEURON_NQ_HDR_SW_OVERFLOW), src[i].error_id);
+	}
+	assert_int_equal(nrt_nq_attach_memory(map, map_size, &q), 0);
+	assert_string_equal(nrt_nq_path(q), "scalar");
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(nrt_nq_drain(q, &e, NULL), 48);
+	assert_same_errs(&e, &want);
+	assert_int_equal(nrt_nq_close(q), 0);
+	/* and copied out, from the start again */
+	((struct neuron_nq_ctrl *)map)->head = 0;
+	assert_int_equal(nrt_nq_attach_memory(map, map_size, &q), 0);
+	assert_int_equal(nrt_nq_drain_entries(q, out, 0), 48);
+	assert_memory_equal(out, map + NEURON_NQ_RING_OFFSET, 48 * sizeof(out[0]));
+	assert_int_equal(nrt_nq_close(q), 0);
+	free(mem);
+}
+
 /* Every entry of the benchmark's mix, one ring-full, at several positions. */
 static void bench_mix_drain(void **state)
 {
@@ -522,6 +608,26 @@ static int isa_runs(const char *isa)
 	return !strcmp(isa, "scalar");
 }
 
+/* Whether a queue attached now (16-byte aligned) takes path @isa. */
+static int path_is(const char *isa)
+{
+	size_t map_size = NEURON_NQ_RING_OFFSET + 16 * NEURON_NQ_ENTRY_SIZE;
+	uint8_t *map = aligned_alloc(64, map_size);
+	nrt_nq_t *q = NULL;
+	int ok = 0;
+
+	if (!map)
+		return 0;
+	memset(map, 0, map_size);
+	((struct neuron_nq_ctrl *)map)->entries = 16;
+	if (nrt_nq_attach_memory(map, map_size, &q) == 0) {
+		ok = !strcmp(nrt_nq_path(q), isa);
+		nrt_nq_close(q);
+	}
+	free(map);
+	return ok;
+}
+
 static int run_per_isa(const char *suite, const struct CMUnitTest *tests, size_t n)
 {
 	static const char *const isas[] = { "scalar", "avx2", "avx512" };
@@ -537,6 +643,11 @@ static int run_per_isa(const char *suite, const struct CMUnitTest *tests, size_t
 		}
 		setenv("LIBNRT_NQ_ISA", isas[i], 1);
 		snprintf(name, sizeof(name), "%s_%s", suite, isas[i]);
+		if (!path_is(isas[i])) {
+			print_message("not ok - %s: a queue attached now takes another path\n", name);
+			rc = 1;
+			continue;
+		}
 		rc |= _cmocka_run_group_tests(name, tests, n, NULL, NULL);
 	}
 	return rc;
@@ -546,6 +657,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_header_and_id),
+		cmocka_unit_test(every_pair_drained),
+		cmocka_unit_test(unaligned_ring_scalar),
 		cmocka_unit_test(bench_mix_drain),
 		cmocka_unit_test(random_rings),
 		cmocka_unit_test(stops_at_every_offset),
