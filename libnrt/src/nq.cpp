@@ -9,10 +9,10 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
-#include <cstdlib>
 #include <string_view>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -200,11 +200,9 @@ void decode_run(const neuron_nq_entry *e, uint32_t n, nrt_infer_errors_t *errs)
 // before it (x86 keeps stores in order). The decode needs only an entry's
 // first 32-bit word, which any aligned load reads whole: its phase and
 // its error_id are of one moment too. Queues whose entries are not
-// 16-byte aligned (a
-// mapping nrt_nq_attach_memory() was given at an odd address) take the
-// scalar path, which reads headers with acquire loads first. The
-// header-only check of a drain that copies nothing (ready_avx2/512) reads
-// single bytes' phase bits, which any load reads whole.
+// 16-byte aligned (a mapping nrt_nq_attach_memory() was given at an odd
+// address) take the scalar path, which reads headers with acquire loads
+// first, as does a drain that copies nothing out.
 //
 // Decoding: only the two error types carry entries that are not
 // malformed, and only with an error_id below 16 (checked below against
@@ -258,10 +256,6 @@ constexpr uint32_t word_phase = uint32_t{NEURON_NQ_HDR_PHASE} << 24;
 constexpr uint32_t word_type = uint32_t{NEURON_NQ_HDR_TYPE_MASK} << 24;
 constexpr uint32_t word_sat = 0xffffff70u;
 
-// The first words of the 4 entries from @p, in order: each entry read in
-// one aligned 16-byte load (@p is 16-byte aligned), which CPUs with AVX
-// perform as a single access, so a word's header and error_id are of one
-// moment, and the error_id was written before the header was published.
 // One aligned 16-byte load of the entry at @p, as one VMOVDQA whatever
 // the optimiser would make of it (left to itself it may fold a load into
 // another instruction, or in principle load twice): the copy-out path
@@ -273,7 +267,8 @@ constexpr uint32_t word_sat = 0xffffff70u;
 	return v;
 }
 
-// The decode uses each entry's first word alone, from whichever aligned
+// The first words of the 4 entries from @p, in order. The decode uses
+// each entry's first word alone, from whichever aligned
 // load the compiler makes of it (a memory operand of the unpack, here):
 // the word is read whole, its phase and its error_id together.
 [[gnu::always_inline]] __attribute__((target("avx2"))) inline __m128i first_words4(const __m128i *p)
@@ -365,59 +360,6 @@ __attribute__((target("avx512f,avx512bw"))) uint32_t take_avx512(const neuron_nq
 	return i;
 }
 
-// How many whole groups of 16 entries from @e (at most @lim entries) carry
-// phase @Phase: headers only, for a drain that copies nothing out.
-template <bool Phase>
-__attribute__((target("avx2"))) uint32_t ready_avx2(const neuron_nq_entry *e, uint32_t lim)
-{
-	// the phase bits of the two entries of a vector
-	const __m256i ph = _mm256_setr_epi32(static_cast<int>(word_phase), 0, 0, 0,
-					     static_cast<int>(word_phase), 0, 0, 0);
-	uint32_t i = 0;
-	for (; i + 16 <= lim; i += 16) {
-		const auto *p = reinterpret_cast<const __m256i *>(e + i);
-		__m256i a = _mm256_loadu_si256(p), b = _mm256_loadu_si256(p + 1);
-		__m256i c = _mm256_loadu_si256(p + 2), d = _mm256_loadu_si256(p + 3);
-		__m256i f = _mm256_loadu_si256(p + 4), g = _mm256_loadu_si256(p + 5);
-		__m256i h = _mm256_loadu_si256(p + 6), k = _mm256_loadu_si256(p + 7);
-		if constexpr (Phase) {
-			__m256i all = _mm256_and_si256(_mm256_and_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, d)),
-						       _mm256_and_si256(_mm256_and_si256(f, g), _mm256_and_si256(h, k)));
-			if (!_mm256_testc_si256(all, ph))
-				break;
-		} else {
-			__m256i any = _mm256_or_si256(_mm256_or_si256(_mm256_or_si256(a, b), _mm256_or_si256(c, d)),
-						      _mm256_or_si256(_mm256_or_si256(f, g), _mm256_or_si256(h, k)));
-			if (!_mm256_testz_si256(any, ph))
-				break;
-		}
-	}
-	return i;
-}
-
-template <bool Phase>
-__attribute__((target("avx512f"))) uint32_t ready_avx512(const neuron_nq_entry *e, uint32_t lim)
-{
-	const __m512i ph = _mm512_set4_epi32(0, 0, 0, static_cast<int>(word_phase));
-	uint32_t i = 0;
-	for (; i + 16 <= lim; i += 16) {
-		const auto *p = reinterpret_cast<const uint8_t *>(e + i);
-		__m512i a = _mm512_loadu_si512(p), b = _mm512_loadu_si512(p + 64);
-		__m512i c = _mm512_loadu_si512(p + 128), d = _mm512_loadu_si512(p + 192);
-		if constexpr (Phase) {
-			// a & b & c, then & d
-			__m512i all = _mm512_and_si512(_mm512_ternarylogic_epi32(a, b, c, 0x80), d);
-			if (_mm512_test_epi32_mask(all, ph) != 0x1111)
-				break;
-		} else {
-			__m512i any = _mm512_or_si512(_mm512_ternarylogic_epi32(a, b, c, 0xfe), d);
-			if (_mm512_test_epi32_mask(any, ph))
-				break;
-		}
-	}
-	return i;
-}
-
 // Copy whole groups of 8 entries from @e to @out while every entry of a
 // group carries phase @Phase, at most @lim entries; returns how many it
 // copied. Each entry is read once, in one aligned 16-byte load (above), so
@@ -493,24 +435,6 @@ inline uint32_t take_vector(const nrt_nq *q, const neuron_nq_entry *e, uint32_t 
 	return 0;
 }
 
-// Whole groups of ready entries the queue's vector path finds from @e.
-inline uint32_t ready_vector(const nrt_nq *q, const neuron_nq_entry *e, uint32_t lim, bool phase)
-{
-#ifdef NRT_NQ_X86
-	switch (q->isa) {
-	case nq_isa::avx512:
-		return phase ? ready_avx512<true>(e, lim) : ready_avx512<false>(e, lim);
-	case nq_isa::avx2:
-		return phase ? ready_avx2<true>(e, lim) : ready_avx2<false>(e, lim);
-	case nq_isa::scalar:
-		break;
-	}
-#else
-	(void)q, (void)e, (void)lim, (void)phase;
-#endif
-	return 0;
-}
-
 // The best path this CPU runs, or the one LIBNRT_NQ_ISA names (scalar,
 // avx2, avx512) when the CPU has it: the tests run each path that way.
 nq_isa pick_isa()
@@ -534,6 +458,23 @@ nq_isa pick_isa()
 	if (want == "avx2" && best >= nq_isa::avx2)
 		return nq_isa::avx2;
 	return best;
+}
+
+// The run from q->head on: its first entry, its length limit (at most
+// @cap and never past the end of the slot array, so one phase holds for
+// all of it) and the phase this lap's entries carry (neuron_nq_phase()
+// without its division: the lap is even when the head's bit of weight
+// @entries is clear). Caller holds q->lock or owns the queue.
+struct run_view {
+	const neuron_nq_entry *e;
+	uint32_t lim;
+	bool phase;
+};
+
+inline run_view next_run(const nrt_nq *q, uint32_t cap)
+{
+	uint32_t slot = q->head & (q->entries - 1);
+	return { q->ring + slot, std::min(cap, q->entries - slot), !(q->head & q->entries) };
 }
 
 void publish_head(nrt_nq *q)
@@ -642,17 +583,9 @@ NRT_EXPORT int nrt_nq_drain_entries(nrt_nq_t *q, struct neuron_nq_entry *out, ui
 	uint32_t n = 0;
 	bool more = true;
 	while (more && (max == 0 || n < max)) {
-		uint32_t slot = q->head & (q->entries - 1);
-		uint32_t lim = std::min(max ? std::min(max - n, copy_run_max) : copy_run_max,
-					q->entries - slot);
-		const neuron_nq_entry *e = q->ring + slot;
-		// neuron_nq_phase() without its division: the lap is even when
-		// the head's bit of weight @entries is clear
-		const bool phase = !(q->head & q->entries);
-		uint32_t v = out ? copy_vector(q, e, out + n, lim, phase) : ready_vector(q, e, lim, phase);
-		// the rest, one header at a time (acquire loads), then the bodies;
-		// the fence orders ready_vector()'s plain loads before them
-		std::atomic_thread_fence(std::memory_order_acquire);
+		const auto [e, lim, phase] = next_run(q, max ? std::min(max - n, copy_run_max) : copy_run_max);
+		uint32_t v = out ? copy_vector(q, e, out + n, lim, phase) : 0;
+		// the rest, one header at a time (acquire loads), then the bodies
 		uint32_t r = v + (phase ? run_length<true>(e + v, lim - v) : run_length<false>(e + v, lim - v));
 		if (out && r > v)
 			std::memcpy(out + n + v, e + v, size_t{r - v} * sizeof(*out));
@@ -675,10 +608,7 @@ int nrt::nq::drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *droppe
 		// The control area's drop counter is authoritative: the SW-overflow
 		// bit on the first entry after drops reports drops that counter
 		// already showed, so the decoder does not look at that bit.
-		uint32_t slot = q->head & (q->entries - 1);
-		uint32_t lim = std::min(decode_batch, q->entries - slot);
-		const neuron_nq_entry *e = q->ring + slot;
-		const bool phase = !(q->head & q->entries);
+		const auto [e, lim, phase] = next_run(q, decode_batch);
 		lane_acc acc;
 		uint32_t v = take_vector(q, e, lim, phase, acc);
 		uint32_t r = v + (phase ? run_length<true>(e + v, lim - v) : run_length<false>(e + v, lim - v));
