@@ -189,24 +189,10 @@ constexpr uint32_t add_saturated(uint32_t a, uint32_t b)
 	return s > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(s);
 }
 
-// Fold per-lane entry counts of @n entries into @e: what add_entry() on
-// each entry (SW-overflow bit clear) would have left.
-constexpr void add_lane_counts(nrt_infer_errors_t &e, const uint8_t (&count)[lane_count],
-			       uint32_t n)
-{
-	for (uint32_t s = 0; s < NRT_INFER_ERROR_SUBTYPE_MAX; s++)
-		e.infer_error_flags[s] = count[s] ? 1 : e.infer_error_flags[s];
-	for (uint32_t h = 1; h < NRT_HW_FAULT_SLOTS; h++)
-		e.hw_error_flags[h] = count[lane_malformed + h] ? 1 : e.hw_error_flags[h];
-	uint32_t bad = count[lane_malformed];
-	e.entries = add_saturated(e.entries, n - bad);
-	e.malformed = add_saturated(e.malformed, bad);
-}
-
 // Fold @n entries into @e given which lanes they hit (bit l + 1 of
 // @lane_bits for lane l; bit 0 stands for malformed entries, of which there
 // were @bad): what add_entry() on each entry (SW-overflow bit clear) would
-// have left. The vector decoders of the ring drain (nq.cpp) count this way.
+// have left. The ring drain's vector decoders (nq.cpp) count this way.
 constexpr void add_lane_bits(nrt_infer_errors_t &e, uint32_t lane_bits, uint32_t bad, uint32_t n)
 {
 	for (uint32_t s = 0; s < NRT_INFER_ERROR_SUBTYPE_MAX; s++)
@@ -215,6 +201,16 @@ constexpr void add_lane_bits(nrt_infer_errors_t &e, uint32_t lane_bits, uint32_t
 		e.hw_error_flags[h] = (lane_bits >> (lane_malformed + h + 1)) & 1 ? 1 : e.hw_error_flags[h];
 	e.entries = add_saturated(e.entries, n - bad);
 	e.malformed = add_saturated(e.malformed, bad);
+}
+
+// The same from per-lane entry counts (the scalar decoder's).
+constexpr void add_lane_counts(nrt_infer_errors_t &e, const uint8_t (&count)[lane_count],
+			       uint32_t n)
+{
+	uint32_t bits = 0;
+	for (uint32_t l = 0; l < lane_count; l++)
+		bits |= count[l] ? uint32_t{1} << (l + 1) : 0;
+	add_lane_bits(e, bits, count[lane_malformed], n);
 }
 
 constexpr NRT_STATUS collapse(const nrt_infer_errors_t &e, bool numerical_armed)
