@@ -108,9 +108,9 @@ void neuron_fw_model_serve(const struct neuron_fw_model_dev *dev, u32 dw0, u32 d
 	if (fault == NEURON_FW_MODEL_WRONG_SEQ)
 		seq = (seq ^ 0x80) ? (seq ^ 0x80) : 0x55;
 	if (fault == NEURON_FW_MODEL_OVERSIZE && a->code == NEURON_FWIO_SUCCESS) {
-		for (i = a->len; i < a->len + 4 && i < sizeof(a->data); i++)
-			a->data[i] = 0xA5;
-		a->len = i;
+		for (i = 0; i < NEURON_FW_MODEL_OVERSIZE_EXTRA; i++)
+			a->data[a->len + i] = 0xA5;
+		a->len += NEURON_FW_MODEL_OVERSIZE_EXTRA;
 	}
 	a->resp_dw0 = neuron_fwio_resp_dw0(seq, a->code, NEURON_FWIO_RESP_HDR_SIZE + a->len);
 }

@@ -32,6 +32,8 @@
  */
 #define NEURON_FW_MODEL_READ_MAX	128
 #define NEURON_FW_MODEL_RESP_MAX	(4 * NEURON_FW_MODEL_READ_MAX)
+/* The bytes the OVERSIZE fault adds to a successful answer, whatever its size. */
+#define NEURON_FW_MODEL_OVERSIZE_EXTRA	4
 
 /* The faults that change what a request is answered (not when). */
 enum neuron_fw_model_fault {
@@ -44,7 +46,7 @@ enum neuron_fw_model_fault {
 	NEURON_FW_MODEL_UNKNOWN_COMMAND,
 	/* executed, answered with another sequence number */
 	NEURON_FW_MODEL_WRONG_SEQ,
-	/* executed; a successful answer carries 4 bytes more than it should */
+	/* executed; a successful answer carries NEURON_FW_MODEL_OVERSIZE_EXTRA bytes more */
 	NEURON_FW_MODEL_OVERSIZE,
 };
 
@@ -79,7 +81,7 @@ struct neuron_fw_model_answer {
 	u32 len;
 	bool crc_error;
 	bool bad_post;
-	u8 data[NEURON_FW_MODEL_RESP_MAX];
+	u8 data[NEURON_FW_MODEL_RESP_MAX + NEURON_FW_MODEL_OVERSIZE_EXTRA];
 };
 
 /**
@@ -102,8 +104,9 @@ struct neuron_fw_model_answer {
  * every value in its metric's format (neuron_metric_value_ok());
  * SET_POWER_PROFILE, NEURON_FWIO_POWER_PAYLOAD bytes, zero but byte 4,
  * the profile, at most NEURON_FW_MODEL_PROFILE_MAX. Anything else FAIL.
- * The answer's payload is at most NEURON_FW_MODEL_RESP_MAX bytes, and at
- * most half of (@max_size - header) + 4 (READ, and the OVERSIZE fault).
+ * The answer's payload is at most NEURON_FW_MODEL_RESP_MAX bytes and at
+ * most half of (@max_size - header) (READ), each plus
+ * NEURON_FW_MODEL_OVERSIZE_EXTRA with the OVERSIZE fault.
  */
 void neuron_fw_model_serve(const struct neuron_fw_model_dev *dev, u32 dw0, u32 dw1,
 			   const u8 *payload, u32 avail, u32 max_size,

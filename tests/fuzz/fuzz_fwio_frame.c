@@ -427,7 +427,8 @@ static void firmware(struct src *s)
 	dw1 = good_crc ? neuron_fwio_req_crc_sw(dw0, payload, plen) : take8(s);
 	neuron_fw_model_serve(&dev, dw0, dw1, payload, avail, max_size,
 			      (enum neuron_fw_model_fault)fault, code, &a);
-	CHECK(a.len <= NEURON_FW_MODEL_RESP_MAX);
+	CHECK(a.len <= NEURON_FW_MODEL_RESP_MAX +
+		      (fault == NEURON_FW_MODEL_OVERSIZE ? NEURON_FW_MODEL_OVERSIZE_EXTRA : 0));
 	CHECK(a.code == NEURON_FWIO_SUCCESS || a.len == 0);
 	CHECK(neuron_fwio_dw0_size(a.resp_dw0) == NEURON_FWIO_RESP_HDR_SIZE + a.len);
 	CHECK(neuron_fwio_dw0_code(a.resp_dw0) == a.code);
@@ -445,7 +446,8 @@ static void firmware(struct src *s)
 	if (cmd == NEURON_FWIO_CMD_READ && a.code == NEURON_FWIO_SUCCESS &&
 	    fault != NEURON_FW_MODEL_ERROR)
 		CHECK(seen.reads == plen / 8 &&
-		      a.len == 4 * plen / 8 + (fault == NEURON_FW_MODEL_OVERSIZE ? 4 : 0));
+		      a.len == 4 * plen / 8 + (fault == NEURON_FW_MODEL_OVERSIZE ?
+					       NEURON_FW_MODEL_OVERSIZE_EXTRA : 0));
 	CHECK(seen.posts + seen.profiles <= 1);
 }
 

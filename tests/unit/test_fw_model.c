@@ -133,7 +133,10 @@ static void read_bad_lengths(void **state)
 	assert_int_equal(f.reads, 0);
 }
 
-/* The legacy path's largest READ (128 addresses) is served; one more is not. */
+/*
+ * The legacy path's largest READ (128 addresses) is served, and made larger
+ * by the OVERSIZE fault as any other; one more address is not served.
+ */
 static void read_largest(void **state)
 {
 	struct neuron_fw_model_dev d;
@@ -153,6 +156,12 @@ static void read_largest(void **state)
 	assert_answer(&a, 9, NEURON_FWIO_SUCCESS, NEURON_FW_MODEL_RESP_MAX);
 	assert_int_equal(le32(a.data + NEURON_FW_MODEL_RESP_MAX - 4),
 			 0x10000000u + 4 * (NEURON_FW_MODEL_READ_MAX - 1));
+	neuron_fw_model_serve(&d, dw0, neuron_fwio_req_crc_sw(dw0, p, 8 * NEURON_FW_MODEL_READ_MAX),
+			      p, sizeof(p), max, NEURON_FW_MODEL_OVERSIZE, 0, &a);
+	assert_answer(&a, 9, NEURON_FWIO_SUCCESS,
+		      NEURON_FW_MODEL_RESP_MAX + NEURON_FW_MODEL_OVERSIZE_EXTRA);
+	for (n = 0; n < NEURON_FW_MODEL_OVERSIZE_EXTRA; n++)
+		assert_int_equal(a.data[NEURON_FW_MODEL_RESP_MAX + n], 0xA5);
 	d = dev_of(&f);
 	dw0 = neuron_fwio_req_dw0(10, NEURON_FWIO_CMD_READ, (u16)max);
 	neuron_fw_model_serve(&d, dw0, neuron_fwio_req_crc_sw(dw0, p, sizeof(p)), p, sizeof(p),
