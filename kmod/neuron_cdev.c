@@ -144,8 +144,8 @@ static long neuron_ioctl_get_info(struct neuron_file *nf, void *karg)
 	info.device_index = nd->index;
 	info.nc_count = nd->nc_count;
 	info.backend = nd->ops->kind;
-	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NQ | NEURON_CAP_FWIO |
-			    NEURON_CAP_APPS_INFO | NEURON_CAP_CORE_HOLDERS;
+	info.capabilities = NEURON_CAP_NDS | NEURON_CAP_NDS_READ | NEURON_CAP_NQ |
+			    NEURON_CAP_FWIO | NEURON_CAP_APPS_INFO | NEURON_CAP_CORE_HOLDERS;
 	if (nd->ops->exec)
 		info.capabilities |= NEURON_CAP_SIM_EXEC | NEURON_CAP_JOB_TIME;
 	if (nd->mem->hbm_size)
@@ -188,6 +188,7 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 	{ NEURON_IOCTL_GET_INFO,	neuron_ioctl_get_info,			0 },
 	{ NEURON_IOCTL_NDS_ACQUIRE,	neuron_nds_ioctl_acquire,		0 },
 	{ NEURON_IOCTL_NDS_COUNTER_ADD,	neuron_nds_ioctl_counter_add,		0 },
+	{ NEURON_IOCTL_NDS_READ,	neuron_nds_ioctl_read,			NEURON_IOCTL_UNLOCKED },
 	{ NEURON_IOCTL_NQ_INIT,		neuron_nq_ioctl_init,			0 },
 	{ NEURON_IOCTL_NQ_RELEASE,	neuron_nq_ioctl_release,		0 },
 	{ NEURON_IOCTL_CORE_RESERVE,	neuron_core_ioctl_reserve,		0 },
@@ -216,6 +217,7 @@ static const struct neuron_ioctl_desc neuron_ioctls[] = {
 static_assert(_IOC_SIZE(NEURON_IOCTL_GET_INFO) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_NDS_ACQUIRE) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_NDS_COUNTER_ADD) <= NEURON_IOCTL_ARG_MAX);
+static_assert(_IOC_SIZE(NEURON_IOCTL_NDS_READ) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_NQ_INIT) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_NQ_RELEASE) <= NEURON_IOCTL_ARG_MAX);
 static_assert(_IOC_SIZE(NEURON_IOCTL_CORE_RESERVE) <= NEURON_IOCTL_ARG_MAX);

@@ -400,6 +400,68 @@ long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void *karg)
 	return 0;
 }
 
+/*
+ * NDS_READ: a range of a slab into a kernel buffer under the lock, each u64
+ * with one load, then to the caller outside every lock (a fault on the
+ * user buffer may take mmap_lock, which neuron_nds_mmap() holds around
+ * nds->lock). Unlocked in the dispatcher: gone_sem is taken here, around
+ * the slab access only.
+ */
+long neuron_nds_ioctl_read(struct neuron_file *nf, void *karg)
+{
+	struct neuron_device *nd = nf->nd;
+	struct neuron_nds_read arg;
+	struct neuron_nds *nds;
+	const u64 *src;
+	u64 *buf;
+	u32 i;
+	int ret, s;
+
+	ret = neuron_ioctl_arg(&arg, karg, sizeof(arg), 0);
+	if (ret)
+		return ret;
+	if (arg.reserved0 || !neuron_abi_all_zero(arg.reserved, sizeof(arg.reserved)) ||
+	    arg.pid < 0 || arg.offset % 8 || arg.bytes % 8 || !arg.bytes ||
+	    arg.bytes > NEURON_NDS_READ_MAX || arg.offset > NEURON_NDS_SIZE - arg.bytes)
+		return -EINVAL;
+	buf = kvmalloc(arg.bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!buf)
+		return -ENOMEM;
+
+	down_read(&nd->gone_sem);
+	if (nd->gone) {
+		ret = -ENODEV;
+		goto out_unlock_gone;
+	}
+	nds = nd->nds;
+	mutex_lock(&nds->lock);
+	if (arg.pid == 0) {
+		s = nds_slot_by_owner(nds, task_tgid(current));
+	} else {
+		struct pid *target;
+
+		/* @pid is a number in the caller's pid namespace */
+		rcu_read_lock();
+		target = find_vpid(arg.pid);
+		s = target ? nds_slot_by_owner(nds, target) : -ENOENT;
+		rcu_read_unlock();
+	}
+	if (s < 0 || !nds->slots[s].mem) {
+		ret = -ENOENT;
+	} else {
+		src = nds_slab_u64(nds->slots[s].mem, arg.offset);
+		for (i = 0; i < arg.bytes / 8; i++)
+			buf[i] = READ_ONCE(src[i]);
+	}
+	mutex_unlock(&nds->lock);
+out_unlock_gone:
+	up_read(&nd->gone_sem);
+	if (!ret && copy_to_user(u64_to_user_ptr(arg.user_ptr), buf, arg.bytes))
+		ret = -EFAULT;
+	kvfree(buf);
+	return ret;
+}
+
 int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 {
 	struct neuron_nds *nds = nf->nd->nds;

@@ -27,6 +27,8 @@ void neuron_nds_exit(struct neuron_device *nd);
 /* ioctl handlers (neuron_cdev.c table) */
 long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg);
 long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void *karg);
+/* NDS_READ: the dispatcher calls it without gone_sem (it copies to a user buffer) */
+long neuron_nds_ioctl_read(struct neuron_file *nf, void *karg);
 /* mmap of a slab by its cookie offset; NEURON_MMAP_NOT_MINE outside the slab range */
 int neuron_nds_mmap(struct neuron_file *nf, struct vm_area_struct *vma);
 /*

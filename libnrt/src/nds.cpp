@@ -133,6 +133,51 @@ NRT_EXPORT int nds_open_memory(void *mem, uint32_t nc_count, bool writable, nds_
 	return 0;
 }
 
+// The ranges a reader uses (nds_read_copy): header, ND and NC counters
+// through the process tag and the latency block, then the extended NC
+// counters of NeuronCores 0..3 and the sections of NeuronCores 4..15, as
+// far as the device has NeuronCores.
+NRT_EXPORT int nds_read_copy(ndl_device_t *device, pid_t pid, void *mem)
+{
+	if (!device || pid < 0 || !mem || (reinterpret_cast<uintptr_t>(mem) & 7))
+		return -EINVAL;
+	const ndl_device_info_t *info = ndl_device_get_info(device);
+	if (nrt::ndl::vendor_abi(device) || !(info->capabilities & NEURON_CAP_NDS_READ))
+		return -EOPNOTSUPP;
+	const uint32_t ncs = std::min<uint32_t>(info->nc_count, NEURON_NDS_MAX_NC);
+	const uint32_t base_ncs = std::min<uint32_t>(ncs, NEURON_NDS_NC_BASE_COUNT);
+	struct range {
+		uint32_t off, bytes;
+	} ranges[3] = {
+		{ 0, NDS_LATENCY_END },
+		{ NEURON_NDS_EXT_OFF, base_ncs * NEURON_NDS_EXT_COUNT * 8 },
+		{ NEURON_NDS_XNC_OFF,
+		  ncs > NEURON_NDS_NC_BASE_COUNT ?
+			  (ncs - NEURON_NDS_NC_BASE_COUNT) * NEURON_NDS_XNC_SLOTS * 8 : 0 },
+	};
+	static_assert(NDS_LATENCY_END % 8 == 0 && NDS_LATENCY_END <= NEURON_NDS_READ_MAX);
+	static_assert(NEURON_NDS_NC_BASE_COUNT * NEURON_NDS_EXT_COUNT * 8 <= NEURON_NDS_READ_MAX);
+	static_assert((NEURON_NDS_MAX_NC - NEURON_NDS_NC_BASE_COUNT) * NEURON_NDS_XNC_SLOTS * 8 <=
+		      NEURON_NDS_READ_MAX);
+	static_assert(NEURON_NDS_XNC_OFF +
+			      (NEURON_NDS_MAX_NC - NEURON_NDS_NC_BASE_COUNT) * NEURON_NDS_XNC_SLOTS * 8 <=
+		      NEURON_NDS_SIZE);
+	int fd = ndl_device_fd(device);
+	for (const range &r : ranges) {
+		if (!r.bytes)
+			continue;
+		neuron_nds_read arg{};
+		arg.size = sizeof(arg);
+		arg.pid = pid;
+		arg.offset = r.off;
+		arg.bytes = r.bytes;
+		arg.user_ptr = reinterpret_cast<uintptr_t>(static_cast<uint8_t *>(mem) + r.off);
+		if (::ioctl(fd, NEURON_IOCTL_NDS_READ, &arg) != 0)
+			return errno == ENOTTY ? -EOPNOTSUPP : -errno;
+	}
+	return 0;
+}
+
 NRT_EXPORT int nds_close(nds_instance_t *inst)
 {
 	if (!inst)

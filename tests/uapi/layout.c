@@ -152,6 +152,10 @@ int main(void)
 	F(neuron_nds_counter_add, size); F(neuron_nds_counter_add, flags);
 	F(neuron_nds_counter_add, nc); F(neuron_nds_counter_add, id);
 	F(neuron_nds_counter_add, delta); F(neuron_nds_counter_add, reserved);
+	S(neuron_nds_read);
+	F(neuron_nds_read, size); F(neuron_nds_read, flags); F(neuron_nds_read, pid);
+	F(neuron_nds_read, offset); F(neuron_nds_read, bytes); F(neuron_nds_read, reserved0);
+	F(neuron_nds_read, user_ptr); F(neuron_nds_read, reserved);
 
 	S(neuron_nq_init);
 	F(neuron_nq_init, size); F(neuron_nq_init, flags); F(neuron_nq_init, nc);
@@ -246,6 +250,7 @@ int main(void)
 	printf("C GET_INFO 0x%08lx\n", (unsigned long)NEURON_IOCTL_GET_INFO);
 	printf("C NDS_ACQUIRE 0x%08lx\n", (unsigned long)NEURON_IOCTL_NDS_ACQUIRE);
 	printf("C NDS_COUNTER_ADD 0x%08lx\n", (unsigned long)NEURON_IOCTL_NDS_COUNTER_ADD);
+	printf("C NDS_READ 0x%08lx\n", (unsigned long)NEURON_IOCTL_NDS_READ);
 	printf("C NQ_INIT 0x%08lx\n", (unsigned long)NEURON_IOCTL_NQ_INIT);
 	printf("C NQ_RELEASE 0x%08lx\n", (unsigned long)NEURON_IOCTL_NQ_RELEASE);
 	printf("C CORE_RESERVE 0x%08lx\n", (unsigned long)NEURON_IOCTL_CORE_RESERVE);

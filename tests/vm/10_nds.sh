@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: NDS slabs, the counter bridge, the sysfs counter tree, ECC files.
 SUITE=nds
-PLAN=59
+PLAN=60
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=8

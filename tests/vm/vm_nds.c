@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sched.h>
 #include <sys/mman.h>
@@ -670,6 +671,161 @@ static int raw_layout_bytes(void)
 	return 0;
 }
 
+static void rd_init(struct neuron_nds_read *r, int pid, uint32_t off, uint32_t bytes, void *buf)
+{
+	memset(r, 0, sizeof(*r));
+	r->size = sizeof(*r);
+	r->pid = pid;
+	r->offset = off;
+	r->bytes = bytes;
+	r->user_ptr = (uintptr_t)buf;
+}
+
+/*
+ * NDS_READ copies any range of another process's slab, byte for byte what
+ * a mapping of it shows, without an acquire and without making the slab
+ * mappable through the reading file; it refuses every malformed argument;
+ * once the owner is gone its pid reads -ENOENT. nds_read_copy() copies the
+ * ranges a reader uses, and nds_open_memory() on the copy reads every
+ * counter the owner wrote.
+ */
+static int read_copies_the_slab(void)
+{
+	static uint8_t copy[NEURON_NDS_SIZE] __attribute__((aligned(8)));
+	struct neuron_nds_acquire q;
+	struct neuron_nds_read r;
+	struct neuron_info info;
+	nds_instance_t *inst = NULL;
+	ndl_device_t *dev;
+	struct vt_child ch;
+	const uint8_t *m;
+	uint8_t small[32];
+	uint32_t off, nc, id;
+	uint64_t v;
+	size_t i;
+	uint8_t *ro;
+	pid_t pid;
+	int fd, mfd;
+
+	fd = vt_open_dev(0);
+	VT_ASSERT(fd >= 0, "open");
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_GET_INFO, &info) == 0, "GET_INFO");
+	VT_ASSERT(info.capabilities & NEURON_CAP_NDS_READ, "NEURON_CAP_NDS_READ not set");
+	VT_ASSERT(vt_child_start(&ch, layout_writer, NULL) == 0, "writer failed");
+	pid = ch.pid;
+
+	/* the whole slab in NEURON_NDS_READ_MAX steps, against a mapping */
+	memset(copy, 0xEE, sizeof(copy));
+	for (off = 0; off < NEURON_NDS_SIZE; off += NEURON_NDS_READ_MAX) {
+		rd_init(&r, pid, off, NEURON_NDS_READ_MAX, copy + off);
+		VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "NDS_READ at %u: %s", off,
+			  strerror(errno));
+	}
+	/* reading granted nothing: this file still cannot map the slab */
+	mfd = vt_open_dev(0);
+	acq_init(&q, pid);
+	VT_ASSERT(ioctl(mfd, NEURON_IOCTL_NDS_ACQUIRE, &q) == 0, "lookup");
+	m = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, fd, (off_t)q.mmap_offset);
+	VT_ASSERT(m == MAP_FAILED && errno == EACCES, "map through the reading file: %s",
+		  m == MAP_FAILED ? strerror(errno) : "mapped");
+	m = mmap(NULL, NEURON_NDS_SIZE, PROT_READ, MAP_SHARED, mfd, (off_t)q.mmap_offset);
+	VT_ASSERT(m != MAP_FAILED, "map");
+	for (i = 0; i < NEURON_NDS_SIZE; i++)
+		VT_ASSERT(copy[i] == m[i], "byte %zu: copied %#x, mapped %#x", i, copy[i], m[i]);
+	VT_ASSERT(le64_at(copy, 8 + 8 * 3) == (0xAB00000000000000ULL | 3), "ND 3 in the copy");
+	munmap((void *)m, NEURON_NDS_SIZE);
+	close(mfd);
+
+	/* a range lands where it is pointed, nothing around it is touched */
+	memset(small, 0xEE, sizeof(small));
+	rd_init(&r, pid, 256 + 8, 16, small + 8);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "16 bytes: %s", strerror(errno));
+	VT_ASSERT(le64_at(small, 8) == pattern(0, 1) && le64_at(small, 16) == pattern(0, 2),
+		  "NC0 ids 1, 2");
+	for (i = 0; i < sizeof(small); i++)
+		if (i < 8 || i >= 24)
+			VT_ASSERT(small[i] == 0xEE, "byte %zu around the range written", i);
+	/* the last 8 bytes of the slab are in range */
+	rd_init(&r, pid, NEURON_NDS_SIZE - 8, 8, small);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "last word: %s", strerror(errno));
+
+	/* malformed: nothing is written */
+	memset(small, 0xEE, sizeof(small));
+	rd_init(&r, pid, 0, 8, small);
+	r.size -= 8;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 0, 8, small);
+	r.flags = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 0, 8, small);
+	r.reserved0 = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 0, 8, small);
+	r.reserved[1] = 1;
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, -1, 0, 8, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 4, 8, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 0, 12, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 0, 0, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 0, NEURON_NDS_READ_MAX + 8, copy);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, NEURON_NDS_SIZE - 8, 16, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	rd_init(&r, pid, 0xFFFFFFF8u, 16, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EINVAL);
+	for (i = 0; i < sizeof(small); i++)
+		VT_ASSERT(small[i] == 0xEE, "a refused read wrote byte %zu", i);
+	/* no such process, and one (this) without a slab */
+	rd_init(&r, 999999, 0, 8, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), ENOENT);
+	rd_init(&r, 0, 0, 8, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), ENOENT);
+	rd_init(&r, getpid(), 0, 8, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), ENOENT);
+	/* bad buffers: none, read-only memory */
+	rd_init(&r, pid, 0, 8, NULL);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EFAULT);
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	VT_ASSERT(ro != MAP_FAILED, "read-only page");
+	rd_init(&r, pid, 0, 8, ro);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EFAULT);
+	munmap(ro, 4096);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, NULL), EFAULT);
+
+	/* the library's copy, read through an instance over it */
+	dev = open_ndl(0);
+	VT_ASSERT(dev, "ndl open");
+	memset(copy, 0, sizeof(copy));
+	VT_ASSERT(nds_read_copy(dev, pid, copy) == 0, "nds_read_copy");
+	VT_ASSERT(nds_read_copy(dev, pid, copy + 4) == -EINVAL, "unaligned buffer");
+	VT_ASSERT(nds_read_copy(dev, -1, copy) == -EINVAL, "pid -1");
+	VT_ASSERT(nds_read_copy(dev, 999999, copy) == -ENOENT, "no such pid");
+	VT_ASSERT(nds_open_memory(copy, NC_COUNT, false, &inst) == 0, "nds_open_memory");
+	for (nc = 0; nc < NC_COUNT; nc++)
+		for (id = 0; id < NEURON_NDS_ID_COUNT; id++) {
+			v = 0;
+			VT_ASSERT(nds_get_nc_counter(inst, (int)nc, id, &v) == 0 &&
+					  v == pattern(nc, id),
+				  "NC%u id%u reads %#llx", nc, id, (unsigned long long)v);
+		}
+	nds_close(inst);
+
+	VT_ASSERT(vt_child_finish(&ch), "writer");
+	/* its slab went with it */
+	rd_init(&r, pid, 0, 8, small);
+	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), ENOENT);
+	VT_ASSERT(nds_read_copy(dev, pid, copy) == -ENOENT, "nds_read_copy of a gone owner");
+	ndl_close_device(dev);
+	close(fd);
+	return 0;
+}
+
 static int bridge_child(void *unused)
 {
 	ndl_device_t *dev = open_ndl(0);
@@ -1211,6 +1367,7 @@ int main(void)
 		VT_CASE(dofork_never_shares_mapping),
 		VT_CASE(monitor_reads_not_writes),
 		VT_CASE(raw_layout_bytes),
+		VT_CASE(read_copies_the_slab),
 		VT_CASE(bridge_moves_sysfs),
 		VT_CASE(counts_survive_last_close),
 		VT_CASE(write_to_clear),

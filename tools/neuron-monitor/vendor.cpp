@@ -4,6 +4,7 @@
 #include "vendor.hpp"
 
 #include <ndl/ndl.h>
+#include <neuron/neuron_nds.h>
 #include <nrt/nds/neuron_ds.h>
 
 #include <algorithm>
@@ -66,11 +67,13 @@ bool parse_stat(std::string_view st, uint64_t &utime, uint64_t &stime)
 }
 
 // The applications' NDS counters, read at every report. Each device is
-// opened, and each application's slab mapped, for the report only: a
-// monitor that held them between reports would be a process using the
-// device, listed as one (neuron-ls, APPS_INFO), and would make a device
-// reset wait for it. What the reports reuse is memory: the samples' map
-// nodes.
+// opened for the report only: a monitor that held it between reports
+// would be a process using the device, listed as one (neuron-ls,
+// APPS_INFO), and would make a device reset wait for it. Each
+// application's counters are copied out by the driver (nds_read_copy:
+// nothing mapped, nothing held); a driver without that call (the
+// vendor's) has each slab mapped for the report instead. What the reports
+// reuse is memory: the samples' map nodes and the copy's buffer.
 class app_reader {
 public:
 	// Every application's NDS counters now into @apps, summed over the
@@ -79,8 +82,29 @@ public:
 	void collect(std::map<int, m::app_sample> &apps, std::string &err);
 
 private:
+	// @pid's slab on @dev, copied out or mapped; nullptr when it holds none
+	nds_instance_t *open_slab(ndl_device_t *dev, int pid, uint32_t ncs, bool &copy);
+
 	std::vector<std::map<int, m::app_sample>::node_type> spare_;	// collect()'s
+	// NEURON_NDS_SIZE bytes the copies go to (calloc: untouched pages stay unmapped)
+	std::unique_ptr<uint64_t, decltype(&std::free)> copy_{ nullptr, &std::free };
 };
+
+nds_instance_t *app_reader::open_slab(ndl_device_t *dev, int pid, uint32_t ncs, bool &copy)
+{
+	nds_instance_t *inst = nullptr;
+	if (copy && !copy_)
+		copy_.reset(static_cast<uint64_t *>(std::calloc(NEURON_NDS_SIZE / 8, 8)));
+	if (copy && copy_) {
+		int r = nds_read_copy(dev, pid, copy_.get());
+		if (r == 0)
+			return nds_open_memory(copy_.get(), ncs, false, &inst) == 0 ? inst : nullptr;
+		if (r != -EOPNOTSUPP)
+			return nullptr;
+		copy = false;	// this device's driver has no NDS_READ: map
+	}
+	return nds_open(dev, pid, &inst) == 0 ? inst : nullptr;
+}
 
 void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 {
@@ -119,12 +143,13 @@ void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 			info = nullptr;
 			count = 0;
 		}
+		bool copy = true;
 		for (size_t k = 0; k < count; k++) {
 			int pid = info[k].pid;
 			if (pid == self)
 				continue;
-			nds_instance_t *inst = nullptr;
-			if (nds_open(dev, pid, &inst) != 0)
+			nds_instance_t *inst = open_slab(dev, pid, ncs, copy);
+			if (!inst)
 				continue;
 			m::app_sample &a = sample(pid);
 			a.pid = pid;

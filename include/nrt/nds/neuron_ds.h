@@ -260,6 +260,22 @@ int nds_get_latency(const nds_instance_t *inst, unsigned kind,
  */
 int nds_open_memory(void *mem, uint32_t nc_count, bool writable, nds_instance_t **inst);
 
+/*
+ * Copy what a reader of process @pid's slab on @device uses into @mem
+ * (NEURON_NDS_SIZE bytes, 8-byte aligned; the offsets are the slab's): the
+ * header, the ND counters, the NC counters of the device's NeuronCores,
+ * the process tag and the latency histograms. Each counter is read whole.
+ * The driver copies them (NDS_READ): nothing is mapped, and no slab is
+ * looked up or held on the caller's file. The other bytes of @mem are left
+ * as they are. Read the copy through nds_open_memory(@mem, the device's
+ * NeuronCore count, false, ...). @pid 0: the caller's own slab.
+ * 0; -ENOENT: @pid holds no slab on @device; -EOPNOTSUPP: the driver has
+ * no NDS_READ (the vendor's, or one without NEURON_CAP_NDS_READ), map the
+ * slab with nds_open() instead; -EINVAL: bad arguments; else a -errno of
+ * the driver's.
+ */
+int nds_read_copy(ndl_device_t *device, pid_t pid, void *mem);
+
 #ifdef __cplusplus
 }
 #endif

@@ -143,6 +143,47 @@ struct neuron_nds_counter_add {
 	__aligned_u64 reserved[2];
 };
 
+/* NEURON_IOCTL_NDS_READ: the most bytes one call copies. */
+#define NEURON_NDS_READ_MAX	16384
+#define NEURON_CAP_NDS_READ	(1ULL << 11)	/* NEURON_IOCTL_NDS_READ */
+
+/**
+ * struct neuron_nds_read - NEURON_IOCTL_NDS_READ argument
+ * @size:	in: sizeof(struct neuron_nds_read)
+ * @flags:	in: must be 0
+ * @pid:	in: the process whose slab is read, a number in the caller's
+ *		pid namespace; 0: the caller's own
+ * @offset:	in: first byte in the slab, a multiple of 8
+ * @bytes:	in: bytes to copy, a multiple of 8, 8..NEURON_NDS_READ_MAX;
+ *		@offset + @bytes at most NEURON_NDS_SIZE
+ * @user_ptr:	in: where the bytes go
+ * @reserved:	in: must be zero
+ *
+ * Copies a range of a process's slab without mapping it or looking it up
+ * first: what a monitor reads every period. Each u64 of the range is read
+ * with one load, so no counter is seen half updated; the range as a whole
+ * is not a snapshot (the owner keeps counting). Any opener of the device
+ * may read any slab on it, as NDS_ACQUIRE with a pid lets it map one
+ * read-only. The slab is copied under the NDS lock into a kernel buffer
+ * and from there to @user_ptr, so a fault on the user buffer never holds
+ * the lock.
+ *
+ * Errors: -EINVAL: header, flags, reserved, @pid < 0, @offset or @bytes
+ * not a multiple of 8, @bytes 0 or above NEURON_NDS_READ_MAX, the range
+ * past the slab; -ENOENT: @pid holds no slab on this device; -EFAULT:
+ * @user_ptr; -ENOMEM; -ENODEV: the device was removed.
+ */
+struct neuron_nds_read {
+	__u32 size;
+	__u32 flags;
+	__s32 pid;
+	__u32 offset;
+	__u32 bytes;
+	__u32 reserved0;
+	__aligned_u64 user_ptr;
+	__aligned_u64 reserved[2];
+};
+
 /* Addresses per NEURON_IOCTL_FW_READ (the 128-byte FW-IO window / 8). */
 #define NEURON_FW_READ_MAX	16
 
@@ -727,6 +768,7 @@ struct neuron_core_holders {
 #define NEURON_IOCTL_GET_INFO		_IOWR(NEURON_IOCTL_MAGIC, 0xC0, struct neuron_info)
 #define NEURON_IOCTL_NDS_ACQUIRE	_IOWR(NEURON_IOCTL_MAGIC, 0xC1, struct neuron_nds_acquire)
 #define NEURON_IOCTL_NDS_COUNTER_ADD	_IOW(NEURON_IOCTL_MAGIC, 0xC2, struct neuron_nds_counter_add)
+#define NEURON_IOCTL_NDS_READ		_IOW(NEURON_IOCTL_MAGIC, 0xC3, struct neuron_nds_read)
 #define NEURON_IOCTL_NQ_INIT		_IOWR(NEURON_IOCTL_MAGIC, 0xC8, struct neuron_nq_init)
 #define NEURON_IOCTL_NQ_RELEASE		_IOW(NEURON_IOCTL_MAGIC, 0xC9, struct neuron_nq_release)
 #define NEURON_IOCTL_CORE_RESERVE	_IOW(NEURON_IOCTL_MAGIC, 0xCA, struct neuron_core_reserve)

@@ -86,9 +86,9 @@ static const struct fdesc f_pp[] = {
 };
 
 /*
- * Device memory and jobs with data: commands known to the random command
- * judge (a known number is not ENOTTY) but not fuzzed field by field yet
- * (weight 0).
+ * Device memory, jobs with data and NDS_READ (each with a user buffer):
+ * commands known to the random command judge (a known number is not
+ * ENOTTY) but not fuzzed field by field yet (weight 0).
  */
 static const struct fdesc f_malloc[] = {
 	FD(struct neuron_mem_alloc, size, FK_SIZE, 0), FD(struct neuron_mem_alloc, flags, FK_FLAGS, 0),
@@ -107,6 +107,11 @@ static const struct fdesc f_mdmabuf[] = {
 	FD(struct neuron_mem_dmabuf_read, flags, FK_FLAGS, 0),
 	FD(struct neuron_mem_dmabuf_read, reserved0, FK_RES, 0),
 	FD(struct neuron_mem_dmabuf_read, reserved, FK_RES, 0),
+};
+static const struct fdesc f_ndsread[] = {
+	FD(struct neuron_nds_read, size, FK_SIZE, 0), FD(struct neuron_nds_read, flags, FK_FLAGS, 0),
+	FD(struct neuron_nds_read, pid, FK_PID, 0), FD(struct neuron_nds_read, reserved0, FK_RES, 0),
+	FD(struct neuron_nds_read, reserved, FK_RES, 0),
 };
 static const struct fdesc f_model[] = {
 	FD(struct neuron_sim_exec_model, size, FK_SIZE, 0),
@@ -172,6 +177,7 @@ static const struct cdesc cmds[C_MAX] = {
 			  f_cr, 0),
 	[C_MDMABUF] = CD("MEM_DMABUF_READ", NEURON_IOCTL_MEM_DMABUF_READ, struct neuron_mem_dmabuf_read,
 			 0, f_mdmabuf, 0),
+	[C_NDSREAD] = CD("NDS_READ", NEURON_IOCTL_NDS_READ, struct neuron_nds_read, 0, f_ndsread, 0),
 };
 
 static int pick_cmd(struct ts *t)

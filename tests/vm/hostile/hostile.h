@@ -216,7 +216,7 @@ static inline int chance(struct ts *t, unsigned int permille) { return below(t, 
 
 enum cmd { C_INFO, C_ACQ, C_ADD, C_NQI, C_NQR, C_CRES, C_CREL, C_EXEC, C_FWR, C_PP,
 	   C_MODEL, C_MALLOC, C_MFREE, C_MREAD, C_MWRITE, C_MSET, C_APPS, C_HOLDERS, C_TAKEBACK,
-	   C_MDMABUF, C_MAX };
+	   C_MDMABUF, C_NDSREAD, C_MAX };
 
 enum ptrk { P_NULL, P_LOW, P_KERNEL, P_NONCANON, P_NONE, P_STRADDLE, P_RO, P_MISALIGNED, P_DEVMAP,
 	    P_MAX };
