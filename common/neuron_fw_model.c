@@ -107,6 +107,7 @@ void neuron_fw_model_serve(const struct neuron_fw_model_dev *dev, u32 dw0, u32 d
 		a->len = 0;
 	if (fault == NEURON_FW_MODEL_WRONG_SEQ)
 		seq = (seq ^ 0x80) ? (seq ^ 0x80) : 0x55;
+	/* a successful answer is at most NEURON_FW_MODEL_RESP_MAX bytes: room for these */
 	if (fault == NEURON_FW_MODEL_OVERSIZE && a->code == NEURON_FWIO_SUCCESS) {
 		for (i = 0; i < NEURON_FW_MODEL_OVERSIZE_EXTRA; i++)
 			a->data[a->len + i] = 0xA5;

@@ -5,7 +5,8 @@
  * Each device has NEURON_NDS_PER_DEVICE slots. A process claims one with
  * NDS_ACQUIRE (pid 0) and maps it read-write; the runtime then counts with
  * plain atomic adds on the mapping, no syscall per update. Monitors look a
- * slab up by pid and may only map it read-only.
+ * slab up by pid and may only map it read-only, or have a range of it
+ * copied out (NDS_READ: no mapping, nothing granted).
  *
  * Folding: every (NeuronCore, counter id) has a cell {total, present}. A
  * slot keeps a shadow of the values already folded; folding adds

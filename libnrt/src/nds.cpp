@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // NDS: the caller's counter slab, mapped from the driver, updated with
-// 64-bit atomics (no syscall per update).
+// 64-bit atomics (no syscall per update); another process's, mapped
+// read-only or copied out by the driver (nds_read_copy).
 #include <nrt/nds/neuron_ds.h>
 #include <neuron/neuron_ioctl.h>
 #include <neuron/neuron_nds.h>

@@ -4,7 +4,7 @@
 # is in use (vm_hotplug), and unload once the last fd of a removed device
 # closes.
 SUITE=hotplug
-PLAN=62
+PLAN=63
 . /tests/lib.sh
 
 B=/sys/bus/neuron_sim

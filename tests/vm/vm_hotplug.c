@@ -52,6 +52,15 @@ static int nds_acquire(int fd, struct neuron_nds_acquire *a)
 	return ioctl(fd, NEURON_IOCTL_NDS_ACQUIRE, a);
 }
 
+/* NDS_READ of @pid's slab, its first 8 bytes into @buf */
+static int nds_read(int fd, int pid, void *buf)
+{
+	struct neuron_nds_read r = { .size = sizeof(r), .pid = pid, .bytes = 8 };
+
+	r.user_ptr = (uintptr_t)buf;
+	return ioctl(fd, NEURON_IOCTL_NDS_READ, &r);
+}
+
 static int nq_init(int fd, int nc, struct neuron_nq_init *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -166,6 +175,7 @@ static int open_fd_gets_enodev(void)
 	VT_ASSERT(vt_sim_del(10) == 0, "del_device 10");
 	VT_ASSERT_ERRNO(get_info(fd, &info), ENODEV);
 	VT_ASSERT_ERRNO(nds_acquire(fd, &b), ENODEV);
+	VT_ASSERT_ERRNO(nds_read(fd, 0, buf), ENODEV);
 	VT_ASSERT_ERRNO(read(fd, buf, sizeof(buf)), ENODEV);
 	VT_ASSERT_ERRNO(write(fd, "x", 1), ENODEV);
 	errno = 0;
@@ -601,6 +611,75 @@ static int removal_not_blocked_by_user_fault(void)
 	return 0;
 }
 
+struct uffd_nds_read {
+	int fd;
+	void *buf;
+	int ret, err;
+};
+
+static void *uffd_nds_read_thread(void *p)
+{
+	struct uffd_nds_read *u = p;
+
+	errno = 0;
+	u->ret = nds_read(u->fd, 0, u->buf);
+	u->err = errno;
+	return NULL;
+}
+
+/*
+ * NDS_READ copies the slab into a kernel buffer under gone_sem and the NDS
+ * lock, and to the user after both: a destination page nobody provides
+ * (userfaultfd) holds up neither the owner's own acquire and mapping of
+ * its slab nor device removal (in a child bounded to 5 s). Once the fault
+ * is answered the read completes: what it copied was read before.
+ */
+static int removal_not_blocked_by_nds_read_fault(void)
+{
+	struct uffd_nds_read u = { .ret = 0 };
+	struct neuron_nds_acquire a;
+	struct vt_uffd uf;
+	pthread_t th;
+	int idx, st = 0;
+	pid_t pid;
+	long ms;
+	void *m;
+
+	if (vt_uffd_open(&uf))
+		return -1;
+	VT_ASSERT(vt_sim_new(17, 1) == 0, "new_device 17");
+	idx = vt_sim_index(17);
+	u.fd = vt_open_dev(idx);
+	VT_ASSERT(u.fd >= 0, "open");
+	VT_ASSERT(nds_acquire(u.fd, &a) == 0, "NDS_ACQUIRE");
+	u.buf = uf.mem;
+	VT_ASSERT(pthread_create(&th, NULL, uffd_nds_read_thread, &u) == 0, "pthread_create");
+	VT_ASSERT(vt_uffd_faulted(&uf, 5000), "NDS_READ never faulted on the page");
+
+	/* the NDS lock is free: the owner's acquire and map go through */
+	VT_ASSERT(nds_acquire(u.fd, &a) == 0, "NDS_ACQUIRE while the read faults: %s",
+		  strerror(errno));
+	m = mmap(NULL, a.mmap_size, PROT_READ, MAP_SHARED, u.fd, a.mmap_offset);
+	VT_ASSERT(m != MAP_FAILED, "map while the read faults: %s", strerror(errno));
+	munmap(m, a.mmap_size);
+	pid = fork();
+	if (pid == 0)
+		_exit(vt_sim_del(17) == 0 ? 0 : 1);
+	ms = vt_wait_bounded(pid, &st, 5000);
+	vt_uffd_answer(&uf);
+	pthread_join(th, NULL);
+	if (ms >= 5000) {
+		waitpid(pid, &st, 0);
+		VT_ASSERT(0, "removal blocked behind the faulting NDS_READ");
+	}
+	VT_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "del_device 17 failed");
+	VT_ASSERT(u.ret == 0, "the faulting NDS_READ returned %d/%s, expected 0", u.ret,
+		  strerror(u.err));
+	close(u.fd);
+	vt_uffd_close(&uf);
+	return 0;
+}
+
 static int index_reused_after_release(void)
 {
 	struct neuron_nds_acquire a;
@@ -870,6 +949,7 @@ int main(int argc, char **argv)
 		VT_CASE(sysfs_open_gets_enodev),
 		VT_CASE(debugfs_open_across_removal),
 		VT_CASE(removal_not_blocked_by_user_fault),
+		VT_CASE(removal_not_blocked_by_nds_read_fault),
 		VT_CASE(index_reused_after_release),
 		VT_CASE(stress_add_remove_under_load),
 	};

@@ -100,7 +100,7 @@ nds_instance_t *app_reader::open_slab(ndl_device_t *dev, int pid, uint32_t ncs, 
 		if (r == 0)
 			return nds_open_memory(copy_.get(), ncs, false, &inst) == 0 ? inst : nullptr;
 		if (r != -EOPNOTSUPP)
-			return nullptr;
+			return nullptr;	// -ENOENT: it has no slab here (any more)
 		copy = false;	// this device's driver has no NDS_READ: map
 	}
 	return nds_open(dev, pid, &inst) == 0 ? inst : nullptr;

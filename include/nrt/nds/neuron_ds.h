@@ -267,7 +267,7 @@ int nds_open_memory(void *mem, uint32_t nc_count, bool writable, nds_instance_t 
  * the process tag and the latency histograms. Each counter is read whole.
  * The driver copies them (NDS_READ): nothing is mapped, and no slab is
  * looked up or held on the caller's file. The other bytes of @mem are left
- * as they are. Read the copy through nds_open_memory(@mem, the device's
+ * as they are; on an error, what @mem holds is unspecified. Read the copy through nds_open_memory(@mem, the device's
  * NeuronCore count, false, ...). @pid 0: the caller's own slab.
  * 0; -ENOENT: @pid holds no slab on @device; -EOPNOTSUPP: the driver has
  * no NDS_READ (the vendor's, or one without NEURON_CAP_NDS_READ), map the

@@ -161,10 +161,10 @@ struct neuron_nds_counter_add {
  *
  * Copies a range of a process's slab without mapping it or looking it up
  * first: what a monitor reads every period. Each u64 of the range is read
- * with one load, so no counter is seen half updated; the range as a whole
- * is not a snapshot (the owner keeps counting). Any opener of the device
- * may read any slab on it, as NDS_ACQUIRE with a pid lets it map one
- * read-only. The slab is copied under the NDS lock into a kernel buffer
+ * with one load (on a 64-bit kernel), so no counter is seen half updated;
+ * the range as a whole is not a snapshot (the owner keeps counting). Any
+ * opener of the device may read any slab on it, as NDS_ACQUIRE with a pid
+ * lets it map one read-only. The slab is copied under the NDS lock into a kernel buffer
  * and from there to @user_ptr, so a fault on the user buffer never holds
  * the lock.
  *
