@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=154
+PLAN=155
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -531,6 +531,15 @@ exec 4> $TMP/vapp.in
 wait_for vendor-app-ready 20000 grep -q '^ready' $TMP/vapp.out
 check_eq vendor-app-listed "$vapp [1]" \
 	"$($LS -j | $JQ -r '.[0].neuron_processes[0] | "\(.pid) \(.neuroncore_ids | tojson)"')"
+# neuron-monitor reads the application's slab by mapping it (the vendor's
+# driver has no NDS_READ): the application is in the report, its tag the
+# pid, without an error
+echo '{"period": "100ms", "neuron_runtimes": [{"tag_filter": ".*", "metrics": [{"type": "neuroncore_counters"}]}]}' > $TMP/vmoncfg.json
+NEURON_MONITOR_IMDS_ADDR=127.0.0.1:9 /tests/neuron-monitor -c $TMP/vmoncfg.json --count 1 \
+	> $TMP/vmonrep.json 2> $TMP/vmonrep.err
+rc=$?
+check_eq vendor-monitor-maps-slab "0 $vapp $vapp " \
+	"$rc $($JQ -r '.neuron_runtime_data[0] | "\(.pid) \(.neuron_runtime_tag) \(.error)"' $TMP/vmonrep.json)"
 exec 4>&-
 wait $vapp
 check_eq vendor-app-job-refused "0 status 1|1" \
