@@ -259,6 +259,25 @@ static int nds_slot_by_owner(struct neuron_nds *nds, struct pid *tgid)
 }
 
 /*
+ * The slot of process @nr, a number in the caller's pid namespace, or
+ * -ENOENT; *@found (when not NULL): its struct pid, NULL when there is
+ * none, for comparison only (no reference is taken). Caller holds the lock.
+ */
+static int nds_slot_by_vpid(struct neuron_nds *nds, pid_t nr, struct pid **found)
+{
+	struct pid *target;
+	int s;
+
+	rcu_read_lock();
+	target = find_vpid(nr);
+	s = target ? nds_slot_by_owner(nds, target) : -ENOENT;
+	rcu_read_unlock();
+	if (found)
+		*found = target;
+	return s;
+}
+
+/*
  * Claim a free slot for @proc, the calling process: a new, zeroed slab
  * charged to its memory cgroup. Caller holds the lock; takes the core
  * table's lock under it (nds->lock -> the core table's lock).
@@ -328,11 +347,7 @@ long neuron_nds_ioctl_acquire(struct neuron_file *nf, void *karg)
 	} else {
 		struct pid *target;
 
-		/* @pid is a number in the caller's pid namespace */
-		rcu_read_lock();
-		target = find_vpid(arg.pid);
-		s = target ? nds_slot_by_owner(nds, target) : -ENOENT;
-		rcu_read_unlock();
+		s = nds_slot_by_vpid(nds, arg.pid, &target);
 		access = target == task_tgid(current) && target == nf->tgid ?
 			 NEURON_NDS_ACCESS_RW : NEURON_NDS_ACCESS_RO;
 	}
@@ -436,17 +451,10 @@ long neuron_nds_ioctl_read(struct neuron_file *nf, void *karg)
 	}
 	nds = nd->nds;
 	mutex_lock(&nds->lock);
-	if (arg.pid == 0) {
+	if (arg.pid == 0)
 		s = nds_slot_by_owner(nds, task_tgid(current));
-	} else {
-		struct pid *target;
-
-		/* @pid is a number in the caller's pid namespace */
-		rcu_read_lock();
-		target = find_vpid(arg.pid);
-		s = target ? nds_slot_by_owner(nds, target) : -ENOENT;
-		rcu_read_unlock();
-	}
+	else
+		s = nds_slot_by_vpid(nds, arg.pid, NULL);
 	if (s < 0 || !nds->slots[s].mem) {
 		ret = -ENOENT;
 	} else {

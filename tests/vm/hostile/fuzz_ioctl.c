@@ -71,6 +71,15 @@ static const struct fdesc f_ex[] = {
 	FD(struct neuron_sim_exec, job_ns, FK_OUT, 0),
 	FD(struct neuron_sim_exec, reserved, FK_RES, 0),
 };
+/* NDS_READ: the destination is the thread's io buffer, never mutated */
+_Static_assert(NEURON_NDS_READ_MAX <= sizeof(((struct ts *)0)->io), "NDS_READ into ts.io");
+static const struct fdesc f_ndsread[] = {
+	FD(struct neuron_nds_read, size, FK_SIZE, 0), FD(struct neuron_nds_read, flags, FK_FLAGS, 0),
+	FD(struct neuron_nds_read, pid, FK_PID, 0),
+	FD(struct neuron_nds_read, offset, FK_IDX, NEURON_NDS_SIZE),
+	FD(struct neuron_nds_read, bytes, FK_IDX, NEURON_NDS_READ_MAX + 1),
+	FD(struct neuron_nds_read, reserved0, FK_RES, 0), FD(struct neuron_nds_read, reserved, FK_RES, 0),
+};
 static const struct fdesc f_fwr[] = {
 	FD(struct neuron_fw_read, size, FK_SIZE, 0), FD(struct neuron_fw_read, flags, FK_FLAGS, 0),
 	FD(struct neuron_fw_read, count, FK_COUNT, 0), FD(struct neuron_fw_read, reserved0, FK_RES, 0),
@@ -86,9 +95,9 @@ static const struct fdesc f_pp[] = {
 };
 
 /*
- * Device memory, jobs with data and NDS_READ (each with a user buffer):
- * commands known to the random command judge (a known number is not
- * ENOTTY) but not fuzzed field by field yet (weight 0).
+ * Device memory and jobs with data: commands known to the random command
+ * judge (a known number is not ENOTTY) but not fuzzed field by field yet
+ * (weight 0).
  */
 static const struct fdesc f_malloc[] = {
 	FD(struct neuron_mem_alloc, size, FK_SIZE, 0), FD(struct neuron_mem_alloc, flags, FK_FLAGS, 0),
@@ -107,11 +116,6 @@ static const struct fdesc f_mdmabuf[] = {
 	FD(struct neuron_mem_dmabuf_read, flags, FK_FLAGS, 0),
 	FD(struct neuron_mem_dmabuf_read, reserved0, FK_RES, 0),
 	FD(struct neuron_mem_dmabuf_read, reserved, FK_RES, 0),
-};
-static const struct fdesc f_ndsread[] = {
-	FD(struct neuron_nds_read, size, FK_SIZE, 0), FD(struct neuron_nds_read, flags, FK_FLAGS, 0),
-	FD(struct neuron_nds_read, pid, FK_PID, 0), FD(struct neuron_nds_read, reserved0, FK_RES, 0),
-	FD(struct neuron_nds_read, reserved, FK_RES, 0),
 };
 static const struct fdesc f_model[] = {
 	FD(struct neuron_sim_exec_model, size, FK_SIZE, 0),
@@ -177,7 +181,7 @@ static const struct cdesc cmds[C_MAX] = {
 			  f_cr, 0),
 	[C_MDMABUF] = CD("MEM_DMABUF_READ", NEURON_IOCTL_MEM_DMABUF_READ, struct neuron_mem_dmabuf_read,
 			 0, f_mdmabuf, 0),
-	[C_NDSREAD] = CD("NDS_READ", NEURON_IOCTL_NDS_READ, struct neuron_nds_read, 0, f_ndsread, 0),
+	[C_NDSREAD] = CD("NDS_READ", NEURON_IOCTL_NDS_READ, struct neuron_nds_read, 0, f_ndsread, 10),
 };
 
 static int pick_cmd(struct ts *t)
@@ -259,6 +263,13 @@ static void fill_valid(struct ts *t, int c, int d, union arg *a)
 		break;
 	case C_PP:
 		a->pp.profile = below(t, 6);
+		break;
+	case C_NDSREAD:
+		/* the own slab or a sibling's (ENOENT when it holds none) */
+		a->ndsr.pid = chance(t, 500) ? 0 : sibling_pid(t);
+		a->ndsr.bytes = 8 * (1 + below(t, NEURON_NDS_READ_MAX / 8));
+		a->ndsr.offset = 8 * below(t, (NEURON_NDS_SIZE - a->ndsr.bytes) / 8 + 1);
+		a->ndsr.user_ptr = (uintptr_t)t->io;
 		break;
 	}
 }

@@ -185,6 +185,7 @@ union arg {
 	struct neuron_sim_exec ex;
 	struct neuron_fw_read fwr;
 	struct neuron_fw_power_profile pp;
+	struct neuron_nds_read ndsr;
 	unsigned char raw[512];
 };
 
