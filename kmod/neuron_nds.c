@@ -261,7 +261,8 @@ static int nds_slot_by_owner(struct neuron_nds *nds, struct pid *tgid)
 /*
  * The slot of process @nr, a number in the caller's pid namespace, or
  * -ENOENT; *@found (when not NULL): its struct pid, NULL when there is
- * none, for comparison only (no reference is taken). Caller holds the lock.
+ * none, no reference taken: only to be compared with pids the caller keeps
+ * alive, never dereferenced. Caller holds the lock.
  */
 static int nds_slot_by_vpid(struct neuron_nds *nds, pid_t nr, struct pid **found)
 {

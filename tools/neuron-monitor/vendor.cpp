@@ -100,10 +100,11 @@ private:
 				::close(fd);
 		}
 	};
-	// the applications' stat files, kept from one report to the next: the
-	// file stays the process's own (a pid reused after it exited is a new
-	// /proc entry, which its old file does not read), and holding it keeps
-	// no device busy
+	// the applications' stat files, kept from one report to the next (one
+	// each, dropped when the process is no application any more): a kept
+	// file reads only its own process (once that is reaped it fails, and
+	// the pid is opened again by number, as a fresh read would), and
+	// holding it keeps no device busy
 	std::unordered_map<int, stat_file> stat_;
 	std::string stat_text_;	// read_stat()'s
 
@@ -203,8 +204,10 @@ void app_reader::read_stat(int pid, std::string &st)
 	for (int attempt = 0; attempt < 2; attempt++) {
 		stat_file &f = stat_[pid];
 		if (f.fd < 0 || attempt > 0) {
-			if (f.fd >= 0)
+			if (f.fd >= 0) {
 				::close(f.fd);
+				f.fd = -1;
+			}
 			f.fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(),
 				      O_RDONLY | O_CLOEXEC);
 			if (f.fd < 0) {

@@ -435,6 +435,11 @@ static int mutate(struct ts *t, int c, int d, union arg *a, char *what, size_t w
 	}
 	put_field(p, f->width, v);
 	snprintf(what, wl, "%s = 0x%llx", f->name, (unsigned long long)v);
+	/* NDS_READ: a range not whole u64s inside one slab, at most READ_MAX */
+	if (c == C_NDSREAD && !exp &&
+	    (a->ndsr.offset % 8 || a->ndsr.bytes % 8 || !a->ndsr.bytes ||
+	     a->ndsr.bytes > NEURON_NDS_READ_MAX || a->ndsr.offset > NEURON_NDS_SIZE - a->ndsr.bytes))
+		exp = EINVAL;
 	return exp;
 }
 
@@ -667,9 +672,10 @@ int op_ioctl_badptr(struct ts *t)
 	 * A mapping's bytes are not ours alone (other threads write into it,
 	 * or it is another process's slab): read as a struct they could make
 	 * a valid NDS_ACQUIRE or NQ_INIT, and the process would own an object
-	 * it does not know of. Creating commands take a pointer to our copy.
+	 * it does not know of, or an NDS_READ whose destination is another
+	 * thread's memory. Those commands take a pointer to our copy.
 	 */
-	if (k == P_DEVMAP && creates(c))
+	if (k == P_DEVMAP && (creates(c) || c == C_NDSREAD))
 		k = P_MISALIGNED;
 	p = bad_pointer(t, k, &t->a, cmds[c].size);
 	epoch_begin(c);
