@@ -8,9 +8,6 @@
 
 namespace tools::monitor {
 
-// The whole of @path ("" when unreadable).
-std::string read_text(const std::string &path);
-
 // The first line of @path, without its newline ("" when unreadable).
 std::string first_line(const std::string &path);
 

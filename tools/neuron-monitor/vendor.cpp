@@ -215,14 +215,10 @@ void app_reader::read_stat(int pid, std::string &st)
 				return;
 			}
 		}
+		// the whole file: a few hundred bytes (comm is at most 16)
 		ssize_t n = ::pread(f.fd, buf, sizeof(buf), 0);
-		if (n > 0 && static_cast<size_t>(n) < sizeof(buf)) {
-			st.assign(buf, static_cast<size_t>(n));
-			return;
-		}
 		if (n > 0) {
-			// longer than the buffer (a comm cannot make it so): whole
-			st = m::read_text("/proc/" + std::to_string(pid) + "/stat");
+			st.assign(buf, static_cast<size_t>(n));
 			return;
 		}
 	}
