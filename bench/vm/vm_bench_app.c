@@ -11,6 +11,12 @@
  *     in the library would cost: a system call and an HPET read where the
  *     TSC is not the clocksource, as in a TCG guest; libnrt takes the
  *     job's time from the driver instead);
+ *   - the floors, in pairs on NeuronCore 1 (vmfloor.h): a compare-and-swap
+ *     lock, the raw job, the ring's two control words and the
+ *     accounting's five atomic adds against the raw job alone (the best
+ *     nrt_execute/raw ratio any library that locks the NeuronCore and
+ *     counts exactly can reach here), and the raw job against itself
+ *     (what the method reads for two equal sides);
  *   - device tensor write + read (nrt_tensor_write/read: through the
  *     allocation's mapping), and the MEM_WRITE/READ ioctls of the same
  *     size (a system call and a copy through the driver per access), both
@@ -35,6 +41,7 @@
 #include <nrt/nrt.h>
 
 #include "vmbench.h"
+#include "vmfloor.h"
 
 #define TENSOR_BYTES (1u << 20)
 #define ROUNDS 64
@@ -92,7 +99,7 @@ int main(int argc, char **argv)
 	nrt_model_t *m = NULL;
 	struct neuron_sim_exec_model rawm = { .size = sizeof(rawm), .nc = 1 };
 	double api_ns = 1e30, raw_ns = 1e30, rawm_ns = 1e30, clk_ns = 1e30, api_mbs = 0, cpy_mbs = 0;
-	double ioctl_mbs = 0;
+	double ioctl_mbs = 0, floor_ns = 0, floor_raw_ns = 1, self_a_ns = 0, self_b_ns = 1;
 	struct neuron_mem_alloc alloc = { 0 };
 	struct neuron_mem_rw rw = { 0 };
 	char clocksource[32] = "?";
@@ -161,6 +168,30 @@ int main(int argc, char **argv)
 		api_ns = vb_median_ns(&p, p.a);
 		raw_ns = vb_median_ns(&p, p.b);
 		vb_pairs_free(&p);
+	}
+	/* the floors on the raw path's NeuronCore (vmfloor.h), and raw against raw */
+	{
+		struct vf_ctx f;
+		struct vb_pairs p;
+
+		if (vf_open(&f, fd, 1))
+			return 1;
+		for (i = 0; i < 50; i++)
+			if (vf_locked(&f))
+				return die("warm-up", NRT_FAILURE);
+		vb_pairs_init(&p, pairs);
+		if (vb_pairs_run(&p, vf_locked, vf_raw, &f))
+			return 1;
+		floor_ns = vb_median_ns(&p, p.a);
+		floor_raw_ns = vb_median_ns(&p, p.b);
+		vb_pairs_free(&p);
+		vb_pairs_init(&p, pairs);
+		if (vb_pairs_run(&p, vf_raw, vf_raw, &f))
+			return 1;
+		self_a_ns = vb_median_ns(&p, p.a);
+		self_b_ns = vb_median_ns(&p, p.b);
+		vb_pairs_free(&p);
+		vf_close(&f);
 	}
 	/* alternating blocks, the best of JOB_ROUNDS of each */
 	for (k = 0; k < JOB_ROUNDS; k++) {
@@ -268,6 +299,12 @@ int main(int argc, char **argv)
 	printf("clock_gettime(MONOTONIC):   %10.1f us (clocksource %s; libnrt takes the driver's job time)\n",
 	       clk_ns / 1e3, clocksource);
 	printf("ratio nrt_execute/raw ioctl (time per job): %.3f\n", api_ns / raw_ns);
+	printf("lock + raw job + ring check + five atomic adds + unlock: %.2f us/job (against %.2f raw)\n",
+	       floor_ns / 1e3, floor_raw_ns / 1e3);
+	printf("ratio nrt_execute/raw floor (a locked, exactly counted raw job / raw job, time per job): %.3f\n",
+	       floor_ns / floor_raw_ns);
+	printf("ratio raw/raw (two equal sides in pairs: the method's own reading): %.3f\n",
+	       self_a_ns / self_b_ns);
 	printf("ratio clock read/raw ioctl (the price of timing a job): %.2f\n", clk_ns / raw_ns);
 	printf("tensor write+read, 1 MiB:   %10.0f MB/s\n", api_mbs);
 	printf("memcpy there and back:      %10.0f MB/s\n", cpy_mbs);

@@ -7,6 +7,11 @@
  * its own (vmbench.h says why), the median of each. Both drain and
  * decode the error ring and fold the status.
  *
+ * Then, on the same NeuronCore after nrt_close(), the floors (vmfloor.h):
+ * the raw job ioctl against the raw job followed by the accounting's five
+ * atomic adds (the best on/off ratio exact counters can give here), and
+ * by the same adds without atomics.
+ *
  *   vm_bench_exec [pairs]
  */
 #include <stdint.h>
@@ -16,6 +21,7 @@
 #include <nrt/nrt.h>
 
 #include "vmbench.h"
+#include "vmfloor.h"
 
 static int job(uint32_t account)
 {
@@ -45,7 +51,8 @@ int main(int argc, char **argv)
 {
 	int pairs = argc > 1 ? atoi(argv[1]) : 20000;
 	struct vb_pairs p;
-	double on_ns, off_ns;
+	struct vf_ctx f;
+	double on_ns, off_ns, raw_ns, adds_ns;
 	int i;
 
 	if (pairs < 2) {
@@ -71,5 +78,32 @@ int main(int argc, char **argv)
 	printf("ratio on/off: %.3f\n", off_ns / on_ns);
 	vb_pairs_free(&p);
 	nrt_close();
+
+	/* the floors, on NeuronCore 0 now that the runtime let it go */
+	if (vf_open(&f, -1, 0))
+		return 1;
+	for (i = 0; i < 500; i++)
+		if (vf_adds(&f) || vf_plain(&f))
+			return 1;
+	vb_pairs_init(&p, pairs);
+	if (vb_pairs_run(&p, vf_adds, vf_raw, &f))
+		return 1;
+	adds_ns = vb_median_ns(&p, p.a);
+	raw_ns = vb_median_ns(&p, p.b);
+	printf("raw job ioctl:                %8.0f ns (median, %d pairs)\n", raw_ns, pairs);
+	printf("  + five atomic adds:         %8.0f ns\n", adds_ns);
+	printf("ratio on/off floor, atomic adds (raw job / raw job + the accounting's five atomic adds, jobs/s): %.3f\n",
+	       raw_ns / adds_ns);
+	vb_pairs_free(&p);
+	vb_pairs_init(&p, pairs);
+	if (vb_pairs_run(&p, vf_plain, vf_raw, &f))
+		return 1;
+	adds_ns = vb_median_ns(&p, p.a);
+	raw_ns = vb_median_ns(&p, p.b);
+	printf("  + five plain adds:          %8.0f ns (against %.0f ns)\n", adds_ns, raw_ns);
+	printf("ratio on/off floor, plain adds (raw job / raw job + five non-atomic adds, jobs/s): %.3f\n",
+	       raw_ns / adds_ns);
+	vb_pairs_free(&p);
+	vf_close(&f);
 	return 0;
 }
