@@ -26,11 +26,11 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
-#include <fcntl.h>
 #include <unistd.h>
 #include <vector>
 
 #include "imds.hpp"
+#include "procstat.hpp"
 #include "sysfs.hpp"
 #include "vendor_report.hpp"
 
@@ -85,28 +85,12 @@ public:
 private:
 	// @pid's slab on @dev, copied out or mapped; nullptr when it holds none
 	nds_instance_t *open_slab(ndl_device_t *dev, int pid, uint32_t ncs, bool &copy);
-	// @pid's /proc/<pid>/stat now into @st ("" when unreadable)
-	void read_stat(int pid, std::string &st);
 
-	// an open /proc/<pid>/stat, read again from its start each report
-	struct stat_file {
-		int fd = -1;
-		stat_file() = default;
-		stat_file(const stat_file &) = delete;
-		stat_file &operator=(const stat_file &) = delete;
-		~stat_file()
-		{
-			if (fd >= 0)
-				::close(fd);
-		}
-	};
-	// the applications' stat files, kept from one report to the next (one
-	// each, dropped when the process is no application any more): a kept
-	// file reads only its own process (once that is reaped it fails, and
-	// the pid is opened again by number, as a fresh read would), and
-	// holding it keeps no device busy
-	std::unordered_map<int, stat_file> stat_;
-	std::string stat_text_;	// read_stat()'s
+	// the applications' stat files, kept from one report to the next
+	// (dropped when the process is no application any more); holding them
+	// keeps no device busy
+	m::proc_stat_files stat_;
+	std::string stat_text_;	// collect()'s
 
 	std::vector<std::map<int, m::app_sample>::node_type> spare_;	// collect()'s
 	// NEURON_NDS_SIZE bytes the copies go to (calloc: untouched pages stay unmapped)
@@ -186,43 +170,12 @@ void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 	for (auto &[pid, a] : apps) {
 		if (a.tag.empty())
 			a.tag = std::to_string(pid);
-		read_stat(pid, stat_text_);
-		if (!parse_stat(stat_text_, a.utime, a.stime))
+		if (!stat_.read(pid, stat_text_) || !parse_stat(stat_text_, a.utime, a.stime))
 			a.error = "cannot read /proc/" + std::to_string(pid) + "/stat";
 	}
 	// the stat files of processes that are no application any more
-	std::erase_if(stat_, [&apps](const auto &e) { return !apps.contains(e.first); });
+	stat_.keep_only([&apps](int pid) { return apps.contains(pid); });
 	spare_.clear();
-}
-
-void app_reader::read_stat(int pid, std::string &st)
-{
-	char buf[4096];
-	st.clear();
-	// a kept file first; a fresh one when there is none or it fails (its
-	// process is gone: then the pid is another process's, or none)
-	for (int attempt = 0; attempt < 2; attempt++) {
-		stat_file &f = stat_[pid];
-		if (f.fd < 0 || attempt > 0) {
-			if (f.fd >= 0) {
-				::close(f.fd);
-				f.fd = -1;
-			}
-			f.fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(),
-				      O_RDONLY | O_CLOEXEC);
-			if (f.fd < 0) {
-				stat_.erase(pid);
-				return;
-			}
-		}
-		// the whole file: a few hundred bytes (comm is at most 16)
-		ssize_t n = ::pread(f.fd, buf, sizeof(buf), 0);
-		if (n > 0) {
-			st.assign(buf, static_cast<size_t>(n));
-			return;
-		}
-	}
-	stat_.erase(pid);
 }
 
 std::vector<m::device_hw> collect_hw(std::string &err)
