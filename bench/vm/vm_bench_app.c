@@ -16,7 +16,7 @@
  *     accounting's five atomic adds against the raw job alone (the best
  *     nrt_execute/raw ratio any library that locks the NeuronCore and
  *     counts exactly can reach here), and the raw job against itself
- *     (what the method reads for two equal sides);
+ *     (the median noise of the pairs when both sides are the same);
  *   - device tensor write + read (nrt_tensor_write/read: through the
  *     allocation's mapping), and the MEM_WRITE/READ ioctls of the same
  *     size (a system call and a copy through the driver per access), both
@@ -303,7 +303,7 @@ int main(int argc, char **argv)
 	       floor_ns / 1e3, floor_raw_ns / 1e3);
 	printf("ratio nrt_execute/raw floor (a locked, exactly counted raw job / raw job, time per job): %.3f\n",
 	       floor_ns / floor_raw_ns);
-	printf("ratio raw/raw (two equal sides in pairs: the method's own reading): %.3f\n",
+	printf("ratio raw/raw (the same job on both sides of the pairs: their median noise): %.3f\n",
 	       self_a_ns / self_b_ns);
 	printf("ratio clock read/raw ioctl (the price of timing a job): %.2f\n", clk_ns / raw_ns);
 	printf("tensor write+read, 1 MiB:   %10.0f MB/s\n", api_mbs);

@@ -18,12 +18,16 @@
  *                adds, the lock released with an exchange: a locked and
  *                exactly counted library call with nothing else.
  *
- * Run in pairs against vf_raw (vmbench.h), they give the best ratio any
- * implementation of the accounting (on/off) and of nrt_execute (/raw)
- * can reach on this machine in the same run. The words are those of an
- * anonymous mapping: an atomic add costs the same there as on an NDS slab
- * (docs/performance.md). The counters and histograms sit at the slab's
- * offsets, so the adds touch the same two pages the library's do.
+ * Run in pairs against vf_raw (vmbench.h), they measure what those
+ * steps add to a job in the same run: vm_bench_exec turns the adds into
+ * the best on/off ratio its jobs could read, vm_bench_app compares the
+ * locked job with the raw one as nrt_execute is. The words are those of
+ * an anonymous mapping: an atomic add costs the same there as on an NDS
+ * slab (docs/performance.md). The histograms sit at the slab's offsets
+ * and the three counters near the library's, so for jobs under 196 us
+ * every add lands on the first page, as the library's do; the floor's
+ * adds are, if anything, a little cheaper than the library's (a shift for
+ * the microseconds, no check of the histograms' header).
  */
 #ifndef VMFLOOR_H
 #define VMFLOOR_H

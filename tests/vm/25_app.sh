@@ -10,7 +10,7 @@
 # SDK, and NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES; relative
 # indexes, vnc_count, nrt_load_collectives).
 SUITE=app
-PLAN=58
+PLAN=59
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4
@@ -59,7 +59,8 @@ check_eq profile-unloaded-model "1 empty 2 NRT_SUCCESS" \
 	"$($JQ -r "$X"' | "\(length) \(.[0].name) \(.[0].tid) \(.[0].args.status)"' /tmp/nrt_profile_unloaded.json)"
 
 # the benchmark program (make bench runs it at length) still runs, briefly
-check bench-app-runs sh -c "/tests/vm_bench_app $D/empty.neff 20 2 | grep -q '^ratio nrt_execute/raw ioctl'"
+check bench-app-runs sh -c "/tests/vm_bench_app $D/empty.neff 20 2 | grep -c -e '^ratio nrt_execute/raw ioctl' -e '^ratio nrt_execute/raw floor' | grep -qx 2"
+check bench-exec-runs sh -c "/tests/vm_bench_exec 20 | grep -c -e '^ratio on/off: ' -e '^ratio on/off floor, atomic' -e '^ratio on/off floor, plain' | grep -qx 3"
 
 check unload unload
 finish

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <utility>
 
 namespace tools::monitor {
 
@@ -22,9 +23,21 @@ size_t default_budget()
 	return std::min<size_t>(rl.rlim_cur / 2, max_budget);
 }
 
+// an open descriptor, closed unless released
+struct fd_guard {
+	int fd;
+	~fd_guard()
+	{
+		if (fd >= 0)
+			::close(fd);
+	}
+	int release() { return std::exchange(fd, -1); }
+};
+
 } // namespace
 
-proc_stat_files::proc_stat_files(size_t budget) : budget_(budget ? budget : default_budget())
+proc_stat_files::proc_stat_files(size_t budget)
+	: full_budget_(budget ? budget : default_budget()), budget_(full_budget_)
 {
 }
 
@@ -45,13 +58,19 @@ void proc_stat_files::drop_all()
 	files_.clear();
 }
 
+void proc_stat_files::grow_budget()
+{
+	if (budget_ < full_budget_)
+		budget_ = std::min(full_budget_, std::max<size_t>(1, budget_ * 2));
+}
+
 int proc_stat_files::open_stat(int pid)
 {
 	std::string path = "/proc/" + std::to_string(pid) + "/stat";
 	int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
 	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && !files_.empty()) {
-		// out of descriptors: the kept files go before a report loses
-		// an application, and fewer are kept from now on
+		// out of descriptors: the kept files go first, and fewer are
+		// kept until the budget has grown back
 		budget_ = files_.size() / 2;
 		drop_all();
 		fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -74,25 +93,21 @@ bool proc_stat_files::read(int pid, std::string &text)
 		close_fd(it->second);
 		files_.erase(it);
 	}
-	int fd = open_stat(pid);
-	if (fd < 0)
+	fd_guard f{ open_stat(pid) };
+	if (f.fd < 0)
 		return false;
-	ssize_t n = ::pread(fd, buf, sizeof(buf), 0);
-	if (n <= 0) {
-		close_fd(fd);
+	ssize_t n = ::pread(f.fd, buf, sizeof(buf), 0);
+	if (n <= 0)
 		return false;
-	}
 	text.assign(buf, static_cast<size_t>(n));
-	bool kept = false;
 	if (files_.size() < budget_) {
 		try {
-			kept = files_.emplace(pid, fd).second;
+			if (files_.emplace(pid, f.fd).second)
+				f.release();
 		} catch (...) {
 			// no memory for the entry: read once, as past the budget
 		}
 	}
-	if (!kept)
-		close_fd(fd);
 	return true;
 }
 

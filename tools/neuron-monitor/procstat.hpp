@@ -13,11 +13,15 @@ namespace tools::monitor {
 // The stat files of the processes read so far, one descriptor each, read
 // again from their start each time. A kept file reads only its own
 // process: once that is reaped the read fails and the pid is opened again
-// by number, as a fresh read would. The kept files use at most a budget of
-// descriptors, half the soft RLIMIT_NOFILE by default: past it a file is
-// opened for one read only, and an open that fails for want of a
-// descriptor (EMFILE, ENFILE) closes every kept file and is tried again,
-// so keeping files never costs a report an application.
+// by number, as a fresh read would.
+//
+// The kept files use at most a budget of descriptors, half the soft
+// RLIMIT_NOFILE by default: past it a file is opened for one read only.
+// When an open fails for want of a descriptor (EMFILE, ENFILE), every
+// kept file is closed and the open tried again, so the kept files never
+// stand between a process and its read; the budget then drops to half
+// the files that were kept, and grows back, doubling at each report's
+// end, up to where it started.
 class proc_stat_files {
 public:
 	// @budget: how many files to keep at most; 0: half the soft
@@ -31,8 +35,9 @@ public:
 	// cannot be read: no such process, or no descriptor even with every
 	// kept file closed
 	bool read(int pid, std::string &text);
-	// Close the files of the processes @keep says no to.
-	template <typename Pred> void keep_only(Pred keep)
+	// A report's end: the files of the processes @keep says no to are
+	// closed, and a budget cut by a shortage grows back a step.
+	template <typename Pred> void end_report(Pred keep)
 	{
 		for (auto it = files_.begin(); it != files_.end();) {
 			if (keep(it->first)) {
@@ -42,17 +47,21 @@ public:
 			close_fd(it->second);
 			it = files_.erase(it);
 		}
+		grow_budget();
 	}
 	size_t kept() const { return files_.size(); }
 	size_t budget() const { return budget_; }
+	// the budget a shortage cuts and end_report() restores
+	size_t full_budget() const { return full_budget_; }
 
 private:
 	static void close_fd(int fd);
 	int open_stat(int pid);
 	void drop_all();
+	void grow_budget();
 
 	std::unordered_map<int, int> files_;	// pid -> descriptor
-	size_t budget_;
+	size_t full_budget_, budget_;
 };
 
 } // namespace tools::monitor

@@ -174,7 +174,7 @@ void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 			a.error = "cannot read /proc/" + std::to_string(pid) + "/stat";
 	}
 	// the stat files of processes that are no application any more
-	stat_.keep_only([&apps](int pid) { return apps.contains(pid); });
+	stat_.end_report([&apps](int pid) { return apps.contains(pid); });
 	spare_.clear();
 }
 
