@@ -53,11 +53,10 @@
 #define JOB_BLOCK 250
 #define JOB_ROUNDS 24
 
-/* the two sides of the pairs */
+/* the two sides of the pairs: the model, and the raw job (vmfloor.h) */
 struct jobs {
 	nrt_model_t *m;
-	int fd;
-	struct neuron_sim_exec raw;
+	struct vf_ctx raw;
 };
 
 static int job_api(void *ctx)
@@ -74,12 +73,7 @@ static int job_raw(void *ctx)
 {
 	struct jobs *j = ctx;
 
-	j->raw.entries = j->raw.dropped = 0;
-	if (ioctl(j->fd, NEURON_IOCTL_SIM_EXEC, &j->raw)) {
-		perror("vm_bench_app: SIM_EXEC");
-		return 1;
-	}
-	return 0;
+	return vf_raw(&j->raw);
 }
 
 static int die(const char *what, NRT_STATUS st)
@@ -157,41 +151,24 @@ int main(int argc, char **argv)
 	for (i = 0; i < 50; i++)
 		if (nrt_execute(m, NULL, NULL) != NRT_SUCCESS || ioctl(fd, NEURON_IOCTL_SIM_EXEC, &raw))
 			return die("warm-up", NRT_FAILURE);
-	/* nrt_execute against the raw ioctl, in pairs */
+	/*
+	 * nrt_execute against the raw ioctl, in pairs; then on the raw path's
+	 * NeuronCore the floor (vmfloor.h), and raw against raw
+	 */
 	{
-		struct jobs j = { .m = m, .fd = fd, .raw = raw };
-		struct vb_pairs p;
+		struct jobs j = { .m = m };
 
-		vb_pairs_init(&p, pairs);
-		if (vb_pairs_run(&p, job_api, job_raw, &j))
+		if (vf_open(&j.raw, fd, 1))
 			return 1;
-		api_ns = vb_median_ns(&p, p.a);
-		raw_ns = vb_median_ns(&p, p.b);
-		vb_pairs_free(&p);
-	}
-	/* the floors on the raw path's NeuronCore (vmfloor.h), and raw against raw */
-	{
-		struct vf_ctx f;
-		struct vb_pairs p;
-
-		if (vf_open(&f, fd, 1))
+		if (vb_pair_medians(pairs, job_api, job_raw, &j, &api_ns, &raw_ns))
 			return 1;
 		for (i = 0; i < 50; i++)
-			if (vf_locked(&f))
+			if (vf_locked(&j.raw))
 				return die("warm-up", NRT_FAILURE);
-		vb_pairs_init(&p, pairs);
-		if (vb_pairs_run(&p, vf_locked, vf_raw, &f))
+		if (vb_pair_medians(pairs, vf_locked, vf_raw, &j.raw, &floor_ns, &floor_raw_ns) ||
+		    vb_pair_medians(pairs, vf_raw, vf_raw, &j.raw, &self_a_ns, &self_b_ns))
 			return 1;
-		floor_ns = vb_median_ns(&p, p.a);
-		floor_raw_ns = vb_median_ns(&p, p.b);
-		vb_pairs_free(&p);
-		vb_pairs_init(&p, pairs);
-		if (vb_pairs_run(&p, vf_raw, vf_raw, &f))
-			return 1;
-		self_a_ns = vb_median_ns(&p, p.a);
-		self_b_ns = vb_median_ns(&p, p.b);
-		vb_pairs_free(&p);
-		vf_close(&f);
+		vf_close(&j.raw);
 	}
 	/* alternating blocks, the best of JOB_ROUNDS of each */
 	for (k = 0; k < JOB_ROUNDS; k++) {

@@ -52,7 +52,6 @@ static int job_off(void *ctx)
 int main(int argc, char **argv)
 {
 	int pairs = argc > 1 ? atoi(argv[1]) : 20000;
-	struct vb_pairs p;
 	struct vf_ctx f;
 	double on_ns, off_ns, raw_ns, adds_ns, extra_ns;
 	int i;
@@ -68,17 +67,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < 500; i++)	/* warm up: ring and slab mapped */
 		if (job(1))
 			return 1;
-	vb_pairs_init(&p, pairs);
-	if (vb_pairs_run(&p, job_on, job_off, NULL))
+	if (vb_pair_medians(pairs, job_on, job_off, NULL, &on_ns, &off_ns))
 		return 1;
-	on_ns = vb_median_ns(&p, p.a);
-	off_ns = vb_median_ns(&p, p.b);
 	printf("jobs/s, error accounting on:  %10.0f (median job %.2f us, %d pairs)\n", 1e9 / on_ns,
 	       on_ns / 1e3, pairs);
 	printf("jobs/s, error accounting off: %10.0f (median job %.2f us)\n", 1e9 / off_ns,
 	       off_ns / 1e3);
 	printf("ratio on/off: %.3f\n", off_ns / on_ns);
-	vb_pairs_free(&p);
 	nrt_close();
 
 	/* the floors, on NeuronCore 0 now that the runtime let it go */
@@ -87,28 +82,20 @@ int main(int argc, char **argv)
 	for (i = 0; i < 500; i++)
 		if (vf_adds(&f) || vf_plain(&f))
 			return 1;
-	vb_pairs_init(&p, pairs);
-	if (vb_pairs_run(&p, vf_adds, vf_raw, &f))
+	if (vb_pair_medians(pairs, vf_adds, vf_raw, &f, &adds_ns, &raw_ns))
 		return 1;
-	adds_ns = vb_median_ns(&p, p.a);
-	raw_ns = vb_median_ns(&p, p.b);
 	extra_ns = adds_ns > raw_ns ? adds_ns - raw_ns : 0;
 	printf("raw job ioctl:                %8.0f ns (median, %d pairs)\n", raw_ns, pairs);
 	printf("  + five atomic adds:         %8.0f ns (%.0f ns more)\n", adds_ns, extra_ns);
 	printf("ratio on/off floor, atomic adds (off / off + what five atomic adds add to a raw job, jobs/s): %.3f\n",
 	       off_ns / (off_ns + extra_ns));
-	vb_pairs_free(&p);
-	vb_pairs_init(&p, pairs);
-	if (vb_pairs_run(&p, vf_plain, vf_raw, &f))
+	if (vb_pair_medians(pairs, vf_plain, vf_raw, &f, &adds_ns, &raw_ns))
 		return 1;
-	adds_ns = vb_median_ns(&p, p.a);
-	raw_ns = vb_median_ns(&p, p.b);
 	extra_ns = adds_ns > raw_ns ? adds_ns - raw_ns : 0;
 	printf("  + five plain adds:          %8.0f ns (%.0f ns more than %.0f ns)\n", adds_ns, extra_ns,
 	       raw_ns);
 	printf("ratio on/off floor, plain adds (off / off + what five plain adds add to a raw job, jobs/s): %.3f\n",
 	       off_ns / (off_ns + extra_ns));
-	vb_pairs_free(&p);
 	vf_close(&f);
 	return 0;
 }

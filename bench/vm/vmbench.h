@@ -149,6 +149,26 @@ static inline void vb_pairs_free(struct vb_pairs *p)
 }
 
 /*
+ * @n pairs of @job_a and @job_b (vb_pairs_run), each side's median job in
+ * ns into *@a_ns and *@b_ns. 0, or the jobs' error.
+ */
+static inline int vb_pair_medians(int n, int (*job_a)(void *), int (*job_b)(void *), void *ctx,
+				  double *a_ns, double *b_ns)
+{
+	struct vb_pairs p;
+	int ret;
+
+	vb_pairs_init(&p, n);
+	ret = vb_pairs_run(&p, job_a, job_b, ctx);
+	if (!ret) {
+		*a_ns = vb_median_ns(&p, p.a);
+		*b_ns = vb_median_ns(&p, p.b);
+	}
+	vb_pairs_free(&p);
+	return ret;
+}
+
+/*
  * The whole of regular file @path in a malloc()ed buffer (free() it), its
  * size in *@size; NULL when it cannot be opened, is empty or reads short.
  */
