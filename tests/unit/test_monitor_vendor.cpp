@@ -426,6 +426,54 @@ static void subtract_in_place(void **)
 	assert_true(out == m::report_json(c, r));
 }
 
+// reset() and delta_into(): a sample's memory reused for another leaves
+// nothing of the one before (its NeuronCores, held cores, tag, error,
+// histograms) and gives what a fresh sample and delta() give.
+static void reuse(void **)
+{
+	m::app_sample lat = latency_app();
+	lat.nc[3][NDS_NC_COUNTER_INFER_COMPLETED] = 9;
+	lat.held = { 3 };
+	lat.error = "e";
+	lat.utime = 5;
+	m::app_sample plain;
+	plain.pid = 8;
+	plain.tag = "p";
+	plain.nc[1][NDS_NC_COUNTER_INFER_COMPLETED] = 4;
+	plain.nd[NDS_ND_COUNTER_MEM_USAGE_CODE_HOST] = 6;
+
+	auto same = [](const m::app_sample &x, const m::app_sample &y) {
+		return x.pid == y.pid && x.tag == y.tag && x.nc == y.nc && x.nd == y.nd &&
+		       x.held == y.held && x.utime == y.utime && x.stime == y.stime &&
+		       x.latency == y.latency && x.has_latency == y.has_latency && x.error == y.error;
+	};
+	// a slot that held an application with a histogram, then one without
+	m::app_sample slot;
+	m::delta_into(slot, lat, nullptr);
+	assert_true(same(slot, m::delta(lat, nullptr)));
+	m::delta_into(slot, plain, nullptr);
+	assert_true(same(slot, plain));
+	assert_int_equal(nds_latency_count(slot.latency[NDS_LATENCY_TOTAL].data()), 0);
+	// against a baseline, either way round
+	m::app_sample lat2 = lat;
+	lat2.latency[NDS_LATENCY_TOTAL][nds_latency_bucket(5000000)]++;
+	lat2.nc[3][NDS_NC_COUNTER_INFER_COMPLETED] = 12;
+	m::delta_into(slot, lat2, &lat);
+	assert_true(same(slot, m::delta(lat2, &lat)));
+	m::delta_into(slot, plain, &lat);
+	assert_true(same(slot, m::delta(plain, &lat)));
+
+	// reset(): a default sample of the new pid
+	m::app_sample r = lat;
+	m::reset(r, 77);
+	m::app_sample want;
+	want.pid = 77;
+	assert_true(same(r, want));
+	m::reset(r, 78);
+	want.pid = 78;
+	assert_true(same(r, want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +486,7 @@ int main(void)
 		cmocka_unit_test(prometheus_simulated_and_vendor),
 		cmocka_unit_test(latency_stats),
 		cmocka_unit_test(process_tag),
+		cmocka_unit_test(reuse),
 		cmocka_unit_test(slab_reading),
 		cmocka_unit_test(subtract_in_place),
 	};

@@ -128,8 +128,7 @@ void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 		auto node = std::move(spare_.back());
 		spare_.pop_back();
 		node.key() = pid;
-		std::destroy_at(&node.mapped());
-		std::construct_at(&node.mapped());
+		m::reset(node.mapped(), pid);
 		return apps.insert(std::move(node)).position->second;
 	};
 	int idx[MAX_NEURON_DEVICE_COUNT];
@@ -367,15 +366,14 @@ int run(const Options &opt)
 			break;
 		next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(period);
 
-		// a fresh report that keeps the last one's room for the applications
+		// a fresh report that keeps the last one's applications' memory
 		auto room = std::move(r.apps);
-		room.clear();
 		r = m::report{};
 		r.apps = std::move(room);
 		r.period_s = cfg.period_s;
 		std::string apps_err;
 		reader.collect(cur, apps_err);
-		r.apps.reserve(cur.size());
+		size_t napps = 0;
 		if (group_of.size() > kGroupCacheMax)
 			group_of.clear();
 		for (auto &[pid, a] : cur) {
@@ -393,9 +391,13 @@ int run(const Options &opt)
 			if (!g->second)
 				continue;
 			auto it = prev_apps.find(pid);
-			r.apps.emplace_back(g->second, a);
-			m::subtract(r.apps.back().second, it == prev_apps.end() ? nullptr : &it->second);
+			if (napps == r.apps.size())
+				r.apps.emplace_back();
+			auto &[group, delta] = r.apps[napps++];
+			group = g->second;
+			m::delta_into(delta, a, it == prev_apps.end() ? nullptr : &it->second);
 		}
+		r.apps.resize(napps);
 		std::swap(prev_apps, cur);
 
 		std::string hw_err = apps_err;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 #include "common/json.hpp"
@@ -149,12 +150,23 @@ void add_slab(app_sample &a, const nds_instance_t *inst, uint32_t nc_count, int 
 	char tag[NDS_PROCESS_TAG_MAX + 1];
 	if (a.tag.empty() && nds_get_process_tag(inst, tag, sizeof(tag)) > 0)
 		a.tag = tag;
+	// a NeuronCore's ids are one run of words (past the original sections)
+	// or two (the original ids, then the EXT ones)
+	static_assert(NEURON_NDS_NC_COUNT + NEURON_NDS_EXT_COUNT == NEURON_NDS_ID_COUNT &&
+			      NEURON_NDS_XNC_SLOTS >= NEURON_NDS_ID_COUNT,
+		      "the layout's runs of ids");
+	auto add_run = [&load](uint64_t *c, int64_t off, uint32_t n) {
+		for (uint32_t i = 0; i < n; i++)
+			c[i] += load(off + 8 * int64_t{ i });
+	};
 	for (uint32_t nc = 0; nc < nc_count; nc++) {
 		nc_counters &c = a.nc[first_nc + static_cast<int>(nc)];
-		for (uint32_t id = 0; id < NEURON_NDS_ID_COUNT; id++) {
-			int64_t off = neuron_nds_nc_offset(nc, id);
-			if (off >= 0)
-				c[id] += load(off);
+		if (nc < NEURON_NDS_NC_BASE_COUNT) {
+			add_run(c.data(), neuron_nds_nc_offset(nc, 0), NEURON_NDS_NC_COUNT);
+			add_run(c.data() + NEURON_NDS_NC_COUNT, neuron_nds_nc_offset(nc, NEURON_NDS_NC_COUNT),
+				NEURON_NDS_EXT_COUNT);
+		} else if (nc < NEURON_NDS_MAX_NC) {
+			add_run(c.data(), neuron_nds_nc_offset(nc, 0), NEURON_NDS_ID_COUNT);
 		}
 		if (held_map & (1u << nc))
 			a.held.insert(first_nc + static_cast<int>(nc));
@@ -173,6 +185,37 @@ void add_slab(app_sample &a, const nds_instance_t *inst, uint32_t nc_count, int 
 			for (size_t b = 0; b < h.size(); b++)
 				a.latency[kind][b] += h[b];
 	}
+}
+
+void reset(app_sample &a, int pid)
+{
+	a.pid = pid;
+	a.tag.clear();
+	a.nc.clear();
+	a.nd = {};
+	a.held.clear();
+	a.utime = a.stime = 0;
+	if (a.has_latency)
+		a.latency = {};
+	a.has_latency = false;
+	a.error.clear();
+}
+
+void delta_into(app_sample &out, const app_sample &cur, const app_sample *prev)
+{
+	out.pid = cur.pid;
+	out.tag = cur.tag;
+	out.nc = cur.nc;	// (a map's copy assignment reuses its nodes)
+	out.nd = cur.nd;
+	out.held = cur.held;
+	out.utime = cur.utime;
+	out.stime = cur.stime;
+	// while has_latency is false the buckets are 0: nothing to copy
+	if (cur.has_latency || out.has_latency)
+		out.latency = cur.latency;
+	out.has_latency = cur.has_latency;
+	out.error = cur.error;
+	subtract(out, prev);
 }
 
 app_sample delta(const app_sample &cur, const app_sample *prev)
@@ -197,7 +240,8 @@ void subtract(app_sample &d, const app_sample *prev)
 	// ND memory counters are levels, not counts: kept as they are
 	// the histograms: nds_latency_delta() in one pass where no bucket went
 	// down (a second one puts a new slab's counts back)
-	for (size_t k = 0; prev->has_latency && k < d.latency.size(); k++) {
+	// (without a block of its own, @d's buckets are 0 and stay so)
+	for (size_t k = 0; d.has_latency && prev->has_latency && k < d.latency.size(); k++) {
 		latency_hist &h = d.latency[k];
 		const latency_hist &p = prev->latency[k];
 		bool down = false;
@@ -239,32 +283,38 @@ void put_int(std::string &o, int v)
 	o.append(b, r.ptr);
 }
 
-// num(@v): "%.6g", which prints a whole number below 10^6 as its digits
-void put_num(std::string &o, double v)
+// num(@v) into @b (64 bytes at least), its length: "%.6g", which prints a
+// whole number below 10^6 as its digits
+size_t num_chars(char *b, double v)
 {
 	if (!std::isfinite(v))
 		v = 0.0;
-	if (v == std::trunc(v) && std::fabs(v) < 1e6 && !(v == 0 && std::signbit(v))) {
-		put_int(o, static_cast<int>(v));
-		return;
-	}
-	char b[64];
-	int n = std::snprintf(b, sizeof(b), "%.6g", v);
-	o.append(b, static_cast<size_t>(n));
+	if (v == std::trunc(v) && std::fabs(v) < 1e6 && !(v == 0 && std::signbit(v)))
+		return static_cast<size_t>(std::to_chars(b, b + 16, static_cast<int>(v)).ptr - b);
+	return static_cast<size_t>(std::snprintf(b, 64, "%.6g", v));
 }
 
-// json::quote(@s): printable ASCII without '"' and '\' is its own literal
-void put_quoted(std::string &o, std::string_view s)
+void put_num(std::string &o, double v)
 {
-	bool plain = true;
+	char b[64];
+	o.append(b, num_chars(b, v));
+}
+
+// json::quote(@s) is @s in quotes: printable ASCII without '"' and '\'
+bool plain(std::string_view s)
+{
 	for (char ch : s) {
 		auto c = static_cast<unsigned char>(ch);
-		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-			plain = false;
-			break;
-		}
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			return false;
 	}
-	if (!plain) {
+	return true;
+}
+
+// json::quote(@s)
+void put_quoted(std::string &o, std::string_view s)
+{
+	if (!plain(s)) {
 		o += json::quote(s);
 		return;
 	}
@@ -273,59 +323,150 @@ void put_quoted(std::string &o, std::string_view s)
 	o += '"';
 }
 
-void put_latency(std::string &o, const latency_hist &h)
+// A staging buffer in front of @o for the text of one application, the
+// bulk of a report: literals and numbers are copied into it inline and it
+// goes to @o in a few appends, where each piece appended to @o on its own
+// would be a call.
+class sink {
+public:
+	explicit sink(std::string &o) : o_(o) {}
+	~sink() { flush(); }
+	sink(const sink &) = delete;
+	sink &operator=(const sink &) = delete;
+
+	void flush()
+	{
+		o_.append(buf_, n_);
+		n_ = 0;
+	}
+
+	[[gnu::always_inline]] void raw(const char *s, size_t len)
+	{
+		if (len > sizeof(buf_) - n_) {
+			raw_flushed(s, len);
+			return;
+		}
+		std::memcpy(buf_ + n_, s, len);	// (a literal's: a few moves)
+		n_ += len;
+	}
+
+	// @s, a string literal, its length known where it is written
+	template <size_t N> [[gnu::always_inline]] void lit(const char (&s)[N]) { raw(s, N - 1); }
+
+	void str(std::string_view s) { raw(s.data(), s.size()); }
+
+	void ch(char c)
+	{
+		if (n_ == sizeof(buf_))
+			flush();
+		buf_[n_++] = c;
+	}
+
+	template <typename T> void integer(T v)
+	{
+		if (sizeof(buf_) - n_ < 24)
+			flush();
+		n_ = static_cast<size_t>(std::to_chars(buf_ + n_, buf_ + sizeof(buf_), v).ptr - buf_);
+	}
+
+	// put_num()
+	void number(double v)
+	{
+		if (sizeof(buf_) - n_ < 64)
+			flush();
+		n_ += num_chars(buf_ + n_, v);
+	}
+
+	// put_quoted()
+	void quoted(std::string_view s)
+	{
+		if (!plain(s)) {
+			str(json::quote(s));
+			return;
+		}
+		ch('"');
+		str(s);
+		ch('"');
+	}
+
+private:
+	// raw() where @len does not fit
+	[[gnu::noinline]] void raw_flushed(const char *s, size_t len)
+	{
+		flush();
+		if (len > sizeof(buf_)) {
+			o_.append(s, len);
+			return;
+		}
+		std::memcpy(buf_, s, len);
+		n_ = len;
+	}
+
+	std::string &o_;
+	size_t n_ = 0;
+	char buf_[512];
+};
+
+void put_latency(sink &o, const latency_hist &h)
 {
 	if (nds_latency_count(h.data()) == 0) {
-		put(o, "null");
+		o.lit("null");
 		return;
 	}
-	o += '{';
+	o.ch('{');
 	bool first = true;
 	for (unsigned q : kLatencyPercentiles) {
 		uint64_t ns = 0;
 		nds_latency_percentile(h.data(), q, &ns);
 		if (!first)
-			put(o, ", ");
+			o.lit(", ");
 		first = false;
-		put(o, "\"p");
-		put_int(o, static_cast<int>(q));
-		put(o, "\": ");
-		put_num(o, static_cast<double>(ns) / 1e9);
+		o.lit("\"p");
+		o.integer(q);
+		o.lit("\": ");
+		o.number(static_cast<double>(ns) / 1e9);
 	}
-	o += '}';
+	o.ch('}');
 }
 
-// runtime_json() into @o; @per: num(@period)
-void put_runtime(std::string &o, const runtime_group &g, const app_sample &a, double period,
+void put_latency(std::string &o, const latency_hist &h)
+{
+	sink w(o);
+	put_latency(w, h);
+}
+
+// runtime_json() into @out; @per: num(@period)
+void put_runtime(std::string &out, const runtime_group &g, const app_sample &a, double period,
 		 std::string_view per)
 {
+	sink o(out);
 	auto sum = [&](uint32_t id) {
 		uint64_t s = 0;
 		for (const auto &[nc, c] : a.nc)
 			s += c[id];
 		return s;
 	};
-	auto field = [&](std::string_view key, uint64_t v) {
-		o += key;
-		put_u64(o, v);
+	auto field = [&]<size_t N>(const char (&key)[N], uint64_t v) {
+		o.lit(key);
+		o.integer(v);
 	};
-	put(o, "{\"pid\": ");
-	put_int(o, a.pid);
-	put(o, ", \"address\": \"\", \"neuron_runtime_tag\": ");
-	put_quoted(o, a.tag);
-	put(o, ", \"error\": ");
-	put_quoted(o, a.error);
-	put(o, ", \"report\": {");
+	o.lit("{\"pid\": ");
+	o.integer(a.pid);
+	o.lit(", \"address\": \"\", \"neuron_runtime_tag\": ");
+	o.quoted(a.tag);
+	o.lit(", \"error\": ");
+	o.quoted(a.error);
+	o.lit(", \"report\": {");
 	bool first = true;
 	for (const std::string &m : g.metrics) {
 		if (!first)
-			put(o, ", ");
+			o.lit(", ");
 		first = false;
-		put_quoted(o, m);
-		put(o, ": ");
+		o.quoted(m);
+		o.lit(": ");
 		if (m == std::string_view("execution_stats")) {
-			put(o, "{\"period\": ");
-			o += per;
+			o.lit("{\"period\": ");
+			o.str(per);
 			field(", \"error_summary\": {\"generic\": ", sum(NDS_NC_COUNTER_ERR_GENERIC));
 			field(", \"numerical\": ", sum(NDS_NC_COUNTER_ERR_NUMERICAL));
 			field(", \"transient\": ", sum(NDS_NC_COUNTER_ERR_TRANSIENT));
@@ -340,11 +481,18 @@ void put_runtime(std::string &o, const runtime_group &g, const app_sample &a, do
 			field(", \"timed_out\": ", sum(NDS_NC_COUNTER_INFER_TIMED_OUT));
 			field(", \"incorrect_input\": ", sum(NDS_NC_COUNTER_INFER_INCORRECT_INPUT));
 			field(", \"failed_to_queue\": ", sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE));
-			put(o, "}, \"latency_stats\": {\"total_latency\": ");
-			put_latency(o, a.latency[NDS_LATENCY_TOTAL]);
-			put(o, ", \"device_latency\": ");
-			put_latency(o, a.latency[NDS_LATENCY_DEVICE]);
-			put(o, "}, \"error\": \"\"}");
+			// (without a block every bucket is 0: null without a count)
+			o.lit("}, \"latency_stats\": {\"total_latency\": ");
+			if (a.has_latency)
+				put_latency(o, a.latency[NDS_LATENCY_TOTAL]);
+			else
+				o.lit("null");
+			o.lit(", \"device_latency\": ");
+			if (a.has_latency)
+				put_latency(o, a.latency[NDS_LATENCY_DEVICE]);
+			else
+				o.lit("null");
+			o.lit("}, \"error\": \"\"}");
 		} else if (m == std::string_view("memory_used")) {
 			uint64_t host = 0, dev = 0;
 			for (uint32_t id = NDS_ND_COUNTER_MEM_USAGE_CODE_HOST;
@@ -356,31 +504,31 @@ void put_runtime(std::string &o, const runtime_group &g, const app_sample &a, do
 				       c[NDS_NC_COUNTER_MEM_USAGE_CONSTANTS_DEVICE] +
 				       c[NDS_NC_COUNTER_MEM_USAGE_SCRATCHPAD_DEVICE] +
 				       c[NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE];
-			put(o, "{\"period\": ");
-			o += per;
+			o.lit("{\"period\": ");
+			o.str(per);
 			field(", \"neuron_runtime_used_bytes\": {\"host\": ", host);
 			field(", \"neuron_device\": ", dev);
-			put(o, ", \"usage_breakdown\": {\"neuroncore_memory_usage\": {");
+			o.lit(", \"usage_breakdown\": {\"neuroncore_memory_usage\": {");
 			bool f2 = true;
 			for (const auto &[nc, c] : a.nc) {
 				if (!f2)
-					put(o, ", ");
+					o.lit(", ");
 				f2 = false;
-				o += '"';
-				put_int(o, nc);
+				o.ch('"');
+				o.integer(nc);
 				field("\": {\"constants\": ", c[NDS_NC_COUNTER_MEM_USAGE_CONSTANTS_DEVICE]);
 				field(", \"model_code\": ", c[NDS_NC_COUNTER_MEM_USAGE_CODE_DEVICE]);
 				field(", \"model_shared_scratchpad\": ",
 				      c[NDS_NC_COUNTER_MEM_USAGE_SCRATCHPAD_DEVICE]);
 				field(", \"runtime_memory\": ", c[NDS_NC_COUNTER_MEM_USAGE_MISC_DEVICE]);
 				field(", \"tensors\": ", c[NDS_NC_COUNTER_MEM_USAGE_TENSORS_DEVICE]);
-				o += '}';
+				o.ch('}');
 			}
-			put(o, "}}}, \"error\": \"\"}");
+			o.lit("}}}, \"error\": \"\"}");
 		} else if (m == std::string_view("neuroncore_counters")) {
-			put(o, "{\"period\": ");
-			o += per;
-			put(o, ", \"neuroncores_in_use\": {");
+			o.lit("{\"period\": ");
+			o.str(per);
+			o.lit(", \"neuroncores_in_use\": {");
 			bool f2 = true;
 			for (int nc : a.held) {
 				auto it = a.nc.find(nc);
@@ -388,33 +536,33 @@ void put_runtime(std::string &o, const runtime_group &g, const app_sample &a, do
 				uint64_t macs = it == a.nc.end() ? 0 : it->second[NDS_NC_COUNTER_MAC_COUNT];
 				double util = period > 0 ? 100.0 * static_cast<double>(busy_us) / (period * 1e6) : 0;
 				if (!f2)
-					put(o, ", ");
+					o.lit(", ");
 				f2 = false;
-				o += '"';
-				put_int(o, nc);
-				put(o, "\": {\"neuroncore_utilization\": ");
-				put_num(o, std::min(util, 100.0));
-				put(o, ", \"flops\": ");
-				put_num(o, period > 0 ? 2.0 * static_cast<double>(macs) / period : 0);
-				o += '}';
+				o.ch('"');
+				o.integer(nc);
+				o.lit("\": {\"neuroncore_utilization\": ");
+				o.number(std::min(util, 100.0));
+				o.lit(", \"flops\": ");
+				o.number(period > 0 ? 2.0 * static_cast<double>(macs) / period : 0);
+				o.ch('}');
 			}
-			put(o, "}, \"error\": \"\"}");
+			o.lit("}, \"error\": \"\"}");
 		} else if (m == std::string_view("neuron_runtime_vcpu_usage")) {
 			double t = period * 100.0;	// ticks at 100 Hz over the period
-			put(o, "{\"period\": ");
-			o += per;
-			put(o, ", \"vcpu_usage\": {\"user\": ");
-			put_num(o, t > 0 ? 100.0 * static_cast<double>(a.utime) / t : 0);
-			put(o, ", \"system\": ");
-			put_num(o, t > 0 ? 100.0 * static_cast<double>(a.stime) / t : 0);
-			put(o, "}, \"error\": \"\"}");
+			o.lit("{\"period\": ");
+			o.str(per);
+			o.lit(", \"vcpu_usage\": {\"user\": ");
+			o.number(t > 0 ? 100.0 * static_cast<double>(a.utime) / t : 0);
+			o.lit(", \"system\": ");
+			o.number(t > 0 ? 100.0 * static_cast<double>(a.stime) / t : 0);
+			o.lit("}, \"error\": \"\"}");
 		} else {
-			put(o, "{\"error\": ");
-			put_quoted(o, "unknown metric type: " + m);
-			o += '}';
+			o.lit("{\"error\": ");
+			o.quoted("unknown metric type: " + m);
+			o.ch('}');
 		}
 	}
-	put(o, "}}");
+	o.lit("}}");
 }
 
 } // namespace

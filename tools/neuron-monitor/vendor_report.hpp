@@ -83,11 +83,17 @@ struct app_sample {
 	std::set<int> held;			// global NeuronCore ids it holds
 	uint64_t utime = 0, stime = 0;		// clock ticks (/proc/<pid>/stat)
 	// the latency histograms (NDS_LATENCY_TOTAL, _DEVICE), summed over the
-	// slabs that hold the block; has_latency: at least one did
+	// slabs that hold the block; has_latency: at least one did (while it
+	// is false, every bucket is 0)
 	std::array<latency_hist, NDS_LATENCY_KINDS> latency{};
 	bool has_latency = false;
 	std::string error;			// what could not be read
 };
+
+// @a as a new sample of @pid: what a default one holds, with the memory
+// @a had (its strings' room; the histograms are cleared only when they
+// hold something).
+void reset(app_sample &a, int pid);
 
 // Add what the slab @inst holds to @a: the counters of its @nc_count
 // NeuronCores as global ids from @first_nc (those whose bit is set in
@@ -101,6 +107,10 @@ app_sample delta(const app_sample &cur, const app_sample *prev);
 
 // delta() in place: @d, a copy of the current sample, becomes @d - @prev.
 void subtract(app_sample &d, const app_sample *prev);
+
+// delta() into @out, reusing what @out holds (its map nodes, its strings'
+// room; the histograms are copied only when either holds one).
+void delta_into(app_sample &out, const app_sample &cur, const app_sample *prev);
 
 struct device_hw {
 	int index = 0;
