@@ -436,6 +436,8 @@ static void reuse(void **)
 	lat.held = { 3 };
 	lat.error = "e";
 	lat.utime = 5;
+	lat.stime = 3;
+	lat.nd[NDS_ND_COUNTER_MEM_USAGE_MISC_HOST] = 2;
 	m::app_sample plain;
 	plain.pid = 8;
 	plain.tag = "p";
@@ -458,6 +460,8 @@ static void reuse(void **)
 	m::app_sample lat2 = lat;
 	lat2.latency[NDS_LATENCY_TOTAL][nds_latency_bucket(5000000)]++;
 	lat2.nc[3][NDS_NC_COUNTER_INFER_COMPLETED] = 12;
+	lat2.utime = 9;
+	lat2.stime = 4;
 	m::delta_into(slot, lat2, &lat);
 	assert_true(same(slot, m::delta(lat2, &lat)));
 	m::delta_into(slot, plain, &lat);

@@ -393,9 +393,9 @@ int run(const Options &opt)
 			auto it = prev_apps.find(pid);
 			if (napps == r.apps.size())
 				r.apps.emplace_back();
-			auto &[group, delta] = r.apps[napps++];
+			auto &[group, slot] = r.apps[napps++];
 			group = g->second;
-			m::delta_into(delta, a, it == prev_apps.end() ? nullptr : &it->second);
+			m::delta_into(slot, a, it == prev_apps.end() ? nullptr : &it->second);
 		}
 		r.apps.resize(napps);
 		std::swap(prev_apps, cur);

@@ -326,11 +326,11 @@ void put_quoted(std::string &o, std::string_view s)
 // A staging buffer in front of @o for the text of one application, the
 // bulk of a report: literals and numbers are copied into it inline and it
 // goes to @o in a few appends, where each piece appended to @o on its own
-// would be a call.
+// would be a call. What is staged reaches @o at flush(), which its user
+// calls at the end (a destructor that appends could throw).
 class sink {
 public:
 	explicit sink(std::string &o) : o_(o) {}
-	~sink() { flush(); }
 	sink(const sink &) = delete;
 	sink &operator=(const sink &) = delete;
 
@@ -433,6 +433,7 @@ void put_latency(std::string &o, const latency_hist &h)
 {
 	sink w(o);
 	put_latency(w, h);
+	w.flush();
 }
 
 // runtime_json() into @out; @per: num(@period)
@@ -563,6 +564,7 @@ void put_runtime(std::string &out, const runtime_group &g, const app_sample &a, 
 		}
 	}
 	o.lit("}}");
+	o.flush();
 }
 
 } // namespace
@@ -781,7 +783,9 @@ std::string prometheus::text() const
 	head(o, "execution_latency_seconds", "Execution latency percentiles over the period",
 	     "gauge");
 	for (const auto &[g, a] : r.apps)
-		for (const auto &[key, sec] : latency_percentiles(a.latency[NDS_LATENCY_TOTAL]))
+		for (const auto &[key, sec] :
+		     a.has_latency ? latency_percentiles(a.latency[NDS_LATENCY_TOTAL])
+				   : std::vector<std::pair<std::string, double>>{})
 			o << "execution_latency_seconds{" << inst << ",runtime_tag=" << q(a.tag)
 			  << ",percentile=\"" << key << "\"} " << num(sec) << "\n";
 	head(o, "neuroncore_utilization_ratio", "NeuronCore utilization", "gauge");
