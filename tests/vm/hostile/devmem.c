@@ -185,7 +185,14 @@ int op_devmem_cross(struct ts *t)
 			r = pwrite(dfd, m, bytes, 0);
 			e = errno;
 			judged(V_MMAP);
-			if (r != (ssize_t)bytes && !(r < 0 && e == EFAULT))
+			/*
+			 * All of it (tmpfs's O_DIRECT copies), EFAULT, or part of
+			 * it when the mapping stopped reading meanwhile (a removal
+			 * or reset revoked it, another thread changed it): then a
+			 * guarded read of it faults too
+			 */
+			if (r != (ssize_t)bytes && !(r < 0 && e == EFAULT) &&
+			    !(r > 0 && copy_guarded(buf, m, bytes)))
 				viol(t, V_MMAP, "O_DIRECT write of device memory: %zd (%s)", r, ename(r < 0 ? e : 0));
 		}
 		break;
