@@ -13,7 +13,8 @@
  *     applications holding a slab (16 a device on 4 devices, the most a
  *     device takes: NEURON_NDS_PER_DEVICE), from two runs of 1 and of
  *     1 + N reports (the difference is N reports' cost, without the
- *     start-up; N is 40 unless given).
+ *     start-up; N is 40 unless given), best of 3, the two sides
+ *     alternating (monitor_per_report()).
  *   - the sysfs "total" of neuron0's NeuronCore 0 with 1 and with 64 live
  *     slabs (the same 64: 16 of them on neuron0).
  *
@@ -23,6 +24,7 @@
  * neff-pack and neuron-monitor beside it.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -144,25 +146,62 @@ static int job_round(int procs, const void *neff, size_t size, int jobs, double 
 	return bad ? -1 : 0;
 }
 
-/* A slab holder on @dev until @hold closes; "h" on @ready once it holds. */
-static pid_t holder(int dev, int ready, int hold, int go_fd)
+/*
+ * A slab holder on @dev: holds one (the device open, its slab acquired and
+ * a counter moved) from the start and after each 'o' on @cmd, lets go of
+ * it (slab and device) after each 'c', answers each with one byte on @ack,
+ * and exits when @cmd closes.
+ */
+static pid_t holder(int dev, int cmd, int ack)
 {
 	pid_t pid = fork();
 	ndl_device_t *d = NULL;
 	nds_instance_t *s = NULL;
-	char c;
+	char c = 'o';
 
 	if (pid != 0)
 		return pid;
-	close(go_fd);
-	if (ndl_open_device(dev, NULL, &d) || nds_open(d, 0, &s))
-		_exit(1);
-	nds_increment_nc_counter(s, 0, NDS_NC_COUNTER_INFER_COMPLETED, 1);
-	if (write(ready, "h", 1) != 1)
-		_exit(1);
-	while (read(hold, &c, 1) > 0)
-		;
+	/* none of the other holders' command pipes: each sees its own close */
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != cmd && fd != ack)
+			close(fd);
+	do {
+		if (c == 'o' && !s) {
+			if (ndl_open_device(dev, NULL, &d) || nds_open(d, 0, &s))
+				_exit(1);
+			nds_increment_nc_counter(s, 0, NDS_NC_COUNTER_INFER_COMPLETED, 1);
+		} else if (c == 'c' && s) {
+			nds_close(s);
+			ndl_close_device(d);
+			s = NULL;
+		}
+		if (write(ack, &c, 1) != 1)
+			_exit(1);
+	} while (read(cmd, &c, 1) == 1);
 	_exit(0);
+}
+
+/* One holder's answer on @ack: 0, or -1 after 30 s (a holder that died answers nothing). */
+static int holder_answer(int ack)
+{
+	struct pollfd p = { .fd = ack, .events = POLLIN };
+	char a;
+
+	return poll(&p, 1, 30000) == 1 && read(ack, &a, 1) == 1 ? 0 : -1;
+}
+
+/* Send @c to the holders of @cmd[@from..@to) and wait for their answers. */
+static int holders_do(const int *cmd, int from, int to, int ack, char c)
+{
+	int n;
+
+	for (n = from; n < to; n++)
+		if (write(cmd[n], &c, 1) != 1)
+			return -1;
+	for (n = from; n < to; n++)
+		if (holder_answer(ack))
+			return -1;
+	return 0;
 }
 
 /* neuron-monitor's CPU seconds for @count reports at the shortest period. */
@@ -203,21 +242,36 @@ static double monitor_cpu(int count)
 	return cpu_s(&ru);
 }
 
-/* CPU seconds per report: (1 + @n reports) - (1 report), best of 3. */
-static double monitor_per_report(int n)
+/*
+ * neuron-monitor's CPU seconds per report with 64 applications (@m64) and
+ * with 1 (@m1): (1 + @n reports) - (1 report), best of 3 each. The two
+ * alternate, holders 1..63 of @cmd letting go of their slabs and devices
+ * for the one-application side and taking them again after, so that a
+ * stretch of load on the host falls on both sides.
+ */
+static int monitor_per_report(const int *cmd, int ack, int n, double *m64, double *m1)
 {
-	double best = 1e30;
-	int k;
+	int k, side;
 
+	*m64 = *m1 = 1e30;
 	for (k = 0; k < 3; k++) {
-		double one = monitor_cpu(1), more = monitor_cpu(1 + n);
+		for (side = 0; side < 2; side++) {
+			double one, more, per, *best = side ? m1 : m64;
 
-		if (one < 0 || more < 0)
-			return -1;
-		if ((more - one) / n < best)
-			best = (more - one) / n;
+			if (holders_do(cmd, 1, HOLDERS, ack, side ? 'c' : 'o')) {
+				fprintf(stderr, "vm_bench_scale: a slab holder failed\n");
+				return -1;
+			}
+			one = monitor_cpu(1);
+			more = monitor_cpu(1 + n);
+			if (one < 0 || more < 0)
+				return -1;
+			per = (more - one) / n;
+			if (per < *best)
+				*best = per;
+		}
 	}
-	return best;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -229,10 +283,10 @@ int main(int argc, char **argv)
 	 */
 	int reports = argc > 2 ? atoi(argv[2]) : 40;
 	static const int procs[] = { 1, 2, 4, 8 };
-	double rate[4], cpu[4], mon1 = 0, mon64, tot1 = 0, tot64;
-	int ready[2], hold[2], i, k, n;
+	double rate[4], cpu[4], mon1, mon64, tot1 = 0, tot64;
+	int ack[2], hcmd[HOLDERS], i, k, n;
 	pid_t kids[HOLDERS];
-	char neffp[] = "/tmp/vm_bench_scale.neff", cmd[600], c;
+	char neffp[] = "/tmp/vm_bench_scale.neff", cmd[600];
 	size_t size = 0;
 	void *neff;
 	ssize_t len;
@@ -281,29 +335,35 @@ int main(int argc, char **argv)
 		       procs[i], procs[i], rate[i] / rate[0]);
 	printf("ratio CPU time per job 8procs/1proc: %.2f\n", cpu[3] / cpu[0]);
 
-	/* 1 application, then 64 (16 a device) */
-	if (pipe(ready) || pipe(hold))
+	/* the sysfs total with 1 live slab, then 64 (16 a device) */
+	signal(SIGPIPE, SIG_IGN);	/* a holder that died: EPIPE, not the end */
+	if (pipe(ack))
 		return 1;
 	for (n = 0; n < HOLDERS; n++) {
-		kids[n] = holder(n % DEVICES, ready[1], hold[0], hold[1]);
+		int p[2];
+
+		if (pipe(p))
+			return 1;
+		kids[n] = holder(n % DEVICES, p[0], ack[1]);
+		close(p[0]);
+		hcmd[n] = p[1];
 		if (kids[n] < 0)
 			return 1;
-		if (read(ready[0], &c, 1) != 1) {
+		if (holder_answer(ack[0])) {
 			fprintf(stderr, "vm_bench_scale: slab holder %d failed\n", n);
 			return 1;
 		}
-		if (n == 0) {
+		if (n == 0)
 			tot1 = read_total_ns(2000);
-			mon1 = monitor_per_report(reports);
-		}
 	}
 	tot64 = read_total_ns(2000);
-	mon64 = monitor_per_report(reports);
-	close(hold[1]);
+	/* neuron-monitor with 64 applications and with 1, alternately */
+	if (monitor_per_report(hcmd, ack[0], reports, &mon64, &mon1))
+		return 1;
+	for (n = 0; n < HOLDERS; n++)
+		close(hcmd[n]);
 	for (n = 0; n < HOLDERS; n++)
 		waitpid(kids[n], NULL, 0);
-	if (mon1 <= 0 || mon64 <= 0)
-		return 1;
 	printf("neuron-monitor, 1 application:   %10.2f ms CPU/report\n", mon1 * 1e3);
 	printf("neuron-monitor, 64 applications: %10.2f ms CPU/report\n", mon64 * 1e3);
 	printf("ratio monitor CPU per report 64apps/1app: %.2f\n", mon64 / mon1);
