@@ -245,17 +245,18 @@ static double monitor_cpu(int count)
 /*
  * neuron-monitor's CPU seconds per report with 64 applications (@m64) and
  * with 1 (@m1): (1 + @n reports) - (1 report), best of 3 each. The two
- * alternate, holders 1..63 of @cmd letting go of their slabs and devices
- * for the one-application side and taking them again after, so that a
- * stretch of load on the host falls on both sides.
+ * alternate (64, 1, 1, 64, 64, 1), holders 1..63 of @cmd letting go of
+ * their slabs and devices for the one-application side and taking them
+ * again after, so that a stretch of load on the host falls on both sides.
  */
 static int monitor_per_report(const int *cmd, int ack, int n, double *m64, double *m1)
 {
-	int k, side;
+	int k, i;
 
 	*m64 = *m1 = 1e30;
 	for (k = 0; k < 3; k++) {
-		for (side = 0; side < 2; side++) {
+		for (i = 0; i < 2; i++) {
+			int side = i ^ (k & 1);	/* 0: 64 applications, 1: one */
 			double one, more, per, *best = side ? m1 : m64;
 
 			if (holders_do(cmd, 1, HOLDERS, ack, side ? 'c' : 'o')) {
@@ -270,6 +271,11 @@ static int monitor_per_report(const int *cmd, int ack, int n, double *m64, doubl
 			if (per < *best)
 				*best = per;
 		}
+	}
+	if (*m64 <= 0 || *m1 <= 0) {
+		fprintf(stderr, "vm_bench_scale: the monitor's reports cost no CPU time (%g, %g s)\n",
+			*m64, *m1);
+		return -1;
 	}
 	return 0;
 }
@@ -356,6 +362,7 @@ int main(int argc, char **argv)
 		if (n == 0)
 			tot1 = read_total_ns(2000);
 	}
+	close(ack[1]);	/* the holders' own: all of them gone reads as EOF */
 	tot64 = read_total_ns(2000);
 	/* neuron-monitor with 64 applications and with 1, alternately */
 	if (monitor_per_report(hcmd, ack[0], reports, &mon64, &mon1))

@@ -148,7 +148,7 @@ int op_devmem_cross(struct ts *t)
 	}
 	buf = (uint8_t *)t->io;		/* 64 KiB: more than 4 pages */
 	if (fill_mark(m, bytes, ma))
-		goto out_unmap;		/* revoked by a removal or reset meanwhile */
+		goto out_unmap;		/* revoked by a removal meanwhile */
 
 	iov.iov_base = m;
 	iov.iov_len = bytes;
@@ -186,13 +186,14 @@ int op_devmem_cross(struct ts *t)
 			e = errno;
 			judged(V_MMAP);
 			/*
-			 * All of it (tmpfs's O_DIRECT copies), EFAULT, or part of
-			 * it when the mapping stopped reading meanwhile (a removal
-			 * or reset revoked it, another thread changed it): then a
-			 * guarded read of it faults too
+			 * All of it (tmpfs's O_DIRECT copies), EFAULT, or, in a
+			 * run that removes devices, part of it when a removal
+			 * revoked the mapping meanwhile: then a guarded read of it
+			 * faults too (only a removal revokes a live allocation's
+			 * mapping: a reset waits for none to be mapped)
 			 */
 			if (r != (ssize_t)bytes && !(r < 0 && e == EFAULT) &&
-			    !(r > 0 && copy_guarded(buf, m, bytes)))
+			    !(g_removal && r > 0 && copy_guarded(buf, m, bytes)))
 				viol(t, V_MMAP, "O_DIRECT write of device memory: %zd (%s)", r, ename(r < 0 ? e : 0));
 		}
 		break;
