@@ -220,8 +220,8 @@ void delta_into(app_sample &out, const app_sample &cur, const app_sample *prev)
 
 app_sample delta(const app_sample &cur, const app_sample *prev)
 {
-	app_sample d = cur;
-	subtract(d, prev);
+	app_sample d;
+	delta_into(d, cur, prev);
 	return d;
 }
 
@@ -259,29 +259,8 @@ void subtract(app_sample &d, const app_sample *prev)
 
 namespace {
 
-// Appenders of the report's text: one buffer grows through a report, no
-// stream and no temporary string per value.
-
-// @s, a string literal, its length known where it is written
-template <size_t N>
-void put(std::string &o, const char (&s)[N])
-{
-	o.append(s, N - 1);
-}
-
-void put_u64(std::string &o, uint64_t v)
-{
-	char b[24];
-	auto r = std::to_chars(b, b + sizeof(b), v);
-	o.append(b, r.ptr);
-}
-
-void put_int(std::string &o, int v)
-{
-	char b[16];
-	auto r = std::to_chars(b, b + sizeof(b), v);
-	o.append(b, r.ptr);
-}
+// The report's text: one buffer grows through a report, no stream and no
+// temporary string per value.
 
 // num(@v) into @b (64 bytes at least), its length: "%.6g", which prints a
 // whole number below 10^6 as its digits
@@ -292,12 +271,6 @@ size_t num_chars(char *b, double v)
 	if (v == std::trunc(v) && std::fabs(v) < 1e6 && !(v == 0 && std::signbit(v)))
 		return static_cast<size_t>(std::to_chars(b, b + 16, static_cast<int>(v)).ptr - b);
 	return static_cast<size_t>(std::snprintf(b, 64, "%.6g", v));
-}
-
-void put_num(std::string &o, double v)
-{
-	char b[64];
-	o.append(b, num_chars(b, v));
 }
 
 // json::quote(@s) is @s in quotes: printable ASCII without '"' and '\'
@@ -311,23 +284,11 @@ bool plain(std::string_view s)
 	return true;
 }
 
-// json::quote(@s)
-void put_quoted(std::string &o, std::string_view s)
-{
-	if (!plain(s)) {
-		o += json::quote(s);
-		return;
-	}
-	o += '"';
-	o.append(s);
-	o += '"';
-}
-
-// A staging buffer in front of @o for the text of one application, the
-// bulk of a report: literals and numbers are copied into it inline and it
-// goes to @o in a few appends, where each piece appended to @o on its own
-// would be a call. What is staged reaches @o at flush(), which its user
-// calls at the end (a destructor that appends could throw).
+// A staging buffer in front of @o: literals and numbers are copied into
+// it inline and it goes to @o in a few appends, where each piece appended
+// to @o on its own would be a call (an application's text is the bulk of
+// a report). What is staged reaches @o at flush(), which its user calls at
+// the end (a destructor that appends could throw).
 class sink {
 public:
 	explicit sink(std::string &o) : o_(o) {}
@@ -369,7 +330,7 @@ public:
 		n_ = static_cast<size_t>(std::to_chars(buf_ + n_, buf_ + sizeof(buf_), v).ptr - buf_);
 	}
 
-	// put_num()
+	// num(@v)
 	void number(double v)
 	{
 		if (sizeof(buf_) - n_ < 64)
@@ -377,7 +338,7 @@ public:
 		n_ += num_chars(buf_ + n_, v);
 	}
 
-	// put_quoted()
+	// json::quote(@s)
 	void quoted(std::string_view s)
 	{
 		if (!plain(s)) {
@@ -436,11 +397,10 @@ void put_latency(std::string &o, const latency_hist &h)
 	w.flush();
 }
 
-// runtime_json() into @out; @per: num(@period)
-void put_runtime(std::string &out, const runtime_group &g, const app_sample &a, double period,
+// runtime_json() into @o; @per: num(@period)
+void put_runtime(sink &o, const runtime_group &g, const app_sample &a, double period,
 		 std::string_view per)
 {
-	sink o(out);
 	auto sum = [&](uint32_t id) {
 		uint64_t s = 0;
 		for (const auto &[nc, c] : a.nc)
@@ -483,16 +443,16 @@ void put_runtime(std::string &out, const runtime_group &g, const app_sample &a, 
 			field(", \"incorrect_input\": ", sum(NDS_NC_COUNTER_INFER_INCORRECT_INPUT));
 			field(", \"failed_to_queue\": ", sum(NDS_NC_COUNTER_INFER_FAILED_TO_QUEUE));
 			// (without a block every bucket is 0: null without a count)
+			auto latency = [&](unsigned kind) {
+				if (a.has_latency)
+					put_latency(o, a.latency[kind]);
+				else
+					o.lit("null");
+			};
 			o.lit("}, \"latency_stats\": {\"total_latency\": ");
-			if (a.has_latency)
-				put_latency(o, a.latency[NDS_LATENCY_TOTAL]);
-			else
-				o.lit("null");
+			latency(NDS_LATENCY_TOTAL);
 			o.lit(", \"device_latency\": ");
-			if (a.has_latency)
-				put_latency(o, a.latency[NDS_LATENCY_DEVICE]);
-			else
-				o.lit("null");
+			latency(NDS_LATENCY_DEVICE);
 			o.lit("}, \"error\": \"\"}");
 		} else if (m == std::string_view("memory_used")) {
 			uint64_t host = 0, dev = 0;
@@ -564,16 +524,14 @@ void put_runtime(std::string &out, const runtime_group &g, const app_sample &a, 
 		}
 	}
 	o.lit("}}");
-	o.flush();
 }
 
 } // namespace
 
 std::string num(double v)
 {
-	std::string o;
-	put_num(o, v);
-	return o;
+	char b[64];
+	return std::string(b, num_chars(b, v));
 }
 
 std::vector<std::pair<std::string, double>> latency_percentiles(const latency_hist &h)
@@ -598,7 +556,9 @@ std::string latency_json(const latency_hist &h)
 std::string runtime_json(const runtime_group &g, const app_sample &a, double period)
 {
 	std::string o;
-	put_runtime(o, g, a, period, num(period));
+	sink w(o);
+	put_runtime(w, g, a, period, num(period));
+	w.flush();
 	return o;
 }
 
@@ -665,22 +625,23 @@ std::string report_json(const config &c, const report &r)
 	return o;
 }
 
-void report_json(std::string &o, const config &c, const report &r)
+void report_json(std::string &out, const config &c, const report &r)
 {
 	std::string per = num(r.period_s);
-	o.clear();
-	o.reserve(1024 + 1536 * r.apps.size());
-	put(o, "{\"neuron_runtime_data\": [");
+	out.clear();
+	out.reserve(1024 + 1536 * r.apps.size());
+	sink o(out);
+	o.lit("{\"neuron_runtime_data\": [");
 	for (size_t i = 0; i < r.apps.size(); i++) {
 		if (i)
-			put(o, ", ");
+			o.lit(", ");
 		put_runtime(o, *r.apps[i].first, r.apps[i].second, r.period_s, per);
 	}
-	put(o, "], \"system_data\": ");
-	o += system_json(c.system_metrics, r.sys, r.period_s);
-	auto str = [&](std::string_view key, const std::string &v) {
-		o += key;
-		put_quoted(o, v);
+	o.lit("], \"system_data\": ");
+	o.str(system_json(c.system_metrics, r.sys, r.period_s));
+	auto str = [&]<size_t N>(const char (&key)[N], const std::string &v) {
+		o.lit(key);
+		o.quoted(v);
 	};
 	str(", \"instance_info\": {\"instance_name\": ", r.inst.name);
 	str(", \"instance_id\": ", r.inst.id);
@@ -694,14 +655,15 @@ void report_json(std::string &o, const config &c, const report &r)
 	str("}, \"neuron_hardware_info\": {\"neuron_device_type\": ", r.hwinfo.device_type);
 	str(", \"neuron_device_version\": ", r.hwinfo.device_version);
 	str(", \"neuroncore_version\": ", r.hwinfo.neuroncore_version);
-	put(o, ", \"neuron_device_count\": ");
-	put_int(o, r.hwinfo.device_count);
-	put(o, ", \"neuron_device_memory_size\": ");
-	put_u64(o, r.hwinfo.device_memory_size);
-	put(o, ", \"neuroncore_per_device_count\": ");
-	put_int(o, r.hwinfo.nc_per_device);
+	o.lit(", \"neuron_device_count\": ");
+	o.integer(r.hwinfo.device_count);
+	o.lit(", \"neuron_device_memory_size\": ");
+	o.integer(r.hwinfo.device_memory_size);
+	o.lit(", \"neuroncore_per_device_count\": ");
+	o.integer(r.hwinfo.nc_per_device);
 	str(", \"logical_neuroncore_config\": 1, \"error\": ", r.hwinfo.error);
-	put(o, "}}");
+	o.lit("}}");
+	o.flush();
 }
 
 void prometheus::add(const config &c, const report &r)
