@@ -72,6 +72,6 @@ END {
 	}
 }' "$host"
 # guest: one run each
-grep -E '^ratio ' "$out" | sed 's/^/  /'
+grep -E '^(guest clocksource:|ratio )' "$out" | sed 's/^/  /'
 rm -f "$out" "$host"
 exit $rc
