@@ -173,7 +173,8 @@ done
 # ACPI gets "BAR 0 ...: can't assign; no space" although its port's window
 # is free, so its probe fails (-ENOMEM from pci_iomap); through pciehp the
 # BAR is assigned again. PCI_VM_QEMU_EXTRA adds QEMU options (unquoted).
-append="console=ttyS0 panic=-1 oops=panic${slub_debug:+ slub_debug=$slub_debug} loglevel=3 log_buf_len=8M rdinit=/init"
+# tsc=reliable: the TSC, not the HPET, as the clock, as in scripts/vm.sh.
+append="console=ttyS0 panic=-1 oops=panic${slub_debug:+ slub_debug=$slub_debug} tsc=reliable loglevel=3 log_buf_len=8M rdinit=/init"
 mkdir -p "$(dirname "$log")"
 echo "pci-vm: booting $label with ${#devs[@]} emulated functions, log in $log"
 t0=$(date +%s)

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Guest benchmarks (make bench). No slub_debug in this mode; the TSC as the
-# clock (scripts/vm.sh).
+# Guest benchmarks (make bench). No slub_debug in this mode.
 # scripts/vm.sh --mode bench --only GROUP[,GROUP...] runs only the named
 # groups: nds exec fwio app dmabuf async vendor scale (default: all).
 only=$(cat /etc/vm-only 2>/dev/null)
@@ -16,8 +15,8 @@ want() {
 	return 1
 }
 rc=0
-# the guest's clock: tsc under scripts/vm.sh --mode bench (tsc=reliable; the
-# HPET would put every clock read through the emulator's global lock)
+# the guest's clock: tsc (scripts/vm.sh boots with tsc=reliable; the HPET
+# would put every clock read through the emulator's global lock)
 echo "guest clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)"
 # group NAME TITLE PROGRAM...: run PROGRAM under its title when NAME is wanted
 group() {
