@@ -159,11 +159,11 @@ initrd=$tmpdir/initrd.cpio.gz
 # not for benchmarks, and not with --no-slub-debug (a KASAN kernel, which
 # checks the same and more, and records the owners itself).
 # tsc=reliable: under TCG every vCPU's TSC is the host's (QEMU hands out
-# one globally monotonic count), but the kernel's boot-time check between
-# two emulated CPUs calls it unsynchronized and falls back to the HPET,
-# whose every read is an exit into the emulator under its global lock:
-# clock reads cost ten times as much and the two vCPUs queue for each
-# other at every timer (docs/performance.md, "The guest's clock").
+# one globally monotonic count), but the kernel assumes the TSCs of an
+# AMD CPU without the invariant-TSC flag and with more than one core
+# unsynchronized and falls back to the HPET, whose every read is an exit
+# into the emulator under its global lock: a clock_gettime costs some
+# thirty times as much (docs/performance.md, "The guest's clock").
 [ "$mode" = bench ] && slub_debug=
 append="console=ttyS0 panic=-1 oops=panic${slub_debug:+ slub_debug=$slub_debug} tsc=reliable loglevel=3 log_buf_len=${VM_LOG_BUF_LEN:-8M} rdinit=/init"
 

@@ -8,9 +8,9 @@
  *     timed on its own, the median of each (vmbench.h); beside them, in
  *     short blocks (the best of each), the raw SIM_EXEC_MODEL ioctl (a
  *     model with data) and the cost of one clock read (what timing a job
- *     in the library would cost: a system call and an HPET read where the
- *     TSC is not the clocksource, as in a TCG guest; libnrt takes the
- *     job's time from the driver instead);
+ *     in the library would cost: a vDSO call on the TSC, a system call
+ *     and an HPET read in a TCG guest booted without tsc=reliable; libnrt
+ *     takes the job's time from the driver instead);
  *   - the floors, in pairs on NeuronCore 1 (vmfloor.h): a compare-and-swap
  *     lock, the raw job, the ring's two control words and the
  *     accounting's five atomic adds against the raw job alone (the best

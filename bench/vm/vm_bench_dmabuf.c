@@ -124,7 +124,8 @@ int main(void)
 	memset(buf, 0x5a, BYTES);
 	memcpy(va, buf, BYTES);	/* the pages come in */
 	dev.dst = va;
-	memcpy(host, buf, BYTES);	/* and the host buffer's */
+	memcpy(host, buf, BYTES);	/* and the host buffers' */
+	memcpy(back, buf, BYTES);
 	best_pair(&dev, &mem);
 	va_mbs = dev.best;
 	cpy_mbs = mem.best;
