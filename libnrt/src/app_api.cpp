@@ -213,16 +213,33 @@ NRT_EXPORT NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_se
 
 namespace {
 
-// nrt_execute_repeat(), inline in both entry points: nrt_execute() is one
-// call, with the loop of one folded away.
-[[gnu::always_inline]] inline NRT_STATUS execute_repeat(nrt_model_t *model,
-							 const nrt_tensor_set_t *input_set,
-							 nrt_tensor_set_t *output_set, int repeat_count)
+// One execution of @m under the profile: its event recorded
+// (docs/sdk-compat.md, "Profiling"); out of the execution path's text.
+[[gnu::noinline]] NRT_STATUS execute_profiled(nrt_model_t *model, model::model &m,
+					      const tensor::tensor_set *in, const tensor::tensor_set *out,
+					      int iteration)
 {
-	std::shared_ptr<model::model> m;
-	NRT_STATUS st = guarded_model(model, &m);
-	if (st != NRT_SUCCESS)
-		return st;
+	model::exec_report rep;
+	profile::event e;
+	e.start_ns = now_ns();
+	NRT_STATUS st = model::execute(m, in, out, &rep);
+	e.end_ns = now_ns();
+	e.vnc = m.vnc_first;
+	e.device = static_cast<uint16_t>(m.device_index);
+	e.nc = static_cast<uint16_t>(m.nc_first);
+	e.status = st;
+	e.iteration = static_cast<uint32_t>(iteration);
+	e.errors = profile_errors(rep);
+	profile::record(model, e);
+	return st;
+}
+
+// nrt_execute_repeat() once the runtime guard passed and @m is @model's:
+// the sets looked up and held, the repetitions, the profile's events.
+[[gnu::noinline]] NRT_STATUS execute_found(nrt_model_t *model, model::model &m,
+					   const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set,
+					   int repeat_count)
+{
 	// a NULL set is an empty one: a model without inputs needs none
 	std::shared_ptr<tensor::tensor_set> in, out;
 	if (input_set && !(in = tensor::sets().find(input_set)))
@@ -232,41 +249,50 @@ namespace {
 	if (repeat_count < 1)
 		return NRT_INVALID;
 	for (int i = 0; i < repeat_count; i++) {
-		if (!profile::wanted(model)) {
-			st = model::execute(*m, in.get(), out.get());
-		} else {
-			// one event per repetition (docs/sdk-compat.md, "Profiling")
-			model::exec_report rep;
-			profile::event e;
-			e.start_ns = now_ns();
-			st = model::execute(*m, in.get(), out.get(), &rep);
-			e.end_ns = now_ns();
-			e.vnc = m->vnc_first;
-			e.device = static_cast<uint16_t>(m->device_index);
-			e.nc = static_cast<uint16_t>(m->nc_first);
-			e.status = st;
-			e.iteration = static_cast<uint32_t>(i);
-			e.errors = profile_errors(rep);
-			profile::record(model, e);
-		}
+		// one event per repetition (docs/sdk-compat.md, "Profiling")
+		NRT_STATUS st = profile::wanted(model) ? execute_profiled(model, m, in.get(), out.get(), i)
+						       : model::execute(m, in.get(), out.get());
 		if (st != NRT_SUCCESS)
 			return st;
 	}
 	return NRT_SUCCESS;
 }
 
+// Whether @input_set and @output_set are each NULL or a set's handle.
+[[gnu::noinline]] bool sets_exist(const nrt_tensor_set_t *input_set, const nrt_tensor_set_t *output_set)
+{
+	return (!input_set || tensor::sets().find(input_set)) &&
+	       (!output_set || tensor::sets().find(output_set));
+}
+
 } // namespace
 
-NRT_EXPORT NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
-				  nrt_tensor_set_t *output_set)
+// A bare model (no tensors: its sets are checked, not held) whose driver
+// times the job runs here to the end, unprofiled, in the execution path's
+// text (NRT_HOT_PATH); any other model through execute_found().
+NRT_EXPORT NRT_HOT_PATH NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set,
+					       nrt_tensor_set_t *output_set)
 {
-	return execute_repeat(model, input_set, output_set, 1);
+	std::shared_ptr<model::model> m;
+	NRT_STATUS st = guarded_model(model, &m);
+	if (st != NRT_SUCCESS)
+		return st;
+	if (m->bare && m->dev->job_time && !profile::wanted(model)) {
+		if ((input_set || output_set) && !sets_exist(input_set, output_set))
+			return NRT_INVALID_HANDLE;
+		return model::execute_bare(*m, nullptr);
+	}
+	return execute_found(model, *m, input_set, output_set, 1);
 }
 
 NRT_EXPORT NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set,
 					 nrt_tensor_set_t *output_set, int repeat_count)
 {
-	return execute_repeat(model, input_set, output_set, repeat_count);
+	std::shared_ptr<model::model> m;
+	NRT_STATUS st = guarded_model(model, &m);
+	if (st != NRT_SUCCESS)
+		return st;
+	return execute_found(model, *m, input_set, output_set, repeat_count);
 }
 
 NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placement, int vnc, size_t size,

@@ -366,6 +366,8 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 		m->ctx_device_id = rank;
 		m->ctx_device_count = count;
 		m->uuid = h.uuid;	// (the workers meet on it)
+		m->bare = m->desc.inputs.empty() && m->desc.outputs.empty() && m->desc.proxy.empty() &&
+			  m->desc.program == neff::op::none && m->desc.coll == neff::collective::none;
 		if (st == NRT_SUCCESS && count > 1)
 			st = meet(*m, rank, count);
 		if (st != NRT_SUCCESS) {
@@ -403,8 +405,8 @@ void unload_all() noexcept
 	}
 }
 
-NRT_STATUS execute(model &m, const tensor::tensor_set *in_set,
-		   const tensor::tensor_set *out_set, exec_report *rep) noexcept
+NRT_STATUS execute_any(model &m, const tensor::tensor_set *in_set,
+		       const tensor::tensor_set *out_set, exec_report *rep) noexcept
 try {
 	// The accounting's times: the driver's own (@job_ns) when the job's
 	// ioctl is the whole call, else the clock, read at entry (a driver

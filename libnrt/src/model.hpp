@@ -8,12 +8,17 @@
 #include <nrt/nrt_error_model.h>
 
 #include <array>
+#include <cerrno>
 #include <memory>
 #include <vector>
 
+#include "async.hpp"
 #include "collectives.hpp"
+#include "decode.hpp"
 #include "handles.hpp"
+#include "kmetric.hpp"
 #include "neff.hpp"
+#include "nq.hpp"
 #include "runtime.hpp"
 #include "tensor.hpp"
 
@@ -35,6 +40,9 @@ struct model {
 	// more than one worker: the job's other workers, met at load
 	// (collectives.hpp); used under the NeuronCore's lock by execute()
 	std::shared_ptr<coll::communicator> comm;
+	// no tensors, no proxy, no program, no collective step: its job is
+	// SIM_EXEC and nothing else (execute_bare())
+	bool bare = false;
 };
 
 using model_table = handles::table<model, handles::kind::model>;
@@ -63,10 +71,71 @@ struct exec_report {
 	uint64_t ring_dropped = 0;	// entries the ring lost since the last drain
 };
 
+// execute() of any model (model.cpp).
+NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out,
+		       exec_report *rep) noexcept;
+
+// execute() of a bare model whose driver times the job (no clock read):
+// what execute_any() does for it, inline in the caller, so that under an
+// emulated CPU the whole call runs from the text nrt_execute() sits in
+// (NRT_HOT_PATH, docs/performance.md).
+[[gnu::always_inline]] inline NRT_STATUS execute_bare(model &m, exec_report *rep) noexcept
+{
+	rt::device_ctx &dev = *m.dev;
+	// a forked child's copy of the parent's model
+	if (rt::inherited(dev)) [[unlikely]]
+		return NRT_FAILURE;
+	async::long_wait lw;	// execute_any() says why
+	// the caller passed the runtime guard (initialized: these are set)
+	rt::runtime &r = rt::rt();
+	const nrt_decode_config_t cfg = r.cfg.load(std::memory_order_relaxed);
+	neuron_sim_exec job{};
+	job.size = sizeof(job);
+	job.nc = m.nc_first;
+	job.duration_us = m.desc.run_time_us;
+	job.timeout_us = r.timeout_us.load(std::memory_order_relaxed);
+	rt::core_ctx &c = dev.cores[m.nc_first];
+	std::lock_guard cg(c.lock);
+	if (!c.error_ring) [[unlikely]] {
+		NRT_STATUS st = rt::error_ring_locked(dev, m.nc_first);
+		if (st != NRT_SUCCESS)
+			return st;
+	}
+	int exec_errno = 0;
+	if (::ioctl(dev.fd, NEURON_IOCTL_SIM_EXEC, &job) != 0) [[unlikely]]
+		exec_errno = errno;
+	lw.end();
+	const NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
+					      : NRT_SUCCESS;
+	nrt_infer_errors_t errs{};
+	uint64_t dropped = 0;
+	nq::drain_job(c.error_ring, &errs, &dropped);
+	if (rep) {
+		rep->errs = errs;
+		rep->ring_dropped = dropped;
+	}
+	const NRT_STATUS st = decode::job_status(exec_st, errs, cfg.numerical_armed);
+	nrt_exec_times_t times{};
+	times.total_ns = job.job_ns;	// 0 for a job refused at once
+	if (!exec_errno) {
+		times.device_ns = m.desc.run_time_us * 1000;
+		times.nc_ns = times.device_ns;
+	}
+	kmetric::record_execution(c.acct, dev.nds, static_cast<int>(m.nc_first), st, errs, times);
+	kmetric::record_latencies(c.acct, dev.nds, job.job_ns, times.device_ns, !exec_errno);
+	return st;
+}
+
 // One execution, accounted in the NDS slab; @rep (may be null) told what
 // it drained.
-NRT_STATUS execute(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out,
-		   exec_report *rep = nullptr) noexcept;
+[[gnu::always_inline]] inline NRT_STATUS execute(model &m, const tensor::tensor_set *in,
+						 const tensor::tensor_set *out,
+						 exec_report *rep = nullptr) noexcept
+{
+	if (m.bare && m.dev->job_time)
+		return execute_bare(m, rep);
+	return execute_any(m, in, out, rep);
+}
 
 // Visible NeuronCore index (0 = the first this process may use) ->
 // (device, NeuronCore), as nrt_load's and nrt_tensor_allocate's vnc.

@@ -637,7 +637,7 @@ int nrt::nq::drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *droppe
 	return static_cast<int>(n);
 }
 
-int nrt::nq::drain_job(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept
+NRT_HOT_PATH int nrt::nq::drain_job(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept
 {
 	// The producer publishes an entry's header before the tail (release),
 	// and counts a drop in the control area: a tail at our head and an

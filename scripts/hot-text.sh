@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# libnrt's execution path on one page of text (TAP, scripts/tap.sh): the
+# functions marked NRT_HOT_PATH (libnrt/src/export.hpp) sit in the output
+# section .text.nrt_hot (libnrt/hot.ld), which must
+#  * exist in the library,
+#  * start on a page boundary and be no longer than a page,
+#  * hold nrt_execute and nrt::nq::drain_job, whole.
+# Under an emulated CPU a jump to another page costs the emulator a block
+# look-up (docs/performance.md, "nrt_execute against the raw job ioctl").
+#
+#   scripts/hot-text.sh --lib build/libnrt.so.1 [--help]
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/tap.sh"
+lib=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--lib) lib=$2; shift 2 ;;
+	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "hot-text.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+	esac
+done
+if [ -z "$lib" ] || [ ! -r "$lib" ]; then
+	echo "hot-text.sh: --lib names no readable library (see --help)" >&2
+	exit 2
+fi
+page=4096
+
+# "ADDRESS SIZE" of the section, in hex, or nothing
+sec=$(readelf -SW "$lib" | sed -n 's/^ *\[ *[0-9]*\] \.text\.nrt_hot  *PROGBITS  *\([0-9a-f]*\) [0-9a-f]* \([0-9a-f]*\) .*/\1 \2/p')
+if [ -z "$sec" ]; then
+	tap_fail section "$lib has no .text.nrt_hot section (built without libnrt/hot.ld?)"
+	tap_done hot-text
+	exit
+fi
+tap_pass section
+read -r addr size <<<"$sec"
+addr=$((16#$addr)); size=$((16#$size))
+if [ $((addr % page)) -ne 0 ]; then
+	tap_fail one-page "the section starts at 0x$(printf %x $addr), not on a page boundary"
+elif [ "$size" -gt "$page" ]; then
+	tap_fail one-page "the section holds $size bytes, more than a page ($page): keep NRT_HOT_PATH small"
+else
+	tap_pass one-page
+fi
+for fn in nrt_execute 'nrt::nq::drain_job(nrt_nq*, nrt_infer_errors*, unsigned long*)'; do
+	line=$(nm -C -S --defined-only "$lib" 2>/dev/null | awk -v f="$fn" '{ a = $1; s = $2; $1 = $2 = $3 = ""; sub(/^ +/, ""); if ($0 == f) { print a, s; exit } }')
+	if [ -z "$line" ]; then
+		tap_fail "holds ${fn%%(*}" "nm finds no symbol $fn in $lib (stripped?)"
+		continue
+	fi
+	read -r a s <<<"$line"
+	a=$((16#$a)); s=$((16#$s))
+	if [ "$a" -ge "$addr" ] && [ $((a + s)) -le $((addr + size)) ]; then
+		tap_pass "holds ${fn%%(*}"
+	else
+		tap_fail "holds ${fn%%(*}" "$fn is at 0x$(printf %x $a)+$s, outside the section (0x$(printf %x $addr)+$size)"
+	fi
+done
+tap_done hot-text
