@@ -5,7 +5,7 @@
 # section .text.nrt_hot (libnrt/hot.ld), which must
 #  * exist in the library,
 #  * start on a page boundary and be no longer than a page,
-#  * hold nrt_execute and nrt::nq::drain_job, whole.
+#  * hold nrt_execute, whole.
 # Under an emulated CPU a jump to another page costs the emulator a block
 # look-up (docs/performance.md, "nrt_execute against the raw job ioctl").
 #
@@ -44,7 +44,7 @@ elif [ "$size" -gt "$page" ]; then
 else
 	tap_pass one-page
 fi
-for fn in nrt_execute 'nrt::nq::drain_job(nrt_nq*, nrt_infer_errors*, unsigned long*)'; do
+for fn in nrt_execute; do
 	line=$(nm -C -S --defined-only "$lib" 2>/dev/null | awk -v f="$fn" '{ a = $1; s = $2; $1 = $2 = $3 = ""; sub(/^ +/, ""); if ($0 == f) { print a, s; exit } }')
 	if [ -z "$line" ]; then
 		tap_fail "holds ${fn%%(*}" "nm finds no symbol $fn in $lib (stripped?)"

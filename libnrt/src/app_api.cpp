@@ -277,7 +277,7 @@ NRT_EXPORT NRT_HOT_PATH NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_ten
 	NRT_STATUS st = guarded_model(model, &m);
 	if (st != NRT_SUCCESS)
 		return st;
-	if (m->bare && m->dev->job_time && !profile::wanted(model)) {
+	if (model::bare_now(*m) & !profile::wanted(model)) {
 		if ((input_set || output_set) && !sets_exist(input_set, output_set))
 			return NRT_INVALID_HANDLE;
 		return model::execute_bare(*m, nullptr);

@@ -366,8 +366,9 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 		m->ctx_device_id = rank;
 		m->ctx_device_count = count;
 		m->uuid = h.uuid;	// (the workers meet on it)
-		m->bare = m->desc.inputs.empty() && m->desc.outputs.empty() && m->desc.proxy.empty() &&
-			  m->desc.program == neff::op::none && m->desc.coll == neff::collective::none;
+		m->bare = m->dev && m->dev->job_time && m->desc.inputs.empty() && m->desc.outputs.empty() &&
+			  m->desc.proxy.empty() && m->desc.program == neff::op::none &&
+			  m->desc.coll == neff::collective::none;
 		if (st == NRT_SUCCESS && count > 1)
 			st = meet(*m, rank, count);
 		if (st != NRT_SUCCESS) {

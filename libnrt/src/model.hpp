@@ -40,8 +40,9 @@ struct model {
 	// more than one worker: the job's other workers, met at load
 	// (collectives.hpp); used under the NeuronCore's lock by execute()
 	std::shared_ptr<coll::communicator> comm;
-	// no tensors, no proxy, no program, no collective step: its job is
-	// SIM_EXEC and nothing else (execute_bare())
+	// no tensors, no proxy, no program, no collective step, and a driver
+	// that times the job: its job is SIM_EXEC and nothing else, timed by
+	// the driver (execute_bare())
 	bool bare = false;
 };
 
@@ -75,17 +76,22 @@ struct exec_report {
 NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out,
 		       exec_report *rep) noexcept;
 
-// execute() of a bare model whose driver times the job (no clock read):
-// what execute_any() does for it, inline in the caller, so that under an
-// emulated CPU the whole call runs from the text nrt_execute() sits in
-// (NRT_HOT_PATH, docs/performance.md).
+// Whether execute_bare() may run @m now: a bare model (bare: its
+// driver times the job too), not a forked child's copy of the parent's
+// (execute_any() refuses it), on a thread that is not a queue's worker
+// (whose long waits execute_any() marks, async::long_wait). One test.
+[[gnu::always_inline]] inline bool bare_now(const model &m)
+{
+	return m.bare & !rt::inherited(*m.dev) & !async::on_worker;
+}
+
+// execute() of a model bare_now() allows: what execute_any() does for
+// it, inline in the caller, so that under an emulated CPU the whole call
+// runs from the text nrt_execute() sits in (NRT_HOT_PATH,
+// docs/performance.md).
 [[gnu::always_inline]] inline NRT_STATUS execute_bare(model &m, exec_report *rep) noexcept
 {
 	rt::device_ctx &dev = *m.dev;
-	// a forked child's copy of the parent's model
-	if (rt::inherited(dev)) [[unlikely]]
-		return NRT_FAILURE;
-	async::long_wait lw;	// execute_any() says why
 	// the caller passed the runtime guard (initialized: these are set)
 	rt::runtime &r = rt::rt();
 	const nrt_decode_config_t cfg = r.cfg.load(std::memory_order_relaxed);
@@ -104,7 +110,6 @@ NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::ten
 	int exec_errno = 0;
 	if (::ioctl(dev.fd, NEURON_IOCTL_SIM_EXEC, &job) != 0) [[unlikely]]
 		exec_errno = errno;
-	lw.end();
 	const NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
 					      : NRT_SUCCESS;
 	nrt_infer_errors_t errs{};
@@ -132,7 +137,7 @@ NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::ten
 						 const tensor::tensor_set *out,
 						 exec_report *rep = nullptr) noexcept
 {
-	if (m.bare && m.dev->job_time)
+	if (bare_now(m))
 		return execute_bare(m, rep);
 	return execute_any(m, in, out, rep);
 }

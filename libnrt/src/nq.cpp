@@ -36,29 +36,12 @@ struct lane_acc {
 	uint32_t bad = 0;
 };
 
-// The instruction-set paths of the drain (nrt_nq_path()).
-enum class nq_isa : uint8_t { scalar, avx2, avx512 };
-
 } // namespace
 
-struct nrt_nq {
-	std::mutex lock;	// one drainer at a time
-	nq_isa isa = nq_isa::scalar;	// chosen when the queue is set up
-	void *map = nullptr;
-	size_t map_size = 0;
-	bool mapped = false;	// munmap + NQ_RELEASE on close
-	int fd = -1;		// the device fd (not owned)
-	uint32_t nc = 0, nq_type = 0, engine = 0;
-	neuron_nq_ctrl *ctrl = nullptr;
-	neuron_nq_entry *ring = nullptr;
-	uint32_t entries = 0;	// power of two
-	uint32_t head = 0;	// next index to consume (free-running)
-	uint64_t dropped_seen = 0;
-};
 
 namespace {
 
-nq_isa pick_isa();
+nrt::nq::isa pick_isa();
 
 int setup_view(nrt_nq *q, void *map, size_t map_size)
 {
@@ -76,7 +59,7 @@ int setup_view(nrt_nq *q, void *map, size_t map_size)
 	q->dropped_seen = __atomic_load_n(&ctrl->dropped, __ATOMIC_ACQUIRE);
 	// the vector paths read each entry in one aligned 16-byte load
 	q->isa = reinterpret_cast<uintptr_t>(q->ring) % NEURON_NQ_ENTRY_SIZE == 0 ? pick_isa()
-										   : nq_isa::scalar;
+										   : nrt::nq::isa::scalar;
 	return 0;
 }
 
@@ -408,7 +391,7 @@ inline uint32_t copy_vector(const nrt_nq *q, const neuron_nq_entry *e, neuron_nq
 			    uint32_t lim, bool phase)
 {
 #ifdef NRT_NQ_X86
-	if (q->isa != nq_isa::scalar)
+	if (q->isa != nrt::nq::isa::scalar)
 		return phase ? copy_avx2<true>(e, out, lim) : copy_avx2<false>(e, out, lim);
 #else
 	(void)q, (void)e, (void)out, (void)lim, (void)phase;
@@ -422,11 +405,11 @@ inline uint32_t take_vector(const nrt_nq *q, const neuron_nq_entry *e, uint32_t 
 {
 #ifdef NRT_NQ_X86
 	switch (q->isa) {
-	case nq_isa::avx512:
+	case nrt::nq::isa::avx512:
 		return take_avx512(e, lim, phase, acc);
-	case nq_isa::avx2:
+	case nrt::nq::isa::avx2:
 		return take_avx2(e, lim, phase, acc);
-	case nq_isa::scalar:
+	case nrt::nq::isa::scalar:
 		break;
 	}
 #else
@@ -437,26 +420,26 @@ inline uint32_t take_vector(const nrt_nq *q, const neuron_nq_entry *e, uint32_t 
 
 // The best path this CPU runs, or the one LIBNRT_NQ_ISA names (scalar,
 // avx2, avx512) when the CPU has it: the tests run each path that way.
-nq_isa pick_isa()
+nrt::nq::isa pick_isa()
 {
-	nq_isa best = nq_isa::scalar;
+	nrt::nq::isa best = nrt::nq::isa::scalar;
 #ifdef NRT_NQ_X86
 	__builtin_cpu_init();
 	if (__builtin_cpu_supports("avx2"))
-		best = nq_isa::avx2;
+		best = nrt::nq::isa::avx2;
 	// the AVX-512 path copies out with the AVX2 code
-	if (best == nq_isa::avx2 && __builtin_cpu_supports("avx512f") &&
+	if (best == nrt::nq::isa::avx2 && __builtin_cpu_supports("avx512f") &&
 	    __builtin_cpu_supports("avx512bw"))
-		best = nq_isa::avx512;
+		best = nrt::nq::isa::avx512;
 #endif
 	const char *env = std::getenv("LIBNRT_NQ_ISA");
 	if (!env)
 		return best;
 	std::string_view want(env);
 	if (want == "scalar")
-		return nq_isa::scalar;
-	if (want == "avx2" && best >= nq_isa::avx2)
-		return nq_isa::avx2;
+		return nrt::nq::isa::scalar;
+	if (want == "avx2" && best >= nrt::nq::isa::avx2)
+		return nrt::nq::isa::avx2;
 	return best;
 }
 
@@ -637,21 +620,6 @@ int nrt::nq::drain_owned(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *droppe
 	return static_cast<int>(n);
 }
 
-NRT_HOT_PATH int nrt::nq::drain_job(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped) noexcept
-{
-	// The producer publishes an entry's header before the tail (release),
-	// and counts a drop in the control area: a tail at our head and an
-	// unchanged drop count are a ring with nothing new, read from the
-	// control page alone.
-	if (__atomic_load_n(&q->ctrl->tail, __ATOMIC_ACQUIRE) == q->head &&
-	    __atomic_load_n(&q->ctrl->dropped, __ATOMIC_ACQUIRE) == q->dropped_seen) {
-		if (dropped)
-			*dropped = 0;
-		return 0;
-	}
-	return drain_owned(q, errs, dropped);
-}
-
 NRT_EXPORT int nrt_nq_drain(nrt_nq_t *q, nrt_infer_errors_t *errs, uint64_t *dropped)
 {
 	if (!q || !errs)
@@ -673,11 +641,11 @@ NRT_EXPORT const char *nrt_nq_path(const nrt_nq_t *q)
 	if (!q)
 		return nullptr;
 	switch (q->isa) {
-	case nq_isa::avx512:
+	case nrt::nq::isa::avx512:
 		return "avx512";
-	case nq_isa::avx2:
+	case nrt::nq::isa::avx2:
 		return "avx2";
-	case nq_isa::scalar:
+	case nrt::nq::isa::scalar:
 		break;
 	}
 	return "scalar";

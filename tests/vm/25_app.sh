@@ -10,7 +10,7 @@
 # SDK, and NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES; relative
 # indexes, vnc_count, nrt_load_collectives).
 SUITE=app
-PLAN=59
+PLAN=60
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=4

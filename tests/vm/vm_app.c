@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include <neuron/neuron_ioctl.h>
+#include <neuron/neuron_nds.h>
+#include <nrt/nds/neuron_ds.h>
 #include <nrt/nrt.h>
 #include <nrt/nrt_profile.h>
 
@@ -568,6 +570,68 @@ static int profile_executions(void)
 	return 0;
 }
 
+/* What one NeuronCore's jobs moved in this process's slab: outcome, count, histograms. */
+struct job_counts {
+	uint64_t completed, inferences, total, device;
+};
+
+static int job_counts(int dev, int nc, struct job_counts *c)
+{
+	ndl_device_t *d = NULL;
+	nds_instance_t *inst = NULL;
+	uint64_t h[NDS_LATENCY_BUCKETS];
+	unsigned i;
+	int ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (ndl_open_device(dev, NULL, &d) || nds_open(d, 0, &inst))
+		goto out;
+	if (nds_get_nc_counter(inst, nc, NDS_NC_COUNTER_INFER_COMPLETED, &c->completed) ||
+	    nds_get_nc_counter(inst, nc, NDS_NC_COUNTER_INFERENCE_COUNT, &c->inferences) ||
+	    nds_get_latency(inst, NDS_LATENCY_TOTAL, h))
+		goto out;
+	for (i = 0; i < NDS_LATENCY_BUCKETS; i++)
+		c->total += h[i];
+	if (nds_get_latency(inst, NDS_LATENCY_DEVICE, h))
+		goto out;
+	for (i = 0; i < NDS_LATENCY_BUCKETS; i++)
+		c->device += h[i];
+	ret = 0;
+out:
+	if (inst)
+		nds_close(inst);
+	if (d)
+		ndl_close_device(d);
+	return ret;
+}
+
+/*
+ * A model without tensors runs its whole execution inside nrt_execute
+ * (libnrt's path for it): each clean job counts once as completed, once
+ * in INFERENCE_COUNT and once in each latency histogram, as any job does.
+ */
+static int bare_model_counts(void)
+{
+	struct job_counts a, b;
+	nrt_model_t *m;
+	int i;
+
+	EXPECT(load("empty", 0, &m), NRT_SUCCESS);
+	EXPECT(nrt_execute(m, NULL, NULL), NRT_SUCCESS);	/* the histograms exist */
+	VT_ASSERT(job_counts(0, 0, &a) == 0, "reading the slab");
+	for (i = 0; i < 5; i++)
+		EXPECT(nrt_execute(m, NULL, NULL), NRT_SUCCESS);
+	VT_ASSERT(job_counts(0, 0, &b) == 0, "reading the slab");
+	EXPECT(nrt_unload(m), NRT_SUCCESS);
+	VT_ASSERT(b.completed - a.completed == 5 && b.inferences - a.inferences == 5 &&
+			  b.total - a.total == 5 && b.device - a.device == 5,
+		  "5 jobs moved completed %llu, inferences %llu, histograms %llu and %llu",
+		  (unsigned long long)(b.completed - a.completed),
+		  (unsigned long long)(b.inferences - a.inferences),
+		  (unsigned long long)(b.total - a.total), (unsigned long long)(b.device - a.device));
+	return 0;
+}
+
 /* Bad input loses nothing: NULLs, freed and foreign handles, wrong placement. */
 static int bad_input(void)
 {
@@ -636,6 +700,11 @@ static int bad_input(void)
 	EXPECT(load("empty", 0, &m2), NRT_SUCCESS);
 	EXPECT(nrt_unload(m), NRT_SUCCESS);
 	EXPECT(nrt_execute(m2, NULL, NULL), NRT_SUCCESS);
+	/* a model without tensors uses no set, but a set passed must be one */
+	EXPECT(nrt_execute(m2, is, os), NRT_SUCCESS);
+	EXPECT(nrt_execute(m2, (nrt_tensor_set_t *)buf, NULL), NRT_INVALID_HANDLE);
+	EXPECT(nrt_execute(m2, NULL, (nrt_tensor_set_t *)buf), NRT_INVALID_HANDLE);
+	EXPECT(nrt_execute_repeat(m2, is, (nrt_tensor_set_t *)buf, 2), NRT_INVALID_HANDLE);
 	EXPECT(nrt_unload(m2), NRT_SUCCESS);
 	nrt_destroy_tensor_set(&is);
 	nrt_destroy_tensor_set(&os);
@@ -833,6 +902,7 @@ int main(int argc, char **argv)
 		VT_CASE(st1206_network_proxy),
 		VT_CASE(outputs_checked),
 		VT_CASE(profile_executions),
+		VT_CASE(bare_model_counts),
 		VT_CASE(bad_input),
 		VT_CASE(tensor_io_mapped),
 		VT_CASE(st101_unit_unrecoverable),
