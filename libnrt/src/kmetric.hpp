@@ -83,7 +83,7 @@ inline core_account core_account_for(nds_instance_t *inst, uint32_t nc)
 			     const nrt_infer_errors_t &errs, const nrt_exec_times_t &times)
 {
 	// few branches: each costs about as much as an add under emulation
-	if (!a.block || (static_cast<uint32_t>(st) != NRT_SUCCESS) | decode::any_flag(errs)) {
+	if ((a.block == nullptr) | (static_cast<uint32_t>(st) != NRT_SUCCESS) | decode::any_flag(errs)) {
 		kmetric_record_execution(inst, nc, st, &errs, &times);
 		return;
 	}

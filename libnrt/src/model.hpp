@@ -122,10 +122,8 @@ NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::ten
 	const NRT_STATUS st = decode::job_status(exec_st, errs, cfg.numerical_armed);
 	nrt_exec_times_t times{};
 	times.total_ns = job.job_ns;	// 0 for a job refused at once
-	if (!exec_errno) {
-		times.device_ns = m.desc.run_time_us * 1000;
-		times.nc_ns = times.device_ns;
-	}
+	times.device_ns = exec_errno ? 0 : m.desc.run_time_us * 1000;
+	times.nc_ns = times.device_ns;
 	kmetric::record_execution(c.acct, dev.nds, static_cast<int>(m.nc_first), st, errs, times);
 	kmetric::record_latencies(c.acct, dev.nds, job.job_ns, times.device_ns, !exec_errno);
 	return st;
