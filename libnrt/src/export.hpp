@@ -10,7 +10,8 @@
 // of libnrt's text (libnrt/hot.ld). Under an emulated CPU (QEMU's TCG) a
 // jump whose target is on another page than the translated block it
 // leaves cannot be chained to it: each such jump goes through the
-// emulator's block look-up, about as dear as an atomic add
-// (docs/performance.md). Keep what is listed here small: together it
-// must fit in one page (the layout test checks it).
+// emulator's block look-up, about as dear as two atomic adds
+// (docs/performance.md, "Pages of code"). Keep what is listed here
+// small: together it must fit in one page (scripts/hot-text.sh checks
+// it in make check).
 #define NRT_HOT_PATH __attribute__((section(".text.nrt_hot")))

@@ -79,8 +79,9 @@ inline core_account core_account_for(nds_instance_t *inst, uint32_t nc)
 // straight path takes it: no call, no look-up, one relaxed add per
 // counter (under an emulated CPU each call, return and table jump costs
 // about as much as an add).
-[[gnu::always_inline]] inline void record_execution(const core_account &a, nds_instance_t *inst, int nc, NRT_STATUS st,
-			     const nrt_infer_errors_t &errs, const nrt_exec_times_t &times)
+[[gnu::always_inline]] inline void record_execution(const core_account &a, nds_instance_t *inst, int nc,
+						      NRT_STATUS st, const nrt_infer_errors_t &errs,
+						      const nrt_exec_times_t &times)
 {
 	// few branches: each costs about as much as an add under emulation
 	if ((a.block == nullptr) | (static_cast<uint32_t>(st) != NRT_SUCCESS) | decode::any_flag(errs)) {
@@ -103,8 +104,8 @@ inline core_account core_account_for(nds_instance_t *inst, uint32_t nc)
 
 // record_latencies(@inst, ...) through @a when it has a slab (inline
 // in the execution path: NRT_HOT_PATH)
-[[gnu::always_inline]] inline void record_latencies(const core_account &a, nds_instance_t *inst, uint64_t total_ns,
-			     uint64_t device_ns, bool ran)
+[[gnu::always_inline]] inline void record_latencies(const core_account &a, nds_instance_t *inst,
+						      uint64_t total_ns, uint64_t device_ns, bool ran)
 {
 	if (!a.slab) {
 		record_latencies(inst, total_ns, device_ns, ran);

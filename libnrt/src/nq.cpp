@@ -36,11 +36,6 @@ struct lane_acc {
 	uint32_t bad = 0;
 };
 
-} // namespace
-
-
-namespace {
-
 nrt::nq::isa pick_isa();
 
 int setup_view(nrt_nq *q, void *map, size_t map_size)

@@ -606,9 +606,10 @@ out:
 }
 
 /*
- * A model without tensors runs its whole execution inside nrt_execute
- * (libnrt's path for it): each clean job counts once as completed, once
- * in INFERENCE_COUNT and once in each latency histogram, as any job does.
+ * The empty model (no tensors, proxy, program or collective step) is one
+ * libnrt runs whole inside nrt_execute (its bare path): each clean job
+ * counts once as completed, once in INFERENCE_COUNT and once in each
+ * latency histogram, as any job does.
  */
 static int bare_model_counts(void)
 {
@@ -700,7 +701,7 @@ static int bad_input(void)
 	EXPECT(load("empty", 0, &m2), NRT_SUCCESS);
 	EXPECT(nrt_unload(m), NRT_SUCCESS);
 	EXPECT(nrt_execute(m2, NULL, NULL), NRT_SUCCESS);
-	/* a model without tensors uses no set, but a set passed must be one */
+	/* the empty model uses no set, but a set passed must be one */
 	EXPECT(nrt_execute(m2, is, os), NRT_SUCCESS);
 	EXPECT(nrt_execute(m2, (nrt_tensor_set_t *)buf, NULL), NRT_INVALID_HANDLE);
 	EXPECT(nrt_execute(m2, NULL, (nrt_tensor_set_t *)buf), NRT_INVALID_HANDLE);
