@@ -146,7 +146,7 @@ run_tap checkpatch "$top/scripts/checkpatch.sh"
 # symbols libnrt.so.1 exports against libnrt/libnrt.map (scripts/licensing.sh).
 run_tap licensing "$top/scripts/licensing.sh" --lib "$build/libnrt.so.1"
 # libnrt's execution path on one page of text (scripts/hot-text.sh).
-run_tap hot-text "$top/scripts/hot-text.sh" --lib "$build/libnrt.so.1"
+run_tap hot-text "$top/scripts/hot-text.sh" "$build/libnrt.so.1"
 
 # The kernel matrix: build the module for each kernel with `dkms build`
 # (W=1, sparse on the default one), then boot each and run the whole guest

@@ -9,22 +9,18 @@
 # Under an emulated CPU a jump to another page costs the emulator a block
 # look-up (docs/performance.md, "Pages of code").
 #
-#   scripts/hot-text.sh --lib build/libnrt.so.1 [--help]
+#   scripts/hot-text.sh build/libnrt.so.1 | --help
 set -uo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
-. "$top/scripts/tap.sh"
-lib=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--lib) lib=${2:-}; shift $(($# > 1 ? 2 : 1)) ;;
-	-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "hot-text.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-	esac
-done
-if [ -z "$lib" ] || [ ! -r "$lib" ]; then
-	echo "hot-text.sh: --lib names no readable library (see --help)" >&2
+case "${1:-}" in
+-h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+'') echo "hot-text.sh: name the library to check (see --help)" >&2; exit 2 ;;
+esac
+if [ $# -ne 1 ] || [ ! -r "$1" ]; then
+	echo "hot-text.sh: one readable library, not '$*' (see --help)" >&2
 	exit 2
 fi
+lib=$1
+. "$(cd "$(dirname "$0")" && pwd)/tap.sh"
 page=4096
 
 # "ADDRESS SIZE" of the section, in hex, or nothing
