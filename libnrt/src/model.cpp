@@ -520,14 +520,7 @@ try {
 	uint64_t job_ns = 0;	// 0 for a job refused at once (no answer)
 	if (d.program == neff::op::none) {
 		// no data: the same job through the smaller ioctl
-		neuron_sim_exec job{};
-		job.size = sizeof(job);
-		job.nc = m.nc_first;
-		job.duration_us = d.run_time_us;
-		job.timeout_us = timeout_us;
-		if (::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC, &job) != 0)
-			exec_errno = errno;
-		job_ns = job.job_ns;
+		exec_errno = sim_exec(m, timeout_us, &job_ns);
 	} else {
 		arg.timeout_us = timeout_us;
 		if (::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC_MODEL, &arg) != 0)
@@ -536,15 +529,7 @@ try {
 	}
 	lw.end();
 	uint64_t call_ns = clocked ? rt::elapsed_ns(t_entry) : job_ns;
-	NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
-					: NRT_SUCCESS;
-	uint64_t dropped = 0;
-	nq::drain_job(c.error_ring, &errs, &dropped);
-	if (rep) {
-		rep->errs = errs;
-		rep->ring_dropped = dropped;
-	}
-	st = decode::job_status(exec_st, errs, cfg.numerical_armed);
+	st = job_outcome(c, exec_errno, cfg.numerical_armed, &errs, rep);
 	if (m.comm && d.coll != neff::collective::none) {
 		st = collective_step(m, c, st, out[0], host_out ? stage_out.get() : nullptr, &host_out,
 				     timeout_us, cfg.numerical_armed, &errs);
@@ -553,12 +538,7 @@ try {
 		call_ns = rt::elapsed_ns(t_entry);
 	}
 
-	nrt_exec_times_t times{};
-	times.total_ns = call_ns;
-	if (!exec_errno) {
-		times.device_ns = d.run_time_us * 1000;
-		times.nc_ns = d.run_time_us * 1000;
-	}
+	const nrt_exec_times_t times = job_times(m, call_ns, exec_errno);
 	record(m, st, &errs, &times);
 	if (host_out && !exec_errno) {
 		NRT_STATUS rs = tensor::mem_rw(*stage_out, NEURON_IOCTL_MEM_READ, 0, host_out->size,

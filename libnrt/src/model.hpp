@@ -76,6 +76,52 @@ struct exec_report {
 NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::tensor_set *out,
 		       exec_report *rep) noexcept;
 
+// The job of a model without data on @m's NeuronCore (SIM_EXEC, the
+// model's run time, @timeout_us): 0 or the ioctl's errno, and into
+// *@job_ns the driver's time of the job (0 for one refused at once). The
+// caller holds the NeuronCore's lock.
+[[gnu::always_inline]] inline int sim_exec(const model &m, uint64_t timeout_us, uint64_t *job_ns)
+{
+	neuron_sim_exec job{};
+	job.size = sizeof(job);
+	job.nc = m.nc_first;
+	job.duration_us = m.desc.run_time_us;
+	job.timeout_us = timeout_us;
+	int e = 0;
+	if (::ioctl(m.dev->fd, NEURON_IOCTL_SIM_EXEC, &job) != 0) [[unlikely]]
+		e = errno;
+	*job_ns = job.job_ns;
+	return e;
+}
+
+// After a job's answer (@exec_errno, 0 when the ioctl succeeded), under
+// the NeuronCore's lock: @c's error ring drained into @errs, told to @rep
+// (may be null), and the job's status.
+[[gnu::always_inline]] inline NRT_STATUS job_outcome(rt::core_ctx &c, int exec_errno, bool numerical_armed,
+						     nrt_infer_errors_t *errs, exec_report *rep)
+{
+	const NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
+					      : NRT_SUCCESS;
+	uint64_t dropped = 0;
+	nq::drain_job(c.error_ring, errs, &dropped);
+	if (rep) {
+		rep->errs = *errs;
+		rep->ring_dropped = dropped;
+	}
+	return decode::job_status(exec_st, *errs, numerical_armed);
+}
+
+// The times an execution of @m accounts: @total_ns, and the model's run
+// time on the device when the job ran (@exec_errno 0).
+[[gnu::always_inline]] inline nrt_exec_times_t job_times(const model &m, uint64_t total_ns, int exec_errno)
+{
+	nrt_exec_times_t times{};
+	times.total_ns = total_ns;
+	times.device_ns = exec_errno ? 0 : m.desc.run_time_us * 1000;
+	times.nc_ns = times.device_ns;
+	return times;
+}
+
 // Whether execute_bare() may run @m now: a bare model (bare: its
 // driver times the job too), not a forked child's copy of the parent's
 // (execute_any() refuses it), on a thread that is not a queue's worker
@@ -95,11 +141,7 @@ NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::ten
 	// the caller passed the runtime guard (initialized: these are set)
 	rt::runtime &r = rt::rt();
 	const nrt_decode_config_t cfg = r.cfg.load(std::memory_order_relaxed);
-	neuron_sim_exec job{};
-	job.size = sizeof(job);
-	job.nc = m.nc_first;
-	job.duration_us = m.desc.run_time_us;
-	job.timeout_us = r.timeout_us.load(std::memory_order_relaxed);
+	const uint64_t timeout_us = r.timeout_us.load(std::memory_order_relaxed);
 	rt::core_ctx &c = dev.cores[m.nc_first];
 	std::lock_guard cg(c.lock);
 	if (!c.error_ring) [[unlikely]] {
@@ -107,25 +149,13 @@ NRT_STATUS execute_any(model &m, const tensor::tensor_set *in, const tensor::ten
 		if (st != NRT_SUCCESS)
 			return st;
 	}
-	int exec_errno = 0;
-	if (::ioctl(dev.fd, NEURON_IOCTL_SIM_EXEC, &job) != 0) [[unlikely]]
-		exec_errno = errno;
-	const NRT_STATUS exec_st = exec_errno ? nrt_status_from_errno(NRT_SITE_EXEC, exec_errno)
-					      : NRT_SUCCESS;
+	uint64_t job_ns;
+	const int exec_errno = sim_exec(m, timeout_us, &job_ns);
 	nrt_infer_errors_t errs{};
-	uint64_t dropped = 0;
-	nq::drain_job(c.error_ring, &errs, &dropped);
-	if (rep) {
-		rep->errs = errs;
-		rep->ring_dropped = dropped;
-	}
-	const NRT_STATUS st = decode::job_status(exec_st, errs, cfg.numerical_armed);
-	nrt_exec_times_t times{};
-	times.total_ns = job.job_ns;	// 0 for a job refused at once
-	times.device_ns = exec_errno ? 0 : m.desc.run_time_us * 1000;
-	times.nc_ns = times.device_ns;
+	const NRT_STATUS st = job_outcome(c, exec_errno, cfg.numerical_armed, &errs, rep);
+	const nrt_exec_times_t times = job_times(m, job_ns, exec_errno);
 	kmetric::record_execution(c.acct, dev.nds, static_cast<int>(m.nc_first), st, errs, times);
-	kmetric::record_latencies(c.acct, dev.nds, job.job_ns, times.device_ns, !exec_errno);
+	kmetric::record_latencies(c.acct, dev.nds, job_ns, times.device_ns, !exec_errno);
 	return st;
 }
 
