@@ -703,7 +703,7 @@ static int read_copies_the_slab(void)
 	uint32_t off, nc, id;
 	uint64_t v;
 	size_t i;
-	uint8_t *ro;
+	uint8_t *ro, *fresh;
 	pid_t pid;
 	int fd, mfd;
 
@@ -750,6 +750,24 @@ static int read_copies_the_slab(void)
 	/* the last 8 bytes of the slab are in range */
 	rd_init(&r, pid, NEURON_NDS_SIZE - 8, 8, small);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "last word: %s", strerror(errno));
+	/*
+	 * into pages that are not in yet (the copy goes through the kernel's
+	 * buffer): none of them, and the second of two after the first was
+	 * written; the same bytes as into pages that are
+	 */
+	fresh = mmap(NULL, NEURON_NDS_READ_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		     -1, 0);
+	VT_ASSERT(fresh != MAP_FAILED, "fresh pages");
+	rd_init(&r, pid, 0, NEURON_NDS_READ_MAX, fresh);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into fresh pages: %s", strerror(errno));
+	VT_ASSERT(memcmp(fresh, copy, NEURON_NDS_READ_MAX) == 0, "fresh pages differ from the copy");
+	memset(fresh, 0xEE, 8192);
+	VT_ASSERT(madvise(fresh + 4096, 4096, MADV_DONTNEED) == 0, "madvise");
+	rd_init(&r, pid, 256, 8192, fresh);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into a page and a fresh one: %s",
+		  strerror(errno));
+	VT_ASSERT(memcmp(fresh, copy + 256, 8192) == 0, "a page and a fresh one differ from the copy");
+	munmap(fresh, NEURON_NDS_READ_MAX);
 
 	/* malformed: nothing is written */
 	memset(small, 0xEE, sizeof(small));
