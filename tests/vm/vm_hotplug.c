@@ -628,11 +628,13 @@ static void *uffd_nds_read_thread(void *p)
 }
 
 /*
- * NDS_READ copies the slab into a kernel buffer under gone_sem and the NDS
- * lock, and to the user after both: a destination page nobody provides
- * (userfaultfd) holds up neither the owner's own acquire and mapping of
- * its slab nor device removal (in a child bounded to 5 s). Once the fault
- * is answered the read completes: what it copied was read before.
+ * Under gone_sem and the NDS lock NDS_READ writes to the user only with
+ * page faults disabled; a destination page that is not in sends the copy
+ * through a kernel buffer, to the user after both. So a page nobody
+ * provides (userfaultfd) holds up neither the owner's own acquire and
+ * mapping of its slab nor device removal (in a child bounded to 5 s).
+ * Once the fault is answered the read completes: what it copied was read
+ * before.
  */
 static int removal_not_blocked_by_nds_read_fault(void)
 {

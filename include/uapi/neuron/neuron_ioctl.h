@@ -164,9 +164,11 @@ struct neuron_nds_counter_add {
  * with one load (on a 64-bit kernel), so no counter is seen half updated;
  * the range as a whole is not a snapshot (the owner keeps counting). Any
  * opener of the device may read any slab on it, as NDS_ACQUIRE with a pid
- * lets it map one read-only. The slab is copied under the NDS lock into a kernel buffer
- * and from there to @user_ptr, so a fault on the user buffer never holds
- * the lock.
+ * lets it map one read-only. Under the NDS lock the range goes straight
+ * to @user_ptr, one store a u64, with page faults disabled; when a page of
+ * the buffer is not in, it goes into a kernel buffer instead and from
+ * there to @user_ptr after the lock, so a fault on the user buffer never
+ * holds the lock. After -EFAULT part of the buffer may have been written.
  *
  * Errors: -EINVAL: header, flags, reserved, @pid < 0, @offset or @bytes
  * not a multiple of 8, @bytes 0 or above NEURON_NDS_READ_MAX, the range
