@@ -422,21 +422,21 @@ long neuron_nds_ioctl_counter_add(struct neuron_file *nf, void *karg)
  * store: 0 or -EFAULT. copy_to_user() is one string move, on CPUs with
  * fast ones `rep movsb`, which an emulated CPU (QEMU's TCG) runs one byte
  * a step; word stores are an eighth of the steps (docs/performance.md).
- * With page faults disabled it fails at a page that is not in, and has
- * written what it wrote.
+ * The caller disables page faults: it fails at the first page that is not
+ * present and writable, with what came before it written.
  */
 static int nds_words_to_user(u64 __user *dst, const u64 *src, u32 words)
 {
 	u32 i;
 
-	if (!user_access_begin(dst, (unsigned long)words * sizeof(*dst)))
+	if (!user_write_access_begin(dst, (unsigned long)words * sizeof(*dst)))
 		return -EFAULT;
 	for (i = 0; i < words; i++)
 		unsafe_put_user(READ_ONCE(src[i]), &dst[i], fault);
-	user_access_end();
+	user_write_access_end();
 	return 0;
 fault:
-	user_access_end();
+	user_write_access_end();
 	return -EFAULT;
 }
 
@@ -444,10 +444,11 @@ fault:
  * NDS_READ: a range of a slab to the caller, each u64 with one load.
  * Under the lock the words go straight to the caller's buffer with page
  * faults disabled (a fault there may take mmap_lock, which
- * neuron_nds_mmap() holds around nds->lock); when a page of it is not in,
- * they go to a kernel buffer instead, and from there to the caller
- * outside every lock. Unlocked in the dispatcher: gone_sem is taken here,
- * around the slab access only.
+ * neuron_nds_mmap() holds around nds->lock). When a page of the buffer is
+ * not present and writable, both locks are let go, a kernel buffer is
+ * allocated, and the range is read again into it under them and copied to
+ * the caller after them. Unlocked in the dispatcher: gone_sem is taken
+ * here, around the slab access and the direct copy only.
  */
 long neuron_nds_ioctl_read(struct neuron_file *nf, void *karg)
 {
@@ -470,6 +471,7 @@ long neuron_nds_ioctl_read(struct neuron_file *nf, void *karg)
 	dst = u64_to_user_ptr(arg.user_ptr);
 	words = arg.bytes / 8;
 
+retry:
 	down_read(&nd->gone_sem);
 	if (nd->gone) {
 		ret = -ENODEV;
@@ -485,25 +487,36 @@ long neuron_nds_ioctl_read(struct neuron_file *nf, void *karg)
 		ret = -ENOENT;
 		goto out_unlock;
 	}
+	if (!access_ok(dst, arg.bytes)) {
+		ret = -EFAULT;
+		goto out_unlock;
+	}
 	src = nds_slab_u64(nds->slots[s].mem, arg.offset);
+	if (buf) {
+		for (i = 0; i < words; i++)
+			buf[i] = READ_ONCE(src[i]);
+		goto out_unlock;
+	}
 	pagefault_disable();
 	ret = nds_words_to_user(dst, src, words);
 	pagefault_enable();
-	if (!ret)
-		goto out_unlock;
-	buf = kvmalloc(arg.bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!buf) {
-		ret = -ENOMEM;
-		goto out_unlock;
+	if (ret) {
+		/* the buffer is allocated with neither lock held; once */
+		mutex_unlock(&nds->lock);
+		up_read(&nd->gone_sem);
+		buf = kvmalloc(arg.bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!buf)
+			return -ENOMEM;
+		ret = 0;
+		goto retry;
 	}
-	for (i = 0; i < words; i++)
-		buf[i] = READ_ONCE(src[i]);
 out_unlock:
 	mutex_unlock(&nds->lock);
 out_unlock_gone:
 	up_read(&nd->gone_sem);
 	if (buf) {
-		ret = nds_words_to_user(dst, buf, words);
+		if (!ret && copy_to_user(dst, buf, arg.bytes))
+			ret = -EFAULT;
 		kvfree(buf);
 	}
 	return ret;

@@ -629,12 +629,12 @@ static void *uffd_nds_read_thread(void *p)
 
 /*
  * Under gone_sem and the NDS lock NDS_READ writes to the user only with
- * page faults disabled; a destination page that is not in sends the copy
- * through a kernel buffer, to the user after both. So a page nobody
- * provides (userfaultfd) holds up neither the owner's own acquire and
- * mapping of its slab nor device removal (in a child bounded to 5 s).
- * Once the fault is answered the read completes: what it copied was read
- * before.
+ * page faults disabled; a destination page that is not present and
+ * writable sends the copy through a kernel buffer, to the user after
+ * both. So a page nobody provides (userfaultfd) holds up neither the
+ * owner's own acquire and mapping of its slab nor device removal (in a
+ * child bounded to 5 s). Once the fault is answered the read completes:
+ * what it copied was read before.
  */
 static int removal_not_blocked_by_nds_read_fault(void)
 {

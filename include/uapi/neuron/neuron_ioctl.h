@@ -166,9 +166,10 @@ struct neuron_nds_counter_add {
  * opener of the device may read any slab on it, as NDS_ACQUIRE with a pid
  * lets it map one read-only. Under the NDS lock the range goes straight
  * to @user_ptr, one store a u64, with page faults disabled; when a page of
- * the buffer is not in, it goes into a kernel buffer instead and from
- * there to @user_ptr after the lock, so a fault on the user buffer never
- * holds the lock. After -EFAULT part of the buffer may have been written.
+ * the buffer is not present and writable, the range is read again into a
+ * kernel buffer and goes from there to @user_ptr after the lock, so a
+ * fault on the user buffer never holds the lock. After an error other
+ * than -EINVAL, part of the buffer may have been written.
  *
  * Errors: -EINVAL: header, flags, reserved, @pid < 0, @offset or @bytes
  * not a multiple of 8, @bytes 0 or above NEURON_NDS_READ_MAX, the range
