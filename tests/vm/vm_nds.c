@@ -759,6 +759,7 @@ static int read_copies_the_slab(void)
 	 * went is not visible here: the bytes and the answer are what is
 	 * checked. A page that cannot be written fails the read (EFAULT).
 	 */
+	VT_ASSERT(2 * pg <= NEURON_NDS_READ_MAX, "pages of %zu bytes", pg);
 	fresh = mmap(NULL, NEURON_NDS_READ_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		     -1, 0);
 	VT_ASSERT(fresh != MAP_FAILED, "fresh pages");
@@ -767,17 +768,17 @@ static int read_copies_the_slab(void)
 	VT_ASSERT(memcmp(fresh, copy, NEURON_NDS_READ_MAX) == 0, "fresh pages differ from the copy");
 	VT_ASSERT(madvise(fresh, 2 * pg, MADV_DONTNEED) == 0, "madvise");
 	VT_ASSERT(fresh[0] == 0 && fresh[pg] == 0, "the pages read back as zero");
-	rd_init(&r, pid, 256, 2 * pg, fresh);
+	rd_init(&r, pid, 256, (uint32_t)(2 * pg), fresh);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into zero pages: %s", strerror(errno));
 	VT_ASSERT(memcmp(fresh, copy + 256, 2 * pg) == 0, "zero pages differ from the copy");
 	memset(fresh, 0xEE, 2 * pg);
 	VT_ASSERT(madvise(fresh + pg, pg, MADV_DONTNEED) == 0, "madvise");
-	rd_init(&r, pid, 256, 2 * pg, fresh);
+	rd_init(&r, pid, 256, (uint32_t)(2 * pg), fresh);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into a page and a fresh one: %s",
 		  strerror(errno));
 	VT_ASSERT(memcmp(fresh, copy + 256, 2 * pg) == 0, "a page and a fresh one differ from the copy");
 	VT_ASSERT(mprotect(fresh + pg, pg, PROT_NONE) == 0, "mprotect");
-	rd_init(&r, pid, 256, 2 * pg, fresh);
+	rd_init(&r, pid, 256, (uint32_t)(2 * pg), fresh);
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EFAULT);
 	munmap(fresh, NEURON_NDS_READ_MAX);
 

@@ -164,17 +164,20 @@ struct neuron_nds_counter_add {
  * with one load (on a 64-bit kernel), so no counter is seen half updated;
  * the range as a whole is not a snapshot (the owner keeps counting). Any
  * opener of the device may read any slab on it, as NDS_ACQUIRE with a pid
- * lets it map one read-only. Under the NDS lock the range goes straight
- * to @user_ptr, one store a u64, with page faults disabled; when a page of
- * the buffer is not present and writable, the range is read again into a
- * kernel buffer and goes from there to @user_ptr after the lock, so a
- * fault on the user buffer never holds the lock. After an error other
- * than -EINVAL, part of the buffer may have been written.
+ * lets it map one read-only. Under the driver's locks the range goes
+ * straight to @user_ptr, one store a u64, with page faults disabled; when
+ * a store would fault (a page of the buffer not yet mapped, or mapped
+ * read-only: the zero page, a copy-on-write page), the range is read
+ * again into a kernel buffer and copied to @user_ptr after the locks are
+ * let go, so a fault on the user buffer never holds them. After an error
+ * other than -EINVAL, part of the buffer may have been written.
  *
  * Errors: -EINVAL: header, flags, reserved, @pid < 0, @offset or @bytes
  * not a multiple of 8, @bytes 0 or above NEURON_NDS_READ_MAX, the range
- * past the slab; -ENOENT: @pid holds no slab on this device; -EFAULT:
- * @user_ptr; -ENOMEM; -ENODEV: the device was removed.
+ * past the slab; -ENOENT: @pid holds no slab on this device (also when
+ * its owner exits during the call); -EFAULT: the argument, or the
+ * @user_ptr range (not mapped, not writable, not user memory); -ENOMEM;
+ * -ENODEV: the device was removed.
  */
 struct neuron_nds_read {
 	__u32 size;
