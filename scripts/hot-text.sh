@@ -56,10 +56,12 @@ else
 fi
 # a part of nrt_execute the compiler split off (nrt_execute.cold) would
 # run from another page; a stripped library cannot say, which fails
-if ! nm --defined-only "$lib" >/dev/null 2>&1 || [ -z "$(nm --defined-only "$lib" 2>/dev/null)" ]; then
+syms=$(nm --defined-only "$lib" 2>/dev/null)
+split=$(awk '$3 ~ /^nrt_execute\./ { printf "%s ", $3 }' <<<"$syms")
+if [ -z "$syms" ]; then
 	tap_fail no-split "nm finds no symbol table in $lib (stripped?): cannot look for nrt_execute.cold"
-elif nm --defined-only "$lib" | grep -qE ' nrt_execute\.'; then
-	tap_fail no-split "$(nm --defined-only "$lib" | grep -E ' nrt_execute\.' | awk '{ print $3 }' | tr '\n' ' ')lie outside the section"
+elif [ -n "$split" ]; then
+	tap_fail no-split "${split}lie outside the section"
 else
 	tap_pass no-split
 fi

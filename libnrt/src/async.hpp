@@ -132,10 +132,10 @@ tracker_table &trackers();
 //
 // Every synchronous execution on a worker makes one (nrt_execute of a
 // bare model tests the flag itself and, off a worker, makes none), so
-// the test for "not a worker" is inline and reads the flag with one load: libnrt's few bytes of
-// thread-local data are in the static TLS block (initial-exec), with no
-// call to __tls_get_addr (under an emulated CPU a call and its return cost
-// about as much as an atomic operation).
+// the test for "not a worker" is inline and reads the flag with one load:
+// libnrt's few bytes of thread-local data are in the static TLS block
+// (initial-exec), with no call to __tls_get_addr (under an emulated CPU a
+// call and its return cost about as much as an atomic operation).
 extern constinit thread_local bool on_worker [[gnu::tls_model("initial-exec")]];
 
 class long_wait {
