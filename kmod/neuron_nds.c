@@ -26,6 +26,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": nds: " fmt
 
 #include <linux/atomic.h>
+#include <linux/debugfs.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
@@ -82,6 +83,9 @@ struct neuron_nds_cell {
  * @cluster_id:	last non-zero ND DEVICE_CLUSTER_ID seen
  * @exited_versions: per version metric (ND counters 0, 1, 2), the values of
  *		the slabs released since the metric was last delivered
+ * @read_buffered: NDS_READ calls that copied through a kernel buffer
+ *		(a page of the caller's buffer was not present and writable);
+ *		debugfs neuron<N>/nds_read_buffered
  */
 struct neuron_nds {
 	struct mutex lock;
@@ -92,6 +96,7 @@ struct neuron_nds {
 	u64 exited_bitmap;
 	u64 cluster_id;
 	struct neuron_metric_hist exited_versions[NEURON_METRIC_VERSIONS];
+	atomic64_t read_buffered;
 };
 
 static inline u64 *nds_slab_u64(void *mem, s64 off)
@@ -502,6 +507,7 @@ retry:
 	pagefault_enable();
 	if (ret) {
 		/* the buffer is allocated with neither lock held; once */
+		atomic64_inc(&nds->read_buffered);
 		mutex_unlock(&nds->lock);
 		up_read(&nd->gone_sem);
 		buf = kvmalloc(arg.bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
@@ -696,6 +702,16 @@ void neuron_nds_remove(struct neuron_device *nd)
 	kfree(buf);
 }
 
+static int neuron_nds_read_buffered_get(void *data, u64 *val)
+{
+	struct neuron_nds *nds = data;
+
+	*val = atomic64_read(&nds->read_buffered);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(neuron_nds_read_buffered_fops, neuron_nds_read_buffered_get, NULL,
+			 "%llu\n");
+
 int neuron_nds_init(struct neuron_device *nd)
 {
 	struct neuron_nds *nds;
@@ -711,6 +727,10 @@ int neuron_nds_init(struct neuron_device *nd)
 		kfree(nds);
 		return -ENOMEM;
 	}
+	atomic64_set(&nds->read_buffered, 0);
+	/* removed with the device's directory, before the release frees nds */
+	debugfs_create_file_unsafe("nds_read_buffered", 0400, nd->debugfs, nds,
+				   &neuron_nds_read_buffered_fops);
 	nd->nds = nds;
 	return 0;
 }

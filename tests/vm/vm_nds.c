@@ -689,6 +689,15 @@ static void rd_init(struct neuron_nds_read *r, int pid, uint32_t off, uint32_t b
  * ranges a reader uses, and nds_open_memory() on the copy reads every
  * counter the owner wrote.
  */
+/* debugfs neuron<@dev>/nds_read_buffered: NDS_READ calls through a kernel buffer */
+static uint64_t read_buffered(int dev)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), VT_DEBUGFS_DEV "/nds_read_buffered", dev);
+	return vt_u64(path);
+}
+
 static int read_copies_the_slab(void)
 {
 	static uint8_t copy[NEURON_NDS_SIZE] __attribute__((aligned(8)));
@@ -704,6 +713,7 @@ static int read_copies_the_slab(void)
 	uint64_t v;
 	size_t i;
 	const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t buffered;
 	uint8_t *ro, *fresh;
 	pid_t pid;
 	int fd, mfd;
@@ -752,34 +762,46 @@ static int read_copies_the_slab(void)
 	rd_init(&r, pid, NEURON_NDS_SIZE - 8, 8, small);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "last word: %s", strerror(errno));
 	/*
-	 * into pages that are not present and writable (the driver reads
-	 * the range again through a kernel buffer): fresh pages, the zero
-	 * page a read left, and the second of two pages after the first was
-	 * written; the same bytes as into pages that are. Which way a read
-	 * went is not visible here: the bytes and the answer are what is
-	 * checked. A page that cannot be written fails the read (EFAULT).
+	 * into pages that are not present and writable: fresh pages, the
+	 * zero page a read left, and the second of two pages after the
+	 * first was written. The driver reads the range again through a
+	 * kernel buffer (debugfs nds_read_buffered counts those reads) and
+	 * the bytes are the same as into pages that are; a read into present,
+	 * written pages goes straight and is not counted. A page that cannot
+	 * be written fails the read (EFAULT), after the buffered attempt.
 	 */
 	VT_ASSERT(2 * pg <= NEURON_NDS_READ_MAX, "pages of %zu bytes", pg);
 	fresh = mmap(NULL, NEURON_NDS_READ_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		     -1, 0);
 	VT_ASSERT(fresh != MAP_FAILED, "fresh pages");
+	buffered = read_buffered(0);
+	VT_ASSERT(buffered != UINT64_MAX, "debugfs nds_read_buffered cannot be read");
 	rd_init(&r, pid, 0, NEURON_NDS_READ_MAX, fresh);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into fresh pages: %s", strerror(errno));
 	VT_ASSERT(memcmp(fresh, copy, NEURON_NDS_READ_MAX) == 0, "fresh pages differ from the copy");
+	VT_ASSERT(read_buffered(0) == ++buffered, "fresh pages: not read through the buffer");
+	memset(fresh, 0xEE, NEURON_NDS_READ_MAX);
+	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into written pages: %s",
+		  strerror(errno));
+	VT_ASSERT(memcmp(fresh, copy, NEURON_NDS_READ_MAX) == 0, "written pages differ from the copy");
+	VT_ASSERT(read_buffered(0) == buffered, "written pages: read through the buffer");
 	VT_ASSERT(madvise(fresh, 2 * pg, MADV_DONTNEED) == 0, "madvise");
 	VT_ASSERT(fresh[0] == 0 && fresh[pg] == 0, "the pages read back as zero");
 	rd_init(&r, pid, 256, (uint32_t)(2 * pg), fresh);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into zero pages: %s", strerror(errno));
 	VT_ASSERT(memcmp(fresh, copy + 256, 2 * pg) == 0, "zero pages differ from the copy");
+	VT_ASSERT(read_buffered(0) == ++buffered, "zero pages: not read through the buffer");
 	memset(fresh, 0xEE, 2 * pg);
 	VT_ASSERT(madvise(fresh + pg, pg, MADV_DONTNEED) == 0, "madvise");
 	rd_init(&r, pid, 256, (uint32_t)(2 * pg), fresh);
 	VT_ASSERT(ioctl(fd, NEURON_IOCTL_NDS_READ, &r) == 0, "into a page and a fresh one: %s",
 		  strerror(errno));
 	VT_ASSERT(memcmp(fresh, copy + 256, 2 * pg) == 0, "a page and a fresh one differ from the copy");
+	VT_ASSERT(read_buffered(0) == ++buffered, "a fresh second page: not read through the buffer");
 	VT_ASSERT(mprotect(fresh + pg, pg, PROT_NONE) == 0, "mprotect");
 	rd_init(&r, pid, 256, (uint32_t)(2 * pg), fresh);
 	VT_ASSERT_ERRNO(ioctl(fd, NEURON_IOCTL_NDS_READ, &r), EFAULT);
+	VT_ASSERT(read_buffered(0) == ++buffered, "PROT_NONE: no buffered attempt");
 	munmap(fresh, NEURON_NDS_READ_MAX);
 
 	/* malformed: nothing is written */

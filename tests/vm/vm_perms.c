@@ -342,7 +342,7 @@ static int chk_injection_refused(void)
 	};
 	static const char *const r[] = {
 		DBG "/inject/armed", DBG "/fw/sim_stats", DBG "/fw/stats", DBG "/fw/last_seq",
-		DBG "/fw/posted_blobs", DBG "/fw/fault",
+		DBG "/fw/posted_blobs", DBG "/fw/fault", DBG "/nds_read_buffered",
 	};
 	size_t i;
 	int e;
