@@ -630,6 +630,29 @@ static void ecc(void **)
 	r = doc::run(t.ctx());
 	expect_first(r, "ecc", doc::severity::warning, "reboot the instance");
 	assert_int_equal(doc::exit_code(r), 1);
+	t.put("/sys/class/neuron_device/neuron1/stats/hardware/mem_ecc_repairable_uncorrected", "0\n");
+
+	// one count that cannot be read: the device is not called clean
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "garbage\n");
+	r = doc::run(t.ctx());
+	assert_true(has(find(r, "ecc", doc::severity::unknown)->detail,
+			"neuron0 (mem_ecc_uncorrected): not checked: the ECC count cannot be read"));
+	assert_true(has(find(r, "ecc", doc::severity::ok)->detail, "neuron1: no uncorrectable ECC error"));
+	assert_false(has(find(r, "ecc", doc::severity::ok)->detail, "neuron0"));
+	// and the other one, when it counts errors, is reported
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/sram_ecc_uncorrected", "4\n");
+	r = doc::run(t.ctx());
+	expect_first(r, "ecc", doc::severity::error, "stop and start");
+	assert_true(has(first(r)->detail, "neuron0: uncorrectable ECC errors: SRAM 4, HBM ?"));
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/sram_ecc_uncorrected", "0\n");
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "0\n");
+
+	// a health reason that cannot be read: the counts are taken as current
+	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "3\n");
+	t.put("/sys/class/neuron_device/neuron0/health", "ok\n");
+	t.rm("/sys/class/neuron_device/neuron0/health_reason");
+	r = doc::run(t.ctx());
+	expect_first(r, "ecc", doc::severity::error, "stop and start");
 }
 
 static void fw_io(void **)
@@ -641,6 +664,13 @@ static void fw_io(void **)
 	expect_first(r, "fw_io", doc::severity::warning, "if they keep rising, reset the device");
 	assert_true(has(first(r)->detail, "neuron1: firmware mailbox errors: 5 (0 error responses, 5 timeouts)"));
 	assert_int_equal(doc::exit_code(r), 1);
+
+	// a counter that cannot be read: not "the firmware answers"
+	t.put("/sys/class/neuron_device/neuron1/stats/fw_io/timeout_count", "-1\n");
+	r = doc::run(t.ctx());
+	assert_true(has(find(r, "fw_io", doc::severity::unknown)->detail,
+			"neuron1: not checked: a fw_io counter cannot be read"));
+	assert_false(has(find(r, "fw_io", doc::severity::ok)->detail, "neuron1"));
 }
 
 static void health(void **)
@@ -757,6 +787,38 @@ static void holders(void **)
 	assert_true(has(first(r)->detail, "pid 611 has exited"));
 	t.holders.erase(1);
 	c.list_cores = nullptr;
+
+	// a holder whose /proc entry this user cannot read (hidepid=) is not
+	// called gone while it exists
+	t.holders[1] = { { 555, "", { 2 } } };
+	c.pid_exists = [](int pid) { return pid == 555; };
+	r = doc::run(c);
+	assert_true(has(find(r, "holders", doc::severity::unknown)->detail,
+			"pid 555 holds NeuronCores 2; not checked: its /proc entry cannot be read here"));
+	assert_null(find(r, "holders", doc::severity::warning));
+	c.pid_exists = nullptr;
+	t.holders.erase(1);
+
+	// no device's processes could be listed: no OK about them
+	doc::context none = c;
+	none.list_holders = [](const doc::device &, std::vector<tools::apps::process> &, std::string &err) {
+		err = "EACCES";
+		return false;
+	};
+	r = doc::run(none);
+	assert_null(find(r, "holders", doc::severity::ok));
+	assert_non_null(find(r, "holders", doc::severity::unknown));
+	// one of two: the OK says it covers the devices listed
+	none.list_holders = [&t](const doc::device &d, std::vector<tools::apps::process> &out, std::string &err) {
+		if (d.index == 1) {
+			err = "EACCES";
+			return false;
+		}
+		out = t.holders[d.index];
+		return true;
+	};
+	r = doc::run(none);
+	assert_true(has(find(r, "holders", doc::severity::ok)->detail, "(of the devices listed)"));
 
 	// no process list (another --root): a note, not a failure
 	c.list_holders = nullptr;

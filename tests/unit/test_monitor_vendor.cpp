@@ -191,6 +191,23 @@ static void prometheus_text(void **)
 	assert_null(std::strstr(t.c_str(), "usage_type=\"nice\"} "));
 	// no execution latency in the sample: no sample of it
 	assert_null(std::strstr(t.c_str(), "\nexecution_latency_seconds{"));
+
+	// a tag no application has had for kKeepReports reports goes; until
+	// then its counters stay as they were
+	m::report none = sample_report(c);
+	none.apps.clear();
+	for (uint64_t k = 1; k < m::prometheus::kKeepReports; k++)
+		p.add(c, none);
+	t = p.text();
+	assert_non_null(std::strstr(t.c_str(), "runtime_tag=\"42\",status_type=\"completed\"} 14\n"));
+	p.add(c, none);
+	t = p.text();
+	assert_null(std::strstr(t.c_str(), "runtime_tag=\"42\""));
+	// seen again: from 0
+	m::report r3 = sample_report(c);
+	p.add(c, r3);
+	t = p.text();
+	assert_non_null(std::strstr(t.c_str(), "runtime_tag=\"42\",status_type=\"completed\"} 7\n"));
 }
 
 // A simulated device's series say so; a driver without the corrected ECC

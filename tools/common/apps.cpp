@@ -2,6 +2,7 @@
 // The processes holding a Neuron device and its NeuronCores (apps.hpp):
 // the driver's lists, /proc for their command lines and cgroups.
 #include "apps.hpp"
+#include "read_all.hpp"
 
 #include <neuron/neuron_ioctl.h>
 
@@ -26,8 +27,10 @@ std::string read_line(const std::string &path)
 std::string command_of(int pid, const std::string &proc)
 {
 	std::string dir = proc + "/" + std::to_string(pid);
-	std::ifstream f(dir + "/cmdline", std::ios::binary);
-	std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+	std::string raw;
+	// a process reaped after the open fails the read (ESRCH): no command line
+	if (tools::read_all(dir + "/cmdline", raw) != 0)
+		raw.clear();
 	while (!raw.empty() && raw.back() == '\0')
 		raw.pop_back();
 	for (char &c : raw)

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "common/parse_num.hpp"
+#include "common/read_all.hpp"
 #include "neff.hpp"
 
 namespace {
@@ -68,10 +70,9 @@ void usage(FILE *f)
 
 uint64_t num(const char *opt, const char *s, uint64_t max)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = std::strtoull(s, &end, 0);
-	if (!*s || *end || errno || v > max || s[0] == '-')
+	uint64_t v;
+	// decimal or 0x hex; nothing around the digits
+	if (!tools::parse_uint(s, max, v, true))
 		die(std::string(opt) + ": expected a number 0.." + std::to_string(max) + ", got '" +
 		    s + "'");
 	return v;
@@ -108,11 +109,9 @@ std::array<uint8_t, nrt::neff::kUuidLen> uuid_arg(const char *s)
 
 bool read_file(const char *path, std::vector<uint8_t> *out)
 {
-	std::ifstream f(path, std::ios::binary);
-	if (!f)
-		return false;
-	out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-	return !f.bad();
+	int e = tools::read_all(path, *out);
+	errno = e;
+	return e == 0;
 }
 
 int info(const char *path)

@@ -316,7 +316,7 @@ std::pair<std::string, std::string> read_health(const context &c, const std::str
 	if (!read_line_at(c, dir + "/health", h))
 		return { "", "" };
 	if (!read_line_at(c, dir + "/health_reason", why))
-		why = "?";
+		why = "?";	// not known: check_ecc() takes its counts as current
 	return { h, why };
 }
 
@@ -326,36 +326,48 @@ std::vector<finding> check_ecc(const context &c, const std::vector<device> &devs
 {
 	const std::string chk = "ecc";
 	std::vector<finding> out;
-	std::string clean, unknown;
+	std::string clean, unknown, unread;
+	auto text = [](const std::optional<uint64_t> &v) { return v ? std::to_string(*v) : std::string("?"); };
 	for (auto &d : devs) {
 		std::string name = "neuron" + std::to_string(d.index);
 		std::string hw = d.sysdir + "/stats/hardware/";
 		auto sram = read_u64(c, hw + "sram_ecc_uncorrected");
 		auto mem = read_u64(c, hw + "mem_ecc_uncorrected");
 		auto rep = read_u64(c, hw + "mem_ecc_repairable_uncorrected");
-		if (!sram && !mem) {
+		bool sram_file = exists_at(c, hw + "sram_ecc_uncorrected");
+		bool mem_file = exists_at(c, hw + "mem_ecc_uncorrected");
+		if (!sram && !mem && !sram_file && !mem_file) {
 			unknown += (unknown.empty() ? "" : ", ") + name;
 			continue;
 		}
 		uint64_t s = sram.value_or(0), m = mem.value_or(0), r = rep.value_or(0);
+		// one count that cannot be read makes the device not clean; the
+		// other one, when it counts errors, is reported all the same
+		if ((!sram || !mem) && !s && !m) {
+			unread += (unread.empty() ? "" : ", ") + name + " (" +
+				  (!sram ? std::string("sram_ecc_uncorrected") : std::string()) +
+				  (!sram && !mem ? ", " : "") + (!mem ? std::string("mem_ecc_uncorrected") : std::string()) +
+				  ")";
+			continue;
+		}
 		// the counts never go down; the driver's health says whether any
-		// came after the last reset (before one, or without a health file:
-		// they are current)
+		// came after the last reset (before one, without a health file, or
+		// without a readable reason: they are current)
 		auto [h, why] = read_health(c, d.sysdir);
-		bool since_reset = h.empty() || why == "sram_uncorrectable" || why == "hbm_uncorrectable" ||
-				   why == "reset_failed" || why == "reset_in_progress";
+		bool since_reset = h.empty() || why == "?" || why == "sram_uncorrectable" ||
+				   why == "hbm_uncorrectable" || why == "reset_failed" || why == "reset_in_progress";
 		if ((s || m) && !since_reset)
 			out.push_back({ chk, severity::warning,
-					name + ": uncorrectable ECC errors: SRAM " + std::to_string(s) + ", HBM " +
-						std::to_string(m) + ", all counted before the device's last reset (health: " +
+					name + ": uncorrectable ECC errors: SRAM " + text(sram) + ", HBM " +
+						text(mem) + ", all counted before the device's last reset (health: " +
 						h + ")",
 					"if new ones come (this check an error again), move the work off this instance: "
 					"stop and start it (not reboot)",
 					true });
 		else if (s || m)
 			out.push_back({ chk, severity::error,
-					name + ": uncorrectable ECC errors: SRAM " + std::to_string(s) + ", HBM " +
-						std::to_string(m) + " (jobs on it can fail or return bad data)",
+					name + ": uncorrectable ECC errors: SRAM " + text(sram) + ", HBM " +
+						text(mem) + " (jobs on it can fail or return bad data)",
 					"move the work off this instance: stop and start it (not reboot) to get other hardware" });
 		if (r)
 			out.push_back({ chk, severity::warning,
@@ -368,6 +380,10 @@ std::vector<finding> check_ecc(const context &c, const std::vector<device> &devs
 		out.push_back({ chk, severity::ok, clean + ": no uncorrectable ECC error", "" });
 	if (!unknown.empty())
 		out.push_back({ chk, severity::unknown, unknown + ": not checked: no ECC counters in sysfs", "" });
+	if (!unread.empty())
+		out.push_back({ chk, severity::unknown,
+				unread + ": not checked: the ECC count cannot be read (not a number, or a read error)",
+				"" });
 	return out;
 }
 
@@ -433,16 +449,22 @@ std::vector<finding> check_fw_io(const context &c, const std::vector<device> &de
 {
 	const std::string chk = "fw_io";
 	std::vector<finding> out;
-	std::string clean, unknown;
+	std::string clean, unknown, unread;
 	for (auto &d : devs) {
 		std::string name = "neuron" + std::to_string(d.index);
 		auto err = read_u64(c, d.sysdir + "/stats/fw_io/err_count");
 		auto tmo = read_u64(c, d.sysdir + "/stats/fw_io/timeout_count");
-		if (!err && !tmo) {
+		if (!err && !tmo && !exists_at(c, d.sysdir + "/stats/fw_io/err_count") &&
+		    !exists_at(c, d.sysdir + "/stats/fw_io/timeout_count")) {
 			unknown += (unknown.empty() ? "" : ", ") + name;
 			continue;
 		}
 		uint64_t e = err.value_or(0), t = tmo.value_or(0);
+		// a count that cannot be read: not "the firmware answers"
+		if ((!err || !tmo) && !e && !t) {
+			unread += (unread.empty() ? "" : ", ") + name;
+			continue;
+		}
 		if (e || t)
 			out.push_back({ chk, severity::warning,
 					name + ": firmware mailbox errors: " + std::to_string(e + t) + " (" + std::to_string(e) +
@@ -456,6 +478,10 @@ std::vector<finding> check_fw_io(const context &c, const std::vector<device> &de
 		out.push_back({ chk, severity::ok, clean + ": the firmware answers (no mailbox error)", "" });
 	if (!unknown.empty())
 		out.push_back({ chk, severity::unknown, unknown + ": not checked: no fw_io counters in sysfs", "" });
+	if (!unread.empty())
+		out.push_back({ chk, severity::unknown,
+				unread + ": not checked: a fw_io counter cannot be read (not a number, or a read error)",
+				"" });
 	return out;
 }
 

@@ -10,14 +10,17 @@
 #include <sstream>
 
 #include "common/apps.hpp"
+#include "common/read_all.hpp"
 #include "cores.hpp"
 
 namespace tools::doctor {
 
 char process_state(const context &c, int pid, int *ppid)
 {
-	std::ifstream f(under(c, "/proc/" + std::to_string(pid) + "/stat"));
-	std::string s((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+	std::string s;
+	// gone between the open and the read (ESRCH) is gone
+	if (tools::read_all(under(c, "/proc/" + std::to_string(pid) + "/stat"), s, 4096) != 0)
+		return 0;
 	size_t close = s.rfind(')');	// the command may hold ')' and spaces
 	if (close == std::string::npos || close + 2 >= s.size())
 		return 0;
@@ -42,7 +45,7 @@ std::vector<finding> check_holders(const context &c, const std::vector<device> &
 	if (c.visible_cores && !c.visible_cores->empty() && total)
 		if (core_run r = parse_visible_cores(*c.visible_cores, *total); r.ok)
 			visible = r;
-	int running = 0;
+	int running = 0, listed = 0;
 	std::vector<int> held;	// NeuronCores running holders have (no NEURON_RT_VISIBLE_CORES)
 	for (auto &d : devs) {
 		std::string name = "neuron" + std::to_string(d.index);
@@ -52,6 +55,7 @@ std::vector<finding> check_holders(const context &c, const std::vector<device> &
 			out.push_back({ chk, severity::unknown, name + ": not checked: processes not listed: " + err, "" });
 			continue;
 		}
+		listed++;
 		// NeuronCores whose reserver has exited, by its pid: a forked
 		// child (or any process given the file) keeps them held
 		std::map<int, std::vector<apps::core_holding>> orphaned;
@@ -101,7 +105,12 @@ std::vector<finding> check_holders(const context &c, const std::vector<device> &
 							"take the cores back as root: " + back });
 				continue;
 			}
-			if (st == 0) {
+			if (st == 0 && c.pid_exists && c.pid_exists(p.pid)) {
+				out.push_back({ chk, severity::unknown,
+						name + ": " + who + " holds " + cores +
+							"; not checked: its /proc entry cannot be read here (hidepid?)",
+						"" });
+			} else if (st == 0) {
 				out.push_back({ chk, severity::warning,
 						name + ": " + who + " is gone but the driver still lists it, holding " + cores,
 						"run neuron-doctor again; if it stays, reload the driver (sudo modprobe -r neuron && sudo modprobe neuron)" });
@@ -151,11 +160,13 @@ std::vector<finding> check_holders(const context &c, const std::vector<device> &
 	std::string taken = held.empty() ? "" :
 		" (they hold NeuronCores " + ids_text(held) +
 		": nrt_init() without NEURON_RT_VISIBLE_CORES takes every NeuronCore and would get NRT_RESOURCE)";
-	if (!problems)
+	// nothing is said of the devices whose processes could not be listed
+	std::string where = listed == static_cast<int>(devs.size()) ? "" : " (of the devices listed)";
+	if (!problems && listed)
 		out.push_back({ chk, severity::ok,
 				running ? std::to_string(running) + (running == 1 ? " process has" : " processes have") +
-						  " a device open, all running" + taken
-					: std::string("no process has a device open"),
+						  " a device open, all running" + taken + where
+					: "no process has a device open" + where,
 				"" });
 	return out;
 }

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "accounts.hpp"
+#include "common/parse_num.hpp"
 
 namespace tools::doctor {
 
@@ -30,11 +31,12 @@ void kmsg_line(std::string_view line, kmsg_summary &k)
 	std::string stamp;
 	if (semi != std::string_view::npos) {
 		auto f = split(line.substr(0, semi), ',');
-		unsigned long long us = 0;
-		if (f.size() >= 3 && !f[2].empty() && f[2].find_first_not_of("0123456789") == std::string::npos) {
-			us = std::stoull(f[2]);
+		uint64_t us = 0;
+		// a stamp that is not a number in range is left out
+		if (f.size() >= 3 && tools::parse_uint(f[2], UINT64_MAX, us)) {
 			char b[48];
-			std::snprintf(b, sizeof(b), "[%llu.%06llu] ", us / 1000000, us % 1000000);
+			std::snprintf(b, sizeof(b), "[%llu.%06llu] ", static_cast<unsigned long long>(us / 1000000),
+				      static_cast<unsigned long long>(us % 1000000));
 			stamp = b;
 		}
 	}

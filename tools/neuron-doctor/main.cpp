@@ -12,6 +12,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -152,6 +153,7 @@ int main(int argc, char **argv)
 		if (doc::under(c, "/") == "/") {
 			c.list_holders = driver_holders;
 			c.list_cores = driver_cores;
+			c.pid_exists = [](int pid) { return ::kill(pid, 0) == 0 || errno == EPERM; };
 		}
 		doc::report r = doc::run(c);
 		std::string out = o.json ? doc::to_json(r) : doc::to_text(r);

@@ -46,6 +46,10 @@ struct context {
 	// false, when the driver cannot say (the check then goes by pid only).
 	std::function<bool(const device &d, std::vector<apps::core_holding> &out, std::string &err)>
 		list_cores;
+	// Whether process @pid exists though its /proc entry cannot be read
+	// (another user's under hidepid=): kill(pid, 0). Empty: a process
+	// whose stat cannot be read is gone.
+	std::function<bool(int pid)> pid_exists;
 };
 
 // @path (absolute, as seen in the system) under c.root

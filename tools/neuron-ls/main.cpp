@@ -6,7 +6,9 @@
 #include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>
 
+#include <charconv>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -261,14 +263,32 @@ std::string to_json(const std::vector<device> &devs)
 	return o.str();
 }
 
+// printf() of @fmt onto @o, however long the line
+[[gnu::format(printf, 2, 3)]] void put_line(std::ostringstream &o, const char *fmt, ...)
+{
+	va_list ap, again;
+	va_start(ap, fmt);
+	va_copy(again, ap);
+	char small[256];
+	int n = std::vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && static_cast<size_t>(n) < sizeof(small)) {
+		o << small;
+	} else if (n >= 0) {
+		std::string big(static_cast<size_t>(n) + 1, '\0');
+		std::vsnprintf(big.data(), big.size(), fmt, again);
+		big.resize(static_cast<size_t>(n));
+		o << big;
+	}
+	va_end(again);
+}
+
 std::string to_table(const std::vector<device> &devs)
 {
 	std::ostringstream o;
-	char line[512];
-	std::snprintf(line, sizeof(line), "%-8s %-6s %-10s %-14s %-12s %-14s %-9s %-12s %s\n",
+	put_line(o, "%-8s %-6s %-10s %-14s %-12s %-14s %-9s %-12s %s\n",
 		      "DEVICE", "CORES", "CORE IDS", "MEMORY", "CONNECTED", "BDF", "BACKEND",
 		      "DRIVER", "PROCESSES");
-	o << line;
 	for (const device &d : devs) {
 		std::string procs;
 		for (const process &p : d.procs)
@@ -276,13 +296,12 @@ std::string to_table(const std::vector<device> &devs)
 				 p.command + " [" + ids_text(p.nc_ids, ",") + "]";
 		std::string cores = std::to_string(d.first_nc) + "-" +
 				    std::to_string(d.first_nc + static_cast<int>(d.info.nc_count) - 1);
-		std::snprintf(line, sizeof(line), "%-8d %-6u %-10s %-14llu %-12s %-14s %-9s %-12s %s\n",
+		put_line(o, "%-8d %-6u %-10s %-14llu %-12s %-14s %-9s %-12s %s\n",
 			      d.index, d.info.nc_count, cores.c_str(),
 			      static_cast<unsigned long long>(d.memory_size),
 			      d.connected.empty() ? "-" : ids_text(d.connected, ",").c_str(),
 			      d.bdf.empty() ? "-" : d.bdf.c_str(), backend_name(d.info.backend),
 			      d.info.driver_version, procs.empty() ? "-" : procs.c_str());
-		o << line;
 	}
 	bool header = false;
 	for (const device &d : devs) {
@@ -290,10 +309,9 @@ std::string to_table(const std::vector<device> &devs)
 			if (!c.held)
 				continue;
 			if (!header) {
-				std::snprintf(line, sizeof(line), "\n%-10s %-7s %-21s %-8s %-14s %s\n",
+				put_line(o, "\n%-10s %-7s %-21s %-8s %-14s %s\n",
 					      "NEURONCORE", "DEVICE", "HELD SINCE (UTC)", "FOR",
 					      "RESERVED BY", "HOLDERS (pid command [cgroup])");
-				o << line;
 				header = true;
 			}
 			uint64_t secs = 0;
@@ -307,10 +325,9 @@ std::string to_table(const std::vector<device> &devs)
 			if (c.hidden)
 				holders += (holders.empty() ? "" : "; ") + std::to_string(c.hidden) +
 					   " in other pid namespaces";
-			std::snprintf(line, sizeof(line), "%-10d %-7d %-21s %-8s %-14s %s\n", c.nc,
+			put_line(o, "%-10d %-7d %-21s %-8s %-14s %s\n", c.nc,
 				      d.index, utc_text(at).c_str(), duration_text(secs).c_str(),
 				      reserver_text(c).c_str(), holders.empty() ? "-" : holders.c_str());
-			o << line;
 		}
 	}
 	return o.str();
@@ -353,13 +370,20 @@ bool parse_core(std::string_view a, int &dev, unsigned &nc)
 	size_t colon = a.find(':');
 	if (colon == std::string_view::npos || colon == 0 || colon + 1 == a.size() || a.size() > 16)
 		return false;
-	std::string d(a.substr(0, colon)), k(a.substr(colon + 1));
-	if (d.find_first_not_of("0123456789") != std::string::npos ||
-	    k.find_first_not_of("0123456789") != std::string::npos)
+	// decimal digits only, each number in range (no sign, no wrap)
+	auto number = [](std::string_view t, unsigned &v) {
+		if (t.find_first_not_of("0123456789") != std::string_view::npos)
+			return false;
+		auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, 10);
+		return ec == std::errc() && end == t.data() + t.size();
+	};
+	unsigned d = 0;
+	if (!number(a.substr(0, colon), d) || !number(a.substr(colon + 1), nc))
 		return false;
-	dev = std::atoi(d.c_str());
-	nc = static_cast<unsigned>(std::atoi(k.c_str()));
-	return dev < MAX_NEURON_DEVICE_COUNT && nc < 64;
+	if (d >= MAX_NEURON_DEVICE_COUNT || nc >= 64)
+		return false;
+	dev = static_cast<int>(d);
+	return true;
 }
 
 int take_back(int index, unsigned nc)

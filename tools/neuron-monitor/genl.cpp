@@ -174,11 +174,16 @@ void print_counter(const Options &opt, long rows, unsigned dev, unsigned nc, con
 	case Format::Text:
 		std::printf("%-6u %-4u %-34s %4u %llu\n", dev, nc, name, id, total);
 		break;
-	case Format::Json:
-		std::printf("%s{\"device\": %u, \"core\": %u, \"counter\": \"%s\", "
+	case Format::Json: {
+		// the kernel's names are identifiers; quoted all the same
+		char q[192];
+		if (neuron_json_quote(q, sizeof(q), name, std::strlen(name)) >= sizeof(q))
+			std::snprintf(q, sizeof(q), "\"?\"");
+		std::printf("%s{\"device\": %u, \"core\": %u, \"counter\": %s, "
 			    "\"id\": %u, \"total\": %llu}",
-			    rows ? ", " : "", dev, nc, name, id, total);
+			    rows ? ", " : "", dev, nc, q, id, total);
 		break;
+	}
 	case Format::Prometheus:
 		std::printf("neuron_status_total{device=\"%u\",core=\"%u\",counter=\"%s\"%s} %llu\n", dev, nc,
 			    name, sim ? ",simulated=\"1\"" : "", total);
@@ -354,10 +359,25 @@ void counters_header(const Options &opt)
 			    "(stats/status/<counter>/total).\n# TYPE neuron_status_total counter\n");
 }
 
+// The socket's callbacks back to libnl's defaults when this goes: a later
+// request (genl_ctrl_resolve_grp() clones the socket's callbacks) must not
+// reach a Ctx that is gone.
+struct default_cbs_after {
+	struct nl_sock *sk;
+	~default_cbs_after()
+	{
+		nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_DEFAULT, nullptr, nullptr);
+		nl_socket_modify_cb(sk, NL_CB_FINISH, NL_CB_DEFAULT, nullptr, nullptr);
+		nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_DEFAULT, nullptr, nullptr);
+		nl_socket_modify_err_cb(sk, NL_CB_DEFAULT, nullptr, nullptr);
+	}
+};
+
 int dump_counters(struct nl_sock *sk, int family, const Options &opt)
 {
 	Ctx ctx;
 	ctx.opt = &opt;
+	default_cbs_after reset{ sk };
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_counters, &ctx);
 	nl_socket_modify_cb(sk, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &ctx);
 	nl_socket_modify_cb(sk, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &ctx);

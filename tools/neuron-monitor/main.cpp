@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "common/parse_num.hpp"
 #include "genl.hpp"
 #include "options.hpp"
 #include "vendor.hpp"
@@ -53,14 +54,13 @@ void usage(FILE *out)
 		   out);
 }
 
+// decimal (a leading 0 is not octal)
 bool parse_num(const char *s, long max, long *out)
 {
-	char *end;
-	errno = 0;
-	long v = std::strtol(s, &end, 0);
-	if (errno || end == s || *end || v < 0 || v > max)
+	uint64_t v;
+	if (max < 0 || !tools::parse_uint(s, static_cast<uint64_t>(max), v))
 		return false;
-	*out = v;
+	*out = static_cast<long>(v);
 	return true;
 }
 
@@ -111,8 +111,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!opt.counters && !opt.events)
+	if (!opt.counters && !opt.events) {
+		// the report stream covers every device; say so rather than ignore them
+		if (opt.device >= 0 || opt.core >= 0) {
+			std::fprintf(stderr, "neuron-monitor: --device and --core apply to --counters/--events, not the report stream\n");
+			return 2;
+		}
 		return tools::monitor::vendor::run(opt);
+	}
 	if (opt.config) {
 		std::fprintf(stderr, "neuron-monitor: -c applies to the report stream, not --counters/--events\n");
 		return 2;

@@ -4,6 +4,8 @@
 
 #include <fstream>
 
+#include "common/parse_num.hpp"
+
 namespace tools::monitor {
 
 std::string first_line(const std::string &path)
@@ -17,7 +19,11 @@ std::string first_line(const std::string &path)
 bool read_u64(const std::string &path, uint64_t &v)
 {
 	std::ifstream f(path);
-	return static_cast<bool>(f >> v);
+	std::string l;
+	if (!std::getline(f, l))
+		return false;
+	// one decimal number: no sign, nothing else on the line
+	return tools::parse_uint(l, UINT64_MAX, v);
 }
 
 std::string sysfs_dev(int index)

@@ -29,6 +29,8 @@
 #include <unistd.h>
 #include <vector>
 
+#include "common/parse_num.hpp"
+#include "common/read_all.hpp"
 #include "imds.hpp"
 #include "procstat.hpp"
 #include "sysfs.hpp"
@@ -82,6 +84,11 @@ public:
 	// reused. Processes without a slab (tools, this monitor) are no runtime.
 	void collect(std::map<int, m::app_sample> &apps, std::string &err);
 
+	// the device memory of the first device collect() opened last (GET_INFO's
+	// hbm_size), and that device's index; -1 before one was opened
+	uint64_t memory_size() const { return mem_size_; }
+	int memory_index() const { return mem_index_; }
+
 private:
 	// @pid's slab on @dev, copied out or mapped; nullptr when it holds none
 	nds_instance_t *open_slab(ndl_device_t *dev, int pid, uint32_t ncs, bool &copy);
@@ -95,6 +102,8 @@ private:
 	std::vector<std::map<int, m::app_sample>::node_type> spare_;	// collect()'s
 	// NEURON_NDS_SIZE bytes the copies go to (calloc: untouched pages stay unmapped)
 	std::unique_ptr<uint64_t, decltype(&std::free)> copy_{ nullptr, &std::free };
+	uint64_t mem_size_ = 0;
+	int mem_index_ = -1;
 };
 
 nds_instance_t *app_reader::open_slab(ndl_device_t *dev, int pid, uint32_t ncs, bool &copy)
@@ -142,6 +151,10 @@ void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 			continue;
 		}
 		uint32_t ncs = ndl_device_get_info(dev)->nc_count;
+		if (i == 0) {
+			mem_size_ = dev->hbm_size;
+			mem_index_ = idx[i];
+		}
 		neuron_app_info *info = nullptr;
 		size_t count = 0;
 		if (ndl_get_all_apps_info(dev, &info, &count, APP_INFO_PID_NC_LOCK_INFO) != 0) {
@@ -186,16 +199,22 @@ std::vector<m::device_hw> collect_hw(std::string &err)
 		m::device_hw h;
 		h.index = idx[i];
 		std::string d = sysfs_dev(idx[i]) + "/stats/hardware/";
+		// a device whose counts cannot be read is left out of this period:
+		// its next period then starts from counts read, not from 0
 		if (!read_u64(d + "mem_ecc_uncorrected", h.mem_ecc_uncorrected) ||
-		    !read_u64(d + "sram_ecc_uncorrected", h.sram_ecc_uncorrected))
+		    !read_u64(d + "sram_ecc_uncorrected", h.sram_ecc_uncorrected)) {
 			err = "cannot read " + d;
+			continue;
+		}
 		// the corrected counts are this driver's files (not the vendor's)
 		bool mem = ::access((d + "mem_ecc_corrected").c_str(), F_OK) == 0;
 		bool sram = ::access((d + "sram_ecc_corrected").c_str(), F_OK) == 0;
 		h.corrected_known = mem && sram;
 		if (h.corrected_known && (!read_u64(d + "mem_ecc_corrected", h.mem_ecc_corrected) ||
-					  !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected)))
+					  !read_u64(d + "sram_ecc_corrected", h.sram_ecc_corrected))) {
 			err = "cannot read " + d;
+			continue;
+		}
 		h.simulated = first_line(sysfs_dev(idx[i]) + "/info/architecture/arch_type").rfind("NDsim", 0) == 0;
 		// a driver without health files: no health series
 		h.health = first_line(sysfs_dev(idx[i]) + "/health");
@@ -217,6 +236,10 @@ std::vector<m::cpu_times> collect_cpus(std::string &err)
 		std::string name;
 		m::cpu_times c;
 		in >> name >> c.user >> c.nice >> c.system >> c.idle >> c.io_wait >> c.irq >> c.soft_irq;
+		uint64_t id;
+		if (!in || !tools::parse_uint(std::string_view(name).substr(3), INT32_MAX, id))
+			continue;
+		c.id = static_cast<int>(id);
 		cpus.push_back(c);
 	}
 	if (cpus.empty())
@@ -252,7 +275,8 @@ void collect_mem(m::system_sample &s)
 	s.swap_used = (st - std::min(sf, st)) * 1024;
 }
 
-m::hardware_info collect_hwinfo()
+// @mem_size: the device memory of device @mem_index (app_reader's)
+m::hardware_info collect_hwinfo(uint64_t mem_size, int mem_index)
 {
 	m::hardware_info h;
 	int idx[MAX_NEURON_DEVICE_COUNT];
@@ -272,8 +296,14 @@ m::hardware_info collect_hwinfo()
 	std::string nca = first_line(d + "/neuron_core0/info/architecture/arch_type");
 	h.neuroncore_version = nca.rfind("NC", 0) == 0 ? nca.substr(2) : nca;
 	uint64_t ncs = 0;
-	read_u64(d + "/core_count", ncs);
-	h.nc_per_device = static_cast<int>(ncs);
+	if (!read_u64(d + "/core_count", ncs) || ncs > INT32_MAX)
+		h.error = "cannot read " + d + "/core_count";
+	else
+		h.nc_per_device = static_cast<int>(ncs);
+	if (mem_index == idx[0])
+		h.device_memory_size = mem_size;
+	else if (h.error.empty())
+		h.error = "cannot open /dev/neuron" + std::to_string(idx[0]);
 	return h;
 }
 
@@ -321,13 +351,13 @@ int run(const Options &opt)
 {
 	m::config cfg = m::default_config();
 	if (opt.config) {
-		std::ifstream f(opt.config);
-		if (!f) {
+		std::string text;
+		// a configuration is a few hundred bytes; a MiB is not one
+		if (int e = tools::read_all(opt.config, text, size_t{ 1 } << 20)) {
 			std::fprintf(stderr, "neuron-monitor: cannot read %s: %s\n", opt.config,
-				     std::strerror(errno));
+				     e == EFBIG ? "larger than 1 MiB" : std::strerror(e));
 			return 1;
 		}
-		std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
 		std::string err;
 		if (!m::parse_config(text, cfg, err)) {
 			std::fprintf(stderr, "neuron-monitor: %s: %s\n", opt.config, err.c_str());
@@ -418,11 +448,16 @@ int run(const Options &opt)
 		prev_hw = std::move(hw);
 		r.sys.hw_error = hw_err;
 		std::vector<m::cpu_times> cpus = collect_cpus(r.sys.cpu_error);
-		for (size_t i = 0; i < cpus.size() && i < prev_cpu.size(); i++)
-			r.sys.cpus.push_back(cpus[i] - prev_cpu[i]);
+		// by CPU number: a CPU taken offline shifts the lines after it
+		for (const m::cpu_times &c : cpus)
+			for (const m::cpu_times &p : prev_cpu)
+				if (p.id == c.id) {
+					r.sys.cpus.push_back(c - p);
+					break;
+				}
 		prev_cpu = std::move(cpus);
 		collect_mem(r.sys);
-		r.hwinfo = collect_hwinfo();
+		r.hwinfo = collect_hwinfo(reader.memory_size(), reader.memory_index());
 		r.inst = inst;
 
 		if (opt.format == Format::Prometheus) {

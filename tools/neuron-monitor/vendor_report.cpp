@@ -605,7 +605,8 @@ std::string system_json(const std::vector<std::string> &metrics, const system_sa
 			o << "{\"period\": " << num(period) << ", \"usage_data\": {";
 			for (size_t i = 0; i < s.cpus.size(); i++) {
 				const cpu_times &c = s.cpus[i];
-				o << (i ? ", " : "") << "\"" << i << "\": " << cpu_json(c);
+				o << (i ? ", " : "") << "\"" << (c.id >= 0 ? c.id : static_cast<int>(i))
+				  << "\": " << cpu_json(c);
 				avg += c;
 			}
 			o << "}, \"average_usage\": " << cpu_json(avg) << ", \"error\": " << quote(s.cpu_error)
@@ -670,7 +671,9 @@ void prometheus::add(const config &c, const report &r)
 {
 	(void)c;
 	last_ = &r;
+	reports_++;
 	for (const auto &[g, a] : r.apps) {
+		seen_[a.tag] = reports_;
 		auto &e = errors_[a.tag];
 		auto &s = status_[a.tag];
 		auto sum = [&](uint32_t id) {
@@ -701,6 +704,15 @@ void prometheus::add(const config &c, const report &r)
 		}
 		e["mem_ecc_uncorrected"] += h.mem_ecc_uncorrected;
 		e["sram_ecc_uncorrected"] += h.sram_ecc_uncorrected;
+	}
+	for (auto it = seen_.begin(); it != seen_.end();) {
+		if (reports_ - it->second < kKeepReports) {
+			++it;
+			continue;
+		}
+		errors_.erase(it->first);
+		status_.erase(it->first);
+		it = seen_.erase(it);
 	}
 }
 

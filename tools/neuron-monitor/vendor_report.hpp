@@ -128,6 +128,7 @@ struct device_hw {
 
 struct cpu_times {
 	uint64_t user = 0, nice = 0, system = 0, idle = 0, io_wait = 0, irq = 0, soft_irq = 0;
+	int id = -1;	// N of /proc/stat's "cpuN" (-1: not one CPU's)
 	uint64_t total() const { return user + nice + system + idle + io_wait + irq + soft_irq; }
 	cpu_times &operator+=(const cpu_times &o)
 	{
@@ -140,17 +141,20 @@ struct cpu_times {
 		soft_irq += o.soft_irq;
 		return *this;
 	}
-	// the ticks from @o to this one
+	// the ticks from @o to this one; a count that went down (proc(5): iowait
+	// can) moved by 0
 	cpu_times operator-(const cpu_times &o) const
 	{
+		auto sub = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
 		cpu_times d;
-		d.user = user - o.user;
-		d.nice = nice - o.nice;
-		d.system = system - o.system;
-		d.idle = idle - o.idle;
-		d.io_wait = io_wait - o.io_wait;
-		d.irq = irq - o.irq;
-		d.soft_irq = soft_irq - o.soft_irq;
+		d.user = sub(user, o.user);
+		d.nice = sub(nice, o.nice);
+		d.system = sub(system, o.system);
+		d.idle = sub(idle, o.idle);
+		d.io_wait = sub(io_wait, o.io_wait);
+		d.irq = sub(irq, o.irq);
+		d.soft_irq = sub(soft_irq, o.soft_irq);
+		d.id = id;
 		return d;
 	}
 };
@@ -214,9 +218,16 @@ void report_json(std::string &out, const config &c, const report &r);
 
 // ---- Prometheus: the companion's metric names and labels -----------------
 
-// Counters accumulate the reports' per-period values; gauges are the last report's.
+// Counters accumulate the reports' per-period values; gauges are the last
+// report's. A runtime tag's counters go once no application has had the
+// tag for kKeepReports reports (a tag is a pid unless the application set
+// one: on a host of short jobs they would otherwise pile up for as long as
+// the monitor runs); a tag seen again starts from 0, a counter reset to
+// Prometheus.
 class prometheus {
 public:
+	static constexpr uint64_t kKeepReports = 120;
+
 	void add(const config &c, const report &r);
 
 	// the last report's health of each device (a gauge, not the companion's)
@@ -227,6 +238,8 @@ public:
 private:
 	const report *last_ = nullptr;
 	std::map<std::string, std::map<std::string, uint64_t>> errors_, status_;
+	std::map<std::string, uint64_t> seen_;	// tag -> the last report (reports_) it was in
+	uint64_t reports_ = 0;
 	std::map<int, std::map<std::string, uint64_t>> ecc_;
 	std::map<int, bool> sim_;	// device index -> simulated
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/parse_num.hpp"
 #include "status_explain.hpp"
 
 extern "C" {
@@ -353,14 +354,11 @@ void all_report(bool json)
 
 // ---- argument parsing ----------------------------------------------------
 
+// decimal or 0x hex, as the usage says (a leading 0 is not octal)
 bool parse_u32(const char *s, uint32_t *out)
 {
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return false;
-	char *end = nullptr;
-	errno = 0;
-	unsigned long long v = std::strtoull(s, &end, 0);
-	if (errno || *end || v > UINT32_MAX)
+	uint64_t v;
+	if (!tools::parse_uint(s, UINT32_MAX, v, true))
 		return false;
 	*out = static_cast<uint32_t>(v);
 	return true;

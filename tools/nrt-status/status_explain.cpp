@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 // nrt-status --explain: the class/action table of every assigned
 // NRT_STATUS code and its text and JSON forms (status_explain.hpp).
+#include "common/parse_num.hpp"
 #include "status_explain.hpp"
 
 #include <cerrno>
@@ -179,10 +180,9 @@ bool lookup(const char *arg, const entry **out, std::string &why)
 	const char *p = arg;
 	bool numeric = *p >= '0' && *p <= '9';
 	if (numeric) {
-		char *end = nullptr;
-		errno = 0;
-		unsigned long long v = std::strtoull(p, &end, 0);
-		if (errno || *end || v > UINT32_MAX) {
+		uint64_t v;
+		// decimal or 0x hex, as the usage says (a leading 0 is not octal)
+		if (!tools::parse_uint(p, UINT32_MAX, v, true)) {
 			why = std::string("'") + arg + "' is not a status number";
 			return false;
 		}
