@@ -46,8 +46,9 @@
  * (unmap_mapping_range) before the memory is zeroed and reused; a fault
  * after that sees the mark and gets SIGBUS. A fault that got the lock
  * first inserted its page before the unmap, which removes it. A device
- * reset needs every file closed, and a mapping holds its file, so no
- * mapping exists when a reset runs.
+ * reset runs only while no allocation has mapping state, and holds new
+ * mappings off until it is done (neuron_mem_hold_maps()), so no page of
+ * device memory is mapped while a reset discards it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": mem: " fmt
 
@@ -514,14 +515,24 @@ void neuron_mem_revoke_all(struct neuron_device *nd)
 	mutex_unlock(&mem->map_lock);
 }
 
-bool neuron_mem_mapped(struct neuron_device *nd)
+bool neuron_mem_hold_maps(struct neuron_device *nd)
 {
-	bool mapped;
+	struct neuron_mem_dev *mem = nd->mem;
+	bool held;
 
+	mutex_lock(&mem->map_lock);
+	held = list_empty(&mem->maps) && !mem->exports;
+	if (held)
+		mem->maps_held = true;
+	mutex_unlock(&mem->map_lock);
+	return held;
+}
+
+void neuron_mem_release_maps(struct neuron_device *nd)
+{
 	mutex_lock(&nd->mem->map_lock);
-	mapped = !list_empty(&nd->mem->maps) || nd->mem->exports;
+	nd->mem->maps_held = false;
 	mutex_unlock(&nd->mem->map_lock);
-	return mapped;
 }
 
 bool neuron_mem_can_map(struct neuron_device *nd)
@@ -780,6 +791,9 @@ int neuron_mem_mmap(struct neuron_file *nf, struct vm_area_struct *vma)
 	obj = xa_load(&mem->by_start, (unsigned long)(addr / NEURON_MEM_GRANULE));
 	if (mem->maps_dead) {
 		ret = -ENODEV;
+	} else if (mem->maps_held) {
+		/* a device reset runs: its memory is being discarded */
+		ret = -EBUSY;
 	} else if (!obj || obj->owner != nf || obj->freed) {
 		/* no allocation starts there, or not this file's, or freed */
 		ret = -EINVAL;

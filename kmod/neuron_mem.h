@@ -66,6 +66,7 @@ struct neuron_memstat_cell {
  * @by_start:	first granule -> device allocation, while it lives
  * @maps:	mapped allocations' mapping state, until revoked
  * @maps_dead:	the device is gone: every mapping revoked, no new one
+ * @maps_held:	a device reset runs: no new mapping (neuron_mem_hold_maps())
  * @exports:	dma-bufs exported from its allocations that are alive (map_lock)
  */
 struct neuron_mem_dev {
@@ -83,6 +84,7 @@ struct neuron_mem_dev {
 	struct xarray by_start;
 	struct list_head maps;
 	bool maps_dead;
+	bool maps_held;
 	unsigned int exports;
 };
 
@@ -101,10 +103,15 @@ void neuron_mem_revoke_all(struct neuron_device *nd);
 /* GET_INFO: allocations of this device can be mapped */
 bool neuron_mem_can_map(struct neuron_device *nd);
 /*
- * True while an allocation of the device has mapping state (it was mapped
- * and is not freed): a device reset would pull its pages from under it.
+ * A device reset discards device memory, so no page of it may be mapped
+ * while one runs. neuron_mem_hold_maps(): false while an allocation of the
+ * device has mapping state (it was mapped and is not freed) or a dma-buf
+ * of one lives; otherwise true, and until neuron_mem_release_maps() an
+ * mmap of device memory is refused (EBUSY). A dma-buf export needs a
+ * mapping, so none starts either. The caller holds procs_lock.
  */
-bool neuron_mem_mapped(struct neuron_device *nd);
+bool neuron_mem_hold_maps(struct neuron_device *nd);
+void neuron_mem_release_maps(struct neuron_device *nd);
 
 /* Per open file: its handle table. Release frees everything the file allocated. */
 void neuron_mem_file_init(struct neuron_file *nf);

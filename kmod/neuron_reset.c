@@ -204,7 +204,12 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 	}
 	mutex_lock(&nd->procs_lock);
 	/* no process has it open, and no dma-buf holds its memory */
-	ret = procs_only(nd, NULL) && !neuron_mem_mapped(nd) ? device_reset_locked(nd) : -EBUSY;
+	if (procs_only(nd, NULL) && neuron_mem_hold_maps(nd)) {
+		ret = device_reset_locked(nd);
+		neuron_mem_release_maps(nd);
+	} else {
+		ret = -EBUSY;
+	}
 	mutex_unlock(&nd->procs_lock);
 	/* the reset's outcome is a health change: reported now, not at the next poll */
 	if (ret != -EBUSY)
@@ -230,9 +235,10 @@ int neuron_device_nc_reset(struct neuron_file *nf, u32 nc_map, bool *failed)
 		mutex_lock(&nd->procs_lock);
 		/*
 		 * Nothing of another process may be lost, and no page of device
-		 * memory may be mapped: the reset discards device memory
+		 * memory may be mapped, before or during the reset (the caller's
+		 * other threads may mmap): the reset discards device memory
 		 */
-		if (!procs_only(nd, tgid) || neuron_mem_mapped(nd)) {
+		if (!procs_only(nd, tgid) || !neuron_mem_hold_maps(nd)) {
 			ret = -EBUSY;
 		} else {
 			/* the caller's rings go, as the vendor's reset frees them */
@@ -245,6 +251,7 @@ int neuron_device_nc_reset(struct neuron_file *nf, u32 nc_map, bool *failed)
 					ret = rc;
 				*failed = rc != 0;
 			}
+			neuron_mem_release_maps(nd);
 		}
 		mutex_unlock(&nd->procs_lock);
 		goto out;

@@ -280,16 +280,24 @@ static long vendor_read_hw_counters(struct neuron_file *nf, void *karg)
 {
 	struct neuron_ioctl_read_hw_counters *a = karg;
 	struct neuron_device *nd = nf->nd;
-	u64 base = neuron_fw_miscram_dev_addr(nd->arch->fw_arch);
 	bool admin_needed = false;
-	u64 *addr;
-	u32 *val, i, n;
+	u32 *val, i, n, fw_arch;
+	u64 *addr, base;
 	long ret = 0;
 
 	if (!a->count)
 		return 0;
 	if (a->count > NEURON_VENDOR_HW_READ_MAX)
 		return -E2BIG;
+	/* unlocked command: the backend's descriptor only while the device is there */
+	down_read(&nd->gone_sem);
+	if (nd->gone) {
+		up_read(&nd->gone_sem);
+		return -ENODEV;
+	}
+	fw_arch = nd->arch->fw_arch;
+	up_read(&nd->gone_sem);
+	base = neuron_fw_miscram_dev_addr(fw_arch);
 	addr = kmalloc_array(a->count, sizeof(*addr), GFP_KERNEL);
 	val = kcalloc(a->count, sizeof(*val), GFP_KERNEL);
 	if (!addr || !val) {
@@ -301,7 +309,7 @@ static long vendor_read_hw_counters(struct neuron_file *nf, void *karg)
 		goto out;
 	}
 	for (i = 0; i < a->count; i++)
-		if (!neuron_fw_identity_word(nd->arch->fw_arch, addr[i]))
+		if (!neuron_fw_identity_word(fw_arch, addr[i]))
 			admin_needed = true;
 	if (admin_needed && !capable(CAP_SYS_ADMIN)) {
 		ret = -EPERM;

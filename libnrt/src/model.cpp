@@ -31,6 +31,8 @@ void count_load_failure(int vnc, NRT_STATUS st)
 	uint32_t di, nc;
 	if (!locate(vnc >= 0 ? vnc : 0, &d, &di, &nc) && !locate(0, &d, &di, &nc))
 		return;
+	if (rt::inherited(*d))
+		return;	// the parent's slab: a forked child counts nothing in it
 	kmetric_update_nds_generic_status(d->nds, static_cast<int>(nc), st);
 }
 
@@ -363,6 +365,9 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 		}
 		if (st == NRT_SUCCESS)
 			st = place(m, vnc, need);
+		// the parent's NeuronCores (a forked child): as an execution on them
+		if (st == NRT_SUCCESS && rt::inherited(*m->dev))
+			st = NRT_FAILURE;
 		m->ctx_device_id = rank;
 		m->ctx_device_count = count;
 		m->uuid = h.uuid;	// (the workers meet on it)

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "export.hpp"
+#include "fork_maps.hpp"
 #include "nds_internal.hpp"
 #include "ndl_internal.hpp"
 
@@ -93,7 +94,8 @@ NRT_EXPORT int nds_open(ndl_device_t *device, pid_t pid, nds_instance_t **inst)
 		return -errno;
 
 	auto *n = new (std::nothrow) nds_instance();
-	if (!n) {
+	if (!n || !nrt::fork_maps::add(map, arg.mmap_size)) {
+		delete n;
 		::munmap(map, arg.mmap_size);
 		return -ENOMEM;
 	}
@@ -185,8 +187,11 @@ NRT_EXPORT int nds_close(nds_instance_t *inst)
 		return -EINVAL;
 	int ret = 0;
 	nds::objects_detach(inst);
-	if (inst->mapped && ::munmap(inst->base, inst->size) != 0)
-		ret = -errno;
+	if (inst->mapped) {
+		nrt::fork_maps::remove(inst->base);
+		if (::munmap(inst->base, inst->size) != 0)
+			ret = -errno;
+	}
 	delete inst;
 	return ret;
 }

@@ -24,6 +24,7 @@
 
 #include "decode.hpp"
 #include "export.hpp"
+#include "fork_maps.hpp"
 #include "nq.hpp"
 
 namespace {
@@ -501,6 +502,8 @@ NRT_EXPORT int nrt_nq_open(ndl_device_t *device, uint32_t nc, uint32_t nq_type, 
 		return release(-ENOMEM);
 	}
 	int ret = setup_view(q, map, len);
+	if (!ret && !nrt::fork_maps::add(map, len))
+		ret = -ENOMEM;
 	if (ret) {
 		::munmap(map, len);
 		delete q;
@@ -540,6 +543,7 @@ NRT_EXPORT int nrt_nq_close(nrt_nq_t *q)
 		return -EINVAL;
 	int ret = 0;
 	if (q->mapped) {
+		nrt::fork_maps::remove(q->map);
 		::munmap(q->map, q->map_size);
 		neuron_nq_release rel{};
 		rel.size = sizeof(rel);

@@ -698,6 +698,8 @@ static int close_with_queued(int fds_before)
 /*
  * The child of fork_while_running: one letter, 'o' when all went well.
  * The parent's model and tracker are its copies of the parent's handles.
+ * Loads on the runtime it inherited are refused (NRT_FAILURE), a failed
+ * one without touching the parent's slab.
  */
 static char child_after_fork(nrt_model_t *parents, nrta_error_tracker_t *parents_err)
 {
@@ -710,6 +712,14 @@ static char child_after_fork(nrt_model_t *parents, nrta_error_tracker_t *parents
 	/* the parent's NeuronCore is not the child's: refused at once, not waited for */
 	if (nrt_execute(parents, NULL, NULL) != NRT_FAILURE)
 		return 'x';
+	/*
+	 * a load on it too, and a load that fails counts nothing: the
+	 * parent's counter slab is not mapped in the child (it would fault)
+	 */
+	if (load("slow", 0, &m) != NRT_FAILURE || m)
+		return 'p';
+	if (nrt_load("not a NEFF", 10, 0, -1, &m) == NRT_SUCCESS)
+		return 'b';
 	/* the tracker it inherited lists (nothing failed there) and goes */
 	if (nrta_error_tracker_get_list(parents_err, &errs, &n) != NRT_SUCCESS || n != 0)
 		return 'l';

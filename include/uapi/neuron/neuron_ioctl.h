@@ -423,15 +423,18 @@ struct neuron_sim_exec {
  * touch. Errors: -EINVAL: an offset that is no live device allocation of
  * this file (a host allocation, another file's or process's, a freed one,
  * an offset inside one), a length past its rounded size, MAP_PRIVATE;
- * -EACCES: not the opener; -EPERM: PROT_EXEC; -ENODEV: the device is gone.
+ * -EACCES: not the opener; -EPERM: PROT_EXEC; -ENODEV: the device is gone;
+ * -EBUSY: a device reset is running (the vendor's DEVICE_RESET, or NC_RESET
+ * of the whole device, by another thread of the process).
  *
  * Revocation: MEM_FREE of the allocation, the release of its file and the
  * device's removal revoke its mappings. Their page table entries are
  * removed at once and a later access faults: the process gets SIGBUS,
- * never the memory's next owner's data. A mapping keeps its file open, so
- * a device reset (which needs every file closed) is refused (-EBUSY) while
- * one exists, even after the file descriptor is closed. The mapping itself
- * stays a valid address range until munmap().
+ * never the memory's next owner's data. A device reset is refused (-EBUSY)
+ * while any allocation of the device has been mapped and not freed (a
+ * mapping also keeps its file open, which the sysfs reset refuses), even
+ * after munmap() and the descriptor's close. The mapping itself stays a
+ * valid address range until munmap().
  */
 #define NEURON_MEM_MMAP_BASE	0x10000000000ULL	/* 1 TiB: above the NDS and NQ cookies */
 #define NEURON_MEM_MMAP_OFFSET(device_addr)	(NEURON_MEM_MMAP_BASE + (device_addr))
