@@ -251,11 +251,14 @@ NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vn
 
 /*
  * nrt_load() for a NEFF with collective operations. @ctx_device_id is this
- * worker's rank among the @ctx_device_count devices taking part. Only the
- * single-worker case exists here (no communicator to other processes or
- * hosts): @ctx_device_count 1 and @ctx_device_id 0 load like nrt_load();
- * @ctx_device_count 0 or @ctx_device_id >= @ctx_device_count is
- * NRT_INVALID; more than one worker is NRT_FAILURE.
+ * worker's rank among the @ctx_device_count workers taking part, one
+ * process each. @ctx_device_count 1 and @ctx_device_id 0 load like
+ * nrt_load(). More workers meet at the load under NEURON_RT_ROOT_COMM_ID
+ * (HOST:PORT; processes of one host): the load returns once all of them
+ * are there, NRT_TIMEOUT when they are not within the bound, NRT_INVALID
+ * when rank 0 refuses the worker (its rank taken, another count, another
+ * model) or the name is malformed. @ctx_device_count 0 or above 1024, or
+ * @ctx_device_id >= @ctx_device_count, is NRT_INVALID (docs/sdk-compat.md).
  */
 NRT_STATUS nrt_load_collectives(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
 				uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t **model);

@@ -459,7 +459,7 @@ NRT_STATUS tensor_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches,
 			if (!op.buffer || !tensor::in_range(t->size, op.offset, op.size))
 				return NRT_INVALID;
 		}
-		if (bt.num_ops && !t->host && !t->dmem())
+		if (bt.num_ops && !t->host && !tensor::empty(*t) && !t->dmem())
 			return NRT_CLOSED;	// a device tensor's memory went with nrt_close()
 		ts.push_back(std::move(t));
 	}

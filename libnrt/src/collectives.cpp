@@ -546,7 +546,11 @@ try {
 	return st;
 } catch (...) {
 	close_all(true);
-	*why = "no memory for the step";
+	// assigning may allocate too: the reason is best effort here
+	try {
+		*why = "no memory for the step";
+	} catch (...) {
+	}
 	return NRT_EXEC_HW_ERR_COLLECTIVES;
 }
 

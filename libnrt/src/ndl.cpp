@@ -7,6 +7,7 @@
 #include <neuron/neuron_vendor_ioctl.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -163,10 +164,11 @@ int core_release(const ndl_device_t *device, uint32_t nc)
 // The vendor's DEVICE_GET_ALL_APPS_INFO: at most 16 processes, one call.
 int vendor_apps_info(int fd, neuron_app_info **info, size_t *count, uint16_t flags)
 {
-	// the header, then the records: one 8-byte aligned buffer
+	// the header, then the records: one 8-byte aligned buffer (a few KiB,
+	// so on the stack: nothing here may throw across the C ABI)
 	constexpr size_t bytes = sizeof(neuron_ioctl_get_apps_info) +
 				 NEURON_APP_INFO_MAX_APPS * sizeof(neuron_ioctl_app_info);
-	std::vector<uint64_t> mem(bytes / sizeof(uint64_t));
+	std::array<uint64_t, (bytes + sizeof(uint64_t) - 1) / sizeof(uint64_t)> mem{};
 	auto *hdr = reinterpret_cast<neuron_ioctl_get_apps_info *>(mem.data());
 	hdr->apps_info_flags = flags;
 	hdr->capacity = NEURON_APP_INFO_MAX_APPS;

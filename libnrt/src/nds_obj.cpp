@@ -14,7 +14,7 @@
 #include <mutex>
 #include <new>
 #include <sched.h>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "export.hpp"
@@ -48,6 +48,7 @@ static_assert(sizeof(nds_process_info_t::tag) == 32);
 constexpr int kReadTries = 1000;
 
 struct object {
+	uintptr_t handle = 0;		// what the caller holds (handle_of())
 	int type = 0;
 	nds_instance *inst = nullptr;	// null once the instance is closed
 	bool owned = false;		// nds_obj_new's: delete takes its record away
@@ -61,13 +62,22 @@ struct object {
 
 // Protects the live set, every object's fields, and the slab writes
 // (writers of this process; another process never writes this slab).
+// A handle is not an address: it is (serial << 4 | 6), issued once and
+// never again, so a deleted handle stays -EINVAL even when a new object
+// takes the old one's memory.
 std::mutex objs_lock;
-std::unordered_set<object *> objs;
+std::unordered_map<uintptr_t, object *> objs;
+uintptr_t next_serial = 1;
 
 object *live_locked(nds_obj_handle_t h)
 {
-	auto *o = static_cast<object *>(h);
-	return o && objs.count(o) ? o : nullptr;
+	auto it = objs.find(reinterpret_cast<uintptr_t>(h));
+	return it == objs.end() ? nullptr : it->second;
+}
+
+nds_obj_handle_t handle_of(const object *o)
+{
+	return o ? reinterpret_cast<nds_obj_handle_t>(o->handle) : nullptr;
 }
 
 uint8_t *at(const nds_instance *inst, size_t off)
@@ -274,7 +284,13 @@ object *make(nds_instance *inst, int type, bool owned)
 	o->owned = owned;
 	try {
 		std::lock_guard g(objs_lock);
-		objs.insert(o);
+		if (next_serial >= (UINTPTR_MAX >> 4)) {
+			delete o;
+			return nullptr;
+		}
+		o->handle = (next_serial << 4) | 6;
+		objs.emplace(o->handle, o);
+		next_serial++;
 	} catch (...) {
 		delete o;
 		return nullptr;
@@ -354,7 +370,7 @@ void withdraw_locked(object *o)
 void objects_detach(const nds_instance *inst) noexcept
 {
 	std::lock_guard g(objs_lock);
-	for (object *o : objs)
+	for (auto &[h, o] : objs)
 		if (o->inst == inst)
 			o->inst = nullptr;
 }
@@ -367,7 +383,7 @@ NRT_EXPORT nds_obj_handle_t nds_obj_new(nds_instance_t *inst, int type)
 {
 	if (!inst || type < OBJECT_TYPE_MODEL_NODE_INFO || type > OBJECT_TYPE_PROCESS_INFO_EXT)
 		return nullptr;
-	return make(inst, type, true);
+	return handle_of(make(inst, type, true));
 }
 
 NRT_EXPORT int nds_obj_commit(nds_obj_handle_t obj)
@@ -386,7 +402,7 @@ NRT_EXPORT int nds_obj_delete(nds_obj_handle_t obj)
 		if (!o)
 			return -EINVAL;
 		withdraw_locked(o);
-		objs.erase(o);
+		objs.erase(o->handle);
 	}
 	delete o;
 	return 0;
@@ -438,7 +454,7 @@ NRT_EXPORT nds_obj_handle_t nds_read_process_info(nds_instance_t *inst)
 	std::lock_guard g(objs_lock);
 	decode(b, &o->proc);
 	o->committed = true;
-	return o;
+	return handle_of(o);
 }
 
 NRT_EXPORT nds_obj_handle_t nds_read_process_info_ext(nds_instance_t *inst)
@@ -455,7 +471,7 @@ NRT_EXPORT nds_obj_handle_t nds_read_process_info_ext(nds_instance_t *inst)
 	std::lock_guard g(objs_lock);
 	std::memcpy(o->ext.tag, tag, sizeof(tag));
 	o->committed = true;
-	return o;
+	return handle_of(o);
 }
 
 NRT_EXPORT int nds_read_all_model_nodes(nds_instance_t *inst, nds_obj_handle_t **models, size_t *count)
@@ -503,7 +519,7 @@ NRT_EXPORT int nds_read_all_model_nodes(nds_instance_t *inst, nds_obj_handle_t *
 		decode(nodes[i].b, &o->node, &o->mem);
 		o->slot = nodes[i].slot;
 		o->committed = true;
-		arr[i] = o;
+		arr[i] = handle_of(o);
 	}
 	*models = arr;
 	*count = nodes.size();

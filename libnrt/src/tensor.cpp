@@ -402,6 +402,8 @@ NRT_STATUS read(const tensor &t, void *buf, uint64_t offset, uint64_t size) noex
 		std::memmove(buf, t.host + offset, size);
 		return NRT_SUCCESS;
 	}
+	if (empty(t))
+		return NRT_SUCCESS;	// no byte asked (in_range() passed size 0 only)
 	auto m = t.dmem();
 	if (!m)
 		return NRT_CLOSED;
@@ -416,6 +418,8 @@ NRT_STATUS write(tensor &t, const void *buf, uint64_t offset, uint64_t size) noe
 		std::memmove(t.host + offset, buf, size);
 		return NRT_SUCCESS;
 	}
+	if (empty(t))
+		return NRT_SUCCESS;	// no byte asked
 	auto m = t.dmem();
 	if (!m)
 		return NRT_CLOSED;
@@ -426,6 +430,8 @@ NRT_STATUS copy(const tensor &src, uint64_t so, tensor &dst, uint64_t d_o, uint6
 {
 	if (!in_range(src.size, so, size) || !in_range(dst.size, d_o, size))
 		return NRT_INVALID;
+	if (empty(src) || empty(dst))
+		return NRT_SUCCESS;	// no byte asked
 	if (src.host)
 		return write(dst, src.host + so, d_o, size);	// memmove-safe below
 	if (dst.host)
@@ -465,6 +471,8 @@ NRT_STATUS memset(tensor &t, uint64_t offset, int value, uint64_t size) noexcept
 		std::memset(t.host + offset, value, size);
 		return NRT_SUCCESS;
 	}
+	if (empty(t))
+		return NRT_SUCCESS;	// no byte asked
 	auto m = t.dmem();
 	if (!m)
 		return NRT_CLOSED;

@@ -91,6 +91,13 @@ private:
 	std::shared_ptr<device_mem> mem_;
 };
 
+// A tensor without storage (nrt_tensor_allocate_empty(), before a buffer
+// is attached): size 0, so only 0-byte operations reach it
+inline bool empty(const tensor &t)
+{
+	return t.placement == NRT_TENSOR_PLACEMENT_HOST && !t.host;
+}
+
 // A device tensor's address in this process: its allocation's mapping at
 // the tensor's offset; null without a mapping (the ioctl path: an older
 // driver, a refused mapping, a forked child) or once its memory is gone.

@@ -234,6 +234,12 @@ void empty_and_attached(void **)
 	assert_null(nrt_tensor_get_va(t));
 	assert_int_equal(nrt_tensor_read(t, &b, 0, 1), NRT_INVALID);
 	assert_int_equal(nrt_tensor_write(t, &b, 0, 1), NRT_INVALID);
+	// no byte asked: nothing to do (not NRT_CLOSED, which is after nrt_close())
+	assert_int_equal(nrt_tensor_read(t, &b, 0, 0), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_write(t, &b, 0, 0), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_memset(t, 0, 0, 0), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_copy(t, 0, t, 0, 0), NRT_SUCCESS);
+	assert_int_equal(nrt_tensor_memset(t, 0, 0, 1), NRT_INVALID);
 
 	uint32_t buf[4] = { 1, 2, 3, 4 };
 	assert_int_equal(nrt_tensor_attach_buffer(t, nullptr, 16), NRT_INVALID);
@@ -713,6 +719,24 @@ void nds_process_objects(void **)
 	assert_int_equal(nds_obj_delete(&local), -EINVAL);
 	assert_null(nds_obj_handle_to_process_info(&local));
 	assert_null(nds_obj_handle_to_model_node_mem_usage(nullptr));
+
+	// a deleted handle stays refused when new objects take its memory:
+	// the new ones are not reached through it
+	nds_obj_handle_t gone = nds_obj_new(w, OBJECT_TYPE_PROCESS_INFO);
+	assert_non_null(gone);
+	assert_int_equal(nds_obj_delete(gone), 0);
+	nds_obj_handle_t fresh[8];
+	for (auto &f : fresh) {
+		f = nds_obj_new(w, OBJECT_TYPE_PROCESS_INFO);
+		assert_non_null(f);
+		assert_true(f != gone);
+	}
+	assert_int_equal(nds_obj_delete(gone), -EINVAL);
+	assert_null(nds_obj_handle_to_process_info(gone));
+	for (auto &f : fresh) {
+		assert_non_null(nds_obj_handle_to_process_info(f));
+		assert_int_equal(nds_obj_delete(f), 0);
+	}
 
 	// an object outliving its instance: commit refused, delete frees it
 	nds_obj_handle_t late = nds_obj_new(w, OBJECT_TYPE_PROCESS_INFO);
