@@ -83,9 +83,9 @@ struct neuron_nds_cell {
  * @cluster_id:	last non-zero ND DEVICE_CLUSTER_ID seen
  * @exited_versions: per version metric (ND counters 0, 1, 2), the values of
  *		the slabs released since the metric was last delivered
- * @read_buffered: NDS_READ calls that copied through a kernel buffer
- *		(a page of the caller's buffer was not present and writable);
- *		debugfs neuron<N>/nds_read_buffered
+ * @read_buffered: NDS_READ calls that took the kernel buffer (a page of
+ *		the caller's buffer was not present and writable), counted once
+ *		it is allocated; debugfs neuron<N>/nds_read_buffered
  */
 struct neuron_nds {
 	struct mutex lock;
@@ -507,12 +507,12 @@ retry:
 	pagefault_enable();
 	if (ret) {
 		/* the buffer is allocated with neither lock held; once */
-		atomic64_inc(&nds->read_buffered);
 		mutex_unlock(&nds->lock);
 		up_read(&nd->gone_sem);
 		buf = kvmalloc(arg.bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!buf)
 			return -ENOMEM;
+		atomic64_inc(&nds->read_buffered);
 		ret = 0;
 		goto retry;
 	}

@@ -245,7 +245,8 @@ typedef void nrt_tensor_set_t;
  * corrupt NEFF, @vnc past the visible NeuronCores, @vnc_count 0, below -1
  * or not a multiple of what the model needs), NRT_UNSUPPORTED_NEFF_VERSION,
  * NRT_LOAD_NOT_ENOUGH_NC (the NeuronCores asked for do not exist on one
- * device from @vnc on), NRT_FAIL_HOST_MEM_ALLOC.
+ * device from @vnc on), NRT_FAIL_HOST_MEM_ALLOC, NRT_FAILURE (a forked
+ * child's inherited runtime: the parent's NeuronCores).
  */
 NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, nrt_model_t **model);
 

@@ -7,14 +7,19 @@
 
 #include <algorithm>
 #include <mutex>
-#include <utility>
 #include <vector>
 
 namespace nrt::fork_maps {
 namespace {
 
-std::mutex lock;					// protects ranges
-std::vector<std::pair<void *, size_t>> ranges;	// (address, length)
+struct range {
+	void *addr;
+	size_t len;
+	bool ours;	// false: in a forked child, something else lay there
+};
+
+std::mutex lock;		// protects ranges
+std::vector<range> ranges;
 
 // Around fork(): no thread holds the lock while the child is made, so the
 // child's copy of the list is whole.
@@ -28,16 +33,19 @@ void after_fork_parent()
 	lock.unlock();
 }
 
-// In the child, one thread: each range is free (the driver's mapping was
-// not copied, and nothing ran since); zeros of the child's own go there.
-// MAP_FIXED_NOREPLACE: should anything be there all the same, it stays.
+// In the child, one thread: the driver's mapping was not copied, so each
+// range is free unless a fork handler that ran before this one mapped
+// something there; zeros of the child's own go where it is free
+// (MAP_FIXED_NOREPLACE), and a range that is not is marked not ours.
+// Nothing here allocates.
 void after_fork_child()
 {
-	for (auto &[addr, len] : ranges) {
-		void *p = ::mmap(addr, len, PROT_READ | PROT_WRITE,
+	for (range &r : ranges) {
+		void *p = ::mmap(r.addr, r.len, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-		if (p != MAP_FAILED && p != addr)
-			::munmap(p, len);	// a kernel that took the address as a hint
+		if (p != MAP_FAILED && p != r.addr)
+			::munmap(p, r.len);	// a kernel that took the address as a hint
+		r.ours = p == r.addr;
 	}
 	lock.unlock();
 }
@@ -50,21 +58,23 @@ bool add(void *addr, size_t len) noexcept
 {
 	std::lock_guard g(lock);
 	try {
-		ranges.emplace_back(addr, len);
+		ranges.push_back({ addr, len, true });
 	} catch (...) {
 		return false;
 	}
 	return true;
 }
 
-void remove(void *addr) noexcept
+bool remove(void *addr) noexcept
 {
 	std::lock_guard g(lock);
-	auto it = std::find_if(ranges.begin(), ranges.end(), [addr](const auto &r) { return r.first == addr; });
-	if (it != ranges.end()) {
-		*it = ranges.back();
-		ranges.pop_back();
-	}
+	auto it = std::find_if(ranges.begin(), ranges.end(), [addr](const range &r) { return r.addr == addr; });
+	if (it == ranges.end())
+		return true;
+	bool ours = it->ours;
+	*it = ranges.back();
+	ranges.pop_back();
+	return ours;
 }
 
 } // namespace nrt::fork_maps

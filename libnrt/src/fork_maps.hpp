@@ -6,7 +6,8 @@
 // nds_close() / nrt_nq_close(), would reach the child's own memory. In
 // the child each such range gets an anonymous private mapping of zeros
 // of its own (fork_maps.cpp): its reads see zeros, its writes stay in it,
-// and the close unmaps only that.
+// and the close unmaps only that. Should something of the child's lie
+// there already (another fork handler mapped it), the close leaves it.
 #pragma once
 
 #include <cstddef>
@@ -17,7 +18,9 @@ namespace nrt::fork_maps {
 // there is no memory to record it (the caller unmaps and fails).
 bool add(void *addr, size_t len) noexcept;
 
-// Forget the range that starts at @addr (before its munmap()).
-void remove(void *addr) noexcept;
+// Forget the range that starts at @addr; whether the caller is to
+// munmap() it: false only in a forked child where the range held
+// something else before its zeros could be placed (it is not ours).
+bool remove(void *addr) noexcept;
 
 } // namespace nrt::fork_maps

@@ -187,11 +187,8 @@ NRT_EXPORT int nds_close(nds_instance_t *inst)
 		return -EINVAL;
 	int ret = 0;
 	nds::objects_detach(inst);
-	if (inst->mapped) {
-		nrt::fork_maps::remove(inst->base);
-		if (::munmap(inst->base, inst->size) != 0)
-			ret = -errno;
-	}
+	if (inst->mapped && nrt::fork_maps::remove(inst->base) && ::munmap(inst->base, inst->size) != 0)
+		ret = -errno;
 	delete inst;
 	return ret;
 }

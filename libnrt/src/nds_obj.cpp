@@ -274,6 +274,7 @@ int free_slot_locked(const nds_instance *inst)
 	return -1;
 }
 
+// A new object, not yet in the live table (no handle reaches it)
 object *make(nds_instance *inst, int type, bool owned)
 {
 	auto *o = new (std::nothrow) object();
@@ -282,20 +283,27 @@ object *make(nds_instance *inst, int type, bool owned)
 	o->type = type;
 	o->inst = inst;
 	o->owned = owned;
+	return o;
+}
+
+// @o (make()'s, filled in) into the live table: its handle, or nullptr
+// with @o deleted when the table has no room
+nds_obj_handle_t enlist(object *o)
+{
+	if (!o)
+		return nullptr;
 	try {
 		std::lock_guard g(objs_lock);
-		if (next_serial >= (UINTPTR_MAX >> 4)) {
-			delete o;
-			return nullptr;
+		if (next_serial < (UINTPTR_MAX >> 4)) {
+			o->handle = (next_serial << 4) | 6;
+			objs.emplace(o->handle, o);
+			next_serial++;
+			return handle_of(o);
 		}
-		o->handle = (next_serial << 4) | 6;
-		objs.emplace(o->handle, o);
-		next_serial++;
 	} catch (...) {
-		delete o;
-		return nullptr;
 	}
-	return o;
+	delete o;
+	return nullptr;
 }
 
 int commit_locked(object *o)
@@ -383,7 +391,7 @@ NRT_EXPORT nds_obj_handle_t nds_obj_new(nds_instance_t *inst, int type)
 {
 	if (!inst || type < OBJECT_TYPE_MODEL_NODE_INFO || type > OBJECT_TYPE_PROCESS_INFO_EXT)
 		return nullptr;
-	return handle_of(make(inst, type, true));
+	return enlist(make(inst, type, true));
 }
 
 NRT_EXPORT int nds_obj_commit(nds_obj_handle_t obj)
@@ -451,10 +459,9 @@ NRT_EXPORT nds_obj_handle_t nds_read_process_info(nds_instance_t *inst)
 	object *o = make(inst, OBJECT_TYPE_PROCESS_INFO, false);
 	if (!o)
 		return nullptr;
-	std::lock_guard g(objs_lock);
 	decode(b, &o->proc);
 	o->committed = true;
-	return handle_of(o);
+	return enlist(o);
 }
 
 NRT_EXPORT nds_obj_handle_t nds_read_process_info_ext(nds_instance_t *inst)
@@ -468,10 +475,9 @@ NRT_EXPORT nds_obj_handle_t nds_read_process_info_ext(nds_instance_t *inst)
 	object *o = make(inst, OBJECT_TYPE_PROCESS_INFO_EXT, false);
 	if (!o)
 		return nullptr;
-	std::lock_guard g(objs_lock);
 	std::memcpy(o->ext.tag, tag, sizeof(tag));
 	o->committed = true;
-	return handle_of(o);
+	return enlist(o);
 }
 
 NRT_EXPORT int nds_read_all_model_nodes(nds_instance_t *inst, nds_obj_handle_t **models, size_t *count)
@@ -509,17 +515,18 @@ NRT_EXPORT int nds_read_all_model_nodes(nds_instance_t *inst, nds_obj_handle_t *
 		return -ENOMEM;
 	for (size_t i = 0; i < nodes.size(); i++) {
 		object *o = make(inst, OBJECT_TYPE_MODEL_NODE_INFO, false);
-		if (!o) {
+		if (o) {
+			decode(nodes[i].b, &o->node, &o->mem);
+			o->slot = nodes[i].slot;
+			o->committed = true;
+		}
+		arr[i] = enlist(o);
+		if (!arr[i]) {
 			for (size_t k = 0; k < i; k++)
 				nds_obj_delete(arr[k]);
 			std::free(arr);
 			return -ENOMEM;
 		}
-		std::lock_guard g(objs_lock);
-		decode(nodes[i].b, &o->node, &o->mem);
-		o->slot = nodes[i].slot;
-		o->committed = true;
-		arr[i] = handle_of(o);
 	}
 	*models = arr;
 	*count = nodes.size();

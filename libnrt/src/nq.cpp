@@ -543,8 +543,8 @@ NRT_EXPORT int nrt_nq_close(nrt_nq_t *q)
 		return -EINVAL;
 	int ret = 0;
 	if (q->mapped) {
-		nrt::fork_maps::remove(q->map);
-		::munmap(q->map, q->map_size);
+		if (nrt::fork_maps::remove(q->map))
+			::munmap(q->map, q->map_size);
 		neuron_nq_release rel{};
 		rel.size = sizeof(rel);
 		rel.nc = q->nc;

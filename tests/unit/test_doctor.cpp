@@ -636,7 +636,7 @@ static void ecc(void **)
 	t.put("/sys/class/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected", "garbage\n");
 	r = doc::run(t.ctx());
 	assert_true(has(find(r, "ecc", doc::severity::unknown)->detail,
-			"neuron0 (mem_ecc_uncorrected): not checked: the ECC count cannot be read"));
+			"neuron0 (mem_ecc_uncorrected): not checked: an ECC count cannot be read"));
 	assert_true(has(find(r, "ecc", doc::severity::ok)->detail, "neuron1: no uncorrectable ECC error"));
 	assert_false(has(find(r, "ecc", doc::severity::ok)->detail, "neuron0"));
 	// and the other one, when it counts errors, is reported

@@ -681,14 +681,6 @@ static void rd_init(struct neuron_nds_read *r, int pid, uint32_t off, uint32_t b
 	r->user_ptr = (uintptr_t)buf;
 }
 
-/*
- * NDS_READ copies any range of another process's slab, byte for byte what
- * a mapping of it shows, without an acquire and without making the slab
- * mappable through the reading file; it refuses every malformed argument;
- * once the owner is gone its pid reads -ENOENT. nds_read_copy() copies the
- * ranges a reader uses, and nds_open_memory() on the copy reads every
- * counter the owner wrote.
- */
 /* debugfs neuron<@dev>/nds_read_buffered: NDS_READ calls through a kernel buffer */
 static uint64_t read_buffered(int dev)
 {
@@ -698,6 +690,14 @@ static uint64_t read_buffered(int dev)
 	return vt_u64(path);
 }
 
+/*
+ * NDS_READ copies any range of another process's slab, byte for byte what
+ * a mapping of it shows, without an acquire and without making the slab
+ * mappable through the reading file; it refuses every malformed argument;
+ * once the owner is gone its pid reads -ENOENT. nds_read_copy() copies the
+ * ranges a reader uses, and nds_open_memory() on the copy reads every
+ * counter the owner wrote.
+ */
 static int read_copies_the_slab(void)
 {
 	static uint8_t copy[NEURON_NDS_SIZE] __attribute__((aligned(8)));

@@ -698,8 +698,8 @@ static int close_with_queued(int fds_before)
 /*
  * The child of fork_while_running: one letter, 'o' when all went well.
  * The parent's model and tracker are its copies of the parent's handles.
- * Loads on the runtime it inherited are refused (NRT_FAILURE), a failed
- * one without touching the parent's slab.
+ * Loads on the runtime it inherited are refused (NRT_FAILURE); a malformed
+ * NEFF is NRT_INVALID there as anywhere.
  */
 static char child_after_fork(nrt_model_t *parents, nrta_error_tracker_t *parents_err)
 {
@@ -713,12 +713,13 @@ static char child_after_fork(nrt_model_t *parents, nrta_error_tracker_t *parents
 	if (nrt_execute(parents, NULL, NULL) != NRT_FAILURE)
 		return 'x';
 	/*
-	 * a load on it too, and a load that fails counts nothing: the
-	 * parent's counter slab is not mapped in the child (it would fault)
+	 * a load on it too; a load that fails before placing the model
+	 * answers as in the parent (the parent's counter slab is not the
+	 * child's: libnrt counts nothing in it)
 	 */
 	if (load("slow", 0, &m) != NRT_FAILURE || m)
 		return 'p';
-	if (nrt_load("not a NEFF", 10, 0, -1, &m) == NRT_SUCCESS)
+	if (nrt_load("not a NEFF", 10, 0, -1, &m) != NRT_INVALID || m)
 		return 'b';
 	/* the tracker it inherited lists (nothing failed there) and goes */
 	if (nrta_error_tracker_get_list(parents_err, &errs, &n) != NRT_SUCCESS || n != 0)

@@ -341,15 +341,18 @@ std::vector<finding> check_ecc(const context &c, const std::vector<device> &devs
 			continue;
 		}
 		uint64_t s = sram.value_or(0), m = mem.value_or(0), r = rep.value_or(0);
-		// one count that cannot be read makes the device not clean; the
-		// other one, when it counts errors, is reported all the same
-		if ((!sram || !mem) && !s && !m) {
+		// one count that cannot be read (missing beside the other, not a
+		// number, a read error) makes the device not clean; the other
+		// one, when it counts errors, is reported all the same
+		bool partial = (!sram || !mem) && !s && !m;
+		if (partial)
 			unread += (unread.empty() ? "" : ", ") + name + " (" +
-				  (!sram ? std::string("sram_ecc_uncorrected") : std::string()) +
-				  (!sram && !mem ? ", " : "") + (!mem ? std::string("mem_ecc_uncorrected") : std::string()) +
+				  (!sram ? std::string("sram_ecc_uncorrected") + (sram_file ? "" : ": missing")
+					 : std::string()) +
+				  (!sram && !mem ? ", " : "") +
+				  (!mem ? std::string("mem_ecc_uncorrected") + (mem_file ? "" : ": missing")
+					: std::string()) +
 				  ")";
-			continue;
-		}
 		// the counts never go down; the driver's health says whether any
 		// came after the last reset (before one, without a health file, or
 		// without a readable reason: they are current)
@@ -373,7 +376,7 @@ std::vector<finding> check_ecc(const context &c, const std::vector<device> &devs
 			out.push_back({ chk, severity::warning,
 					name + ": " + std::to_string(r) + " uncorrectable HBM errors awaiting repair",
 					"reboot the instance: the HBM is repaired at the next boot" });
-		if (!s && !m && !r)
+		if (!s && !m && !r && !partial)
 			clean += (clean.empty() ? "" : ", ") + name;
 	}
 	if (!clean.empty())
@@ -382,7 +385,7 @@ std::vector<finding> check_ecc(const context &c, const std::vector<device> &devs
 		out.push_back({ chk, severity::unknown, unknown + ": not checked: no ECC counters in sysfs", "" });
 	if (!unread.empty())
 		out.push_back({ chk, severity::unknown,
-				unread + ": not checked: the ECC count cannot be read (not a number, or a read error)",
+				unread + ": not checked: an ECC count cannot be read",
 				"" });
 	return out;
 }
@@ -465,10 +468,11 @@ std::vector<finding> check_fw_io(const context &c, const std::vector<device> &de
 			unread += (unread.empty() ? "" : ", ") + name;
 			continue;
 		}
+		auto text = [](const std::optional<uint64_t> &v) { return v ? std::to_string(*v) : std::string("?"); };
 		if (e || t)
 			out.push_back({ chk, severity::warning,
-					name + ": firmware mailbox errors: " + std::to_string(e + t) + " (" + std::to_string(e) +
-						" error responses, " + std::to_string(t) + " timeouts)",
+					name + ": firmware mailbox errors: " + (err && tmo ? std::to_string(e + t) : std::string("at least ") + std::to_string(e + t)) +
+						" (" + text(err) + " error responses, " + text(tmo) + " timeouts)",
 					"if they keep rising, reset the device: with no process using it, echo 1 | sudo tee " +
 						d.sysdir + "/reset" });
 		else

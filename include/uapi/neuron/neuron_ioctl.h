@@ -431,9 +431,9 @@ struct neuron_sim_exec {
  * device's removal revoke its mappings. Their page table entries are
  * removed at once and a later access faults: the process gets SIGBUS,
  * never the memory's next owner's data. A device reset is refused (-EBUSY)
- * while any allocation of the device has been mapped and not freed (a
- * mapping also keeps its file open, which the sysfs reset refuses), even
- * after munmap() and the descriptor's close. The mapping itself stays a
+ * while any allocation of the device has been mapped and not freed, even
+ * after munmap(), until MEM_FREE or the release of its file (a live
+ * mapping keeps the file open after close()). The mapping itself stays a
  * valid address range until munmap().
  */
 #define NEURON_MEM_MMAP_BASE	0x10000000000ULL	/* 1 TiB: above the NDS and NQ cookies */
