@@ -601,6 +601,11 @@ void Firmware::service_legacy()
 	ex_ = Exchange();
 	if (!gpa_of(ex.resp_addr, &gpa) || !mem_)
 		return;
+	// the response's bytes must not wrap past the top of the address space
+	if (gpa > UINT64_MAX - NEURON_FWIO_RESP_HDR_SIZE - ex.resp.size()) {
+		st_.dma_errors++;
+		return;
+	}
 	u8 hdr[4] = { u8(ex.resp_dw0), u8(ex.resp_dw0 >> 8), u8(ex.resp_dw0 >> 16),
 		      u8(ex.resp_dw0 >> 24) };
 	bool ok = ex.resp.empty() ||

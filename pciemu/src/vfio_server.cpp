@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace pciemu {
@@ -108,10 +109,25 @@ template <typename T> T body_as(const std::vector<u8> &b)
 	return v;
 }
 
+// CLOCK_MONOTONIC in ms
+int64_t now_ms()
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return int64_t(t.tv_sec) * 1000 + t.tv_nsec / 1000000;
+}
+
 } // namespace
 
-VfioServer::VfioServer(int fd, Device &dev, Firmware &fw) : fd_(fd), dev_(dev), fw_(fw)
+VfioServer::VfioServer(int fd, Device &dev, Firmware &fw, int timeout_ms)
+	: fd_(fd), dev_(dev), fw_(fw), timeout_ms_(timeout_ms)
 {
+	// a read (after poll() said there is data) or a send that stalls
+	// ends the connection instead of the server (kClientTimeoutMs)
+	struct timeval tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	for (auto &v : irqs_)
 		v.assign(0, -1);
 	fw_.set_mem(this);
@@ -175,6 +191,11 @@ int VfioServer::recv_exact(void *buf, size_t len, std::vector<int> *fds)
 				else
 					close(f);
 			}
+		}
+		// the limit is a message's, over all of its parts
+		if (fds && fds->size() > kMaxFds) {
+			close_fds(*fds);
+			return -1;
 		}
 		if (mh.msg_flags & MSG_CTRUNC) {
 			// more descriptors than a message may carry: unusable
@@ -389,6 +410,9 @@ static int check_dma_file(int fd, u64 offset, u64 size, u32 prot)
 		return errno;
 	if ((fl & O_ACCMODE) == O_WRONLY || fl & O_PATH)
 		return EACCES;
+	// pwrite() on an O_APPEND file appends, whatever the offset
+	if (fl & O_APPEND)
+		return EINVAL;
 	if ((prot & VFIO_DMA_MAP_FLAG_WRITE) && (fl & O_ACCMODE) != O_RDWR)
 		return EACCES;
 	// the whole range inside the file as it is now
@@ -405,6 +429,8 @@ int VfioServer::do_dma_map(Msg &m)
 	if (!b.size || b.addr + b.size < b.addr ||
 	    (b.flags & ~u32(VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE)))
 		return reply_error(m, EINVAL);
+	if (dma_.size() >= kMaxDmaMaps)
+		return reply_error(m, ENOSPC);	// the max_dma_maps the server announced
 	for (const DmaRegion &r : dma_)
 		if (b.addr < r.addr + r.size && r.addr < b.addr + b.size)
 			return reply_error(m, EEXIST);
@@ -600,9 +626,15 @@ bool VfioServer::dma_msg(bool write, u64 gpa, void *buf, size_t len)
 		return false;
 	waiting_++;
 	bool ok = false;
+	// the reply within the timeout, whatever else the client sends meanwhile
+	const int64_t deadline = now_ms() + timeout_ms_;
 	for (;;) {
 		Msg m;
 
+		if (now_ms() > deadline) {
+			dead_ = true;
+			break;
+		}
 		if (read_msg(m) != 1) {
 			close_fds(m.fds);
 			dead_ = true;

@@ -51,6 +51,11 @@ constexpr uint32_t VU_ERROR = 0x20;
 constexpr uint32_t kMaxDataXfer = 1u << 20;	// max_data_xfer_size both ways
 constexpr uint32_t kMaxPayload = kMaxDataXfer + 64;	// largest message body we take
 constexpr uint32_t kMaxFds = 16;		// fds one message may carry
+constexpr uint32_t kMaxDmaMaps = 65535;		// max_dma_maps
+// A client that stops in the middle of a message, leaves the server's
+// replies unread or does not answer its DMA_READ / DMA_WRITE within this
+// is dropped: the server has one thread, which must not wait on it forever.
+constexpr int kClientTimeoutMs = 10000;
 constexpr uint32_t kNumIrqTypes = 5;		// INTx, MSI, MSI-X, ERR, REQ
 
 struct ServerStats {
@@ -62,8 +67,9 @@ struct ServerStats {
 
 class VfioServer : private GuestMem {
 public:
-	// Takes ownership of @fd (a connected stream socket).
-	VfioServer(int fd, Device &dev, Firmware &fw);
+	// Takes ownership of @fd (a connected stream socket); @timeout_ms:
+	// kClientTimeoutMs's bound (the tests shorten it).
+	VfioServer(int fd, Device &dev, Firmware &fw, int timeout_ms = kClientTimeoutMs);
 	~VfioServer() override;
 	VfioServer(const VfioServer &) = delete;
 	VfioServer &operator=(const VfioServer &) = delete;
@@ -129,6 +135,7 @@ private:
 	Firmware &fw_;
 	bool negotiated_ = false;
 	bool dead_ = false;
+	int timeout_ms_;
 	uint16_t next_id_ = 0;	// ids of messages the server sends
 	int waiting_ = 0;	// nesting of DMA message waits
 	std::vector<DmaRegion> dma_;

@@ -1584,6 +1584,65 @@ static u32 dma_map_error(Rig &r, u32 flags, u64 offset, u64 addr, u64 size, int 
 // file makes the server fault: a range past the file's end, a file that
 // is no regular file, a read-only fd for a writable map are refused; a
 // file shrunk after its map makes the firmware's access a DMA error.
+// A client that stops halfway through a message, or spreads more fds
+// than a message may carry over its parts, loses its connection; the
+// server does not wait on it past its bound (100 ms here).
+void vu_client_that_stalls(void **)
+{
+	Rig r;
+	auto fresh = [&r](int *cli) {
+		int sv[2];
+
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+		*cli = sv[0];
+		return std::make_unique<VfioServer>(sv[1], r.dev, r.fw, 100);
+	};
+	int cli;
+	// half a header
+	auto s = fresh(&cli);
+	VfioUserHdr h = { 1, VU_VERSION, 16 + 64, 0, 0 };
+	assert_int_equal(write(cli, &h, 8), 8);
+	assert_int_equal(s->handle_one(), -1);
+	close(cli);
+	// a whole header, then part of its body
+	s = fresh(&cli);
+	u8 part[10] = {};
+	assert_int_equal(write(cli, &h, sizeof(h)), ssize_t(sizeof(h)));
+	assert_int_equal(write(cli, part, sizeof(part)), ssize_t(sizeof(part)));
+	assert_int_equal(s->handle_one(), -1);
+	close(cli);
+	// 9 fds with the header and 9 with the body: 18 > 16 for one message
+	s = fresh(&cli);
+	int fds[9];
+	for (int &f : fds)
+		f = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	auto send_with_fds = [&](const void *buf, size_t len) {
+		union {
+			char b[CMSG_SPACE(sizeof(fds))];
+			struct cmsghdr align;
+		} ctl;
+		struct iovec iov = { const_cast<void *>(buf), len };
+		struct msghdr mh = {};
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = sizeof(ctl.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(fds));
+		memcpy(CMSG_DATA(c), fds, sizeof(fds));
+		assert_int_equal(sendmsg(cli, &mh, 0), ssize_t(len));
+	};
+	u8 body[64] = {};
+	send_with_fds(&h, sizeof(h));
+	send_with_fds(body, sizeof(body));
+	for (int f : fds)
+		close(f);
+	assert_int_equal(s->handle_one(), -1);
+	close(cli);
+}
+
 void vu_dma_map_checks_file(void **)
 {
 	const u32 rw = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
@@ -1599,6 +1658,15 @@ void vu_dma_map_checks_file(void **)
 	assert_int_equal(dma_map_error(r, rw, 0, kRamBase, kRamSize, small), EINVAL);
 	assert_int_equal(dma_map_error(r, rw, 8192, kRamBase, 4096, small), EINVAL);
 	assert_int_equal(dma_map_error(r, rw, 4096, kRamBase, 1, small), EINVAL);
+	// an O_APPEND file: pwrite() would append wherever it was aimed
+	{
+		char app[64];
+		snprintf(app, sizeof(app), "/proc/self/fd/%d", small);
+		int a = open(app, O_RDWR | O_APPEND | O_CLOEXEC);
+		assert_true(a >= 0);
+		assert_int_equal(dma_map_error(r, rw, 0, kRamBase, 4096, a), EINVAL);
+		close(a);
+	}
 	// no regular file: a pipe
 	assert_int_equal(pipe(p), 0);
 	assert_int_equal(dma_map_error(r, rw, 0, kRamBase, 4096, p[0]), EBADF);
@@ -1878,6 +1946,7 @@ int main(void)
 		cmocka_unit_test(vu_dma_map_memfd_legacy),
 		cmocka_unit_test(vu_dma_fallback),
 		cmocka_unit_test(vu_dma_map_checks_file),
+		cmocka_unit_test(vu_client_that_stalls),
 		cmocka_unit_test(ctl_parser),
 		cmocka_unit_test(ctl_metrics_through_fw),
 	};
