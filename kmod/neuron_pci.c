@@ -55,7 +55,15 @@ MODULE_PARM_DESC(no_reset, "Do not reset the devices at probe (the vendor's no_r
 static unsigned int reset_timeout_ms;
 module_param(reset_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(reset_timeout_ms,
-		 "Give up a device reset after this many ms (0, the default: the vendor's budget, 120 s on v2, 480 s on v3)");
+		 "Give up a device reset after this many ms (0, the default: the vendor's budget, 120 s on v2, 480 s on v3; at most 3600000)");
+
+#define NEURON_PCI_RESET_MAX_MS	3600000u	/* what reset_timeout_ms may ask for */
+
+/* reset_timeout_ms as a reset takes it (0: the vendor's budget) */
+static u32 neuron_pci_reset_ms(void)
+{
+	return min(READ_ONCE(reset_timeout_ms), NEURON_PCI_RESET_MAX_MS);
+}
 
 #define NEURON_PCI_MAX_DEVICES	64	/* the vendor's MAX_NEURON_DEVICE_COUNT, our minors */
 
@@ -87,7 +95,8 @@ MODULE_DEVICE_TABLE(pci, neuron_pci_ids);
  * @bar0_len:	length of BAR0
  * @dma_lock:	protects @dma_on and @dma_dead
  * @dma_on:	DMA mask set and bus mastering enabled (first ops->dma_alloc)
- * @dma_dead:	removal has begun: DMA is never enabled again
+ * @dma_dead:	removal has begun: DMA is never enabled again, and MiscRAM
+ *		reads as gone (NEURON_MISCRAM_GONE)
  * @nd:		the device core's view
  */
 struct neuron_pci_dev {
@@ -110,6 +119,12 @@ static u32 neuron_pci_misc_read(void *backend, u32 off)
 
 	if ((off & 3) || off > NEURON_MISCRAM_SIZE - 4)
 		return NEURON_MISCRAM_BAD_READ;
+	/*
+	 * Removal has begun: the function reads as gone, so a reset waiting
+	 * for the firmware (up to minutes) ends now, not at its budget
+	 */
+	if (READ_ONCE(pd->dma_dead))
+		return NEURON_MISCRAM_GONE;
 	return readl(pd->misc + off);
 }
 
@@ -239,7 +254,7 @@ static int neuron_pci_reset(void *backend)
 	struct neuron_pci_dev *pd = backend;
 
 	return neuron_fw_reset_device(&neuron_pci_ops, pd, pd->prod->fw_arch, 0,
-				      READ_ONCE(reset_timeout_ms));
+				      neuron_pci_reset_ms());
 }
 
 /* ops->nc_reset: the vendor's NC_RESET, a TPB reset through firmware */
@@ -248,7 +263,7 @@ static int neuron_pci_nc_reset(void *backend, u32 nc_map)
 	struct neuron_pci_dev *pd = backend;
 
 	return neuron_fw_reset_tpb(&neuron_pci_ops, pd, pd->prod->fw_arch, nc_map,
-				   READ_ONCE(reset_timeout_ms));
+				   neuron_pci_reset_ms());
 }
 
 static void neuron_pci_info(void *backend, struct neuron_pci_info *info)
@@ -340,7 +355,7 @@ static int neuron_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id
 		ktime_t start = ktime_get();
 
 		ret = neuron_fw_reset_device(&neuron_pci_ops, pd, pd->prod->fw_arch, 0,
-					     READ_ONCE(reset_timeout_ms));
+					     neuron_pci_reset_ms());
 		reset_ms = ktime_ms_delta(ktime_get(), start);
 		reset = true;
 		if (ret == -ETIMEDOUT) {
@@ -405,7 +420,7 @@ static void neuron_pci_remove(struct pci_dev *pdev)
 	 * mastering on after it was turned off.
 	 */
 	mutex_lock(&pd->dma_lock);
-	pd->dma_dead = true;
+	WRITE_ONCE(pd->dma_dead, true);
 	if (pd->dma_on)
 		pci_clear_master(pdev);
 	mutex_unlock(&pd->dma_lock);

@@ -305,7 +305,7 @@ static u64 hbm_ecc_sum(struct neuron_device *nd, bool corrected)
 	u64 sum = 0;
 	u32 ch;
 
-	for (ch = 0; ch < nd->arch->hbm_channels; ch++) {
+	for (ch = 0; ch < nd->arch->hbm_channels && ch < NEURON_MISCRAM_HBM_CHANNELS; ch++) {
 		u32 w = misc_word(nd, NEURON_MISCRAM_HBM_ECC(ch));
 
 		sum += corrected ? neuron_miscram_ecc_corrected(w) :

@@ -104,6 +104,8 @@ NRT_STATUS scan_archive(std::span<const uint8_t> data, std::string *text, payloa
 	if (archive_read_open_memory(a.get(), data.data(), data.size()) != ARCHIVE_OK)
 		return NRT_INVALID;
 	bool found = false, compiled = false, eof = false;
+	const uint64_t budget = std::max<uint64_t>(kMinArchiveBytes, kMaxArchiveRatio * data.size());
+	uint64_t declared = 0;	// the members' sizes so far
 	for (size_t n = 0; n <= kMaxMembers; n++) {
 		archive_entry *e;
 		int r = archive_read_next_header(a.get(), &e);
@@ -120,6 +122,11 @@ NRT_STATUS scan_archive(std::span<const uint8_t> data, std::string *text, payloa
 			    (filters == 2 && archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP))
 				return NRT_INVALID;
 		}
+		// before the next header skips (decompresses) this member's data
+		const int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : 0;
+		if (size < 0 || static_cast<uint64_t>(size) > budget - declared)
+			return NRT_INVALID;
+		declared += static_cast<uint64_t>(size);
 		const char *path = archive_entry_pathname(e);
 		std::string_view p = path ? path : "";
 		if (p.starts_with("./"))
@@ -497,14 +504,14 @@ NRT_STATUS parse(std::span<const uint8_t> b, header *h, model_desc *m, const loa
 			st = find_recipe(*h, len, opt, info, m);
 		if (st != NRT_SUCCESS)
 			return st;
+		if (h->requested_tpb_count && h->requested_tpb_count != m->nc_count) {
+			info->message = "the model needs " + std::to_string(m->nc_count) +
+					" NeuronCore(s), the header requests " +
+					std::to_string(h->requested_tpb_count);
+			return NRT_INVALID;
+		}
 	} catch (...) {
 		return NRT_FAIL_HOST_MEM_ALLOC;
-	}
-	if (h->requested_tpb_count && h->requested_tpb_count != m->nc_count) {
-		info->message = "the model needs " + std::to_string(m->nc_count) +
-				" NeuronCore(s), the header requests " +
-				std::to_string(h->requested_tpb_count);
-		return NRT_INVALID;
 	}
 	return NRT_SUCCESS;
 }

@@ -30,6 +30,12 @@ inline constexpr const char *kModelFile = "model.sim";	// description member
 inline constexpr uint32_t kModelFormat = 1;		// "format 1"
 inline constexpr size_t kMaxModelFile = 64 * 1024;	// bytes of model.sim
 inline constexpr size_t kMaxMembers = 16384;	// tar members scanned
+// The members' sizes, together, at most this much more than the archive
+// (the gzip'd data section) or kMinArchiveBytes: skipping a member of a
+// gzip'd tar decompresses it, so a small NEFF declaring a huge member
+// would keep nrt_load busy for minutes.
+inline constexpr uint64_t kMaxArchiveRatio = 64;
+inline constexpr uint64_t kMinArchiveBytes = uint64_t{ 1 } << 30;
 inline constexpr size_t kMaxTensors = 64;		// per direction
 inline constexpr size_t kMaxNameLen = 63;
 inline constexpr size_t kMaxProxyLen = 107;	// sun_path less its NUL

@@ -24,10 +24,11 @@ NRT_EXPORT NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_i
 	*tensor_info = nullptr;
 	const auto &in = m->desc.inputs, &out = m->desc.outputs;
 	size_t n = in.size() + out.size();
-	// one block: the array, then one shape word per tensor (model.sim
-	// describes a tensor by its bytes only: shape [size], dtype unknown)
+	// one block: the array, then two shape words per tensor (model.sim
+	// describes a tensor by its bytes only: shape [size], dtype unknown;
+	// a tensor of 2^32 bytes, one more than a u32 holds: [65536, 65536])
 	size_t head = sizeof(nrt_tensor_info_array_t) + n * sizeof(nrt_tensor_info_t);
-	auto *a = static_cast<nrt_tensor_info_array_t *>(std::calloc(1, head + n * sizeof(uint32_t)));
+	auto *a = static_cast<nrt_tensor_info_array_t *>(std::calloc(1, head + 2 * n * sizeof(uint32_t)));
 	if (!a)
 		return NRT_FAIL_HOST_MEM_ALLOC;
 	auto *shapes = reinterpret_cast<uint32_t *>(reinterpret_cast<uint8_t *>(a) + head);
@@ -40,9 +41,16 @@ NRT_EXPORT NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_i
 		ti.usage = i < in.size() ? NRT_TENSOR_USAGE_INPUT : NRT_TENSOR_USAGE_OUTPUT;
 		ti.size = td.bytes;
 		ti.dtype = NRT_DTYPE_UNKNOWN;
-		shapes[i] = static_cast<uint32_t>(td.bytes);	// <= neff::kMaxTensorBytes
-		ti.shape = &shapes[i];
-		ti.ndim = 1;
+		uint32_t *shape = &shapes[2 * i];
+		ti.shape = shape;
+		if (td.bytes <= UINT32_MAX) {
+			shape[0] = static_cast<uint32_t>(td.bytes);
+			ti.ndim = 1;
+		} else {	// neff::kMaxTensorBytes, 2^32
+			static_assert(neff::kMaxTensorBytes == uint64_t{ 65536 } * 65536);
+			shape[0] = shape[1] = 65536;
+			ti.ndim = 2;
+		}
 	}
 	*tensor_info = a;
 	return NRT_SUCCESS;

@@ -132,18 +132,29 @@ void record(const model &m, NRT_STATUS st, const nrt_infer_errors_t *errs,
 
 // Reach the network proxy a collectives model names (a unix socket): the
 // connection is the execution's; NRT_NETWORK_PROXY_FAILURE when nothing
-// accepts it.
-NRT_STATUS proxy_connect(const std::string &path)
+// accepts it within @timeout_us. A blocking connect to a listener whose
+// queue is full waits with no bound, so the socket does not block: a full
+// queue (EAGAIN) is tried again every millisecond until the bound.
+NRT_STATUS proxy_connect(const std::string &path, uint64_t timeout_us)
 {
 	sockaddr_un sa{};
 	sa.sun_family = AF_UNIX;
 	if (path.size() >= sizeof(sa.sun_path))
 		return NRT_NETWORK_PROXY_FAILURE;
 	std::memcpy(sa.sun_path, path.c_str(), path.size() + 1);
-	int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return errno == ENOMEM || errno == ENOBUFS ? NRT_RESOURCE : NRT_FAILURE;
-	int ret = ::connect(fd, reinterpret_cast<const sockaddr *>(&sa), sizeof(sa));
+	const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(timeout_us);
+	int ret;
+	for (;;) {
+		ret = ::connect(fd, reinterpret_cast<const sockaddr *>(&sa), sizeof(sa));
+		if (ret == 0 || (errno != EAGAIN && errno != EINTR) ||
+		    std::chrono::steady_clock::now() >= deadline)
+			break;
+		struct timespec ms = { 0, 1000000 };
+		::nanosleep(&ms, nullptr);
+	}
 	::close(fd);
 	return ret == 0 ? NRT_SUCCESS : NRT_NETWORK_PROXY_FAILURE;
 }
@@ -350,9 +361,14 @@ NRT_STATUS load(std::span<const uint8_t> bytes, int32_t vnc, int32_t vnc_count,
 		NRT_STATUS st = neff::parse(bytes, &h, &m->desc, &opt, &info);
 		// what the status alone cannot say (which recipe to provide): one
 		// line, as the SDK runtime logs a refused load
-		if (st != NRT_SUCCESS && !info.message.empty())
+		if (st != NRT_SUCCESS && !info.message.empty()) {
+			// it may quote the NEFF's header (its name): printable bytes only
+			for (char &c : info.message)
+				if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+					c = '?';
 			std::fprintf(stderr, "nrt_load: %s: %s\n", nrt_get_status_as_str(st),
 				     info.message.c_str());
+		}
 		uint32_t need = m->desc.nc_count;
 		if (st == NRT_SUCCESS && need == 0)
 			st = NRT_INVALID;	// the parser refuses it; never divide by it
@@ -451,7 +467,7 @@ try {
 
 	// collectives go through the host's network proxy: no proxy, no execution
 	if (!d.proxy.empty()) {
-		st = proxy_connect(d.proxy);
+		st = proxy_connect(d.proxy, rt::rt().timeout_us.load(std::memory_order_relaxed));
 		if (st != NRT_SUCCESS) {
 			record(m, st, &errs, nullptr);
 			return fail_step(m, st);
