@@ -161,14 +161,19 @@ static int device_reset_locked(struct neuron_device *nd)
 	start = ktime_get();
 	ret = nd->ops->reset(nd->backend);
 	neuron_fwio_reset_unlock(nd);
-	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ktime_ms_delta(ktime_get(), start));
-	if (ret)
+	/* -ENODEV: the device's removal began, which ends the wait; no failure of its own */
+	if (ret != -ENODEV)
+		neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret,
+				    ktime_ms_delta(ktime_get(), start));
+	if (ret && ret != -ENODEV)
 		reset_count(nd->resets.fail, RESET_DEVICE_NCS(nd));
 	/* before READY: the health never reads the old counts as new */
 	if (!ret)
 		neuron_health_rebase(nd);
 	WRITE_ONCE(nd->reset_state, ret ? NEURON_DEVICE_STATE_INVALID : NEURON_DEVICE_STATE_READY);
-	if (ret)
+	if (ret == -ENODEV)
+		dev_info(&nd->dev, "device reset ended: the device is being removed\n");
+	else if (ret)
 		dev_err(&nd->dev, "device reset failed: %d\n", ret);
 	else
 		dev_info(&nd->dev, "device reset\n");
@@ -212,7 +217,7 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr, co
 	}
 	mutex_unlock(&nd->procs_lock);
 	/* the reset's outcome is a health change: reported now, not at the next poll */
-	if (ret != -EBUSY)
+	if (ret != -EBUSY && ret != -ENODEV)
 		neuron_health_check(nd);
 out:
 	up_read(&nd->gone_sem);

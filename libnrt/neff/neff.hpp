@@ -30,10 +30,11 @@ inline constexpr const char *kModelFile = "model.sim";	// description member
 inline constexpr uint32_t kModelFormat = 1;		// "format 1"
 inline constexpr size_t kMaxModelFile = 64 * 1024;	// bytes of model.sim
 inline constexpr size_t kMaxMembers = 16384;	// tar members scanned
-// The members' sizes, together, at most this much more than the archive
-// (the gzip'd data section) or kMinArchiveBytes: skipping a member of a
-// gzip'd tar decompresses it, so a small NEFF declaring a huge member
-// would keep nrt_load busy for minutes.
+// The members' declared sizes, together, at most this many times the
+// archive's (the data section's) bytes, or kMinArchiveBytes: skipping a
+// member of a gzip'd tar decompresses it, and deflate reaches about
+// 1000:1, so a NEFF of 100 MB could keep nrt_load decompressing 100 GB.
+// A member is refused before it is skipped.
 inline constexpr uint64_t kMaxArchiveRatio = 64;
 inline constexpr uint64_t kMinArchiveBytes = uint64_t{ 1 } << 30;
 inline constexpr size_t kMaxTensors = 64;		// per direction

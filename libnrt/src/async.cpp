@@ -328,18 +328,9 @@ public:
 	}
 
 	// In a forked child (atfork): queues of its own, none yet; the
-	// parent's state is left as it is, but for the child's copies of the
-	// descriptors its queues would have fired (nothing in the child fires
-	// them). One thread: no lock is taken.
+	// parent's state is left as it is.
 	void reset_in_child() noexcept
 	{
-		if (s_)
-			for (auto &[id, q] : s_->queues)
-				if (q) {
-					for (auto &[num, fd] : q->waiters)
-						::close(fd);
-					q->waiters.clear();
-				}
 		try {
 			s_ = new state;
 		} catch (...) {

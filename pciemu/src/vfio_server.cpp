@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/vfio.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -440,8 +442,14 @@ int VfioServer::do_dma_map(Msg &m)
 
 		if (err)
 			return reply_error(m, err);
-		// the message's fd is closed after dispatch: the region keeps its own
-		r.fd = fcntl(m.fds[0], F_DUPFD_CLOEXEC, 0);
+		/*
+		 * The message's fd is closed after dispatch: the region keeps a
+		 * file description of its own (opened again, not a dup), so the
+		 * client cannot make it O_APPEND later (pwrite would then append)
+		 */
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", m.fds[0]);
+		r.fd = open(self, ((b.flags & VFIO_DMA_MAP_FLAG_WRITE) ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 		if (r.fd < 0)
 			return reply_error(m, errno);
 	}
@@ -626,12 +634,20 @@ bool VfioServer::dma_msg(bool write, u64 gpa, void *buf, size_t len)
 		return false;
 	waiting_++;
 	bool ok = false;
-	// the reply within the timeout, whatever else the client sends meanwhile
-	const int64_t deadline = now_ms() + timeout_ms_;
+	/*
+	 * The client answers within the timeout of its last message: a
+	 * message arriving (a vCPU's region access) restarts the wait, so a
+	 * client slow to answer while busy is not dropped, and one that sends
+	 * nothing is after the timeout. However busy it is, it has six times
+	 * the timeout in all: meanwhile the server serves nothing else.
+	 */
+	const int64_t hard = now_ms() + 6 * int64_t(timeout_ms_);
 	for (;;) {
 		Msg m;
+		struct pollfd pf = { fd_, POLLIN, 0 };
+		int64_t now = now_ms();
 
-		if (now_ms() > deadline) {
+		if (now >= hard || poll(&pf, 1, int(std::min<int64_t>(timeout_ms_, hard - now))) != 1) {
 			dead_ = true;
 			break;
 		}

@@ -1580,10 +1580,6 @@ static u32 dma_map_error(Rig &r, u32 flags, u64 offset, u64 addr, u64 size, int 
 	return (h.flags & VU_ERROR) ? h.error : 0;
 }
 
-// Every mapping is checked against its file, and no later change of the
-// file makes the server fault: a range past the file's end, a file that
-// is no regular file, a read-only fd for a writable map are refused; a
-// file shrunk after its map makes the firmware's access a DMA error.
 // A client that stops halfway through a message, or spreads more fds
 // than a message may carry over its parts, loses its connection; the
 // server does not wait on it past its bound (100 ms here).
@@ -1643,6 +1639,11 @@ void vu_client_that_stalls(void **)
 	close(cli);
 }
 
+// Every mapping is checked against its file, and no later change of the
+// file makes the server fault: a range past the file's end, a file that
+// is no regular file, a read-only fd for a writable map and an O_APPEND
+// one are refused; a file shrunk after its map makes the firmware's
+// access a DMA error.
 void vu_dma_map_checks_file(void **)
 {
 	const u32 rw = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
