@@ -590,9 +590,10 @@ struct Rig {
 	VfioServer *srv = nullptr;
 	uint16_t id = 0;
 
-	// @bar4: BAR4's size (unset: the arch's), @store: BAR4 bytes kept at most
+	// @bar4: BAR4's size (unset: the arch's), @store: BAR4 bytes kept at
+	// most, @timeout_ms: the server's bound on a silent client
 	explicit Rig(const char *a = "trn1", std::optional<u64> bar4 = std::nullopt,
-		     u64 store = Device::kBar4StoreDefault)
+		     u64 store = Device::kBar4StoreDefault, int timeout_ms = kClientTimeoutMs)
 		: arch(*arch_by_name(a)), fw(arch, clk, fw_config()),
 		  dev(arch, clk, fw, 0, arch.bar0_size, bar4.value_or(arch.bar4_size), 1000, store)
 	{
@@ -600,7 +601,7 @@ struct Rig {
 
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 		cli = sv[0];
-		srv = new VfioServer(sv[1], dev, fw);
+		srv = new VfioServer(sv[1], dev, fw, timeout_ms);
 	}
 	~Rig()
 	{
@@ -1793,6 +1794,72 @@ void vu_dma_fallback(void **)
 	assert_int_equal(r.srv->stats().dma_msgs, 5);
 }
 
+// A client that never answers the server's DMA_READ loses its connection
+// after the server's bound (100 ms here) instead of holding the server.
+void vu_dma_unanswered(void **)
+{
+	Rig r("trn1", std::nullopt, Device::kBar4StoreDefault, 100);
+	Ram ram;
+	std::vector<u8> out;
+
+	r.negotiate();
+	u8 m[32] = {};
+	u32 argsz = 32, flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
+	u64 addr = kRamBase, size = kRamSize;
+	memcpy(m, &argsz, 4);
+	memcpy(m + 4, &flags, 4);
+	memcpy(m + 16, &addr, 8);
+	memcpy(m + 24, &size, 8);
+	VfioUserHdr h = r.call(VU_DMA_MAP, m, sizeof(m), out);
+	assert_int_equal(h.flags & VU_ERROR, 0);
+	put_read_request(r, ram, 3);
+	u64 rq = (kRamBase + 0x2000) | r.arch.host_window, rs = (kRamBase + 0x3000) | r.arch.host_window;
+	r.wr(M_REQ_LO, u32(rq));
+	r.wr(M_REQ_HI, u32(rq >> 32));
+	r.wr(M_RESP_LO, u32(rs));
+	r.wr(M_RESP_HI, u32(rs >> 32));
+	// the doorbell: the server asks for the request with a DMA_READ that
+	// nobody answers
+	u8 b[20];
+	u64 off = u64(r.arch.miscram_off) + M_TRIGGER;
+	u32 region = 0, count = 4, one = 1;
+	memcpy(b, &off, 8);
+	memcpy(b + 8, &region, 4);
+	memcpy(b + 12, &count, 4);
+	memcpy(b + 16, &one, 4);
+	r.send(VU_REGION_WRITE, b, sizeof(b), VU_NO_REPLY);
+	assert_int_equal(r.srv->handle_one(), -1);
+	assert_int_equal(r.srv->stats().dma_msgs, 1);
+	assert_int_equal(r.srv->handle_one(), -1);	// and it stays gone
+}
+
+// At most max_dma_maps (65535) maps: the next is ENOSPC.
+void vu_dma_map_limit(void **)
+{
+	Rig r;
+	std::vector<u8> out;
+	u8 m[32] = {};
+	u32 argsz = 32, flags = VFIO_DMA_MAP_FLAG_READ;
+	u64 size = 4096;
+
+	r.negotiate();
+	memcpy(m, &argsz, 4);
+	memcpy(m + 4, &flags, 4);
+	memcpy(m + 24, &size, 8);
+	for (u64 k = 0; k <= kMaxDmaMaps; k++) {
+		u64 addr = kRamBase + k * size;
+		memcpy(m + 16, &addr, 8);
+		VfioUserHdr h = r.call(VU_DMA_MAP, m, sizeof(m), out);
+		if (k < kMaxDmaMaps) {
+			assert_int_equal(h.flags & VU_ERROR, 0);
+		} else {
+			assert_int_equal(h.flags & VU_ERROR, VU_ERROR);
+			assert_int_equal(h.error, ENOSPC);
+		}
+	}
+	assert_int_equal(r.srv->dma_regions(), kMaxDmaMaps);
+}
+
 // ---- control channel --------------------------------------------------------
 
 void ctl_parser(void **)
@@ -1948,6 +2015,8 @@ int main(void)
 		cmocka_unit_test(vu_dma_fallback),
 		cmocka_unit_test(vu_dma_map_checks_file),
 		cmocka_unit_test(vu_client_that_stalls),
+		cmocka_unit_test(vu_dma_unanswered),
+		cmocka_unit_test(vu_dma_map_limit),
 		cmocka_unit_test(ctl_parser),
 		cmocka_unit_test(ctl_metrics_through_fw),
 	};
