@@ -121,7 +121,7 @@ static u32 neuron_pci_misc_read(void *backend, u32 off)
 		return NEURON_MISCRAM_BAD_READ;
 	/*
 	 * Removal has begun: the function reads as gone, so a reset waiting
-	 * for the firmware (up to minutes) ends now, not at its budget
+	 * for the firmware (up to minutes) ends at its next poll, not at its budget
 	 */
 	if (READ_ONCE(pd->dma_dead))
 		return NEURON_MISCRAM_GONE;
