@@ -1708,18 +1708,17 @@ void vu_dma_map_checks_file(void **)
 	close(small);
 }
 
-// Memory without an fd: the server reads and writes it with DMA_READ /
-// DMA_WRITE messages; the client (a thread here) answers them from its RAM.
-void vu_dma_fallback(void **)
+// Guest RAM mapped without an fd (the server reaches it with DMA_READ /
+// DMA_WRITE messages), a READ request of sequence 3 in it, and REQ / RESP
+// pointing at it: the doorbell is left to the caller.
+static void map_without_fd(Rig &r, Ram &ram)
 {
-	Rig r;
-	Ram ram;
 	std::vector<u8> out;
-
-	r.negotiate();
 	u8 m[32] = {};
 	u32 argsz = 32, flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
 	u64 addr = kRamBase, size = kRamSize;
+
+	r.negotiate();
 	memcpy(m, &argsz, 4);
 	memcpy(m + 4, &flags, 4);
 	memcpy(m + 16, &addr, 8);
@@ -1732,6 +1731,16 @@ void vu_dma_fallback(void **)
 	r.wr(M_REQ_HI, u32(rq >> 32));
 	r.wr(M_RESP_LO, u32(rs));
 	r.wr(M_RESP_HI, u32(rs >> 32));
+}
+
+// Memory without an fd: the server reads and writes it with DMA_READ /
+// DMA_WRITE messages; the client (a thread here) answers them from its RAM.
+void vu_dma_fallback(void **)
+{
+	Rig r;
+	Ram ram;
+
+	map_without_fd(r, ram);
 
 	// the client side: answer DMA messages until the seq byte is written;
 	// a region read in the middle of it is answered too
@@ -1800,24 +1809,8 @@ void vu_dma_unanswered(void **)
 {
 	Rig r("trn1", std::nullopt, Device::kBar4StoreDefault, 100);
 	Ram ram;
-	std::vector<u8> out;
 
-	r.negotiate();
-	u8 m[32] = {};
-	u32 argsz = 32, flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
-	u64 addr = kRamBase, size = kRamSize;
-	memcpy(m, &argsz, 4);
-	memcpy(m + 4, &flags, 4);
-	memcpy(m + 16, &addr, 8);
-	memcpy(m + 24, &size, 8);
-	VfioUserHdr h = r.call(VU_DMA_MAP, m, sizeof(m), out);
-	assert_int_equal(h.flags & VU_ERROR, 0);
-	put_read_request(r, ram, 3);
-	u64 rq = (kRamBase + 0x2000) | r.arch.host_window, rs = (kRamBase + 0x3000) | r.arch.host_window;
-	r.wr(M_REQ_LO, u32(rq));
-	r.wr(M_REQ_HI, u32(rq >> 32));
-	r.wr(M_RESP_LO, u32(rs));
-	r.wr(M_RESP_HI, u32(rs >> 32));
+	map_without_fd(r, ram);
 	// the doorbell: the server asks for the request with a DMA_READ that
 	// nobody answers
 	u8 b[20];
