@@ -342,8 +342,12 @@ int main(int argc, char **argv)
 					if (res.vanish) {
 						// surprise removal: answer, then go at once;
 						// but never with a request of the client's
-						// unanswered (quiesce())
+						// unanswered (quiesce()). The client's socket
+						// closes before the "ok": what the guest does
+						// once the relay answers finds it closed, not
+						// a server on its way out that never replies
 						quiesce(client);
+						client.reset();
 						flush_out(c);
 						fprintf(stderr, "neuron-pciemu: fault vanish: exiting\n");
 						cleanup();
