@@ -478,12 +478,17 @@ struct j_state {
 	int job_ret, job_errno;
 };
 
-/* J's job thread: the longest job there is, until SIGUSR1 ends it (EINTR). */
+/*
+ * J's job thread: the longest job there is, until SIGUSR1 ends it (EINTR).
+ * Its wait is the longest too: with the default (2 s) a slow guest's
+ * steps could outlast it, and the job would end ETIMEDOUT before them.
+ */
 static void *j_job(void *arg)
 {
 	struct j_state *js = arg;
 	struct neuron_sim_exec e = { .size = sizeof(e), .nc = 1,
-				     .duration_us = NEURON_EXEC_MAX_DURATION_US };
+				     .duration_us = NEURON_EXEC_MAX_DURATION_US,
+				     .timeout_us = NEURON_EXEC_MAX_TIMEOUT_US };
 
 	js->job_ret = ioctl(js->fd, NEURON_IOCTL_SIM_EXEC, &e);
 	js->job_errno = errno;
