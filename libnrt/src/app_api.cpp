@@ -316,7 +316,8 @@ NRT_EXPORT NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t tensor_placemen
 			return NRT_INVALID;
 		st = tensor::allocate_device(d, di, nc, size, name, &t);
 		// HBM exhausted counts like any resource failure of that NeuronCore
-		if (st == NRT_RESOURCE)
+		// (not in a forked child: the slab is the parent's)
+		if (st == NRT_RESOURCE && !rt::inherited(*d))
 			kmetric_update_nds_generic_status(d->nds, static_cast<int>(nc), st);
 		break;
 	}

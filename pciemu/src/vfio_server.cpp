@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <poll.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 namespace pciemu {
@@ -102,6 +101,9 @@ const struct {
 const char kVersionJson[] =
 	"{\"capabilities\":{\"max_msg_fds\":16,\"max_data_xfer_size\":1048576,"
 	"\"pgsizes\":4096,\"max_dma_maps\":65535}}";
+// the limits the server announces are the ones it keeps
+static_assert(kMaxFds == 16 && kMaxDataXfer == 1048576 && kMaxDmaMaps == 65535,
+	      "kVersionJson names these limits");
 
 template <typename T> T body_as(const std::vector<u8> &b)
 {
@@ -109,15 +111,6 @@ template <typename T> T body_as(const std::vector<u8> &b)
 
 	memcpy(&v, b.data(), sizeof(T));
 	return v;
-}
-
-// CLOCK_MONOTONIC in ms
-int64_t now_ms()
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return int64_t(t.tv_sec) * 1000 + t.tv_nsec / 1000000;
 }
 
 } // namespace
@@ -641,11 +634,12 @@ bool VfioServer::dma_msg(bool write, u64 gpa, void *buf, size_t len)
 	 * nothing is after the timeout. However busy it is, it has six times
 	 * the timeout in all: meanwhile the server serves nothing else.
 	 */
-	const int64_t hard = now_ms() + 6 * int64_t(timeout_ms_);
+	const MonotonicClock clock;
+	const int64_t hard = int64_t(clock.now_ms()) + 6 * int64_t(timeout_ms_);
 	for (;;) {
 		Msg m;
 		struct pollfd pf = { fd_, POLLIN, 0 };
-		int64_t now = now_ms();
+		int64_t now = int64_t(clock.now_ms());
 
 		if (now >= hard || poll(&pf, 1, int(std::min<int64_t>(timeout_ms_, hard - now))) != 1) {
 			dead_ = true;

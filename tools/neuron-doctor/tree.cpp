@@ -2,6 +2,8 @@
 // neuron-doctor's file layer (tree.hpp): every path under context::root.
 #include "tree.hpp"
 
+#include "common/parse_num.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -36,14 +38,9 @@ std::optional<uint64_t> read_u64(const context &c, std::string_view path)
 	std::string s;
 	if (!read_line_at(c, path, s) || s.empty())
 		return std::nullopt;
-	uint64_t v = 0;
-	for (char ch : s) {
-		if (ch < '0' || ch > '9')
-			return std::nullopt;
-		if (v > (UINT64_MAX - static_cast<uint64_t>(ch - '0')) / 10)
-			return std::nullopt;
-		v = v * 10 + static_cast<uint64_t>(ch - '0');
-	}
+	uint64_t v;
+	if (!tools::parse_uint(s, UINT64_MAX, v))
+		return std::nullopt;
 	return v;
 }
 

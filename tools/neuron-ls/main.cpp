@@ -6,7 +6,6 @@
 #include <ndl/ndl.h>
 #include <neuron/neuron_ioctl.h>
 
-#include <charconv>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
@@ -26,6 +25,7 @@
 #include "cdi.hpp"
 #include "common/apps.hpp"
 #include "common/json.hpp"
+#include "common/parse_num.hpp"
 
 namespace {
 
@@ -371,18 +371,12 @@ bool parse_core(std::string_view a, int &dev, unsigned &nc)
 	if (colon == std::string_view::npos || colon == 0 || colon + 1 == a.size() || a.size() > 16)
 		return false;
 	// decimal digits only, each number in range (no sign, no wrap)
-	auto number = [](std::string_view t, unsigned &v) {
-		if (t.find_first_not_of("0123456789") != std::string_view::npos)
-			return false;
-		auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v, 10);
-		return ec == std::errc() && end == t.data() + t.size();
-	};
-	unsigned d = 0;
-	if (!number(a.substr(0, colon), d) || !number(a.substr(colon + 1), nc))
-		return false;
-	if (d >= MAX_NEURON_DEVICE_COUNT || nc >= 64)
+	uint64_t d, k;
+	if (!tools::parse_uint(a.substr(0, colon), MAX_NEURON_DEVICE_COUNT - 1, d) ||
+	    !tools::parse_uint(a.substr(colon + 1), 63, k))
 		return false;
 	dev = static_cast<int>(d);
+	nc = static_cast<unsigned>(k);
 	return true;
 }
 

@@ -84,8 +84,8 @@ public:
 	// reused. Processes without a slab (tools, this monitor) are no runtime.
 	void collect(std::map<int, m::app_sample> &apps, std::string &err);
 
-	// the device memory of the first device collect() opened last (GET_INFO's
-	// hbm_size), and that device's index; -1 before one was opened
+	// the device memory of the first device, as the last collect() opened it
+	// (GET_INFO's hbm_size), and that device's index; -1 when it did not
 	uint64_t memory_size() const { return mem_size_; }
 	int memory_index() const { return mem_index_; }
 
@@ -124,6 +124,7 @@ nds_instance_t *app_reader::open_slab(ndl_device_t *dev, int pid, uint32_t ncs, 
 
 void app_reader::collect(std::map<int, m::app_sample> &apps, std::string &err)
 {
+	mem_index_ = -1;	// set again only if the first device opens this time
 	spare_.clear();
 	while (!apps.empty())
 		spare_.push_back(apps.extract(apps.begin()));
