@@ -43,6 +43,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/ktime.h>
+#include <linux/ratelimit.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -76,7 +77,8 @@
  *		answer (every attempt timed out); cleared by an answer of any
  *		kind and by a completed device reset (written under @lock,
  *		read locklessly by the health check)
- * @old_api_logged: "API too old" was logged once
+ * @old_api_logged: the log last said the API version is too old
+ * @api_rs:	how often a change of the API version's verdict is logged
  * @absent:	an attempt of the current exchange timed out and the function
  *		read all-ones (surprise removal): the exchange ends with -ENODEV
  * @dying:	set once at device removal: exchanges abort at their next poll
@@ -95,6 +97,7 @@ struct neuron_fwio {
 	atomic64_t timeout_count;
 	bool unanswered;
 	bool old_api_logged;
+	struct ratelimit_state api_rs;
 	bool absent;
 	bool dying;
 	struct dentry *dbg;
@@ -408,25 +411,31 @@ static const struct neuron_fwio_loop_ops neuron_fwio_loop_ops = {
 	.count = neuron_fwio_loop_count,
 };
 
-/* API version gate of the register-only mailbox, checked on every exchange. */
+/*
+ * API version gate of the register-only mailbox, checked on every
+ * exchange. Each change of the verdict is logged, at most two lines a
+ * minute per device (a device whose version word toggles would otherwise
+ * log two lines an exchange); a change the limit held back is logged at
+ * the first exchange after it lifts, so the log ends with the truth.
+ * fw->lock held.
+ */
 static bool neuron_fwio_api_ok(struct neuron_fwio *fw)
 {
 	u32 v = fw_rd(fw, NEURON_MISCRAM_API_VERSION);
+	bool ok = v != NEURON_MISCRAM_BAD_READ && v >= NEURON_FWIO_MIN_API_VERSION;
 
-	if (v != NEURON_MISCRAM_BAD_READ && v >= NEURON_FWIO_MIN_API_VERSION) {
-		if (fw->old_api_logged) {
-			fw->old_api_logged = false;
-			dev_info(&fw->nd->dev, "fw-io: firmware API version is supported again\n");
-		}
-		return true;
-	}
-	if (!fw->old_api_logged) {
-		fw->old_api_logged = true;
+	lockdep_assert_held(&fw->lock);
+	/* the log already says so, or it may not say more yet */
+	if (ok != fw->old_api_logged || !__ratelimit(&fw->api_rs))
+		return ok;
+	fw->old_api_logged = !ok;
+	if (ok)
+		dev_info(&fw->nd->dev, "fw-io: firmware API version is supported again\n");
+	else
 		dev_warn(&fw->nd->dev,
 			 "fw-io: firmware API version %#x is below %u: the mailbox is unavailable\n",
 			 v, NEURON_FWIO_MIN_API_VERSION);
-	}
-	return false;
+	return ok;
 }
 
 /* Legacy buffers on first use: where a PCI function first needs bus mastering. fw->lock held. */
@@ -801,6 +810,9 @@ int neuron_fwio_init(struct neuron_device *nd)
 		return -ENOMEM;
 	fw->nd = nd;
 	mutex_init(&fw->lock);
+	/* no "callbacks suppressed" line: the next change logged tells the state */
+	ratelimit_state_init(&fw->api_rs, 60 * HZ, 2);
+	ratelimit_set_flags(&fw->api_rs, RATELIMIT_MSG_ON_RELEASE);
 	/* the first request uses 2, as on the reference driver */
 	fw->seq = 1;
 	atomic64_set(&fw->err_count, 0);

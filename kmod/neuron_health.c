@@ -16,6 +16,11 @@
  *
  * A completed reset takes the ECC counts as the new baseline and forgets
  * the firmware's silence, so a device a reset repaired reads ok again.
+ * Nothing else repairs an uncorrected error: once a check counted one,
+ * a word that later reads lower (cleared, or toggling across the
+ * baseline) keeps the device needs_reset, and the baseline follows the
+ * word down so that errors counted after it are seen. A device whose
+ * words toggle therefore makes one change, not one per poll.
  *
  * Changes are found by neuron_health_check(): the ECC poller runs it every
  * hw_err_poll_ms (neuron_hwerr.c), the reset file right after a reset. A
@@ -60,11 +65,27 @@ static u32 health_channels(struct neuron_device *nd)
 	return min_t(u32, nd->arch->hbm_channels, NEURON_MISCRAM_HBM_CHANNELS);
 }
 
-static void health_inputs(struct neuron_device *nd, struct neuron_health_in *in)
+/*
+ * Uncorrected errors in the word at @off since @base, and with @track
+ * (t->lock held) the baseline follows a word read below it.
+ */
+static u32 health_ecc_since(struct neuron_device *nd, u32 off, u32 *base, bool track)
+{
+	u32 v, b = READ_ONCE(*base);
+
+	if (!health_ecc(nd, off, &v))
+		return 0;
+	if (track && v < b)
+		WRITE_ONCE(*base, v);
+	return neuron_health_since(v, b);
+}
+
+/* @track: a check's read (t->lock held), which keeps what it counted */
+static void health_inputs(struct neuron_device *nd, struct neuron_health_in *in, bool track)
 {
 	struct neuron_health_track *t = &nd->health;
 	u32 state = READ_ONCE(nd->reset_state);
-	u32 nc, ch, v;
+	u32 nc, ch;
 
 	memset(in, 0, sizeof(*in));
 	in->reset_failed = state == NEURON_DEVICE_STATE_INVALID;
@@ -77,18 +98,23 @@ static void health_inputs(struct neuron_device *nd, struct neuron_health_in *in)
 	/* an INVALID device's words mean nothing */
 	if (in->reset_failed)
 		return;
-	if (health_ecc(nd, NEURON_MISCRAM_SRAM_ECC, &v))
-		in->sram_ue = neuron_health_since(v, READ_ONCE(t->sram_base));
+	in->sram_ue = health_ecc_since(nd, NEURON_MISCRAM_SRAM_ECC, &t->sram_base, track);
 	for (ch = 0; ch < health_channels(nd); ch++)
-		if (health_ecc(nd, NEURON_MISCRAM_HBM_ECC(ch), &v))
-			in->hbm_ue += neuron_health_since(v, READ_ONCE(t->hbm_base[ch]));
+		in->hbm_ue += health_ecc_since(nd, NEURON_MISCRAM_HBM_ECC(ch), &t->hbm_base[ch],
+					       track);
+	in->sram_ue = max(in->sram_ue, READ_ONCE(t->sram_seen));
+	in->hbm_ue = max(in->hbm_ue, READ_ONCE(t->hbm_seen));
+	if (track) {
+		WRITE_ONCE(t->sram_seen, in->sram_ue);
+		WRITE_ONCE(t->hbm_seen, in->hbm_ue);
+	}
 }
 
 u32 neuron_health_components_now(struct neuron_device *nd)
 {
 	struct neuron_health_in in;
 
-	health_inputs(nd, &in);
+	health_inputs(nd, &in, false);
 	return neuron_health_components(&in);
 }
 
@@ -101,17 +127,22 @@ struct neuron_health neuron_health_get(struct neuron_device *nd, s32 nc)
 {
 	struct neuron_health_in in;
 
-	health_inputs(nd, &in);
+	health_inputs(nd, &in, false);
 	return nc < 0 ? neuron_health_device(&in) : neuron_health_core(&in, nc);
 }
 
-/* The ECC counts now become the baseline; an unreadable one keeps its own. t->lock held. */
+/*
+ * The ECC counts now become the baseline, and nothing is counted since;
+ * an unreadable one keeps its own. t->lock held.
+ */
 static void health_take_baseline(struct neuron_device *nd)
 {
 	struct neuron_health_track *t = &nd->health;
 	u32 ch, v;
 
 	lockdep_assert_held(&t->lock);
+	WRITE_ONCE(t->sram_seen, 0);
+	WRITE_ONCE(t->hbm_seen, 0);
 	if (health_ecc(nd, NEURON_MISCRAM_SRAM_ECC, &v))
 		WRITE_ONCE(t->sram_base, v);
 	for (ch = 0; ch < health_channels(nd); ch++)
@@ -201,7 +232,7 @@ void neuron_health_check(struct neuron_device *nd)
 	might_sleep();
 	atomic64_inc(&t->checks);
 	mutex_lock(&t->lock);
-	health_inputs(nd, &in);
+	health_inputs(nd, &in, true);
 	/*
 	 * A reset in progress is no change to report: the reset file
 	 * reports its outcome when it ends (the files read degraded,

@@ -28,6 +28,10 @@ extern struct device_attribute dev_attr_health_reason;
  *		baselines' writers (readers use READ_ONCE)
  * @sram_base:	uncorrected SRAM count at the last reset (or registration)
  * @hbm_base:	the same per HBM channel
+ * @sram_seen:	the most uncorrected SRAM errors a check counted since the
+ *		baseline: a count the device later reads lower (its word
+ *		cleared or toggled) keeps the health it caused until a reset
+ * @hbm_seen:	the same for the sum over the HBM channels
  * @last_dev:	the device's health as last reported (not a second source:
  *		only what a change is detected against)
  * @last_nc:	the same per NeuronCore
@@ -38,6 +42,8 @@ struct neuron_health_track {
 	struct mutex lock;
 	u32 sram_base;
 	u32 hbm_base[NEURON_MISCRAM_HBM_CHANNELS];
+	u32 sram_seen;
+	u32 hbm_seen;
 	struct neuron_health last_dev;
 	struct neuron_health last_nc[NEURON_MAX_NC];
 	atomic64_t checks;

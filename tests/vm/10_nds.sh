@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Guest suite: NDS slabs, the counter bridge, the sysfs counter tree, ECC files.
 SUITE=nds
-PLAN=60
+PLAN=67
 . /tests/lib.sh
 
 check load load sim_devices=2 sim_nc_per_device=8
@@ -67,6 +67,24 @@ for bad in "hbm4 1" "sram 65536" "sram" "sram 1 2 3" "repair maybe" "dram 1" "sr
 	expect_refused "ecc-refuses-'$bad'" 'inject/ecc: expected' sh -c "echo '$bad' > $I"
 done
 check_eq ecc-unchanged-after-bad "3" "$(cat $D/stats/hardware/sram_ecc_uncorrected)"
+# Only a reset repairs an uncorrected error: a word that reads lower
+# (cleared, or toggling across the baseline) keeps the health it caused,
+# with no HEALTH line per toggle.
+two_checks() {
+	beat=$(cat $HS/healthcheck_heartbeat)
+	wait_for "$1" 10000 sh -c "[ \$(cat $HS/healthcheck_heartbeat) -gt $((beat + 1)) ]"
+}
+was="$(cat $D/health) $(cat $D/health_reason)"
+check_eq ecc-needs-reset needs_reset "${was% *}"
+mark
+echo 'sram 0' > $I && echo 'hbm0 0' > $I && echo 'hbm3 0' > $I
+two_checks ecc-cleared-checked
+check_eq ecc-cleared-still "$was" "$(cat $D/health) $(cat $D/health_reason)"
+echo 'sram 3' > $I && echo 'hbm0 2' > $I && echo 'hbm3 5' > $I
+two_checks ecc-toggled-checked
+check_eq ecc-toggled-no-health-line "0 $was" "$(since_mark | grep -c '_HW_ERR=HEALTH ') $(cat $D/health) $(cat $D/health_reason)"
+check ecc-reset sh -c "echo 1 > $D/reset"
+check_eq ecc-reset-repairs "ok none" "$(cat $D/health) $(cat $D/health_reason)"
 check_eq inject-root-only "--w-------" "$(ls -l $I | cut -c1-10)"
 
 check unload unload

@@ -407,13 +407,19 @@ static int fault_count_consumed(void)
 	return 0;
 }
 
+/*
+ * An API version below 7 closes the register-only mailbox; each change of
+ * the verdict is logged, two lines a minute at most: a version word that
+ * toggles does not flood the log.
+ */
 static int api_too_old(void)
 {
 	struct vt_fw_counts a, b;
+	int fd = vt_open_dev(0), kmsg = vt_kmsg_open(), kmsg2 = vt_kmsg_open(), ret, i, below, again;
 	uint32_t v;
-	int fd = vt_open_dev(0), ret;
 
 	VT_ASSERT(fd >= 0, "open");
+	VT_ASSERT(kmsg >= 0 && kmsg2 >= 0, "/dev/kmsg: %s", strerror(errno));
 	a = vt_fw_counts(0);
 	VT_ASSERT(vt_dbg_write(0, "fw/api_version", "6") == 0, "api_version");
 	VT_ASSERT(vt_sys_u64(0, "info/fw_api_version") == 6, "sysfs fw_api_version");
@@ -429,7 +435,23 @@ static int api_too_old(void)
 	VT_ASSERT(vt_dbg_write(0, "fw/api_version", "7") == 0, "restore");
 	ret = vt_fw_read1(fd, 0, &v);
 	VT_ASSERT(ret == 0 && v == 7, "after restore: %s", vt_err_name(ret));
+	/* five more toggles, well within the minute: each exchange still obeys */
+	for (i = 0; i < 5; i++) {
+		VT_ASSERT(vt_dbg_write(0, "fw/api_version", "6") == 0, "toggle %d", i);
+		ret = vt_fw_read1(fd, 0, &v);
+		VT_ASSERT(ret == -EOPNOTSUPP, "toggle %d at 6: %s", i, vt_err_name(ret));
+		VT_ASSERT(vt_dbg_write(0, "fw/api_version", "7") == 0, "toggle %d back", i);
+		ret = vt_fw_read1(fd, 0, &v);
+		VT_ASSERT(ret == 0 && v == 7, "toggle %d at 7: %s", i, vt_err_name(ret));
+	}
 	close(fd);
+	below = vt_kmsg_count(kmsg, "neuron0: fw-io: firmware API version 0x6 is below 7", 0);
+	again = vt_kmsg_count(kmsg2, "neuron0: fw-io: firmware API version is supported again", 0);
+	close(kmsg);
+	close(kmsg2);
+	VT_ASSERT(below == 1 && again == 1,
+		  "six toggles logged %d 'below' and %d 'supported again' lines, expected 1 and 1",
+		  below, again);
 	return 0;
 }
 

@@ -381,19 +381,7 @@ static int stuck_holder_ready(void)
 /* Does the kernel log, read from @fd on, have a record containing @want? */
 static int kmsg_has(int fd, const char *want)
 {
-	char rec[2048];
-	ssize_t n;
-
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)
-			continue;	/* records overwritten: go on */
-		if (n <= 0)
-			return 0;
-		rec[n] = '\0';
-		if (strstr(rec, want))
-			return 1;
-	}
+	return vt_kmsg_count(fd, want, 1);
 }
 
 static int take_back_from_stuck_holder(void)
@@ -413,8 +401,8 @@ static int take_back_from_stuck_holder(void)
 	fail0 = vt_status_total(DEV, 0, "failure");
 	VT_ASSERT(fail0 == fail_base + 5, "failure total %llu, base %llu: S's 5 not counted",
 		  (unsigned long long)fail0, (unsigned long long)fail_base);
-	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	VT_ASSERT(kmsg >= 0 && lseek(kmsg, 0, SEEK_END) >= 0, "/dev/kmsg: %s", strerror(errno));
+	kmsg = vt_kmsg_open();
+	VT_ASSERT(kmsg >= 0, "/dev/kmsg: %s", strerror(errno));
 
 	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 0) == 0, "TAKE_BACK: %s",
 		  strerror(errno));
@@ -722,8 +710,8 @@ static int take_back_logs_name_escaped(void)
 	VT_ASSERT(fd >= 0, "open");
 	n = spawn_started(forged_holder, &done, &in);
 	VT_ASSERT(n >= 0, "N did not start");
-	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	VT_ASSERT(kmsg >= 0 && lseek(kmsg, 0, SEEK_END) >= 0, "/dev/kmsg: %s", strerror(errno));
+	kmsg = vt_kmsg_open();
+	VT_ASSERT(kmsg >= 0, "/dev/kmsg: %s", strerror(errno));
 	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_TAKE_BACK, 1) == 0, "TAKE_BACK: %s",
 		  strerror(errno));
 	snprintf(want, sizeof(want), "taken back from pid %d (\\x5cx0aNEURON_HW_ERR=) by pid",

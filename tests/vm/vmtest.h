@@ -256,6 +256,40 @@ static inline uint64_t vt_kv(const char *path, const char *key)
 }
 
 /* vt_write_file() of printf-formatted text: 0 or -errno. */
+/* /dev/kmsg opened at its end: what is logged from now on is read from it */
+static inline int vt_kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Records of the kernel log read from @fd (vt_kmsg_open()) that contain
+ * @want, up to the newest; at most @stop of them (0: no limit).
+ */
+static inline int vt_kmsg_count(int fd, const char *want, int stop)
+{
+	char rec[2048];
+	int count = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten: go on */
+		if (n <= 0)
+			return count;
+		rec[n] = '\0';
+		if (strstr(rec, want) && ++count == stop)
+			return count;
+	}
+}
+
 static inline int vt_vwritef(const char *path, const char *fmt, va_list ap)
 {
 	char buf[256];
