@@ -5,6 +5,7 @@
 // corruption, a compiled NEFF (the SDK's tarball members, written here with
 // libarchive) and its simulation recipe, and every rule of the model.sim
 // format (docs/neff.md).
+#include <algorithm>
 #include <csetjmp>
 #include <cstdarg>
 #include <cstddef>
@@ -449,6 +450,59 @@ std::vector<uint8_t> tarball(const std::vector<member> &members, bool gz)
 	return out;
 }
 
+// A gzip'd tar of a model.sim and then a member of @zeros zero bytes,
+// written in pieces (the member is never whole in memory).
+std::vector<uint8_t> tarball_with_zeros(const std::string &model, uint64_t zeros)
+{
+	std::vector<uint8_t> out;
+	const std::vector<uint8_t> piece(1 << 20, 0);
+	archive *a = archive_write_new();
+	assert_non_null(a);
+	assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_set_filter_option(a, "gzip", "compression-level", "1"), ARCHIVE_OK);
+	assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
+	assert_int_equal(archive_write_open(a, &out, nullptr, to_vector, nullptr), ARCHIVE_OK);
+	for (int i = 0; i < 2; i++) {
+		const uint64_t size = i == 0 ? model.size() : zeros;
+		archive_entry *e = archive_entry_new();
+		archive_entry_set_pathname(e, i == 0 ? kModelFile : "zeros.bin");
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, static_cast<la_int64_t>(size));
+		assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
+		if (i == 0)
+			assert_int_equal(archive_write_data(a, model.data(), size), static_cast<la_ssize_t>(size));
+		for (uint64_t done = 0; i == 1 && done < size;) {
+			const size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), size - done));
+			assert_int_equal(archive_write_data(a, piece.data(), n), static_cast<la_ssize_t>(n));
+			done += n;
+		}
+		archive_entry_free(e);
+	}
+	assert_int_equal(archive_write_close(a), ARCHIVE_OK);
+	archive_write_free(a);
+	return out;
+}
+
+// Skipping a member of a gzip'd tar decompresses it: the members' declared
+// sizes may add up to kMaxArchiveRatio times the data section, and never
+// less than kMinArchiveBytes. A valid archive past that is refused, the same
+// archive with a smaller member loads: the size alone refuses it.
+void archive_size_budget(void **)
+{
+	const std::string model = "format 1\nname m\n";
+	auto small = tarball_with_zeros(model, 64 << 20);
+	assert_int_equal(parse_bytes(by_hand(1, small, kUuid, "small", 1)), NRT_SUCCESS);
+	// deflate at level 1 keeps 1 GiB of zeros in a few MB: 64 times that
+	// is below the floor, which is then the bound
+	const uint64_t over = kMinArchiveBytes - model.size() + 1;
+	auto big = tarball_with_zeros(model, over);
+	assert_true(kMaxArchiveRatio * big.size() < kMinArchiveBytes);
+	assert_int_equal(parse_bytes(by_hand(1, big, kUuid, "big", 1)), NRT_INVALID);
+	auto at = tarball_with_zeros(model, over - 1);
+	assert_int_equal(parse_bytes(by_hand(1, at, kUuid, "at", 1)), NRT_SUCCESS);
+}
+
 // What the SDK documentation lists in a compiled NEFF's tarball: top-level
 // JSON, a subgraph directory with def.json, engine JSONs (Activation.json
 // with its activation tables, DVE.json with its tables) and a constant.
@@ -616,6 +670,7 @@ int main()
 		cmocka_unit_test(corrupt),
 		cmocka_unit_test(description_rules),
 		cmocka_unit_test(archive_members),
+		cmocka_unit_test(archive_size_budget),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
