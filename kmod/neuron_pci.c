@@ -438,7 +438,11 @@ static struct pci_driver neuron_pci_driver = {
 	.id_table = neuron_pci_ids,
 	.probe = neuron_pci_probe,
 	.remove = neuron_pci_remove,
-	/* the readiness wait may take minutes (the vendor's bound): not at load */
+	/*
+	 * the readiness wait and the reset may take minutes: the devices
+	 * take them in parallel (module load still waits for them unless
+	 * loaded with async_probe=1)
+	 */
 	.driver.probe_type = PROBE_PREFER_ASYNCHRONOUS,
 };
 
