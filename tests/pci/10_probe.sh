@@ -6,8 +6,9 @@
 NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
-# reload, unload-2; the reset that never completes (14, neuron-doctor's included)
-PLAN=$((NDEV * 8 + 41))
+# reload, unload-2; the reset that never completes (14, neuron-doctor's
+# included); the load with async_probe=1 (4)
+PLAN=$((NDEV * 8 + 45))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -157,4 +158,14 @@ check load-no-reset load no_reset=1
 wait_for no-reset-probed 60000 test -c "/dev/neuron$(dev_index npe1)"
 check_eq no-reset-no-writes "" "$(relay npe1 grep ' W bar0 .* (RESET|TRIGGER)$ @' get log)"
 check_within unload-again 20000 rmmod neuron
+# async_probe=1 (a parameter the kernel takes for any module): the load
+# returns while a device still waits for its firmware, which reads
+# 0xDEADBEEF until the fault is cleared; the device appears once it is
+# ready. Without it the load waits for every probe (docs/fwio.md, "Probe").
+relay npe1 fault deadbeef_storm 600000 >/dev/null
+check_within load-async-returns 20000 load async_probe=1
+check async-waiting-device-absent test ! -e "/dev/neuron$(dev_index npe1)"
+relay npe1 fault clear >/dev/null
+wait_for async-device-appears 60000 test -c "/dev/neuron$(dev_index npe1)"
+check_within unload-async 20000 rmmod neuron
 finish
