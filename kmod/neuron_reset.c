@@ -57,18 +57,22 @@
 
 /*
  * +1 into {total, present} (present: the last change, as for every counter)
- * of each NeuronCore slot of @map in @cells. Caller holds procs_lock.
+ * of each NeuronCore slot of @map in reset_fail_count (@fail) or
+ * reset_req_count.
  */
-static void reset_count(u64 cells[NEURON_MAX_NC][2], u32 map)
+static void reset_count(struct neuron_device *nd, bool fail, u32 map)
 {
+	u64 (*cells)[2] = fail ? nd->resets.fail : nd->resets.req;
 	u32 nc;
 
+	spin_lock(&nd->resets.count_lock);
 	for (nc = 0; nc < NEURON_MAX_NC; nc++) {
 		if (map & BIT(nc)) {
 			cells[nc][0]++;
 			cells[nc][1] = 1;
 		}
 	}
+	spin_unlock(&nd->resets.count_lock);
 }
 
 /* every slot: a whole-device request counts on all of them, as the vendor's */
@@ -84,12 +88,12 @@ u64 neuron_reset_counter(struct neuron_device *nd, s32 nc, const char *name, boo
 
 	if (nc < 0 || nc >= NEURON_MAX_NC)
 		return 0;
-	mutex_lock(&nd->procs_lock);
+	spin_lock(&nd->resets.count_lock);
 	cell = &(fail ? nd->resets.fail : nd->resets.req)[nc][total ? 0 : 1];
 	v = *cell;
 	if (clear)
 		*cell = 0;
-	mutex_unlock(&nd->procs_lock);
+	spin_unlock(&nd->resets.count_lock);
 	return v;
 }
 
@@ -116,9 +120,9 @@ void neuron_reset_record(struct neuron_device *nd, u32 kind, int ret, u64 ms)
 void neuron_device_probe_reset(struct neuron_device *nd, int ret, u64 ms)
 {
 	mutex_lock(&nd->procs_lock);
-	reset_count(nd->resets.req, RESET_ALL_SLOTS);
+	reset_count(nd, false, RESET_ALL_SLOTS);
 	if (ret)
-		reset_count(nd->resets.fail, RESET_DEVICE_NCS(nd));
+		reset_count(nd, true, RESET_DEVICE_NCS(nd));
 	mutex_unlock(&nd->procs_lock);
 	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ms);
 }
@@ -157,7 +161,7 @@ static int device_reset_locked(struct neuron_device *nd)
 	if (ret)
 		return ret;
 	WRITE_ONCE(nd->reset_state, NEURON_DEVICE_STATE_RESET);
-	reset_count(nd->resets.req, RESET_ALL_SLOTS);
+	reset_count(nd, false, RESET_ALL_SLOTS);
 	start = ktime_get();
 	ret = nd->ops->reset(nd->backend);
 	neuron_fwio_reset_unlock(nd);
@@ -166,7 +170,7 @@ static int device_reset_locked(struct neuron_device *nd)
 		neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret,
 				    ktime_ms_delta(ktime_get(), start));
 	if (ret && ret != -ENODEV)
-		reset_count(nd->resets.fail, RESET_DEVICE_NCS(nd));
+		reset_count(nd, true, RESET_DEVICE_NCS(nd));
 	/* before READY: the health never reads the old counts as new */
 	if (!ret)
 		neuron_health_rebase(nd);
@@ -279,7 +283,7 @@ int neuron_device_nc_reset(struct neuron_file *nf, u32 nc_map, bool *failed)
 	mutex_lock(&nd->procs_lock);
 	ret = neuron_core_reset_rings(nf, &map, false);
 	if (!ret)
-		reset_count(nd->resets.req, nc_map);
+		reset_count(nd, false, nc_map);
 	mutex_unlock(&nd->procs_lock);
 	if (ret)
 		return ret;
@@ -292,14 +296,11 @@ int neuron_device_nc_reset(struct neuron_file *nf, u32 nc_map, bool *failed)
 				    ktime_ms_delta(ktime_get(), start));
 	}
 	if (rc) {
-		mutex_lock(&nd->procs_lock);
-		reset_count(nd->resets.fail, nc_map);
-		mutex_unlock(&nd->procs_lock);
-	}
-	if (rc)
+		reset_count(nd, true, nc_map);
 		dev_err(&nd->dev, "NeuronCore reset of 0x%x failed: %d\n", nc_map, rc);
-	else
+	} else {
 		dev_info(&nd->dev, "NeuronCore reset of 0x%x\n", nc_map);
+	}
 	*failed = rc != 0;
 out:
 	/* a NeuronCore usable again is a health change, reported now */

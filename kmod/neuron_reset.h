@@ -36,10 +36,12 @@ bool neuron_device_invalid(const struct neuron_device *nd);
 
 /**
  * struct neuron_reset_counts - other_info/reset_req_count and reset_fail_count
- * (facts: nds-sysfs-metrics 2.3d), {total, present} per NeuronCore slot;
- * protected by the device's procs_lock (a reset runs under it)
+ * (facts: nds-sysfs-metrics 2.3d), {total, present} per NeuronCore slot
  * @req:	+1 on every slot (all NEURON_MAX_NC, present or not) per reset
  * @fail:	+1 on every present NeuronCore per failed reset
+ * @count_lock: protects @req and @fail; a leaf (the resets count under
+ *		procs_lock), so a read of the files never waits for a reset
+ *		in progress (minutes on a device whose firmware is slow)
  * @window_lock: protects @window (taken alone, never with another lock held)
  * @window:	per NEURON_METRIC_RESET_DEV/NC, the resets since the metrics
  *		post last took them (neuron_reset_take_window())
@@ -47,6 +49,7 @@ bool neuron_device_invalid(const struct neuron_device *nd);
 struct neuron_reset_counts {
 	u64 req[NEURON_MAX_NC][2];
 	u64 fail[NEURON_MAX_NC][2];
+	spinlock_t count_lock;
 	spinlock_t window_lock;
 	struct neuron_metric_reset_window window[NEURON_METRIC_RESET_KINDS];
 };

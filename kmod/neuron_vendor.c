@@ -408,10 +408,9 @@ static long vendor_nq_init_realloc(struct neuron_file *nf, void *karg)
 	struct neuron_ioctl_notifications_init_with_realloc_v2 *a = karg;
 	int ret = vendor_nq_check(a->nq_dev_type, a->on_host_memory);
 
+	/* pad0 is implicit in the vendor's struct, which its callers leave unset: not read */
 	if (ret)
 		return ret;
-	if (a->pad0)
-		return -EINVAL;
 	return neuron_nq_vendor_init(nf, a->nq_dev_id, a->nq_type, a->engine_index, a->size,
 				     a->force_alloc_mem, &a->mmap_offset, &a->mem_handle);
 }

@@ -7,8 +7,9 @@ NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
 # reload, unload-2; the reset that never completes (14, neuron-doctor's
-# included); the load with async_probe=1 (4)
-PLAN=$((NDEV * 8 + 45))
+# included); a reset in progress and its readers and opener (6); the load
+# with async_probe=1 (4)
+PLAN=$((NDEV * 8 + 51))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -145,7 +146,28 @@ neuron-doctor --no-kmsg > /tmp/doc 2>&1
 rc=$?
 check_eq reset-never-doctor "2 neuron-doctor: state: reload the driver or reboot (sudo modprobe -r neuron && sudo modprobe neuron); a write to /sys/class/neuron_device/neuron4/reset retries the reset 1" \
 	"$rc $(head -n 1 /tmp/doc) $(grep -c '^\[error\] state: neuron4 did not come back from reset (state: invalid; opens fail with EINVAL) -> ' /tmp/doc)"
+# a reset in progress holds neither the readers of the reset counters nor
+# an opener that is killed: a reset that cannot complete (a 10 min
+# budget) runs in the background until the fault is cleared
+echo 600000 > /sys/module/neuron/parameters/reset_timeout_ms
+sh -c "echo 1 > $(sysdev 4)/reset" 2>/dev/null &
+rbg=$!
+wait_for reset-running 20000 sh -c "[ \"\$(cat $(sysdev 4)/state)\" = reset ]"
+ended() { [ ! -e /proc/$1 ] || grep -q ') Z ' /proc/$1/stat; }
+cat $(sysdev 4)/neuron_core0/stats/other_info/reset_req_count/total > /tmp/rrc 2>&1 &
+rd=$!
+wait_for reset-counter-read-while-resetting 20000 ended $rd
+check_eq reset-counter-value-while-resetting 1 "$(grep -cE '^[0-9]+$' /tmp/rrc)"
+vm_pci info 4 > /dev/null 2>&1 &
+opener=$!
+# the opener waits for the reset, killably (state D)
+wait_for open-waits-for-reset 20000 grep -q ') D ' /proc/$opener/stat
+kill -9 $opener
+wait_for killed-opener-returns 20000 ended $opener
 relay npe0 fault clear >/dev/null
+wait $rbg
+check_eq reset-in-background-completes "0 ready" "$? $(cat "$(sysdev 4)/state" 2>&1)"
+echo 2000 > /sys/module/neuron/parameters/reset_timeout_ms
 check_within reset-file-recovers 20000 sh -c "echo 1 > $(sysdev 4)/reset"
 check_eq reset-recovered-state ready "$(cat "$(sysdev 4)/state" 2>&1)"
 check_eq reset-recovered-info "index=4" "$(vm_pci info 4 | sed 's/ nc=.*//')"

@@ -134,6 +134,61 @@ VOFF(neuron_ioctl_get_apps_info, capacity, 4);
 VOFF(neuron_ioctl_get_apps_info, size, 8);
 VOFF(neuron_ioctl_get_apps_info, app_data, 16);
 
+/* the members whose size an offset alone would not catch, and the alignments */
+#define VMSZ(t, m, n) _Static_assert(sizeof(((struct t *)0)->m) == (n), #t "." #m " size")
+#define VALIGN(t, n) _Static_assert(_Alignof(struct t) == (n), #t " alignment")
+VOFF(neuron_ioctl_device_info, revision, 4);
+VMSZ(neuron_ioctl_device_info, connected_devices, 32);
+VMSZ(neuron_ioctl_device_info, bar_address, 16);
+VMSZ(neuron_ioctl_device_info, bar_size, 16);
+VOFF(neuron_ioctl_device_driver_info, revision, 4);
+VMSZ(neuron_ioctl_device_driver_info, feature_flags1, 8);
+VMSZ(neuron_ioctl_device_bdf, slot, 1);
+VMSZ(neuron_ioctl_device_bdf, func, 1);
+VMSZ(neuron_ioctl_device_bdf_ext, slot, 1);
+VMSZ(neuron_ioctl_device_bdf_ext, func, 1);
+VOFF(neuron_ioctl_crwl_nc_map_ext, start_nc_index, 4);
+VOFF(neuron_ioctl_crwl_nc_map_ext, end_nc_index, 8);
+VOFF(neuron_ioctl_crwl_nc_map_ext, max_nc_available, 12);
+VMSZ(neuron_ioctl_crwl_nc_map, bitmap, 8);
+VMSZ(neuron_ioctl_crwl_nc_map_ext, bitmap, 64);
+VMSZ(neuron_ioctl_neuron_ds_info, pid, 4);
+VMSZ(neuron_ioctl_neuron_ds_info, size, 4);
+VMSZ(neuron_ioctl_read_hw_counters, count, 4);
+VMSZ(neuron_ioctl_post_metric, data_size, 4);
+VMSZ(neuron_ioctl_app_info, nc_lock_map, 1);
+VMSZ(neuron_ioctl_app_info, uuid_data, 128);
+VMSZ(neuron_ioctl_app_info, host_mem_size, 8);
+VMSZ(neuron_ioctl_app_info, device_mem_size, 8);
+VMSZ(neuron_ioctl_get_apps_info, apps_info_flags, 2);
+VOFF(neuron_ioctl_notifications_init_with_realloc_v2, nq_dev_type, 4);
+VOFF(neuron_ioctl_notifications_init_with_realloc_v2, nq_type, 8);
+VOFF(neuron_ioctl_notifications_init_with_realloc_v2, engine_index, 12);
+VOFF(neuron_ioctl_notifications_init_with_realloc_v2, size, 16);
+VOFF(neuron_ioctl_notifications_init_with_realloc_v2, on_host_memory, 20);
+VOFF(neuron_ioctl_notifications_init_with_realloc_v2, dram_channel, 24);
+VMSZ(neuron_ioctl_device_ready, result, 4);
+VALIGN(neuron_ioctl_device_basic_info, 4);
+VALIGN(neuron_ioctl_device_info, 8);
+VALIGN(neuron_ioctl_device_bdf, 4);
+VALIGN(neuron_ioctl_device_bdf_ext, 4);
+VALIGN(neuron_ioctl_host_device_id, 4);
+VALIGN(neuron_ioctl_compatible_version, 4);
+VALIGN(neuron_ioctl_device_driver_info, 8);
+VALIGN(neuron_ioctl_crwl_nc_map, 8);
+VALIGN(neuron_ioctl_crwl_nc_map_ext, 8);
+VALIGN(neuron_ioctl_neuron_ds_info, 8);
+VALIGN(neuron_ioctl_notifications_init_v1, 8);
+VALIGN(neuron_ioctl_notifications_init_v2, 8);
+VALIGN(neuron_ioctl_notifications_init_with_realloc_v2, 8);
+VALIGN(neuron_ioctl_read_hw_counters, 8);
+VALIGN(neuron_ioctl_post_metric, 8);
+VALIGN(neuron_ioctl_device_reset, 4);
+VALIGN(neuron_ioctl_device_ready, 4);
+VALIGN(neuron_ioctl_get_apps_info, 8);
+VALIGN(neuron_ioctl_app_info, 8);
+VALIGN(neuron_ioctl_dmabuf_fd, 8);
+
 int main(void)
 {
 	S(neuron_info);

@@ -186,7 +186,7 @@ struct neuron_ioctl_notifications_init_with_realloc_v2 {
 	__u32 dram_channel;
 	__u32 dram_region;
 	__u32 force_alloc_mem;	/* in: non-zero: a new ring replaces the old one */
-	__u32 pad0;
+	__u32 pad0;		/* implicit in the vendor's struct: not read */
 	__aligned_u64 mmap_offset;	/* out */
 	__aligned_u64 mem_handle;	/* out */
 };
