@@ -382,9 +382,9 @@ static struct attribute *hardware_attrs[] = {
 	&attr_mem_ecc_corrected.attr,
 	NULL,
 };
+/* the corrected counts too: the vendor's since driver 2.30.2 */
 static const struct attribute_group hardware_group = {
 	.attrs = hardware_attrs,
-	.is_visible = nsys_ext_visible,
 };
 
 /*
@@ -460,8 +460,6 @@ static const struct attribute *const nsys_ext_attrs[] = {
 	&attr_fw_api_version.attr,
 	&attr_nc_health.attr,
 	&attr_nc_health_reason.attr,
-	&attr_sram_ecc_corrected.attr,
-	&attr_mem_ecc_corrected.attr,
 };
 
 static umode_t nsys_ext_visible(struct kobject *kobj, struct attribute *attr, int n)

@@ -13,7 +13,7 @@
 # (vendor_only=1, which makes it look like the vendor's): each lists or
 # reads what exists, and says what it could not check.
 SUITE=tools
-PLAN=155
+PLAN=156
 # The holders block's second half drives neuron-ls through a libnrt
 # application (userspace: JSON, table, --take-back; about 15 s under TCG);
 # vm_holders checks the same ioctls on every kernel. VM_TOOLS_HOLDERS=0
@@ -464,12 +464,15 @@ check_eq eks-tokens-match-nothing 0 "$(since_mark | grep -cE "$EKS")"
 check_eq sim-real-not-announced 0 "$(since_mark | grep -c 'sim_hw_err_real=1')"
 
 # ---- the vendor's driver: this driver's extensions hidden (vendor_only=1) --
-# No health, state or fw_io files, no corrected ECC counts, no netlink
-# family, its own ioctls -ENOTTY (tests/vm/vendor/ checks the ioctls).
+# No health, state or fw_io files, no netlink family, its own ioctls
+# -ENOTTY (tests/vm/vendor/ checks the ioctls); the corrected ECC counts
+# stay (the vendor's since driver 2.30.2)
 check vendor-only-reload reload sim_devices=2 sim_nc_per_device=2 vendor_only=1
 check_eq vendor-only-no-extension-files "" \
 	"$(ls -d $SYS/neuron0/health $SYS/neuron0/state $SYS/neuron0/stats/fw_io $SYS/neuron0/neuron_core0/health \
-		$SYS/neuron0/stats/hardware/mem_ecc_corrected $SYS/neuron0/info/fw_api_version 2>/dev/null)"
+		$SYS/neuron0/info/fw_api_version 2>/dev/null)"
+check_eq vendor-only-corrected-ecc "0 0" \
+	"$(cat $SYS/neuron0/stats/hardware/sram_ecc_corrected $SYS/neuron0/stats/hardware/mem_ecc_corrected | tr '\n' ' ' | sed 's/ $//')"
 # the vendor's class files of UltraServer topology, one value and a
 # newline each: no UltraServer (its Trn1 answers)
 C=/sys/class/neuron_device

@@ -207,7 +207,7 @@ std::vector<m::device_hw> collect_hw(std::string &err)
 			err = "cannot read " + d;
 			continue;
 		}
-		// the corrected counts are this driver's files (not the vendor's)
+		// the corrected counts: no such files under a vendor driver before 2.30.2
 		bool mem = ::access((d + "mem_ecc_corrected").c_str(), F_OK) == 0;
 		bool sram = ::access((d + "sram_ecc_corrected").c_str(), F_OK) == 0;
 		h.corrected_known = mem && sram;
