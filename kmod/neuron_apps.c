@@ -138,11 +138,16 @@ int neuron_apps_vendor_list(struct neuron_device *nd, u32 flags, u32 max,
  * The walk visits every task by pid number (find_ge_pid(), as /proc's
  * readdir does), one task at a time with a reference and no RCU held in
  * between, so it schedules between tasks (cond_resched()) and stops on a
- * fatal signal. Each file table is scanned once, however many threads or
- * processes share it: the tables scanned are kept by address in @tables.
- * A table freed during the walk and reallocated at the same address for
- * another task is not scanned again, which a snapshot allows. One scan
- * holds the table's lock for its length only (at most nr_open slots).
+ * fatal signal. A file table that holds none of the owner's files is
+ * scanned once, however many threads or processes share it: the tables
+ * scanned are kept by address in @tables, with whether they held one. A
+ * table that did is scanned again for each further task that shares it
+ * (processes made with CLONE_FILES but not CLONE_THREAD each hold the
+ * file: each is listed), so an address reused for another task's table
+ * is never taken for a holder. A table that held none, freed during the
+ * walk and reallocated at the same address for another task, is not
+ * scanned again, which a snapshot allows. One scan holds the table's lock
+ * for its length only (at most nr_open slots).
  */
 #define HOLDERS_SEEN_MAX	64
 
@@ -178,6 +183,17 @@ static bool holders_seen(struct holders_walk *w, struct pid *tgid)
 	return false;
 }
 
+/* @t's process is listed already */
+static bool holders_seen_task(struct holders_walk *w, struct task_struct *t)
+{
+	bool seen;
+
+	rcu_read_lock();
+	seen = holders_seen(w, task_tgid(t));
+	rcu_read_unlock();
+	return seen;
+}
+
 /* The key of a file table in @tables: its address, less the bits every object shares. */
 static unsigned long holders_table_key(const struct files_struct *files)
 {
@@ -208,22 +224,26 @@ static struct task_struct *holders_next_task(int *nr)
  * when it holds a file of the owner. -ENOMEM when the table cannot be
  * recorded (the walk ends with what it has).
  */
+#define HOLDERS_TABLE_NONE	1	/* @tables: scanned, none of the owner's files */
+#define HOLDERS_TABLE_HELD	2	/* scanned, one of them in it */
+
 static int holders_visit(struct holders_walk *w, struct task_struct *t)
 {
 	unsigned long key = 0;
 	struct pid *tgid;
 	int match = 0;
+	void *memo = NULL;
 
 	task_lock(t);
 	if (t->files) {
 		key = holders_table_key(t->files);
-		if (!xa_load(&w->tables, key))
+		memo = xa_load(&w->tables, key);
+		/* again for another process (its threads share its table and tgid) */
+		if (!memo || (xa_to_value(memo) == HOLDERS_TABLE_HELD && !holders_seen_task(w, t)))
 			match = iterate_fd(t->files, 0, holders_match, w);
-		else
-			key = 0;
 	}
 	task_unlock(t);
-	if (!key)
+	if (!key || (memo && !match))
 		return 0;
 	if (match) {
 		rcu_read_lock();
@@ -235,7 +255,11 @@ static int holders_visit(struct holders_walk *w, struct task_struct *t)
 		}
 		rcu_read_unlock();
 	}
-	return xa_err(xa_store(&w->tables, key, xa_mk_value(1), GFP_KERNEL | __GFP_NOWARN));
+	if (memo && xa_to_value(memo) == (match ? HOLDERS_TABLE_HELD : HOLDERS_TABLE_NONE))
+		return 0;
+	return xa_err(xa_store(&w->tables, key,
+			       xa_mk_value(match ? HOLDERS_TABLE_HELD : HOLDERS_TABLE_NONE),
+			       GFP_KERNEL | __GFP_NOWARN));
 }
 
 /* 0, or -EINTR on a fatal signal. */

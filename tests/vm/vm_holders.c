@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -206,6 +207,61 @@ static int free_core_reads_free(void)
 		  !h.count && !h.total && !h.hidden && !h.pid[0],
 		  "state %u owner %d flags %#x since %llu count %u total %u", h.state, h.owner_pid,
 		  h.owner_flags, (unsigned long long)h.since_ns, h.count, h.total);
+	return 0;
+}
+
+/* K: shares the test's file table (CLONE_FILES, not a thread) until EOF on @arg's pipe */
+static int shared_table_child(void *arg)
+{
+	char ch;
+
+	while (read(*(int *)arg, &ch, 1) > 0)
+		;
+	return 0;
+}
+
+/*
+ * Two processes sharing one file table (clone(CLONE_FILES) without
+ * CLONE_THREAD) both hold the file that reserved NeuronCore 0: both are
+ * listed, though the table is one.
+ */
+static int shared_file_table_listed(void)
+{
+	const size_t stack_size = 64 * 1024;
+	struct neuron_core_holders h;
+	int fd = vt_open_dev(DEV), p[2] = { -1, -1 }, r = -1, st = 0, err;
+	int me = 0, kid = 0;
+	char *stack = malloc(stack_size);
+	unsigned int i;
+	pid_t k = -1;
+
+	VT_ASSERT(fd >= 0 && stack, "open, stack");
+	VT_ASSERT(core_ioctl(fd, NEURON_IOCTL_CORE_RESERVE, 0) == 0, "reserve: %s", strerror(errno));
+	if (!pipe2(p, O_CLOEXEC))
+		k = clone(shared_table_child, stack + stack_size, CLONE_FILES | SIGCHLD, &p[0]);
+	if (k > 0)
+		r = holders(fd, 0, &h);
+	err = errno;
+	/* the table is shared: this close is the child's too, which then sees EOF */
+	if (p[1] >= 0)
+		close(p[1]);
+	if (k > 0 && waitpid(k, &st, 0) != k)
+		st = -1;
+	if (p[0] >= 0)
+		close(p[0]);
+	free(stack);
+	core_ioctl(fd, NEURON_IOCTL_CORE_RELEASE, 0);
+	close(fd);
+	VT_ASSERT(k > 0, "pipe or clone: %s", strerror(err));
+	VT_ASSERT(WIFEXITED(st) && !WEXITSTATUS(st), "K: status %#x", st);
+	VT_ASSERT(r == 0, "CORE_HOLDERS: %s", strerror(err));
+	for (i = 0; i < h.count && i < NEURON_CORE_HOLDERS_MAX; i++) {
+		me += h.pid[i] == getpid();
+		kid += h.pid[i] == k;
+	}
+	VT_ASSERT(h.total == 2 && h.count == 2 && !h.hidden && me == 1 && kid == 1,
+		  "total %u count %u hidden %u: this process listed %d times, K (%d) %d times",
+		  h.total, h.count, h.hidden, me, (int)k, kid);
 	return 0;
 }
 
@@ -901,6 +957,7 @@ int main(int argc, char **argv)
 	static const struct vt_case cases[] = {
 		VT_CASE(forked_child_keeps_core),
 		VT_CASE(free_core_reads_free),
+		VT_CASE(shared_file_table_listed),
 		VT_CASE(hidden_from_child_pidns),
 		VT_CASE(bad_arguments_einval),
 		VT_CASE(take_back_needs_admin),
