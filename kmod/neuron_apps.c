@@ -141,10 +141,11 @@ int neuron_apps_vendor_list(struct neuron_device *nd, u32 flags, u32 max,
  * fatal signal. A file table that holds none of the owner's files is
  * scanned once, however many threads or processes share it: the tables
  * scanned are kept by address in @tables, with whether they held one. A
- * table that did is scanned again for each further task that shares it
- * (processes made with CLONE_FILES but not CLONE_THREAD each hold the
- * file: each is listed), so an address reused for another task's table
- * is never taken for a holder. A table that held none, freed during the
+ * table that did is scanned again for each further process that shares
+ * it, though not for more threads of a process listed (processes made
+ * with CLONE_FILES but not CLONE_THREAD each hold the file: each is
+ * listed), so an address reused for another task's table is never taken
+ * for a holder; one found holding none then counts as none. A table that held none, freed during the
  * walk and reallocated at the same address for another task, is not
  * scanned again, which a snapshot allows. One scan holds the table's lock
  * for its length only (at most nr_open slots).
@@ -231,6 +232,7 @@ static int holders_visit(struct holders_walk *w, struct task_struct *t)
 {
 	unsigned long key = 0;
 	struct pid *tgid;
+	bool scanned = false;
 	int match = 0;
 	void *memo = NULL;
 
@@ -239,11 +241,13 @@ static int holders_visit(struct holders_walk *w, struct task_struct *t)
 		key = holders_table_key(t->files);
 		memo = xa_load(&w->tables, key);
 		/* again for another process (its threads share its table and tgid) */
-		if (!memo || (xa_to_value(memo) == HOLDERS_TABLE_HELD && !holders_seen_task(w, t)))
+		scanned = !memo ||
+			  (xa_to_value(memo) == HOLDERS_TABLE_HELD && !holders_seen_task(w, t));
+		if (scanned)
 			match = iterate_fd(t->files, 0, holders_match, w);
 	}
 	task_unlock(t);
-	if (!key || (memo && !match))
+	if (!scanned)
 		return 0;
 	if (match) {
 		rcu_read_lock();
@@ -255,6 +259,7 @@ static int holders_visit(struct holders_walk *w, struct task_struct *t)
 		}
 		rcu_read_unlock();
 	}
+	/* a held table found holding none (closed, or its address reused) becomes NONE */
 	if (memo && xa_to_value(memo) == (match ? HOLDERS_TABLE_HELD : HOLDERS_TABLE_NONE))
 		return 0;
 	return xa_err(xa_store(&w->tables, key,

@@ -59,7 +59,8 @@ struct neuron_power;
  * @mem:		device memory and memory accounting (neuron_mem.c)
  * @reset_state: NEURON_DEVICE_STATE_* (neuron_reset.c); written under
  *		procs_lock, read locklessly
- * @resets:	reset counters of other_info (neuron_reset.c), under procs_lock
+ * @resets:	reset counters of other_info (neuron_reset.c), under their
+ *		own count_lock
  * @hwerr:	NEURON_HW_ERR kernel log lines (neuron_hwerr.c)
  * @health:	what the health needs besides the driver's facts: the ECC
  *		baselines and the last reported health (neuron_health.c)

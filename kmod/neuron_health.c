@@ -16,11 +16,10 @@
  *
  * A completed reset takes the ECC counts as the new baseline and forgets
  * the firmware's silence, so a device a reset repaired reads ok again.
- * Nothing else repairs an uncorrected error: once a check counted one,
- * a word that later reads lower (cleared, or toggling across the
- * baseline) keeps the device needs_reset, and the baseline follows the
- * word down so that errors counted after it are seen. A device whose
- * words toggle therefore makes one change, not one per poll.
+ * Nothing else repairs an uncorrected error: once a check of a ready
+ * device counted one, a word that later reads lower (cleared, or toggling
+ * across the baseline) keeps the device needs_reset. A device whose words
+ * toggle therefore makes one change, not one per poll.
  *
  * Changes are found by neuron_health_check(): the ECC poller runs it every
  * hw_err_poll_ms (neuron_hwerr.c), the reset file right after a reset. A
@@ -65,22 +64,18 @@ static u32 health_channels(struct neuron_device *nd)
 	return min_t(u32, nd->arch->hbm_channels, NEURON_MISCRAM_HBM_CHANNELS);
 }
 
-/*
- * Uncorrected errors in the word at @off since @base, and with @track
- * (t->lock held) the baseline follows a word read below it.
- */
-static u32 health_ecc_since(struct neuron_device *nd, u32 off, u32 *base, bool track)
+/* Uncorrected errors in the word at @off since @base (none when it cannot be read) */
+static u32 health_ecc_since(struct neuron_device *nd, u32 off, const u32 *base)
 {
-	u32 v, b = READ_ONCE(*base);
+	u32 v;
 
-	if (!health_ecc(nd, off, &v))
-		return 0;
-	if (track && v < b)
-		WRITE_ONCE(*base, v);
-	return neuron_health_since(v, b);
+	return health_ecc(nd, off, &v) ? neuron_health_since(v, READ_ONCE(*base)) : 0;
 }
 
-/* @track: a check's read (t->lock held), which keeps what it counted */
+/*
+ * @track: a check's read (t->lock held), which keeps what it counted; only
+ * on a ready device (what its words read during a reset means nothing)
+ */
 static void health_inputs(struct neuron_device *nd, struct neuron_health_in *in, bool track)
 {
 	struct neuron_health_track *t = &nd->health;
@@ -98,13 +93,12 @@ static void health_inputs(struct neuron_device *nd, struct neuron_health_in *in,
 	/* an INVALID device's words mean nothing */
 	if (in->reset_failed)
 		return;
-	in->sram_ue = health_ecc_since(nd, NEURON_MISCRAM_SRAM_ECC, &t->sram_base, track);
+	in->sram_ue = health_ecc_since(nd, NEURON_MISCRAM_SRAM_ECC, &t->sram_base);
 	for (ch = 0; ch < health_channels(nd); ch++)
-		in->hbm_ue += health_ecc_since(nd, NEURON_MISCRAM_HBM_ECC(ch), &t->hbm_base[ch],
-					       track);
+		in->hbm_ue += health_ecc_since(nd, NEURON_MISCRAM_HBM_ECC(ch), &t->hbm_base[ch]);
 	in->sram_ue = max(in->sram_ue, READ_ONCE(t->sram_seen));
 	in->hbm_ue = max(in->hbm_ue, READ_ONCE(t->hbm_seen));
-	if (track) {
+	if (track && state == NEURON_DEVICE_STATE_READY) {
 		WRITE_ONCE(t->sram_seen, in->sram_ue);
 		WRITE_ONCE(t->hbm_seen, in->hbm_ue);
 	}

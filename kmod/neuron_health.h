@@ -28,9 +28,10 @@ extern struct device_attribute dev_attr_health_reason;
  *		baselines' writers (readers use READ_ONCE)
  * @sram_base:	uncorrected SRAM count at the last reset (or registration)
  * @hbm_base:	the same per HBM channel
- * @sram_seen:	the most uncorrected SRAM errors a check counted since the
- *		baseline: a count the device later reads lower (its word
- *		cleared or toggled) keeps the health it caused until a reset
+ * @sram_seen:	the most uncorrected SRAM errors a check of the ready device
+ *		counted since the baseline: a count the device later reads
+ *		lower (its word cleared or toggled) keeps the health it
+ *		caused until a reset
  * @hbm_seen:	the same for the sum over the HBM channels
  * @last_dev:	the device's health as last reported (not a second source:
  *		only what a change is detected against)

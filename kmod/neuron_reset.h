@@ -39,9 +39,10 @@ bool neuron_device_invalid(const struct neuron_device *nd);
  * (facts: nds-sysfs-metrics 2.3d), {total, present} per NeuronCore slot
  * @req:	+1 on every slot (all NEURON_MAX_NC, present or not) per reset
  * @fail:	+1 on every present NeuronCore per failed reset
- * @count_lock: protects @req and @fail; a leaf (the resets count under
- *		procs_lock), so a read of the files never waits for a reset
- *		in progress (minutes on a device whose firmware is slow)
+ * @count_lock: protects @req and @fail; a leaf (taken under procs_lock
+ *		by the resets that hold it), so a read of the files never
+ *		waits for a reset in progress (minutes on a device whose
+ *		firmware is slow)
  * @window_lock: protects @window (taken alone, never with another lock held)
  * @window:	per NEURON_METRIC_RESET_DEV/NC, the resets since the metrics
  *		post last took them (neuron_reset_take_window())

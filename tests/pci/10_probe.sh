@@ -7,9 +7,9 @@ NDEV=$(wc -l < /etc/pci-devs)
 # per device: probed, bdf, bound, sysfs, GET_INFO, reset order, TRIGGER
 # values, reprobed; plus load, readiness x2, neuron-ls x2, crossed, unload,
 # reload, unload-2; the reset that never completes (14, neuron-doctor's
-# included); a reset in progress and its readers and opener (6); the load
-# with async_probe=1 (4)
-PLAN=$((NDEV * 8 + 51))
+# included); a reset in progress and its readers and openers (11); the
+# load with async_probe=1 (4)
+PLAN=$((NDEV * 8 + 56))
 . /tests/lib.sh
 . /tests/pcilib.sh
 relay_open
@@ -158,15 +158,35 @@ cat $(sysdev 4)/neuron_core0/stats/other_info/reset_req_count/total > /tmp/rrc 2
 rd=$!
 wait_for reset-counter-read-while-resetting 20000 ended $rd
 check_eq reset-counter-value-while-resetting 1 "$(grep -cE '^[0-9]+$' /tmp/rrc)"
+# in open(2) (openat: 257, open: 2 on x86_64) and asleep
+in_open() { grep -q ') D ' /proc/$1/stat && grep -qE '^(257|2) ' /proc/$1/syscall; }
 vm_pci info 4 > /dev/null 2>&1 &
 opener=$!
-# the opener waits for the reset, killably (state D)
-wait_for open-waits-for-reset 20000 grep -q ') D ' /proc/$opener/stat
+wait_for open-waits-for-reset 20000 in_open $opener
 kill -9 $opener
 wait_for killed-opener-returns 20000 ended $opener
+wait $opener 2>/dev/null
 relay npe0 fault clear >/dev/null
+wait_for background-reset-ends 60000 ended $rbg
 wait $rbg
 check_eq reset-in-background-completes "0 ready" "$? $(cat "$(sysdev 4)/state" 2>&1)"
+# an opener that waited through a reset that fails (an 8 s budget) gets
+# EINVAL, as an open of the INVALID device does
+relay npe0 fault reset_never_completes >/dev/null
+echo 8000 > /sys/module/neuron/parameters/reset_timeout_ms
+sh -c "echo 1 > $(sysdev 4)/reset" 2>/dev/null &
+rbg=$!
+wait_for reset-running-again 20000 sh -c "[ \"\$(cat $(sysdev 4)/state)\" = reset ]"
+vm_pci info 4 > /tmp/op2 2>&1 &
+opener=$!
+wait_for open-waits-for-failing-reset 20000 in_open $opener
+wait_for failing-reset-ends 60000 ended $rbg
+wait $rbg
+rrc=$?
+wait $opener
+check_eq waiting-opener-gets-einval "failed invalid 1" \
+	"$([ $rrc -ne 0 ] && echo failed) $(cat "$(sysdev 4)/state" 2>&1) $(grep -c 'Invalid argument' /tmp/op2)"
+relay npe0 fault clear >/dev/null
 echo 2000 > /sys/module/neuron/parameters/reset_timeout_ms
 check_within reset-file-recovers 20000 sh -c "echo 1 > $(sysdev 4)/reset"
 check_eq reset-recovered-state ready "$(cat "$(sysdev 4)/state" 2>&1)"

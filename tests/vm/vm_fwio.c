@@ -415,6 +415,7 @@ static int fault_count_consumed(void)
 static int api_too_old(void)
 {
 	struct vt_fw_counts a, b;
+	/* from before the first toggle: its two lines are the only ones */
 	int fd = vt_open_dev(0), kmsg = vt_kmsg_open(), kmsg2 = vt_kmsg_open(), ret, i, below, again;
 	uint32_t v;
 

@@ -255,7 +255,6 @@ static inline uint64_t vt_kv(const char *path, const char *key)
 	return vt_kv_in(buf, key);
 }
 
-/* vt_write_file() of printf-formatted text: 0 or -errno. */
 /* /dev/kmsg opened at its end: what is logged from now on is read from it */
 static inline int vt_kmsg_open(void)
 {
@@ -290,6 +289,7 @@ static inline int vt_kmsg_count(int fd, const char *want, int stop)
 	}
 }
 
+/* vt_write_file() of printf-formatted text: 0 or -errno. */
 static inline int vt_vwritef(const char *path, const char *fmt, va_list ap)
 {
 	char buf[256];

@@ -116,7 +116,7 @@ struct device_hw {
 	int index = 0;
 	uint64_t mem_ecc_corrected = 0, mem_ecc_uncorrected = 0;
 	uint64_t sram_ecc_corrected = 0, sram_ecc_uncorrected = 0;
-	// the corrected counts exist (the vendor's driver has no such files):
+	// the corrected counts exist (a vendor driver before 2.30.2 has no such files):
 	// without them the report says null and no corrected series is kept
 	bool corrected_known = true;
 	// a simulated device (arch_type NDsim): its series carry simulated="1",
