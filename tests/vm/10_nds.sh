@@ -74,6 +74,8 @@ two_checks() {
 	beat=$(cat $HS/healthcheck_heartbeat)
 	wait_for "$1" 10000 sh -c "[ \$(cat $HS/healthcheck_heartbeat) -gt $((beat + 1)) ]"
 }
+# checks every 50 ms meanwhile (the period in force when the poller re-arms)
+echo 50 > /sys/module/neuron/parameters/hw_err_poll_ms
 was="$(cat $D/health) $(cat $D/health_reason)"
 check_eq ecc-needs-reset needs_reset "${was% *}"
 mark
@@ -83,6 +85,7 @@ check_eq ecc-cleared-still "$was" "$(cat $D/health) $(cat $D/health_reason)"
 echo 'sram 3' > $I && echo 'hbm0 2' > $I && echo 'hbm3 5' > $I
 two_checks ecc-toggled-checked
 check_eq ecc-toggled-no-health-line "0 $was" "$(since_mark | grep -c '_HW_ERR=HEALTH ') $(cat $D/health) $(cat $D/health_reason)"
+echo 1000 > /sys/module/neuron/parameters/hw_err_poll_ms
 check ecc-reset sh -c "echo 1 > $D/reset"
 check_eq ecc-reset-repairs "ok none" "$(cat $D/health) $(cat $D/health_reason)"
 check_eq inject-root-only "--w-------" "$(ls -l $I | cut -c1-10)"
