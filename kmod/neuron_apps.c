@@ -145,10 +145,10 @@ int neuron_apps_vendor_list(struct neuron_device *nd, u32 flags, u32 max,
  * it, though not for more threads of a process listed (processes made
  * with CLONE_FILES but not CLONE_THREAD each hold the file: each is
  * listed), so an address reused for another task's table is never taken
- * for a holder; one found holding none then counts as none. A table that held none, freed during the
- * walk and reallocated at the same address for another task, is not
- * scanned again, which a snapshot allows. One scan holds the table's lock
- * for its length only (at most nr_open slots).
+ * for a holder; one found holding none then counts as none. A table that
+ * held none, freed during the walk and reallocated at the same address
+ * for another task, is not scanned again, which a snapshot allows. One
+ * scan holds the table's lock for its length only (at most nr_open slots).
  */
 #define HOLDERS_SEEN_MAX	64
 

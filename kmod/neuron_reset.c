@@ -119,11 +119,9 @@ void neuron_reset_record(struct neuron_device *nd, u32 kind, int ret, u64 ms)
  */
 void neuron_device_probe_reset(struct neuron_device *nd, int ret, u64 ms)
 {
-	mutex_lock(&nd->procs_lock);
 	reset_count(nd, false, RESET_ALL_SLOTS);
 	if (ret)
 		reset_count(nd, true, RESET_DEVICE_NCS(nd));
-	mutex_unlock(&nd->procs_lock);
 	neuron_reset_record(nd, NEURON_METRIC_RESET_DEV, ret, ms);
 }
 

@@ -152,7 +152,8 @@ check_eq reset-never-doctor "2 neuron-doctor: state: reload the driver or reboot
 echo 600000 > /sys/module/neuron/parameters/reset_timeout_ms
 sh -c "echo 1 > $(sysdev 4)/reset" 2>/dev/null &
 rbg=$!
-wait_for reset-running 20000 sh -c "[ \"\$(cat $(sysdev 4)/state)\" = reset ]"
+state_is() { [ "$(cat "$(sysdev 4)/state" 2>&1)" = "$1" ]; }
+wait_for reset-running 20000 state_is reset
 ended() { [ ! -e /proc/$1 ] || grep -q ') Z ' /proc/$1/stat; }
 cat $(sysdev 4)/neuron_core0/stats/other_info/reset_req_count/total > /tmp/rrc 2>&1 &
 rd=$!
@@ -176,7 +177,7 @@ relay npe0 fault reset_never_completes >/dev/null
 echo 8000 > /sys/module/neuron/parameters/reset_timeout_ms
 sh -c "echo 1 > $(sysdev 4)/reset" 2>/dev/null &
 rbg=$!
-wait_for reset-running-again 20000 sh -c "[ \"\$(cat $(sysdev 4)/state)\" = reset ]"
+wait_for reset-running-again 20000 state_is reset
 vm_pci info 4 > /tmp/op2 2>&1 &
 opener=$!
 wait_for open-waits-for-failing-reset 20000 in_open $opener

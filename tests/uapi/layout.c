@@ -63,6 +63,7 @@ VCMD(DMABUF_FD, 0x80084E6B);
 VSZ(neuron_ioctl_device_basic_info, 8);
 VOFF(neuron_ioctl_device_basic_info, revision, 4);
 VSZ(neuron_ioctl_device_info, 80);
+VOFF(neuron_ioctl_device_info, revision, 4);
 VOFF(neuron_ioctl_device_info, connected_device_count, 8);
 VOFF(neuron_ioctl_device_info, connected_devices, 12);
 VOFF(neuron_ioctl_device_info, bar_address, 48);
@@ -79,6 +80,7 @@ VSZ(neuron_ioctl_host_device_id, 4);
 VSZ(neuron_ioctl_compatible_version, 8);
 VOFF(neuron_ioctl_compatible_version, min, 4);
 VSZ(neuron_ioctl_device_driver_info, 24);
+VOFF(neuron_ioctl_device_driver_info, revision, 4);
 VSZ(neuron_ioctl_dmabuf_fd, 24);
 VOFF(neuron_ioctl_dmabuf_fd, size, 8);
 VOFF(neuron_ioctl_dmabuf_fd, fd, 16);
@@ -91,6 +93,9 @@ VOFF(neuron_ioctl_crwl_nc_map, end_nc_index, 8);
 VOFF(neuron_ioctl_crwl_nc_map, max_nc_available, 12);
 VOFF(neuron_ioctl_crwl_nc_map, bitmap, 16);
 VSZ(neuron_ioctl_crwl_nc_map_ext, 80);
+VOFF(neuron_ioctl_crwl_nc_map_ext, start_nc_index, 4);
+VOFF(neuron_ioctl_crwl_nc_map_ext, end_nc_index, 8);
+VOFF(neuron_ioctl_crwl_nc_map_ext, max_nc_available, 12);
 VOFF(neuron_ioctl_crwl_nc_map_ext, bitmap, 16);
 VSZ(neuron_ioctl_neuron_ds_info, 24);
 VOFF(neuron_ioctl_neuron_ds_info, mmap_offset, 8);
@@ -111,18 +116,18 @@ VOFF(neuron_ioctl_notifications_init_v1, nq_type, 4);
 VOFF(neuron_ioctl_notifications_init_v1, engine_index, 8);
 VOFF(neuron_ioctl_notifications_init_v1, size, 12);
 VOFF(neuron_ioctl_notifications_init_v1, mmap_offset, 16);
+/* INIT_V2 and INIT_WITH_REALLOC_V2 share their first eight u32 */
+#define VNQ_V2_HEAD(t)						\
+	VOFF(t, nq_dev_type, 4); VOFF(t, nq_type, 8);		\
+	VOFF(t, engine_index, 12); VOFF(t, size, 16);		\
+	VOFF(t, on_host_memory, 20); VOFF(t, dram_channel, 24);	\
+	VOFF(t, dram_region, 28)
 VSZ(neuron_ioctl_notifications_init_v2, 48);
-VOFF(neuron_ioctl_notifications_init_v2, nq_dev_type, 4);
-VOFF(neuron_ioctl_notifications_init_v2, nq_type, 8);
-VOFF(neuron_ioctl_notifications_init_v2, engine_index, 12);
-VOFF(neuron_ioctl_notifications_init_v2, size, 16);
-VOFF(neuron_ioctl_notifications_init_v2, on_host_memory, 20);
-VOFF(neuron_ioctl_notifications_init_v2, dram_channel, 24);
-VOFF(neuron_ioctl_notifications_init_v2, dram_region, 28);
+VNQ_V2_HEAD(neuron_ioctl_notifications_init_v2);
 VOFF(neuron_ioctl_notifications_init_v2, mmap_offset, 32);
 VOFF(neuron_ioctl_notifications_init_v2, mem_handle, 40);
 VSZ(neuron_ioctl_notifications_init_with_realloc_v2, 56);
-VOFF(neuron_ioctl_notifications_init_with_realloc_v2, dram_region, 28);
+VNQ_V2_HEAD(neuron_ioctl_notifications_init_with_realloc_v2);
 VOFF(neuron_ioctl_notifications_init_with_realloc_v2, force_alloc_mem, 32);
 VOFF(neuron_ioctl_notifications_init_with_realloc_v2, mmap_offset, 40);
 VOFF(neuron_ioctl_notifications_init_with_realloc_v2, mem_handle, 48);
@@ -137,19 +142,14 @@ VOFF(neuron_ioctl_get_apps_info, app_data, 16);
 /* the members whose size an offset alone would not catch, and the alignments */
 #define VMSZ(t, m, n) _Static_assert(sizeof(((struct t *)0)->m) == (n), #t "." #m " size")
 #define VALIGN(t, n) _Static_assert(_Alignof(struct t) == (n), #t " alignment")
-VOFF(neuron_ioctl_device_info, revision, 4);
 VMSZ(neuron_ioctl_device_info, connected_devices, 32);
 VMSZ(neuron_ioctl_device_info, bar_address, 16);
 VMSZ(neuron_ioctl_device_info, bar_size, 16);
-VOFF(neuron_ioctl_device_driver_info, revision, 4);
 VMSZ(neuron_ioctl_device_driver_info, feature_flags1, 8);
 VMSZ(neuron_ioctl_device_bdf, slot, 1);
 VMSZ(neuron_ioctl_device_bdf, func, 1);
 VMSZ(neuron_ioctl_device_bdf_ext, slot, 1);
 VMSZ(neuron_ioctl_device_bdf_ext, func, 1);
-VOFF(neuron_ioctl_crwl_nc_map_ext, start_nc_index, 4);
-VOFF(neuron_ioctl_crwl_nc_map_ext, end_nc_index, 8);
-VOFF(neuron_ioctl_crwl_nc_map_ext, max_nc_available, 12);
 VMSZ(neuron_ioctl_crwl_nc_map, bitmap, 8);
 VMSZ(neuron_ioctl_crwl_nc_map_ext, bitmap, 64);
 VMSZ(neuron_ioctl_neuron_ds_info, pid, 4);
@@ -161,12 +161,6 @@ VMSZ(neuron_ioctl_app_info, uuid_data, 128);
 VMSZ(neuron_ioctl_app_info, host_mem_size, 8);
 VMSZ(neuron_ioctl_app_info, device_mem_size, 8);
 VMSZ(neuron_ioctl_get_apps_info, apps_info_flags, 2);
-VOFF(neuron_ioctl_notifications_init_with_realloc_v2, nq_dev_type, 4);
-VOFF(neuron_ioctl_notifications_init_with_realloc_v2, nq_type, 8);
-VOFF(neuron_ioctl_notifications_init_with_realloc_v2, engine_index, 12);
-VOFF(neuron_ioctl_notifications_init_with_realloc_v2, size, 16);
-VOFF(neuron_ioctl_notifications_init_with_realloc_v2, on_host_memory, 20);
-VOFF(neuron_ioctl_notifications_init_with_realloc_v2, dram_channel, 24);
 VMSZ(neuron_ioctl_device_ready, result, 4);
 VALIGN(neuron_ioctl_device_basic_info, 4);
 VALIGN(neuron_ioctl_device_info, 8);

@@ -19,6 +19,7 @@
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include <archive.h>
@@ -424,64 +425,72 @@ la_ssize_t to_vector(archive *, void *ctx, const void *buf, size_t n)
 	return static_cast<la_ssize_t>(n);
 }
 
-// A tar (gzip'd when @gz) of @members, written with libarchive's writer.
-std::vector<uint8_t> tarball(const std::vector<member> &members, bool gz)
-{
-	std::vector<uint8_t> out;
-	archive *a = archive_write_new();
-	assert_non_null(a);
-	if (gz)
-		assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
-	assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
-	assert_int_equal(archive_write_open(a, &out, nullptr, to_vector, nullptr), ARCHIVE_OK);
-	for (const auto &mb : members) {
-		archive_entry *e = archive_entry_new();
-		archive_entry_set_pathname(e, mb.path.c_str());
-		archive_entry_set_filetype(e, AE_IFREG);
-		archive_entry_set_perm(e, 0644);
-		archive_entry_set_size(e, static_cast<la_int64_t>(mb.data.size()));
-		assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
-		assert_int_equal(archive_write_data(a, mb.data.data(), mb.data.size()),
-				 static_cast<la_ssize_t>(mb.data.size()));
-		archive_entry_free(e);
+// libarchive's tar writer into a byte vector: gzip'd when @gz, at
+// compression level @level when one is given.
+class tar_writer {
+public:
+	explicit tar_writer(bool gz, const char *level = nullptr) : a_(archive_write_new())
+	{
+		assert_non_null(a_);
+		if (gz)
+			assert_int_equal(archive_write_add_filter_gzip(a_), ARCHIVE_OK);
+		if (level)
+			assert_int_equal(archive_write_set_filter_option(a_, "gzip", "compression-level", level),
+					 ARCHIVE_OK);
+		assert_int_equal(archive_write_set_format_pax_restricted(a_), ARCHIVE_OK);
+		assert_int_equal(archive_write_open(a_, &out_, nullptr, to_vector, nullptr), ARCHIVE_OK);
 	}
-	assert_int_equal(archive_write_close(a), ARCHIVE_OK);
-	archive_write_free(a);
-	return out;
-}
 
-// A gzip'd tar of a model.sim and then a member of @zeros zero bytes,
-// written in pieces (the member is never whole in memory).
-std::vector<uint8_t> tarball_with_zeros(const std::string &model, uint64_t zeros)
-{
-	std::vector<uint8_t> out;
-	const std::vector<uint8_t> piece(1 << 20, 0);
-	archive *a = archive_write_new();
-	assert_non_null(a);
-	assert_int_equal(archive_write_add_filter_gzip(a), ARCHIVE_OK);
-	assert_int_equal(archive_write_set_filter_option(a, "gzip", "compression-level", "1"), ARCHIVE_OK);
-	assert_int_equal(archive_write_set_format_pax_restricted(a), ARCHIVE_OK);
-	assert_int_equal(archive_write_open(a, &out, nullptr, to_vector, nullptr), ARCHIVE_OK);
-	for (int i = 0; i < 2; i++) {
-		const uint64_t size = i == 0 ? model.size() : zeros;
+	// a regular member of @size bytes: @data's, or zeros written in pieces
+	// when @data is null (such a member is never whole in memory)
+	void add(const std::string &path, const void *data, uint64_t size)
+	{
+		static const std::vector<uint8_t> zeros(1 << 20, 0);
 		archive_entry *e = archive_entry_new();
-		archive_entry_set_pathname(e, i == 0 ? kModelFile : "zeros.bin");
+		archive_entry_set_pathname(e, path.c_str());
 		archive_entry_set_filetype(e, AE_IFREG);
 		archive_entry_set_perm(e, 0644);
 		archive_entry_set_size(e, static_cast<la_int64_t>(size));
-		assert_int_equal(archive_write_header(a, e), ARCHIVE_OK);
-		if (i == 0)
-			assert_int_equal(archive_write_data(a, model.data(), size), static_cast<la_ssize_t>(size));
-		for (uint64_t done = 0; i == 1 && done < size;) {
-			const size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), size - done));
-			assert_int_equal(archive_write_data(a, piece.data(), n), static_cast<la_ssize_t>(n));
+		assert_int_equal(archive_write_header(a_, e), ARCHIVE_OK);
+		archive_entry_free(e);
+		for (uint64_t done = 0; done < size;) {
+			const size_t n = data ? static_cast<size_t>(size)
+					      : static_cast<size_t>(std::min<uint64_t>(zeros.size(), size - done));
+			const void *from = data ? data : zeros.data();
+			assert_int_equal(archive_write_data(a_, from, n), static_cast<la_ssize_t>(n));
 			done += n;
 		}
-		archive_entry_free(e);
 	}
-	assert_int_equal(archive_write_close(a), ARCHIVE_OK);
-	archive_write_free(a);
-	return out;
+
+	std::vector<uint8_t> finish()
+	{
+		assert_int_equal(archive_write_close(a_), ARCHIVE_OK);
+		archive_write_free(a_);
+		a_ = nullptr;
+		return std::move(out_);
+	}
+
+private:
+	std::vector<uint8_t> out_;
+	archive *a_;
+};
+
+// A tar (gzip'd when @gz) of @members.
+std::vector<uint8_t> tarball(const std::vector<member> &members, bool gz)
+{
+	tar_writer w(gz);
+	for (const auto &mb : members)
+		w.add(mb.path, mb.data.data(), mb.data.size());
+	return w.finish();
+}
+
+// A gzip'd tar (at level 1) of a model.sim and then a member of @zeros zero bytes.
+std::vector<uint8_t> tarball_with_zeros(const std::string &model, uint64_t zeros)
+{
+	tar_writer w(true, "1");
+	w.add(kModelFile, model.data(), model.size());
+	w.add("zeros.bin", nullptr, zeros);
+	return w.finish();
 }
 
 // Skipping a member of a gzip'd tar decompresses it: the members' declared

@@ -435,11 +435,6 @@ static int stuck_holder_ready(void)
 }
 
 /* Does the kernel log, read from @fd on, have a record containing @want? */
-static int kmsg_has(int fd, const char *want)
-{
-	return vt_kmsg_count(fd, want, 1);
-}
-
 static int take_back_from_stuck_holder(void)
 {
 	struct neuron_core_holders h;
@@ -464,7 +459,7 @@ static int take_back_from_stuck_holder(void)
 		  strerror(errno));
 	snprintf(want, sizeof(want), "NeuronCore 0 taken back from pid %d (vm_holders) by pid %d (vm_holders) (uid 0)",
 		 (int)s_pid, (int)getpid());
-	found = kmsg_has(kmsg, want);
+	found = vt_kmsg_count(kmsg, want, 1);
 	close(kmsg);
 	VT_ASSERT(found, "no kernel log line '%s'", want);
 	VT_ASSERT(holders(fd, 0, &h) == 0 && h.state == NEURON_CORE_FREE, "after: state %u",
@@ -773,10 +768,10 @@ static int take_back_logs_name_escaped(void)
 	snprintf(want, sizeof(want), "taken back from pid %d (\\x5cx0aNEURON_HW_ERR=) by pid",
 		 (int)n);
 	snprintf(raw, sizeof(raw), "taken back from pid %d (\\x0aNEURON_HW_ERR=", (int)n);
-	found = kmsg_has(kmsg, want);
+	found = vt_kmsg_count(kmsg, want, 1);
 	close(kmsg);
 	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	forged = kmsg >= 0 && kmsg_has(kmsg, raw);
+	forged = kmsg >= 0 && vt_kmsg_count(kmsg, raw, 1);
 	if (kmsg >= 0)
 		close(kmsg);
 	close(in);
